@@ -1,0 +1,33 @@
+# hfload — see README.md.
+GO      ?= go
+BIN     := bin/hfload
+PKGS    := ./...
+DEMO    := demo-out
+
+.PHONY: build test bench bench-cli demo lint fuzz clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/hfload
+
+# The test command CI runs (.ci/run). Keep it under 10 minutes on 2 cores.
+test: lint
+	$(GO) test -count=1 -timeout 15m $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	 if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# Go benchmarks (testing.B). Figures are quoted in the README as ratios against baselines measured in the same run.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2x $(PKGS)
+
+# End-to-end CLI benchmark against GNU sort on a generated export (see scripts/bench-cli.sh).
+bench-cli: build
+	bash scripts/bench-cli.sh
+
+demo: build
+	bash scripts/demo.sh $(DEMO)
+
+clean:
+	rm -rf bin $(DEMO)

@@ -1,0 +1,72 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FormatCellLine formats a cell as one line of hfload's cell text format (no trailing newline):
+//
+//	row<TAB>family:qualifier<TAB>timestamp<TAB>type<TAB>value
+//
+// with row, family, qualifier and value escaped by ToStringBinary. Tags and sequence ids are not part
+// of the format.
+func FormatCellLine(c *Cell) string {
+	var sb strings.Builder
+	sb.WriteString(ToStringBinary(c.Row))
+	sb.WriteByte('\t')
+	sb.WriteString(ToStringBinary(c.Family))
+	sb.WriteByte(':')
+	sb.WriteString(ToStringBinary(c.Qualifier))
+	sb.WriteByte('\t')
+	sb.WriteString(strconv.FormatInt(c.Timestamp, 10))
+	sb.WriteByte('\t')
+	sb.WriteString(c.Type.String())
+	sb.WriteByte('\t')
+	sb.WriteString(ToStringBinary(c.Value))
+	return sb.String()
+}
+
+// ParseCellLine parses one line of the cell text format (see FormatCellLine). A trailing "\r" is ignored.
+func ParseCellLine(line string) (Cell, error) {
+	line = strings.TrimSuffix(line, "\r")
+	f := strings.Split(line, "\t")
+	if len(f) != 5 {
+		return Cell{}, fmt.Errorf("want 5 tab-separated fields (row, family:qualifier, timestamp, type, value), got %d", len(f))
+	}
+	var c Cell
+	var err error
+	if c.Row, err = FromStringBinary(f[0]); err != nil {
+		return Cell{}, fmt.Errorf("row: %w", err)
+	}
+	col, err := FromStringBinary(f[1])
+	if err != nil {
+		return Cell{}, fmt.Errorf("column: %w", err)
+	}
+	i := bytes.IndexByte(col, ':')
+	if i < 0 {
+		return Cell{}, fmt.Errorf("column %q has no ':' between family and qualifier", f[1])
+	}
+	c.Family, c.Qualifier = col[:i], col[i+1:]
+	if len(c.Family) == 0 {
+		return Cell{}, fmt.Errorf("column %q has an empty family", f[1])
+	}
+	if c.Timestamp, err = strconv.ParseInt(f[2], 10, 64); err != nil {
+		return Cell{}, fmt.Errorf("timestamp %q: %w", f[2], err)
+	}
+	if c.Type, err = ParseType(f[3]); err != nil {
+		return Cell{}, err
+	}
+	if c.Value, err = FromStringBinary(f[4]); err != nil {
+		return Cell{}, fmt.Errorf("value: %w", err)
+	}
+	if len(c.Row) == 0 {
+		return Cell{}, fmt.Errorf("empty row")
+	}
+	if err := c.Validate(); err != nil {
+		return Cell{}, err
+	}
+	return c, nil
+}

@@ -1,0 +1,199 @@
+package hfilewriter
+
+import "encoding/binary"
+
+// HashType is the hash function of a bloom filter (HBase Hash.*_HASH).
+type HashType int32
+
+// Hash types stored in bloom metadata.
+const (
+	HashJenkins HashType = 0
+	HashMurmur  HashType = 1 // HBase's MurmurHash2 variant, the default
+	HashMurmur3 HashType = 2
+)
+
+// Hash computes the bloom hash of data with the given seed.
+func (h HashType) Hash(data []byte, seed int32) int32 {
+	switch h {
+	case HashJenkins:
+		return JenkinsHash(data, seed)
+	case HashMurmur3:
+		return Murmur3Hash(data, seed)
+	}
+	return MurmurHash(data, seed)
+}
+
+// MurmurHash is HBase's MurmurHash (MurmurHash2 with a sign-extending tail, util/MurmurHash.java).
+func MurmurHash(data []byte, seed int32) int32 {
+	const m uint32 = 0x5bd1e995
+	const r = 24
+	length := len(data)
+	h := uint32(seed) ^ uint32(length)
+	len4 := length >> 2
+	for i := 0; i < len4; i++ {
+		k := binary.LittleEndian.Uint32(data[i<<2:])
+		k *= m
+		k ^= k >> r
+		k *= m
+		h *= m
+		h ^= k
+	}
+	left := length - len4<<2
+	i := len4 << 2
+	if left != 0 {
+		if left >= 3 {
+			h ^= uint32(int32(int8(data[i+2])) << 16)
+		}
+		if left >= 2 {
+			h ^= uint32(int32(int8(data[i+1])) << 8)
+		}
+		h ^= uint32(int32(int8(data[i])))
+		h *= m
+	}
+	h ^= h >> 13
+	h *= m
+	h ^= h >> 15
+	return int32(h)
+}
+
+// Murmur3Hash is MurmurHash3_x86_32 (util/MurmurHash3.java).
+func Murmur3Hash(data []byte, seed int32) int32 {
+	const c1, c2 uint32 = 0xcc9e2d51, 0x1b873593
+	h := uint32(seed)
+	n := len(data)
+	nblocks := n / 4
+	for i := 0; i < nblocks; i++ {
+		k := binary.LittleEndian.Uint32(data[i*4:])
+		k *= c1
+		k = k<<15 | k>>17
+		k *= c2
+		h ^= k
+		h = h<<13 | h>>19
+		h = h*5 + 0xe6546b64
+	}
+	var k uint32
+	tail := data[nblocks*4:]
+	switch len(tail) {
+	case 3:
+		k ^= uint32(tail[2]) << 16
+		fallthrough
+	case 2:
+		k ^= uint32(tail[1]) << 8
+		fallthrough
+	case 1:
+		k ^= uint32(tail[0])
+		k *= c1
+		k = k<<15 | k>>17
+		k *= c2
+		h ^= k
+	}
+	h ^= uint32(n)
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return int32(h)
+}
+
+// JenkinsHash is Bob Jenkins' lookup3 hashlittle as in HBase's util/JenkinsHash.java.
+func JenkinsHash(key []byte, seed int32) int32 {
+	rot := func(v uint32, s uint) uint32 { return v<<s | v>>(32-s) }
+	length := len(key)
+	a := uint32(0xdeadbeef) + uint32(length) + uint32(seed)
+	b, c := a, a
+	off := 0
+	for ; length > 12; length, off = length-12, off+12 {
+		a += binary.LittleEndian.Uint32(key[off:])
+		b += binary.LittleEndian.Uint32(key[off+4:])
+		c += binary.LittleEndian.Uint32(key[off+8:])
+		a -= c
+		a ^= rot(c, 4)
+		c += b
+		b -= a
+		b ^= rot(a, 6)
+		a += c
+		c -= b
+		c ^= rot(b, 8)
+		b += a
+		a -= c
+		a ^= rot(c, 16)
+		c += b
+		b -= a
+		b ^= rot(a, 19)
+		a += c
+		c -= b
+		c ^= rot(b, 4)
+		b += a
+	}
+	k := key[off:]
+	switch length {
+	case 12:
+		c += uint32(k[11]) << 24
+		fallthrough
+	case 11:
+		c += uint32(k[10]) << 16
+		fallthrough
+	case 10:
+		c += uint32(k[9]) << 8
+		fallthrough
+	case 9:
+		c += uint32(k[8])
+		fallthrough
+	case 8:
+		b += uint32(k[7]) << 24
+		fallthrough
+	case 7:
+		b += uint32(k[6]) << 16
+		fallthrough
+	case 6:
+		b += uint32(k[5]) << 8
+		fallthrough
+	case 5:
+		b += uint32(k[4])
+		fallthrough
+	case 4:
+		a += uint32(k[3]) << 24
+		fallthrough
+	case 3:
+		a += uint32(k[2]) << 16
+		fallthrough
+	case 2:
+		a += uint32(k[1]) << 8
+		fallthrough
+	case 1:
+		a += uint32(k[0])
+	case 0:
+		return int32(c)
+	}
+	c ^= b
+	c -= rot(b, 14)
+	a ^= c
+	a -= rot(c, 11)
+	b ^= a
+	b -= rot(a, 25)
+	c ^= b
+	c -= rot(b, 16)
+	a ^= c
+	a -= rot(c, 4)
+	b ^= a
+	b -= rot(a, 14)
+	c ^= b
+	c -= rot(b, 24)
+	return int32(c)
+}
+
+// BloomBitPositions calls fn with each of the hashCount bit positions of key in a chunk of bitSize bits,
+// exactly as HBase's BloomFilterChunk.add / BloomFilterUtil.contains compute them.
+func BloomBitPositions(h HashType, key []byte, hashCount int, bitSize int64, fn func(pos int64)) {
+	h1 := h.Hash(key, 0)
+	h2 := h.Hash(key, h1)
+	for i := int32(0); i < int32(hashCount); i++ {
+		combined := int64(h1 + i*h2) // int32 wrap-around, as in Java
+		pos := combined % bitSize
+		if pos < 0 {
+			pos = -pos
+		}
+		fn(pos)
+	}
+}

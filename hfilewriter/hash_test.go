@@ -1,0 +1,74 @@
+package hfilewriter
+
+import (
+	"encoding/hex"
+	"testing"
+)
+
+// Vectors from Appendix B of docs/hfile-format.md (Java transcription of HBase's MurmurHash).
+func TestMurmurHashVectors(t *testing.T) {
+	cases := []struct {
+		key    string
+		h1, h2 uint32
+		bits   []int64
+	}{
+		{"", 0, 0, []int64{0, 0, 0, 0, 0, 0, 0}},
+		{"61", 0x92685f5e, 0x5b2b9c66, []int64{499874, 787516, 1021994, 314224, 601866, 159068, 128574}},
+		{"616263", 0x13577c9b, 0xf369e600, []int64{490651, 90779, 309093, 708965, 60261, 460133, 860005}},
+		{"61626364", 0x26873021, 0xe0ba3fa1, []int64{471073, 94146, 282781, 659708, 1036635, 364986, 306663}},
+		{"726f772d3030303031", 0x13c3fb07, 0x5a6fae3b, []int64{260871, 239938, 829571, 198072, 177139, 892370, 135273}},
+		{"80ff01", 0x43863372, 0x68e978c6, []int64{406386, 21448, 599294, 171460, 256374, 364368, 63466}},
+	}
+	for _, c := range cases {
+		key, _ := hex.DecodeString(c.key)
+		h1 := MurmurHash(key, 0)
+		h2 := MurmurHash(key, h1)
+		if uint32(h1) != c.h1 || uint32(h2) != c.h2 {
+			t.Errorf("key %q: hashes %08x %08x, want %08x %08x", c.key, uint32(h1), uint32(h2), c.h1, c.h2)
+		}
+		var got []int64
+		BloomBitPositions(HashMurmur, key, 7, 1048576, func(p int64) { got = append(got, p) })
+		for i := range got {
+			if got[i] != c.bits[i] {
+				t.Errorf("key %q: bits %v, want %v", c.key, got, c.bits)
+				break
+			}
+		}
+	}
+}
+
+// Reference values of MurmurHash3_x86_32 (seed 0) from the algorithm's published test vectors.
+func TestMurmur3Vectors(t *testing.T) {
+	cases := []struct {
+		in   string
+		seed uint32
+		want uint32
+	}{
+		{"", 0, 0},
+		{"", 1, 0x514E28B7},
+		{"\xff\xff\xff\xff", 0, 0x76293B50},
+		{"!Ce\x87", 0, 0xF55B516B},
+		{"!Ce", 0, 0x7E4A8634},
+		{"!C", 0, 0xA0F7B07A},
+		{"!", 0, 0x72661CF4},
+	}
+	for _, c := range cases {
+		if got := uint32(Murmur3Hash([]byte(c.in), int32(c.seed))); got != c.want {
+			t.Errorf("murmur3(%q, %d) = %08x, want %08x", c.in, c.seed, got, c.want)
+		}
+	}
+}
+
+func TestJenkinsHashKnown(t *testing.T) {
+	// lookup3 hashlittle("Four score and seven years ago", 30, 0) = 0x17770551 and seed 1 = 0xcd628161,
+	// from the comments of Bob Jenkins' lookup3.c driver5.
+	if got := uint32(JenkinsHash([]byte("Four score and seven years ago"), 0)); got != 0x17770551 {
+		t.Errorf("jenkins seed 0 = %08x", got)
+	}
+	if got := uint32(JenkinsHash([]byte("Four score and seven years ago"), 1)); got != 0xcd628161 {
+		t.Errorf("jenkins seed 1 = %08x", got)
+	}
+	if got := uint32(JenkinsHash(nil, 0)); got != 0xdeadbeef {
+		t.Errorf("jenkins empty = %08x", got)
+	}
+}

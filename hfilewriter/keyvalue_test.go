@@ -1,0 +1,147 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math/rand"
+	"sort"
+	"testing"
+)
+
+func TestAppendKeyValueSpecExample(t *testing.T) {
+	// §2.3: row r1, family cf, qualifier q, ts 1, Put, value v (without tags/mvcc suffix).
+	got := AppendKeyValue(nil, []byte("r1"), []byte("cf"), []byte("q"), 1, TypePut, []byte("v"))
+	want, _ := hex.DecodeString("00000011" + "00000001" + "0002723102636671" + "0000000000000001" + "04" + "76")
+	if !bytes.Equal(got, want) {
+		t.Fatalf("got %x\nwant %x", got, want)
+	}
+	key, val, n, err := SplitKeyValue(got)
+	if err != nil || n != len(got) || string(val) != "v" {
+		t.Fatalf("split: %v %d %q", err, n, val)
+	}
+	k := Key(key)
+	if string(k.Row()) != "r1" || string(k.Family()) != "cf" || string(k.Qualifier()) != "q" || k.Timestamp() != 1 || k.Type() != TypePut {
+		t.Fatalf("accessors: %s", k)
+	}
+}
+
+func TestCompareKeysOrder(t *testing.T) {
+	mk := func(row, fam, qual string, ts int64, typ Type) []byte {
+		return AppendKey(nil, []byte(row), []byte(fam), []byte(qual), ts, typ)
+	}
+	// Listed in HBase order.
+	ordered := [][]byte{
+		mk("", "", "", 5, TypePut),
+		mk("a", "cf", "", 9, TypePut),
+		mk("a", "cf", "q", 9, TypeDeleteFamily),
+		mk("a", "cf", "q", 9, TypeDeleteColumn),
+		mk("a", "cf", "q", 9, TypeDelete),
+		mk("a", "cf", "q", 9, TypePut),
+		mk("a", "cf", "q", 1, TypePut),
+		mk("a", "cf", "q", -1, TypePut),
+		mk("a", "cf", "q\x00", 1, TypePut),
+		mk("a", "cf", "q\xff", 1, TypePut),
+		mk("a", "cg", "", 1, TypePut),
+		mk("a", "", "", 0, TypeMinimum), // last-on-row sentinel
+		mk("a\x00", "cf", "q", 1, TypePut),
+		mk("a\x80", "cf", "q", 1, TypePut),
+		mk("b", "cf", "q", 1, TypePut),
+	}
+	for i := range ordered {
+		for j := range ordered {
+			got := CompareKeys(ordered[i], ordered[j])
+			want := 0
+			if i < j {
+				want = -1
+			} else if i > j {
+				want = 1
+			}
+			if sign(got) != want {
+				t.Errorf("compare(%s, %s) = %d, want %d", Key(ordered[i]), Key(ordered[j]), got, want)
+			}
+		}
+	}
+	shuffled := append([][]byte(nil), ordered...)
+	rand.New(rand.NewSource(1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	sort.Slice(shuffled, func(i, j int) bool { return CompareKeys(shuffled[i], shuffled[j]) < 0 })
+	for i := range ordered {
+		if !bytes.Equal(shuffled[i], ordered[i]) {
+			t.Fatalf("sorted position %d: %s, want %s", i, Key(shuffled[i]), Key(ordered[i]))
+		}
+	}
+}
+
+func sign(x int) int {
+	if x < 0 {
+		return -1
+	}
+	if x > 0 {
+		return 1
+	}
+	return 0
+}
+
+func TestStringBinaryRoundTrip(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	s := ToStringBinary(all)
+	if want := `\x00\x01`; s[:8] != want {
+		t.Fatalf("prefix %q", s[:8])
+	}
+	if bytes.Contains([]byte(s), []byte{'\\', '\\'}) || !bytes.Contains([]byte(s), []byte(`\x5C`)) {
+		t.Fatalf("backslash not escaped: %q", s)
+	}
+	back, err := FromStringBinary(s)
+	if err != nil || !bytes.Equal(back, all) {
+		t.Fatalf("round trip: %v", err)
+	}
+	if ToStringBinary([]byte("row-00 ~")) != "row-00 ~" {
+		t.Fatal("printable ASCII must stay as is")
+	}
+	for _, bad := range []string{`\x`, `\x4`, `\xZZ`} {
+		if _, err := FromStringBinary(bad); err == nil {
+			t.Errorf("FromStringBinary(%q) accepted", bad)
+		}
+	}
+}
+
+func TestVLongVectors(t *testing.T) {
+	cases := map[int64]string{0: "00", 127: "7f", 128: "8f80", 255: "8fff", 256: "8e0100", -1: "ff", -112: "90",
+		-113: "8770", 1 << 40: "8a010000000000", 1<<63 - 1: "887fffffffffffffff"}
+	for v, h := range cases {
+		got := AppendVLong(nil, v)
+		if hex.EncodeToString(got) != h {
+			t.Errorf("vlong(%d) = %x, want %s", v, got, h)
+		}
+		if VLongSize(v) != len(got) {
+			t.Errorf("VLongSize(%d) = %d, want %d", v, VLongSize(v), len(got))
+		}
+		back, n, err := ReadVLong(got)
+		if err != nil || back != v || n != len(got) {
+			t.Errorf("ReadVLong(%x) = %d, %d, %v", got, back, n, err)
+		}
+	}
+}
+
+func TestCellLineRoundTrip(t *testing.T) {
+	c := Cell{Row: []byte("r\x00\\1"), Family: []byte("cf"), Qualifier: []byte("a:b\t"), Timestamp: -5,
+		Type: TypeDeleteFamilyVersion, Value: []byte{0xff, 'x'}}
+	line := FormatCellLine(&c)
+	if line != `r\x00\x5C1`+"\t"+`cf:a:b\x09`+"\t-5\tDeleteFamilyVersion\t"+`\xFFx` {
+		t.Fatalf("line %q", line)
+	}
+	back, err := ParseCellLine(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(back.Key(), c.Key()) || !bytes.Equal(back.Value, c.Value) {
+		t.Fatalf("round trip: %s", back.String())
+	}
+	for _, bad := range []string{"r\tcf:q\t1\tPut", "r\tcfq\t1\tPut\tv", "r\tcf:q\tx\tPut\tv", "r\tcf:q\t1\tMaximum\tv", "\tcf:q\t1\tPut\tv"} {
+		if _, err := ParseCellLine(bad); err == nil {
+			t.Errorf("ParseCellLine(%q) accepted", bad)
+		}
+	}
+}

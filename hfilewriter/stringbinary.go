@@ -1,0 +1,63 @@
+package hfilewriter
+
+import (
+	"fmt"
+	"strings"
+)
+
+const hexDigits = "0123456789ABCDEF"
+
+// ToStringBinary formats b as HBase's Bytes.toStringBinary does: printable ASCII other than
+// backslash as itself ("0-9A-Za-z" and the characters in ` !"#$%&'()*+,-./:;<=>?@[]^_{|}~` and
+// backtick), every other byte as \xNN with upper-case hex.
+func ToStringBinary(b []byte) string {
+	var sb strings.Builder
+	sb.Grow(len(b))
+	for _, c := range b {
+		if c >= ' ' && c <= '~' && c != '\\' {
+			sb.WriteByte(c)
+		} else {
+			sb.WriteString(`\x`)
+			sb.WriteByte(hexDigits[c>>4])
+			sb.WriteByte(hexDigits[c&15])
+		}
+	}
+	return sb.String()
+}
+
+// FromStringBinary parses the output of ToStringBinary (HBase's Bytes.toBytesBinary): \xNN (either hex
+// case) is one byte, everything else is taken literally. Unlike HBase, a malformed escape is an error,
+// not silently kept.
+func FromStringBinary(s string) ([]byte, error) {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) && s[i+1] == 'x' {
+			if i+3 >= len(s) {
+				return nil, fmt.Errorf("truncated \\x escape at offset %d in %q", i, s)
+			}
+			hi, ok1 := unhex(s[i+2])
+			lo, ok2 := unhex(s[i+3])
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("bad \\x escape %q at offset %d", s[i:i+4], i)
+			}
+			out = append(out, hi<<4|lo)
+			i += 3
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
