@@ -9,6 +9,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/spf13/cobra v1.10.2
 	github.com/xitongsys/parquet-go v1.6.2
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -1,0 +1,85 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ImportTsv's special column names (org.apache.hadoop.hbase.mapreduce.ImportTsv.TsvParser).
+const (
+	ImportTsvRowKey         = "HBASE_ROW_KEY"
+	ImportTsvTimestamp      = "HBASE_TS_KEY"
+	ImportTsvAttributes     = "HBASE_ATTRIBUTES_KEY"
+	ImportTsvCellVisibility = "HBASE_CELL_VISIBILITY"
+	ImportTsvCellTTL        = "HBASE_CELL_TTL"
+)
+
+// ParseColumns reads an ImportTsv `-Dimporttsv.columns=` specification, e.g.
+// "HBASE_ROW_KEY,d:name,d:age,HBASE_TS_KEY", with ImportTsv's meaning: entries map input columns by
+// position; entries are trimmed; "family:qualifier" (split at the first ':') or "family" (empty qualifier)
+// is a cell; HBASE_ROW_KEY (exactly one) is the row key; HBASE_TS_KEY (at most one) is the cell timestamp
+// in epoch milliseconds (Long.parseLong; a bad value rejects the row). HBASE_ATTRIBUTES_KEY holds Put
+// attributes, which never reach HFiles: the column is read and ignored, as in ImportTsv's bulk output.
+//
+// As ImportTsv does, every value is written as its text (type bytes: no UTF-8 check), an empty or NULL
+// field becomes an empty cell (not skipped), an empty row key rejects the row, and a row with more fields
+// than the spec has columns is rejected ("Excessive columns"). Missing trailing fields produce no cells.
+//
+// HBASE_CELL_TTL and HBASE_CELL_VISIBILITY need cell tags (TTL tag type 8, visibility tag type 2, HFile
+// format v3), which hfload's cell pipeline does not carry: they are refused with an error rather than
+// silently dropped.
+func ParseColumns(spec string) (*MappingConfig, error) {
+	if strings.TrimSpace(spec) == "" {
+		return nil, errors.New("importtsv columns: empty specification")
+	}
+	entries := strings.Split(spec, ",")
+	cfg := &MappingConfig{importTsv: true}
+	rowKey, ts := -1, -1
+	cells := 0
+	for i, e := range entries {
+		e = strings.TrimSpace(e)
+		idx := i
+		col := ColumnConfig{Name: "$" + strconv.Itoa(i), Index: &idx, Type: "bytes", OnNull: "empty"}
+		switch e {
+		case ImportTsvRowKey:
+			if rowKey >= 0 {
+				return nil, fmt.Errorf("importtsv columns: %s appears twice (positions %d and %d)", e, rowKey+1, i+1)
+			}
+			rowKey = i
+		case ImportTsvTimestamp:
+			if ts >= 0 {
+				return nil, fmt.Errorf("importtsv columns: %s appears twice (positions %d and %d)", e, ts+1, i+1)
+			}
+			ts = i
+			col.Type = "long"
+			col.OnNull = ""
+		case ImportTsvAttributes:
+		case ImportTsvCellTTL, ImportTsvCellVisibility:
+			return nil, fmt.Errorf("importtsv columns: %s (position %d) needs cell tags (HFile v3 tags), which hfload's "+
+				"cell pipeline does not write; refusing rather than dropping the column silently", e, i+1)
+		case "":
+			return nil, fmt.Errorf("importtsv columns: empty entry at position %d", i+1)
+		default:
+			fam, _, _ := strings.Cut(e, ":")
+			if err := checkFamily(fam); err != nil {
+				return nil, fmt.Errorf("importtsv columns: %q (position %d): %w", e, i+1, err)
+			}
+			col.Cell = e
+			cells++
+		}
+		cfg.Columns = append(cfg.Columns, col)
+	}
+	if rowKey < 0 {
+		return nil, fmt.Errorf("importtsv columns: must specify exactly one column as %s", ImportTsvRowKey)
+	}
+	if cells == 0 {
+		return nil, errors.New("importtsv columns: one or more columns in addition to the row key and timestamp(optional) are required")
+	}
+	cfg.RowKey = []PartConfig{{Column: cfg.Columns[rowKey].Name}}
+	if ts >= 0 {
+		cfg.Timestamp.Column = cfg.Columns[ts].Name
+	}
+	return cfg, nil
+}

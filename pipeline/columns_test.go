@@ -1,0 +1,108 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestParseColumnsImportTsv(t *testing.T) {
+	cfg, err := ParseColumns("HBASE_ROW_KEY, d:name ,d:age,HBASE_TS_KEY,m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustCompile(t, cfg)
+	if got := m.Families(); len(got) != 2 || got[0] != "d" || got[1] != "m" {
+		t.Fatalf("families %v", got)
+	}
+	b := textBatch("in.tsv", 3, 10, [][]string{
+		{"row1", "Ann", "42", "1700000000000", "x"},
+		{"row2", NUL, "", "5", "é\xff"},   // NULL and empty both become empty cells; bytes are not checked
+		{"", "Bob", "1", "5", "y"},        // empty row key
+		{"row4", "Cy", "abc", "12x", "z"}, // bad timestamp; age stays text
+	})
+	var cb CellBatch
+	var rejects bytes.Buffer
+	rs := NewRejectSink(&rejects, -1)
+	mp := m.NewMapper()
+	if err := mp.MapBatch(b, nil, &cb, rs); err != nil {
+		t.Fatal(err)
+	}
+	equalLines(t, cellLines(t, &cb), []string{
+		"0 3/10 row1\td:name\t1700000000000\tPut\tAnn",
+		"0 3/10 row1\td:age\t1700000000000\tPut\t42",
+		"1 3/10 row1\tm:\t1700000000000\tPut\tx",
+		"0 3/11 row2\td:name\t5\tPut\t",
+		"0 3/11 row2\td:age\t5\tPut\t",
+		"1 3/11 row2\tm:\t5\tPut\t\\xC3\\xA9\\xFF",
+	})
+	c := mp.Counts()
+	if c.RowsRead != 4 || c.RowsKeyed != 2 || c.RowsRejected != 2 || c.CellsEmitted != 6 || c.NullsSkipped != 0 {
+		t.Fatalf("counts %+v", c)
+	}
+	lines := strings.Split(strings.TrimSpace(rejects.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("rejects: %q", rejects.String())
+	}
+	var r struct {
+		Source string
+		Line   int64
+		Reason string
+		Raw    string
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Source != "in.tsv" || r.Line != 14 || r.Reason != "empty row key" || r.Raw != ",Bob,1,5,y" {
+		t.Fatalf("reject 0: %+v", r)
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Line != 15 || !strings.Contains(r.Reason, "timestamp") || !strings.Contains(r.Reason, `"12x"`) {
+		t.Fatalf("reject 1: %+v", r)
+	}
+}
+
+func TestParseColumnsErrors(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"", "empty"},
+		{"d:a,d:b", "exactly one column as HBASE_ROW_KEY"},
+		{"HBASE_ROW_KEY,HBASE_ROW_KEY,d:a", "twice"},
+		{"HBASE_ROW_KEY,HBASE_TS_KEY", "in addition to the row key"},
+		{"HBASE_ROW_KEY,d:a,HBASE_CELL_TTL", "tags"},
+		{"HBASE_ROW_KEY,d:a,HBASE_CELL_VISIBILITY", "tags"},
+		{"HBASE_ROW_KEY,d:a,,d:b", "empty entry"},
+		{"HBASE_ROW_KEY,:a", "empty family"},
+	} {
+		_, err := ParseColumns(tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseColumns(%q) = %v, want error containing %q", tc.spec, err, tc.want)
+		}
+	}
+}
+
+func TestParseColumnsWidth(t *testing.T) {
+	cfg, err := ParseColumns("HBASE_ROW_KEY,d:a,HBASE_ATTRIBUTES_KEY,d:b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustCompile(t, cfg)
+	// Fewer fields than the spec: missing trailing columns produce no cells (ImportTsv).
+	var cb CellBatch
+	if err := m.NewMapper().MapBatch(textBatch("f", 0, 0, [][]string{{"k", "v"}}), nil, &cb, NewRejectSink(nil, -1)); err != nil {
+		t.Fatal(err)
+	}
+	equalLines(t, cellLines(t, &cb), []string{"0 0/0 k\td:a\t0\tPut\tv"})
+	// More fields than the spec: every row is rejected ("Excessive columns").
+	cb = CellBatch{}
+	mp := m.NewMapper()
+	rs := NewRejectSink(nil, -1)
+	if err := mp.MapBatch(textBatch("f", 0, 0, [][]string{{"k", "v", "a", "b", "extra"}}), nil, &cb, rs); err != nil {
+		t.Fatal(err)
+	}
+	if len(cb.Cells) != 0 || rs.Count() != 1 || mp.Counts().RowsRejected != 1 {
+		t.Fatalf("cells %d rejects %d", len(cb.Cells), rs.Count())
+	}
+}

@@ -1,0 +1,276 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+
+	"github.com/hfload/hfload/hfilewriter"
+)
+
+// Mapper maps batches with one Mapping. It holds the reusable scratch space of one worker (values, key
+// and qualifier buffers, pending rejects), so that mapping a row allocates nothing in steady state.
+// A Mapper is not safe for concurrent use; make one per goroutine.
+type Mapper struct {
+	m      *Mapping
+	kb     keyBuilder
+	vals   []value
+	absent []bool
+	pos    []int
+	key    []byte
+	qual   []byte
+	val    []byte
+	// per-column scratch for Parquet values that need formatting (large decimals, uint64, times of day)
+	colText [][]byte
+
+	// binding cache
+	boundHeader []string
+	boundCols   int
+	bound       bool
+
+	rejects rejectBuf
+	counts  Counts
+	// JobTimestamp is the cell timestamp used when the mapping takes it from the job (RunOptions.Timestamp).
+	JobTimestamp int64
+}
+
+// NewMapper returns a Mapper for m.
+func (m *Mapping) NewMapper() *Mapper {
+	return &Mapper{
+		m:       m,
+		vals:    make([]value, len(m.cols)),
+		absent:  make([]bool, len(m.cols)),
+		colText: make([][]byte, len(m.cols)),
+	}
+}
+
+// Counts returns the totals of the batches mapped so far (BytesRead is left to the caller).
+func (mp *Mapper) Counts() Counts { return mp.counts }
+
+// MapBatch maps every row of b: good rows become KeyValue records appended to out (Put cells, CellRef.Seq
+// = SeqOf(b.FileIndex, b.FirstRow+i)); bad rows (including b.Bad) go to rej. header holds the input's
+// column names for name-based columns (nil: Parquet batches use their schema; positional columns need
+// none). out is appended to, not reset. The error is about the batch or the reject limit, not a row.
+func (mp *Mapper) MapBatch(b *Batch, header []string, out *CellBatch, rej *RejectSink) error {
+	if err := mp.mapBatch(b, header, out); err != nil {
+		return err
+	}
+	if rej == nil {
+		if mp.rejects.n > 0 {
+			return fmt.Errorf("%s", mp.rejects.first)
+		}
+		return nil
+	}
+	return rej.add(&mp.rejects)
+}
+
+// MapBatch is a convenience for one-off callers (the analyzer): it maps b with a fresh Mapper.
+// Workers should keep a Mapper instead.
+func (m *Mapping) MapBatch(b *Batch, out *CellBatch, rej *RejectSink) error {
+	return m.NewMapper().MapBatch(b, nil, out, rej)
+}
+
+func (mp *Mapper) bindFor(b *Batch, header []string) error {
+	if b.Record != nil {
+		sc := b.Record.Schema()
+		names := make([]string, sc.NumFields())
+		for i := range names {
+			names[i] = sc.Field(i).Name
+		}
+		pos, err := mp.m.bind(names, len(names))
+		if err != nil {
+			return err
+		}
+		mp.pos, mp.bound = pos, false
+		return nil
+	}
+	if mp.bound && b.NumCols == mp.boundCols && sameHeader(header, mp.boundHeader) {
+		return nil
+	}
+	pos, err := mp.m.bind(header, b.NumCols)
+	if err != nil {
+		return err
+	}
+	mp.pos, mp.bound, mp.boundCols, mp.boundHeader = pos, true, b.NumCols, header
+	return nil
+}
+
+func sameHeader(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0]
+}
+
+// mapBatch maps b into out and collects its rejects in mp.rejects (reset first).
+func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
+	mp.rejects.reset(b)
+	m := mp.m
+	mp.counts.RowsRead += int64(b.NumRows + len(b.Bad))
+	mp.counts.RowsRejected += int64(len(b.Bad))
+	// Bad rows from the source are reported in input order among the mapped rows.
+	nextBad := 0
+	flushBad := func(before int64) {
+		for nextBad < len(b.Bad) && b.Bad[nextBad].Line < before {
+			mp.rejects.addBad(b, &b.Bad[nextBad])
+			nextBad++
+		}
+	}
+	defer flushBad(math.MaxInt64)
+	if b.NumRows == 0 {
+		return nil
+	}
+	if err := mp.bindFor(b, header); err != nil {
+		return fmt.Errorf("%s: %w", b.Source, err)
+	}
+	numCols := b.NumCols
+	if b.Record != nil {
+		numCols = int(b.Record.NumCols())
+		if int(b.Record.NumRows()) < b.NumRows {
+			return fmt.Errorf("%s: batch says %d rows, record has %d", b.Source, b.NumRows, b.Record.NumRows())
+		}
+	} else if len(b.Ends) < b.NumRows*b.NumCols || len(b.Nulls) < b.NumRows*b.NumCols {
+		return fmt.Errorf("%s: malformed batch: %d rows × %d columns but %d field ends", b.Source, b.NumRows, b.NumCols, len(b.Ends))
+	}
+	if m.importTsv && numCols > m.importTsvWidth {
+		reason := fmt.Sprintf("excessive columns: %d fields, the column spec has %d", numCols, m.importTsvWidth)
+		for i := 0; i < b.NumRows; i++ {
+			flushBad(rowLine(b, i))
+			mp.rejects.addRow(b, i, reason, nil)
+		}
+		mp.counts.RowsRejected += int64(b.NumRows)
+		return nil
+	}
+
+	for i := 0; i < b.NumRows; i++ {
+		if nextBad < len(b.Bad) {
+			flushBad(rowLine(b, i))
+		}
+		reason, err := mp.mapRow(b, i, numCols, out)
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			mp.rejects.addRow(b, i, reason, &mp.kb.enc)
+			mp.counts.RowsRejected++
+		}
+	}
+	return nil
+}
+
+// mapRow maps row i. A non-empty reason rejects the row (nothing was appended to out); an error is
+// about the batch.
+func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, error) {
+	m := mp.m
+	// 1. Read the fields the mapping uses.
+	for c := range m.cols {
+		col := &m.cols[c]
+		v := &mp.vals[c]
+		p := mp.pos[c]
+		mp.absent[c] = p >= numCols
+		if mp.absent[c] {
+			v.kind = vkNull
+			continue
+		}
+		if b.Record != nil {
+			var err error
+			mp.colText[c], err = arrowValue(b.Record.Column(p), i, v, mp.colText[c])
+			if err != nil {
+				return "", fmt.Errorf("%s: column %q: %w", b.Source, col.name, err)
+			}
+		} else {
+			k := i*b.NumCols + p
+			if b.Nulls[k] {
+				v.kind = vkNull
+			} else {
+				start := int32(0)
+				if k > 0 {
+					start = b.Ends[k-1]
+				}
+				v.kind, v.b = vkText, b.Data[start:b.Ends[k]]
+			}
+		}
+		if v.kind == vkText && col.trim {
+			v.b = bytes.TrimSpace(v.b)
+		}
+		if v.kind == vkNull && col.hasDef {
+			v.kind, v.b = vkText, col.def
+		}
+	}
+
+	// 2. The row key.
+	var err error
+	mp.key, err = mp.kb.appendParts(mp.key[:0], m.key, mp.vals, m.cols)
+	if err != nil {
+		return "row key: " + err.Error(), nil
+	}
+	if len(mp.key) == 0 {
+		return "empty row key", nil
+	}
+	if len(mp.key) > hfilewriter.MaxRowLength {
+		return fmt.Sprintf("row key of %d bytes exceeds HBase's limit of %d", len(mp.key), hfilewriter.MaxRowLength), nil
+	}
+
+	// 3. The timestamp.
+	ts := mp.JobTimestamp
+	switch m.ts {
+	case tsFixed:
+		ts = m.tsFixed
+	case tsColumn:
+		c := &m.cols[m.tsCol]
+		ts, err = mp.kb.enc.toMillis(&mp.vals[m.tsCol], &c.tf)
+		if err != nil {
+			return fmt.Sprintf("timestamp column %q: %v", c.name, err), nil
+		}
+		if ts < 0 {
+			return fmt.Sprintf("timestamp column %q: negative timestamp %d", c.name, ts), nil
+		}
+	}
+
+	// 4. The cells. On a bad value, roll back what this row appended.
+	markBuf, markCells := len(out.Buf), len(out.Cells)
+	seq := SeqOf(b.FileIndex, b.FirstRow+int64(i))
+	var skipped int64
+	for k := range m.cells {
+		cs := &m.cells[k]
+		v := &mp.vals[cs.col]
+		col := &m.cols[cs.col]
+		if mp.absent[cs.col] {
+			continue
+		}
+		mp.val = mp.val[:0]
+		if v.kind == vkNull {
+			if !col.nullEmpty {
+				skipped++
+				continue
+			}
+		} else if mp.val, err = mp.kb.enc.encode(mp.val, v, col.typ, &col.tf); err != nil {
+			out.Buf, out.Cells = out.Buf[:markBuf], out.Cells[:markCells]
+			return fmt.Sprintf("column %q: %v", col.name, err), nil
+		}
+		qual := cs.qual
+		if cs.qparts != nil {
+			mp.qual, err = mp.kb.appendParts(mp.qual[:0], cs.qparts, mp.vals, m.cols)
+			if err != nil {
+				out.Buf, out.Cells = out.Buf[:markBuf], out.Cells[:markCells]
+				return "qualifier: " + err.Error(), nil
+			}
+			qual = mp.qual
+		}
+		off := len(out.Buf)
+		out.Buf = hfilewriter.AppendKeyValue(out.Buf, mp.key, cs.fam, qual, ts, hfilewriter.TypePut, mp.val)
+		out.Cells = append(out.Cells, CellRef{Off: uint32(off), Len: uint32(len(out.Buf) - off), Family: cs.family, Seq: seq})
+	}
+	mp.counts.RowsKeyed++
+	mp.counts.NullsSkipped += skipped
+	mp.counts.CellsEmitted += int64(len(out.Cells) - markCells)
+	return "", nil
+}
+
+// rowLine is the position of row i comparable with BadRow.Line: its line (CSV) or ordinal (Parquet).
+func rowLine(b *Batch, i int) int64 {
+	if b.Record == nil && i < len(b.Lines) {
+		return b.Lines[i]
+	}
+	return b.FirstRow + int64(i)
+}

@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/hfload/hfload/hfilewriter"
+)
+
+// NUL marks a NULL field in textBatch rows.
+const NUL = "\x00<NULL>"
+
+// textBatch builds a CSV-style Batch; raw text is the fields joined by ','.
+func textBatch(source string, fileIndex int, firstRow int64, rows [][]string) *Batch {
+	b := &Batch{Source: source, FileIndex: fileIndex, FirstRow: firstRow, NumRows: len(rows)}
+	if len(rows) > 0 {
+		b.NumCols = len(rows[0])
+	}
+	line := firstRow + 2 // a header line, 1-based
+	for _, r := range rows {
+		for j, f := range r {
+			if f == NUL {
+				b.Nulls = append(b.Nulls, true)
+			} else {
+				b.Data = append(b.Data, f...)
+				b.Nulls = append(b.Nulls, false)
+			}
+			b.Ends = append(b.Ends, int32(len(b.Data)))
+			if j > 0 {
+				b.RawData = append(b.RawData, ',')
+			}
+			if f != NUL {
+				b.RawData = append(b.RawData, f...)
+			}
+		}
+		b.RawEnds = append(b.RawEnds, int32(len(b.RawData)))
+		b.Lines = append(b.Lines, line)
+		line++
+	}
+	return b
+}
+
+// cellLines renders a CellBatch as hfload cell text lines, prefixed by family index and Seq.
+func cellLines(t testing.TB, cb *CellBatch) []string {
+	t.Helper()
+	var out []string
+	for _, r := range cb.Cells {
+		kv := cb.Buf[r.Off : r.Off+r.Len]
+		key, val, n, err := hfilewriter.SplitKeyValue(kv)
+		if err != nil || n != len(kv) {
+			t.Fatalf("bad KeyValue at %d: n=%d len=%d err=%v", r.Off, n, len(kv), err)
+		}
+		c := hfilewriter.CellFromKey(key, val)
+		out = append(out, itoa(int(r.Family))+" "+itoa(SeqFile(r.Seq))+"/"+itoa(int(SeqRow(r.Seq)))+" "+
+			hfilewriter.FormatCellLine(&c))
+	}
+	return out
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	var b []byte
+	for i > 0 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+		i /= 10
+	}
+	if neg {
+		return "-" + string(b)
+	}
+	return string(b)
+}
+
+func equalLines(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d cells, want %d:\n got: %q\nwant: %q", len(got), len(want), got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("cell %d:\n got %q\nwant %q", i, got[i], want[i])
+		}
+	}
+}
+
+func mustCompile(t testing.TB, cfg *MappingConfig) *Mapping {
+	t.Helper()
+	m, err := Compile(cfg)
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	return m
+}
+
+func ptr[T any](v T) *T { return &v }

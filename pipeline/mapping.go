@@ -1,0 +1,336 @@
+// Package pipeline is everything between an input file and HBase cells: sources read CSV and Parquet
+// into Batches (see batch.go); a Mapping, compiled from a MappingConfig (job YAML) or an ImportTsv
+// column spec (ParseColumns), types and encodes each field, builds the row key and qualifiers, and
+// emits each cell once as KeyValue bytes into a worker's CellBatch; rows that cannot be mapped go to a
+// RejectSink (JSON Lines) under a reject limit; Run fans batches out to workers and reconciles Counts.
+//
+// Output is deterministic: every cell carries Seq = SeqOf(file, row), rejects are written in input
+// order, and nothing reads the clock (the job's timestamp comes in RunOptions).
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hfload/hfload/hfilewriter"
+)
+
+// Mapping is a compiled, immutable MappingConfig. It is safe for concurrent use; each worker maps
+// batches with its own Mapper (NewMapper).
+type Mapping struct {
+	cols      []column
+	key       []part
+	cells     []cellSpec
+	families  []string
+	ts        tsSource
+	tsFixed   int64
+	tsCol     int
+	importTsv bool
+	// importTsvWidth is the number of columns in an ImportTsv spec (rows with more fields are rejected).
+	importTsvWidth int
+}
+
+// column is a compiled ColumnConfig.
+type column struct {
+	name      string
+	index     int // input position; -1 = look the name up
+	typ       Type
+	tf        timeFormat
+	trim      bool
+	nullEmpty bool
+	def       []byte
+	hasDef    bool
+}
+
+// cellSpec is one cell emitted per row (when its value is not a skipped NULL).
+type cellSpec struct {
+	family uint16
+	fam    []byte
+	qual   []byte // fixed qualifier (when qparts is nil)
+	qparts []part
+	col    int // value slot
+}
+
+type tsSource uint8
+
+const (
+	tsJob tsSource = iota
+	tsFixed
+	tsColumn
+)
+
+// CompileOption adjusts Compile. None exist yet; the parameter keeps the signature stable.
+type CompileOption func(*Mapping)
+
+// Compile checks cfg and compiles it. Errors name the offending column or part.
+func Compile(cfg *MappingConfig, opts ...CompileOption) (*Mapping, error) {
+	if cfg == nil {
+		return nil, errors.New("mapping: no configuration")
+	}
+	m := &Mapping{importTsv: cfg.importTsv, tsCol: -1}
+	if m.importTsv {
+		m.importTsvWidth = len(cfg.Columns)
+	}
+	names := map[string]int{}
+	for i := range cfg.Columns {
+		c, err := compileColumn(&cfg.Columns[i], i)
+		if err != nil {
+			return nil, fmt.Errorf("mapping: column %d (%s): %w", i+1, columnLabel(&cfg.Columns[i]), err)
+		}
+		if _, dup := names[c.name]; dup {
+			return nil, fmt.Errorf("mapping: column name %q is used twice", c.name)
+		}
+		names[c.name] = i
+		m.cols = append(m.cols, c)
+	}
+	ctx := &compileCtx{m: m, names: names}
+
+	famIndex := map[string]int{}
+	for _, f := range cfg.Families {
+		if err := checkFamily(f); err != nil {
+			return nil, fmt.Errorf("mapping: families: %w", err)
+		}
+		if _, dup := famIndex[f]; dup {
+			return nil, fmt.Errorf("mapping: family %q listed twice", f)
+		}
+		famIndex[f] = len(m.families)
+		m.families = append(m.families, f)
+	}
+	family := func(f string) (uint16, error) {
+		if err := checkFamily(f); err != nil {
+			return 0, err
+		}
+		if i, ok := famIndex[f]; ok {
+			return uint16(i), nil
+		}
+		if len(cfg.Families) > 0 {
+			return 0, fmt.Errorf("family %q is not in families %v", f, cfg.Families)
+		}
+		famIndex[f] = len(m.families)
+		m.families = append(m.families, f)
+		return uint16(len(m.families) - 1), nil
+	}
+
+	for i := range cfg.Columns {
+		cc := &cfg.Columns[i]
+		if cc.Cell == "" {
+			continue
+		}
+		fam, qual, _ := strings.Cut(cc.Cell, ":")
+		fi, err := family(fam)
+		if err != nil {
+			return nil, fmt.Errorf("mapping: column %q cell %q: %w", m.cols[i].name, cc.Cell, err)
+		}
+		m.cells = append(m.cells, cellSpec{family: fi, fam: []byte(fam), qual: []byte(qual), col: i})
+	}
+	for i := range cfg.Cells {
+		cc := &cfg.Cells[i]
+		where := fmt.Sprintf("mapping: cells[%d]", i)
+		fi, err := family(cc.Family)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		slot, err := ctx.columnSlot(cc.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s value: %w", where, err)
+		}
+		cs := cellSpec{family: fi, fam: []byte(cc.Family), col: slot}
+		switch {
+		case len(cc.QualifierParts) > 0 && cc.Qualifier != "":
+			return nil, fmt.Errorf("%s: qualifier and qualifier_parts are exclusive", where)
+		case len(cc.QualifierParts) > 0:
+			if cs.qparts, err = compileParts(cc.QualifierParts, ctx, where+" qualifier", false, true); err != nil {
+				return nil, err
+			}
+		case strings.Contains(cc.Qualifier, "${"):
+			pcs, err := parseTemplate(cc.Qualifier)
+			if err != nil {
+				return nil, fmt.Errorf("%s qualifier: %w", where, err)
+			}
+			if cs.qparts, err = compileParts(pcs, ctx, where+" qualifier", false, true); err != nil {
+				return nil, err
+			}
+		default:
+			cs.qual = []byte(cc.Qualifier)
+		}
+		m.cells = append(m.cells, cs)
+	}
+	if len(m.cells) == 0 {
+		return nil, errors.New("mapping: no cells: give at least one column a `cell: family:qualifier` or add `cells`")
+	}
+
+	if len(cfg.RowKey) == 0 {
+		return nil, errors.New("mapping: rowkey has no parts")
+	}
+	var err error
+	if m.key, err = compileParts(cfg.RowKey, ctx, "mapping: rowkey", true, true); err != nil {
+		return nil, err
+	}
+
+	switch {
+	case cfg.Timestamp.Column != "" && cfg.Timestamp.Value != nil:
+		return nil, errors.New("mapping: timestamp: column and value are exclusive")
+	case cfg.Timestamp.Column != "":
+		if m.tsCol, err = ctx.columnSlot(cfg.Timestamp.Column); err != nil {
+			return nil, fmt.Errorf("mapping: timestamp: %w", err)
+		}
+		m.ts = tsColumn
+	case cfg.Timestamp.Value != nil:
+		if *cfg.Timestamp.Value < 0 {
+			return nil, fmt.Errorf("mapping: timestamp value %d is negative", *cfg.Timestamp.Value)
+		}
+		m.ts, m.tsFixed = tsFixed, *cfg.Timestamp.Value
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	return m, nil
+}
+
+func columnLabel(c *ColumnConfig) string {
+	if c.Name != "" {
+		return c.Name
+	}
+	if c.Index != nil {
+		return "index " + strconv.Itoa(*c.Index)
+	}
+	return "unnamed"
+}
+
+func compileColumn(cc *ColumnConfig, i int) (column, error) {
+	c := column{name: cc.Name, index: -1}
+	if cc.Index != nil {
+		if *cc.Index < 0 {
+			return c, fmt.Errorf("negative index %d", *cc.Index)
+		}
+		c.index = *cc.Index
+		if c.name == "" {
+			c.name = strconv.Itoa(c.index)
+		}
+	}
+	if c.name == "" {
+		return c, errors.New("a column needs a name or an index")
+	}
+	var err error
+	if c.typ, err = ParseType(cc.Type); err != nil {
+		return c, err
+	}
+	if c.tf, err = parseTimeFormat(cc.Format, cc.Timezone); err != nil {
+		return c, err
+	}
+	c.trim = cc.Trim
+	switch strings.ToLower(cc.OnNull) {
+	case "", "skip":
+	case "empty":
+		c.nullEmpty = true
+	default:
+		return c, fmt.Errorf("on_null %q: want skip or empty", cc.OnNull)
+	}
+	if cc.Default != nil {
+		c.def, c.hasDef = []byte(*cc.Default), true
+		var e encoder
+		v := value{kind: vkText, b: c.def}
+		if _, err := e.encode(nil, &v, c.typ, &c.tf); err != nil {
+			return c, fmt.Errorf("default %q: %w", *cc.Default, err)
+		}
+	}
+	return c, nil
+}
+
+// checkFamily applies HBase's rules for family names that matter for files on disk.
+func checkFamily(f string) error {
+	switch {
+	case f == "":
+		return errors.New("empty family name")
+	case len(f) > hfilewriter.MaxFamilyLength:
+		return fmt.Errorf("family %q is longer than %d bytes", f, hfilewriter.MaxFamilyLength)
+	case strings.ContainsAny(f, ":/\\") || f[0] == '.':
+		return fmt.Errorf("family %q: names cannot contain ':', '/' or '\\' or start with '.'", f)
+	}
+	for i := 0; i < len(f); i++ {
+		if f[i] < 0x20 || f[i] == 0x7f {
+			return fmt.Errorf("family %q contains a control character", f)
+		}
+	}
+	return nil
+}
+
+type compileCtx struct {
+	m     *Mapping
+	names map[string]int
+}
+
+func (c *compileCtx) columnSlot(name string) (int, error) {
+	if i, ok := c.names[name]; ok {
+		return i, nil
+	}
+	return 0, fmt.Errorf("unknown column %q (declare it under columns)", name)
+}
+
+func (c *compileCtx) columnType(slot int) Type { return c.m.cols[slot].typ }
+
+// parseTemplate turns "${metric}|${tag}" into column and literal parts.
+func parseTemplate(s string) ([]PartConfig, error) {
+	var parts []PartConfig
+	for len(s) > 0 {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			lit := s
+			parts = append(parts, PartConfig{Literal: &lit})
+			break
+		}
+		if i > 0 {
+			lit := s[:i]
+			parts = append(parts, PartConfig{Literal: &lit})
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return nil, fmt.Errorf("template %q: unclosed ${", s)
+		}
+		name := s[i+2 : i+j]
+		if name == "" {
+			return nil, fmt.Errorf("template %q: empty ${}", s)
+		}
+		parts = append(parts, PartConfig{Column: name})
+		s = s[i+j+1:]
+	}
+	return parts, nil
+}
+
+// Families returns the family names in the order of CellRef.Family indexes.
+func (m *Mapping) Families() []string { return append([]string(nil), m.families...) }
+
+// NeedsJobTimestamp reports whether cell timestamps come from RunOptions.Timestamp.
+func (m *Mapping) NeedsJobTimestamp() bool { return m.ts == tsJob }
+
+// bind resolves the input position of every column for a file with the given header (nil when the
+// input has none) and field count.
+func (m *Mapping) bind(header []string, numCols int) ([]int, error) {
+	pos := make([]int, len(m.cols))
+	for i := range m.cols {
+		c := &m.cols[i]
+		if c.index >= 0 {
+			if c.index >= numCols && !m.importTsv {
+				return nil, fmt.Errorf("column %q: index %d but the input has %d columns", c.name, c.index, numCols)
+			}
+			pos[i] = c.index
+			continue
+		}
+		if header == nil {
+			return nil, fmt.Errorf("column %q: the input has no header to find it by name (give an index, or read the CSV header)", c.name)
+		}
+		pos[i] = -1
+		for j, h := range header {
+			if h == c.name {
+				pos[i] = j
+				break
+			}
+		}
+		if pos[i] < 0 {
+			return nil, fmt.Errorf("column %q is not in the input's columns %v", c.name, header)
+		}
+	}
+	return pos, nil
+}
