@@ -78,7 +78,7 @@ func writeCells(t testing.TB, opts WriterOptions, cells []Cell) []byte {
 	return buf.Bytes()
 }
 
-func TestGoldenHBase264(t *testing.T) {
+func TestGoldenWriterHBase264(t *testing.T) {
 	cases := []struct {
 		file      string
 		n, width  int
