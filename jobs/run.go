@@ -85,6 +85,7 @@ type Progress struct {
 type LoadResult struct {
 	Counts      pipeline.Counts
 	Cells       int64 // cells written to HFiles
+	RowsWritten int64 // distinct rows per file, summed
 	Duplicates  int64 // cells with a key equal to another cell's key (all policies count them)
 	DupExamples []string
 	Splits      partition.Splits // the region boundaries in force (computed ones with SplitSample)
@@ -106,6 +107,7 @@ type FileResult struct {
 	LastRow     string `json:"last_row"`
 	FirstKey    string `json:"first_key"`
 	LastKey     string `json:"last_key"`
+	Rows        int64  `json:"rows"`
 	Cells       int64  `json:"cells"`
 	Bytes       int64  `json:"bytes"`
 }
@@ -223,6 +225,9 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	}
 	res.Splits = splits
 	res.Files = out.files
+	for _, f := range out.files {
+		res.RowsWritten += f.Rows
+	}
 	res.Cells = out.cells.Load()
 	res.Duplicates = out.dups.Load()
 	res.DupExamples = out.dupExamples

@@ -320,6 +320,7 @@ type fileWriter struct {
 	w       *hfilewriter.Writer
 	rel     string
 	lastRow []byte
+	rows    int64        // distinct rows in the current file
 	pending []FileResult // closed files whose region end is not known yet (sampled splits)
 }
 
@@ -382,6 +383,9 @@ func (fw *fileWriter) append(kv []byte) error {
 			return err
 		}
 	}
+	if fw.rows == 0 || !bytes.Equal(row, fw.lastRow) {
+		fw.rows++
+	}
 	if err := fw.w.AppendKeyValue(kv); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
@@ -424,9 +428,11 @@ func (fw *fileWriter) finishFile() error {
 		LastKey:  hfilewriter.Key(st.LastKey).String(),
 		FirstRow: hfilewriter.ToStringBinary(hfilewriter.Key(st.FirstKey).Row()),
 		LastRow:  hfilewriter.ToStringBinary(hfilewriter.Key(st.LastKey).Row()),
+		Rows:     fw.rows,
 		Cells:    st.Entries,
 		Bytes:    st.BytesWritten,
 	}
+	fw.rows = 0
 	fw.pending = append(fw.pending, fr)
 	return nil
 }
