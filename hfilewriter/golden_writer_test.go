@@ -78,7 +78,7 @@ func writeCells(t testing.TB, opts WriterOptions, cells []Cell) []byte {
 	return buf.Bytes()
 }
 
-func TestGoldenWriterHBase264(t *testing.T) {
+func TestWriterGoldenHBase264(t *testing.T) {
 	cases := []struct {
 		file      string
 		n, width  int
@@ -100,7 +100,7 @@ func TestGoldenWriterHBase264(t *testing.T) {
 }
 
 // TestGoldenHBase264AppendKeyValue writes the same file through the AppendKeyValue hot path.
-func TestGoldenHBase264AppendKeyValue(t *testing.T) {
+func TestWriterGoldenHBase264AppendKeyValue(t *testing.T) {
 	want, err := os.ReadFile(filepath.Join("testdata", "hbase-2.6.4", "seek-v3-none-rowbloom-256b-blocks.hfile"))
 	if err != nil {
 		t.Fatal(err)
