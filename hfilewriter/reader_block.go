@@ -1,0 +1,158 @@
+package hfilewriter
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// readAtFunc reads exactly len(p) bytes at off.
+type readAtFunc func(p []byte, off int64) error
+
+// readBlockHeader is a decoded 33-byte block header (§4.1).
+type readBlockHeader struct {
+	Type                          BlockType
+	OnDiskSizeWithoutHeader       int
+	UncompressedSizeWithoutHeader int
+	PrevBlockOffset               int64
+	ChecksumType                  ChecksumType
+	BytesPerChecksum              int
+	OnDiskDataSizeWithHeader      int
+}
+
+// OnDiskSize is the whole block's size on disk (header + payload + checksums).
+func (h *readBlockHeader) OnDiskSize() int { return BlockHeaderSize + h.OnDiskSizeWithoutHeader }
+
+// readBlock is one block read from the file: header, offset, and its decompressed payload.
+type readBlock struct {
+	Offset  int64
+	Header  readBlockHeader
+	Payload []byte // uncompressed payload (still data-block encoded for ENCODED_DATA)
+}
+
+func (b *readBlock) describe() string {
+	return fmt.Sprintf("%s block at offset %d", b.Header.Type, b.Offset)
+}
+
+var knownBlockTypes = []BlockType{BlockData, BlockEncodedData, BlockLeafIndex, BlockBloomChunk, BlockMeta,
+	BlockIntermediateIndex, BlockRootIndex, BlockFileInfo, BlockGeneralBloomMeta, BlockDeleteFamilyBloomMeta}
+
+func readIsKnownBlockType(t BlockType) bool {
+	for _, k := range knownBlockTypes {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+// readParseBlockHeader decodes and sanity-checks a header.
+func readParseBlockHeader(b []byte) (readBlockHeader, error) {
+	var h readBlockHeader
+	if len(b) < BlockHeaderSize {
+		return h, errors.New("truncated block header")
+	}
+	copy(h.Type[:], b[:8])
+	be := binary.BigEndian
+	h.OnDiskSizeWithoutHeader = int(int32(be.Uint32(b[8:])))
+	h.UncompressedSizeWithoutHeader = int(int32(be.Uint32(b[12:])))
+	h.PrevBlockOffset = int64(be.Uint64(b[16:]))
+	h.ChecksumType = ChecksumType(b[24])
+	h.BytesPerChecksum = int(int32(be.Uint32(b[25:])))
+	h.OnDiskDataSizeWithHeader = int(int32(be.Uint32(b[29:])))
+	if !readIsKnownBlockType(h.Type) {
+		return h, fmt.Errorf("unknown block magic %q", h.Type[:])
+	}
+	if h.OnDiskSizeWithoutHeader < 0 || h.UncompressedSizeWithoutHeader < 0 {
+		return h, fmt.Errorf("negative block size in header (onDiskSizeWithoutHeader %d, uncompressedSizeWithoutHeader %d)",
+			h.OnDiskSizeWithoutHeader, h.UncompressedSizeWithoutHeader)
+	}
+	if h.ChecksumType > ChecksumCRC32C {
+		return h, fmt.Errorf("unknown checksum type %d in block header", h.ChecksumType)
+	}
+	if h.BytesPerChecksum < BlockHeaderSize {
+		return h, fmt.Errorf("bytesPerChecksum %d in block header is below the minimum %d", h.BytesPerChecksum, BlockHeaderSize)
+	}
+	if h.OnDiskDataSizeWithHeader < BlockHeaderSize || h.OnDiskDataSizeWithHeader > BlockHeaderSize+h.OnDiskSizeWithoutHeader {
+		return h, fmt.Errorf("onDiskDataSizeWithHeader %d outside [%d, %d]", h.OnDiskDataSizeWithHeader, BlockHeaderSize, BlockHeaderSize+h.OnDiskSizeWithoutHeader)
+	}
+	want := NumChecksumBytes(h.OnDiskDataSizeWithHeader, h.BytesPerChecksum)
+	if got := BlockHeaderSize + h.OnDiskSizeWithoutHeader - h.OnDiskDataSizeWithHeader; got != want {
+		return h, fmt.Errorf("block has %d checksum bytes, want %d for %d data bytes at %d bytes per checksum",
+			got, want, h.OnDiskDataSizeWithHeader, h.BytesPerChecksum)
+	}
+	return h, nil
+}
+
+// readBlockAt reads, checksum-verifies and decompresses the block at off. limit is the end of the region
+// the block must fit in; wantSize, if > 0, is the on-disk size (with header) the index says it has.
+func (r *Reader) readBlockAt(off, limit int64, wantSize int) (*readBlock, error) {
+	if off < 0 || off+BlockHeaderSize > limit {
+		return nil, fmt.Errorf("block offset %d outside the readable region [0, %d)", off, limit)
+	}
+	var hb [BlockHeaderSize]byte
+	if err := r.readAt(hb[:], off); err != nil {
+		return nil, fmt.Errorf("block at offset %d: reading header: %w", off, err)
+	}
+	h, err := readParseBlockHeader(hb[:])
+	if err != nil {
+		return nil, fmt.Errorf("block at offset %d: %w", off, err)
+	}
+	if wantSize > 0 && h.OnDiskSize() != wantSize {
+		return nil, fmt.Errorf("%s block at offset %d: on-disk size %d does not match the %d recorded in the index",
+			h.Type, off, h.OnDiskSize(), wantSize)
+	}
+	if int64(h.OnDiskSize()) > limit-off {
+		return nil, fmt.Errorf("%s block at offset %d: on-disk size %d runs past offset %d (file truncated or corrupt header)",
+			h.Type, off, h.OnDiskSize(), limit)
+	}
+	raw := make([]byte, h.OnDiskSize())
+	copy(raw, hb[:])
+	if err := r.readAt(raw[BlockHeaderSize:], off+BlockHeaderSize); err != nil {
+		return nil, fmt.Errorf("%s block at offset %d: reading body: %w", h.Type, off, err)
+	}
+	data := raw[:h.OnDiskDataSizeWithHeader]
+	if err := VerifyChecksums(data, raw[h.OnDiskDataSizeWithHeader:], h.ChecksumType, h.BytesPerChecksum); err != nil {
+		return nil, fmt.Errorf("%s block at offset %d: checksum: %w", h.Type, off, err)
+	}
+	if r.trailer.Encrypted {
+		return nil, fmt.Errorf("%s block at offset %d: encrypted HFiles are not supported", h.Type, off)
+	}
+	payload, err := decompressBlockPayload(r.trailer.Compression, data[BlockHeaderSize:], h.UncompressedSizeWithoutHeader)
+	if err != nil {
+		return nil, fmt.Errorf("%s block at offset %d: decompressing %d bytes: %w", h.Type, off, len(data)-BlockHeaderSize, err)
+	}
+	return &readBlock{Offset: off, Header: h, Payload: payload}, nil
+}
+
+// readBlockOfType reads a block and requires one of the given types.
+func (r *Reader) readBlockOfType(off, limit int64, wantSize int, types ...BlockType) (*readBlock, error) {
+	b, err := r.readBlockAt(off, limit, wantSize)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range types {
+		if b.Header.Type == t {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("block at offset %d is %s, want %v", off, b.Header.Type, types)
+}
+
+// readAtFull adapts an io.ReaderAt to readAtFunc.
+func readAtFull(ra io.ReaderAt, size int64) readAtFunc {
+	return func(p []byte, off int64) error {
+		if off < 0 || off+int64(len(p)) > size {
+			return fmt.Errorf("read of %d bytes at offset %d outside the %d-byte file", len(p), off, size)
+		}
+		n, err := ra.ReadAt(p, off)
+		if n == len(p) {
+			return nil
+		}
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+}

@@ -1,0 +1,155 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// FileInfoEntry is one file-info key/value pair, in file order.
+type FileInfoEntry struct {
+	Key   string
+	Value []byte
+}
+
+var pbMagic = []byte("PBUF")
+
+// readFileInfo parses a FILEINF2 payload: "PBUF" + delimited FileInfoProto, or the legacy Writable map.
+func readFileInfo(b []byte) ([]FileInfoEntry, error) {
+	if bytes.HasPrefix(b, pbMagic) {
+		b = b[len(pbMagic):]
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return nil, errors.New("bad FileInfoProto length prefix")
+		}
+		var out []FileInfoEntry
+		err := readProtoFields(b[n:n+int(l)], func(num, wt int, _ uint64, data []byte) error {
+			if num != 1 || wt != 2 {
+				return nil
+			}
+			var e FileInfoEntry
+			var haveK, haveV bool
+			err := readProtoFields(data, func(num, wt int, _ uint64, d []byte) error {
+				if wt != 2 {
+					return nil
+				}
+				switch num {
+				case 1:
+					e.Key, haveK = string(d), true
+				case 2:
+					e.Value, haveV = d, true
+				}
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("file info entry %d: %w", len(out), err)
+			}
+			if !haveK || !haveV {
+				return fmt.Errorf("file info entry %d lacks its key or value", len(out))
+			}
+			out = append(out, e)
+			return nil
+		})
+		return out, err
+	}
+	// Legacy Writable form: int32 count, then (byteArray key, int8 type, byteArray value)*.
+	if len(b) < 4 {
+		return nil, errors.New("file info too short")
+	}
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	b = b[4:]
+	if n < 0 || n > len(b)/3 {
+		return nil, fmt.Errorf("legacy file info claims %d entries in %d bytes", n, len(b))
+	}
+	out := make([]FileInfoEntry, 0, n)
+	for i := 0; i < n; i++ {
+		k, m, err := ReadByteArray(b)
+		if err != nil {
+			return nil, fmt.Errorf("legacy file info entry %d key: %w", i, err)
+		}
+		b = b[m:]
+		if len(b) < 1 {
+			return nil, fmt.Errorf("legacy file info entry %d truncated", i)
+		}
+		b = b[1:]
+		v, m, err := ReadByteArray(b)
+		if err != nil {
+			return nil, fmt.Errorf("legacy file info entry %d value: %w", i, err)
+		}
+		b = b[m:]
+		out = append(out, FileInfoEntry{Key: string(k), Value: v})
+	}
+	return out, nil
+}
+
+// FileInfo returns the file-info entries in file order.
+func (r *Reader) FileInfo() []FileInfoEntry { return r.fileInfo }
+
+// FileInfoValue returns the raw value of a file-info key.
+func (r *Reader) FileInfoValue(key string) ([]byte, bool) {
+	for _, e := range r.fileInfo {
+		if e.Key == key {
+			return e.Value, true
+		}
+	}
+	return nil, false
+}
+
+// FileInfoInt returns a file-info value stored as a big-endian int32.
+func (r *Reader) FileInfoInt(key string) (int32, bool, error) {
+	v, ok := r.FileInfoValue(key)
+	if !ok {
+		return 0, false, nil
+	}
+	if len(v) != 4 {
+		return 0, true, fmt.Errorf("file info %s is %d bytes, want a 4-byte int", key, len(v))
+	}
+	return int32(binary.BigEndian.Uint32(v)), true, nil
+}
+
+// FileInfoLong returns a file-info value stored as a big-endian int64.
+func (r *Reader) FileInfoLong(key string) (int64, bool, error) {
+	v, ok := r.FileInfoValue(key)
+	if !ok {
+		return 0, false, nil
+	}
+	if len(v) != 8 {
+		return 0, true, fmt.Errorf("file info %s is %d bytes, want an 8-byte long", key, len(v))
+	}
+	return int64(binary.BigEndian.Uint64(v)), true, nil
+}
+
+// FileInfoBool returns a file-info value stored as a Java boolean (1 byte, non-zero = true).
+func (r *Reader) FileInfoBool(key string) (bool, bool, error) {
+	v, ok := r.FileInfoValue(key)
+	if !ok {
+		return false, false, nil
+	}
+	if len(v) != 1 {
+		return false, true, fmt.Errorf("file info %s is %d bytes, want a 1-byte boolean", key, len(v))
+	}
+	return v[0] != 0, true, nil
+}
+
+// readTimeRange decodes a TIMERANGE value: two int64s (HBase 1.x pads to 32 bytes) or "PBUF" +
+// TimeRangeTracker{from=1, to=2} (HBase 2.0.0-2.0.1).
+func readTimeRange(v []byte) (minTS, maxTS int64, err error) {
+	if bytes.HasPrefix(v, pbMagic) {
+		minTS, maxTS = 0, LatestTimestamp
+		err = readProtoFields(v[len(pbMagic):], func(num, wt int, x uint64, _ []byte) error {
+			switch num {
+			case 1:
+				minTS = int64(x)
+			case 2:
+				maxTS = int64(x)
+			}
+			return nil
+		})
+		return minTS, maxTS, err
+	}
+	if len(v) < 16 {
+		return 0, 0, fmt.Errorf("TIMERANGE is %d bytes, want at least 16", len(v))
+	}
+	return int64(binary.BigEndian.Uint64(v)), int64(binary.BigEndian.Uint64(v[8:])), nil
+}

@@ -1,0 +1,161 @@
+package hfilewriter
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// readIndexEntry is one block index entry: the block's offset, its on-disk size with header, and its key
+// (a flat key for the data index, a name for the meta index, a bloom key for bloom chunk indexes).
+type readIndexEntry struct {
+	Offset int64
+	Size   int
+	Key    []byte
+}
+
+// readMidKeyInfo is the mid-key metadata appended to a multi-level data root index (§7.2).
+type readMidKeyInfo struct {
+	LeafOffset int64
+	LeafSize   int
+	EntryIndex int
+}
+
+// readRootIndex parses n root-format entries (§7.1) and returns them and the unread rest of b.
+func readRootIndex(b []byte, n int) ([]readIndexEntry, []byte, error) {
+	if n < 0 || n > len(b)/13+1 {
+		return nil, nil, fmt.Errorf("root index claims %d entries in %d bytes", n, len(b))
+	}
+	entries := make([]readIndexEntry, 0, n)
+	for i := 0; i < n; i++ {
+		if len(b) < 12 {
+			return nil, nil, fmt.Errorf("root index entry %d of %d truncated", i, n)
+		}
+		e := readIndexEntry{Offset: int64(binary.BigEndian.Uint64(b)), Size: int(int32(binary.BigEndian.Uint32(b[8:])))}
+		key, m, err := ReadByteArray(b[12:])
+		if err != nil {
+			return nil, nil, fmt.Errorf("root index entry %d of %d: key: %w", i, n, err)
+		}
+		e.Key = key
+		if err := readCheckIndexEntry(e); err != nil {
+			return nil, nil, fmt.Errorf("root index entry %d of %d: %w", i, n, err)
+		}
+		entries = append(entries, e)
+		b = b[12+m:]
+	}
+	return entries, b, nil
+}
+
+func readCheckIndexEntry(e readIndexEntry) error {
+	if e.Offset < 0 {
+		return fmt.Errorf("negative block offset %d", e.Offset)
+	}
+	if e.Size < BlockHeaderSize {
+		return fmt.Errorf("block size %d smaller than a block header", e.Size)
+	}
+	return nil
+}
+
+// readNonRootIndex parses a leaf or intermediate index block payload (§7.3).
+func readNonRootIndex(b []byte) ([]readIndexEntry, error) {
+	if len(b) < 4 {
+		return nil, errors.New("non-root index block too short for its entry count")
+	}
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	if n < 0 || n > (len(b)-8)/16 {
+		return nil, fmt.Errorf("non-root index claims %d entries in %d bytes", n, len(b))
+	}
+	entriesStart := 4 * (n + 2)
+	if entriesStart > len(b) {
+		return nil, fmt.Errorf("non-root index secondary index of %d entries truncated", n)
+	}
+	area := b[entriesStart:]
+	sec := func(i int) int { return int(int32(binary.BigEndian.Uint32(b[4+4*i:]))) }
+	if sec(0) != 0 {
+		return nil, fmt.Errorf("non-root index secondary index starts at %d, want 0", sec(0))
+	}
+	if sec(n) != len(area) {
+		return nil, fmt.Errorf("non-root index entries area is %d bytes, secondary index says %d", len(area), sec(n))
+	}
+	entries := make([]readIndexEntry, 0, n)
+	for i := 0; i < n; i++ {
+		s, e := sec(i), sec(i+1)
+		if s < 0 || e < s+12 || e > len(area) {
+			return nil, fmt.Errorf("non-root index entry %d has bad bounds [%d, %d)", i, s, e)
+		}
+		ent := readIndexEntry{
+			Offset: int64(binary.BigEndian.Uint64(area[s:])),
+			Size:   int(int32(binary.BigEndian.Uint32(area[s+8:]))),
+			Key:    area[s+12 : e],
+		}
+		if err := readCheckIndexEntry(ent); err != nil {
+			return nil, fmt.Errorf("non-root index entry %d: %w", i, err)
+		}
+		entries = append(entries, ent)
+	}
+	return entries, nil
+}
+
+// readIndexWalk holds what walking the data index found.
+type readIndexWalk struct {
+	DataBlocks         []readIndexEntry // leaf-level entries, in order
+	LeafBlocks         []readIndexEntry
+	IntermediateBlocks []readIndexEntry
+}
+
+// walkDataIndex descends the multi-level data index from the root to the leaf level. With check set it
+// also verifies that each child block's first key is >= the key that points to it.
+func (r *Reader) walkDataIndex() (*readIndexWalk, error) {
+	w := &readIndexWalk{}
+	levels := int(r.trailer.NumDataIndexLevels)
+	if levels < 1 {
+		if len(r.rootIndex) == 0 {
+			return w, nil
+		}
+		return nil, fmt.Errorf("trailer says %d data index levels but the root index has %d entries", levels, len(r.rootIndex))
+	}
+	if levels > 16 {
+		return nil, fmt.Errorf("trailer says %d data index levels (max 16)", levels)
+	}
+	if err := r.walkIndexLevel(w, r.rootIndex, 1, levels); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (r *Reader) walkIndexLevel(w *readIndexWalk, entries []readIndexEntry, depth, levels int) error {
+	if depth == levels {
+		w.DataBlocks = append(w.DataBlocks, entries...)
+		return nil
+	}
+	want, kind := BlockIntermediateIndex, "intermediate"
+	if depth == levels-1 {
+		want, kind = BlockLeafIndex, "leaf"
+	}
+	for i, e := range entries {
+		b, err := r.readBlockOfType(e.Offset, r.loadOnOpenEnd(), e.Size, want)
+		if err != nil {
+			return fmt.Errorf("data index level %d entry %d (key %s): %w", depth, i, Key(e.Key).String(), err)
+		}
+		children, err := readNonRootIndex(b.Payload)
+		if err != nil {
+			return fmt.Errorf("%s index block at offset %d: %w", kind, e.Offset, err)
+		}
+		if len(children) == 0 {
+			return fmt.Errorf("%s index block at offset %d has no entries", kind, e.Offset)
+		}
+		if Key(e.Key).Valid() && Key(children[0].Key).Valid() && CompareKeys(children[0].Key, e.Key) < 0 {
+			return fmt.Errorf("%s index block at offset %d: first key %s is below its parent's key %s",
+				kind, e.Offset, Key(children[0].Key), Key(e.Key))
+		}
+		if depth == levels-1 {
+			w.LeafBlocks = append(w.LeafBlocks, e)
+		} else {
+			w.IntermediateBlocks = append(w.IntermediateBlocks, e)
+		}
+		if err := r.walkIndexLevel(w, children, depth+1, levels); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Trailer is the fixed file trailer of an HFile (§9 of the format spec): where the load-on-open section
+// and the file info live, index shape, counts, comparator and compression codec.
+type Trailer struct {
+	MajorVersion              int         `json:"majorVersion"`
+	MinorVersion              int         `json:"minorVersion"`
+	Size                      int         `json:"trailerSize"` // 212 (v2) or 4096 (v3)
+	Protobuf                  bool        `json:"protobuf"`    // false: legacy Writable trailer (v2 minor < 2)
+	FileInfoOffset            int64       `json:"fileInfoOffset"`
+	LoadOnOpenOffset          int64       `json:"loadOnOpenDataOffset"`
+	UncompressedDataIndexSize uint64      `json:"uncompressedDataIndexSize"`
+	TotalUncompressedBytes    uint64      `json:"totalUncompressedBytes"`
+	DataIndexCount            uint32      `json:"dataIndexCount"`
+	MetaIndexCount            uint32      `json:"metaIndexCount"`
+	EntryCount                uint64      `json:"entryCount"`
+	NumDataIndexLevels        uint32      `json:"numDataIndexLevels"`
+	FirstDataBlockOffset      int64       `json:"firstDataBlockOffset"`
+	LastDataBlockOffset       int64       `json:"lastDataBlockOffset"`
+	ComparatorClassName       string      `json:"comparatorClassName"`
+	Compression               Compression `json:"compressionCodec"`
+	CompressionName           string      `json:"compression"`
+	Encrypted                 bool        `json:"encrypted"`
+}
+
+// readTrailerSizeFor returns the trailer size of a major version.
+func readTrailerSizeFor(major int) (int, error) {
+	switch major {
+	case 2:
+		return TrailerSizeV2, nil
+	case 3:
+		return TrailerSizeV3, nil
+	}
+	return 0, fmt.Errorf("unsupported HFile major version %d (want 2 or 3)", major)
+}
+
+// readTrailer parses the trailer at the end of a file of the given size.
+func readTrailer(r readAtFunc, size int64) (*Trailer, error) {
+	if size < 4 {
+		return nil, fmt.Errorf("file of %d bytes is too small to be an HFile", size)
+	}
+	var vb [4]byte
+	if err := r(vb[:], size-4); err != nil {
+		return nil, fmt.Errorf("reading trailer version: %w", err)
+	}
+	v := binary.BigEndian.Uint32(vb[:])
+	major, minor := int(v&0x00FFFFFF), int(v>>24)
+	tsize, err := readTrailerSizeFor(major)
+	if err != nil {
+		return nil, fmt.Errorf("trailer version bytes %08x: %w", v, err)
+	}
+	if major == 2 && minor < 1 {
+		return nil, fmt.Errorf("HFile v2 minor version %d has no block checksums; only minor versions 1-3 are supported", minor)
+	}
+	if minor > 3 {
+		return nil, fmt.Errorf("unsupported HFile minor version %d for major %d (max 3)", minor, major)
+	}
+	if size < int64(tsize) {
+		return nil, fmt.Errorf("file of %d bytes is smaller than the v%d trailer (%d bytes)", size, major, tsize)
+	}
+	buf := make([]byte, tsize)
+	if err := r(buf, size-int64(tsize)); err != nil {
+		return nil, fmt.Errorf("reading trailer: %w", err)
+	}
+	if !bytes.Equal(buf[:8], TrailerMagic[:]) {
+		return nil, fmt.Errorf("bad trailer magic %q at offset %d (want %q): not an HFile or truncated", buf[:8], size-int64(tsize), TrailerMagic[:])
+	}
+	t := &Trailer{MajorVersion: major, MinorVersion: minor, Size: tsize}
+	body := buf[8 : tsize-4]
+	if major == 2 && minor < 2 {
+		err = t.readWritable(body)
+	} else {
+		t.Protobuf = true
+		err = t.readProto(body)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("parsing v%d.%d trailer: %w", major, minor, err)
+	}
+	t.CompressionName = t.Compression.String()
+	return t, nil
+}
+
+func (t *Trailer) readWritable(b []byte) error {
+	if len(b) < 68+128 {
+		return errors.New("legacy trailer too short")
+	}
+	be := binary.BigEndian
+	t.FileInfoOffset = int64(be.Uint64(b[0:]))
+	t.LoadOnOpenOffset = int64(be.Uint64(b[8:]))
+	t.DataIndexCount = be.Uint32(b[16:])
+	t.UncompressedDataIndexSize = be.Uint64(b[20:])
+	t.MetaIndexCount = be.Uint32(b[28:])
+	t.TotalUncompressedBytes = be.Uint64(b[32:])
+	t.EntryCount = be.Uint64(b[40:])
+	t.Compression = Compression(be.Uint32(b[48:]))
+	t.NumDataIndexLevels = be.Uint32(b[52:])
+	t.FirstDataBlockOffset = int64(be.Uint64(b[56:]))
+	t.LastDataBlockOffset = int64(be.Uint64(b[64:]))
+	name := b[72 : 72+128]
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	t.ComparatorClassName = string(name)
+	return nil
+}
+
+// readProto parses a varint32-delimited FileTrailerProto.
+func (t *Trailer) readProto(b []byte) error {
+	l, n := binary.Uvarint(b)
+	if n <= 0 || l > uint64(len(b)-n) {
+		return errors.New("bad FileTrailerProto length prefix")
+	}
+	msg := b[n : n+int(l)]
+	seen := false
+	err := readProtoFields(msg, func(num int, wt int, v uint64, data []byte) error {
+		seen = true
+		switch num {
+		case 1:
+			t.FileInfoOffset = int64(v)
+		case 2:
+			t.LoadOnOpenOffset = int64(v)
+		case 3:
+			t.UncompressedDataIndexSize = v
+		case 4:
+			t.TotalUncompressedBytes = v
+		case 5:
+			t.DataIndexCount = uint32(v)
+		case 6:
+			t.MetaIndexCount = uint32(v)
+		case 7:
+			t.EntryCount = v
+		case 8:
+			t.NumDataIndexLevels = uint32(v)
+		case 9:
+			t.FirstDataBlockOffset = int64(v)
+		case 10:
+			t.LastDataBlockOffset = int64(v)
+		case 11:
+			if wt != 2 {
+				return fmt.Errorf("comparator_class_name has wire type %d", wt)
+			}
+			t.ComparatorClassName = string(data)
+		case 12:
+			t.Compression = Compression(v)
+		case 13:
+			t.Encrypted = wt == 2
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !seen {
+		return errors.New("empty FileTrailerProto")
+	}
+	return nil
+}
+
+// readProtoFields walks a protobuf message, calling fn for every field. Varint fields pass their value
+// in v; length-delimited fields pass their bytes in data; fixed32/64 fields pass their value in v.
+func readProtoFields(msg []byte, fn func(num, wt int, v uint64, data []byte) error) error {
+	for len(msg) > 0 {
+		tag, n := binary.Uvarint(msg)
+		if n <= 0 {
+			return errors.New("bad protobuf field tag")
+		}
+		msg = msg[n:]
+		num, wt := int(tag>>3), int(tag&7)
+		if num <= 0 {
+			return fmt.Errorf("bad protobuf field number %d", num)
+		}
+		var v uint64
+		var data []byte
+		switch wt {
+		case 0:
+			v, n = binary.Uvarint(msg)
+			if n <= 0 {
+				return fmt.Errorf("bad varint in protobuf field %d", num)
+			}
+			msg = msg[n:]
+		case 1:
+			if len(msg) < 8 {
+				return fmt.Errorf("truncated fixed64 protobuf field %d", num)
+			}
+			v = binary.LittleEndian.Uint64(msg)
+			msg = msg[8:]
+		case 2:
+			l, n := binary.Uvarint(msg)
+			if n <= 0 || l > uint64(len(msg)-n) {
+				return fmt.Errorf("bad length of protobuf field %d", num)
+			}
+			data = msg[n : n+int(l)]
+			msg = msg[n+int(l):]
+		case 5:
+			if len(msg) < 4 {
+				return fmt.Errorf("truncated fixed32 protobuf field %d", num)
+			}
+			v = uint64(binary.LittleEndian.Uint32(msg))
+			msg = msg[4:]
+		default:
+			return fmt.Errorf("unsupported protobuf wire type %d (field %d)", wt, num)
+		}
+		if err := fn(num, wt, v, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,322 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// verifyBlockRef is one block found by the sequential scan of the file.
+type verifyBlockRef struct {
+	Offset   int64
+	Size     int
+	Type     BlockType
+	FirstKey []byte // data blocks only
+	LastKey  []byte
+	Cells    int
+}
+
+// verifyState accumulates what Verify has seen.
+type verifyState struct {
+	r          *Reader
+	blocks     []verifyBlockRef
+	byOffset   map[int64]int
+	dataBlocks []int // indexes into blocks
+	cache      map[int64][]byte
+
+	cells             uint64
+	prevKey           []byte
+	keyLenSum, valSum int64
+	maxSeq            uint64
+	maxTags           int
+	deleteFamilyCells int64
+}
+
+// Verify checks the whole file and returns a precise error on the first problem: every block's
+// checksum, header sizes and decompression; that blocks tile the file up to the trailer; key order
+// (non-decreasing by CompareKeys, equal keys allowed as HBase allows them); data index consistency
+// (every index entry points at a data block of the recorded size, whose first key is >= the index key
+// and whose previous block's last key is < the index key, in file order, covering every data block);
+// meta and bloom chunk indexes; every cell passes the general bloom (ROW: row; ROWCOL: row+qualifier)
+// and every delete-family cell the delete-family bloom; the trailer's entry count and data block
+// offsets; and the file info's LASTKEY, AVG_KEY_LEN, AVG_VALUE_LEN, MAX_MEMSTORE_TS_KEY and MAX_TAGS_LEN.
+func (r *Reader) Verify() error {
+	v := &verifyState{r: r, byOffset: map[int64]int{}, cache: map[int64][]byte{}}
+	for _, step := range []func() error{v.scanBlocks, v.checkDataIndex, v.checkOtherIndexes, v.checkTotals} {
+		if err := step(); err != nil {
+			return fmt.Errorf("hfile verify: %w", err)
+		}
+	}
+	return nil
+}
+
+// scanBlocks reads every block from offset 0 to the trailer and decodes and checks every cell.
+func (v *verifyState) scanBlocks() error {
+	r := v.r
+	limit := r.blockLimit()
+	t := r.trailer
+	for off := int64(0); off < limit; {
+		b, err := r.readBlockAt(off, limit, 0)
+		if err != nil {
+			return err
+		}
+		ref := verifyBlockRef{Offset: off, Size: b.Header.OnDiskSize(), Type: b.Header.Type}
+		if b.Header.Type == BlockData || b.Header.Type == BlockEncodedData {
+			n := len(v.dataBlocks)
+			if n == 0 && off != t.FirstDataBlockOffset {
+				return fmt.Errorf("first data block is at offset %d but the trailer says %d", off, t.FirstDataBlockOffset)
+			}
+			if off > t.LastDataBlockOffset {
+				return fmt.Errorf("data block at offset %d lies after the trailer's last data block offset %d", off, t.LastDataBlockOffset)
+			}
+			if off >= t.LoadOnOpenOffset {
+				return fmt.Errorf("data block at offset %d lies in the load-on-open section (from %d)", off, t.LoadOnOpenOffset)
+			}
+			cells, err := decodeDataBlock(b.Header.Type, b.Payload, &r.opts)
+			if err != nil {
+				return fmt.Errorf("data block %d at offset %d: %w", n, off, err)
+			}
+			if len(cells) == 0 {
+				return fmt.Errorf("data block %d at offset %d holds no cells", n, off)
+			}
+			for i := range cells {
+				if err := v.checkCell(&cells[i]); err != nil {
+					return fmt.Errorf("data block %d at offset %d, cell %d (%s): %w", n, off, i, Key(cells[i].Key()), err)
+				}
+			}
+			ref.FirstKey, ref.LastKey, ref.Cells = cells[0].Key(), cells[len(cells)-1].Key(), len(cells)
+			v.dataBlocks = append(v.dataBlocks, len(v.blocks))
+		}
+		v.byOffset[off] = len(v.blocks)
+		v.blocks = append(v.blocks, ref)
+		off += int64(ref.Size)
+	}
+	if len(v.dataBlocks) > 0 {
+		if last := v.blocks[v.dataBlocks[len(v.dataBlocks)-1]].Offset; last != t.LastDataBlockOffset {
+			return fmt.Errorf("last data block is at offset %d but the trailer says %d", last, t.LastDataBlockOffset)
+		}
+	}
+	if _, ok := v.byOffset[t.LoadOnOpenOffset]; !ok {
+		return fmt.Errorf("no block starts at the load-on-open offset %d", t.LoadOnOpenOffset)
+	}
+	return nil
+}
+
+func (v *verifyState) checkCell(c *Cell) error {
+	r := v.r
+	key := c.Key()
+	if v.prevKey != nil && CompareKeys(v.prevKey, key) > 0 {
+		return fmt.Errorf("key out of order: previous key %s sorts after it", Key(v.prevKey))
+	}
+	if v.prevKey != nil && !bytes.Equal(Key(v.prevKey).Family(), c.Family) {
+		return fmt.Errorf("family %s differs from the previous cell's %s", ToStringBinary(c.Family), ToStringBinary(Key(v.prevKey).Family()))
+	}
+	if r.generalBloom != nil {
+		ok, err := r.bloomLookup(r.generalBloom, r.bloomType, c.Row, c.Qualifier, v.cache)
+		if err != nil {
+			return fmt.Errorf("general bloom lookup: %w", err)
+		}
+		if !ok {
+			return fmt.Errorf("cell is not in the %s bloom filter", r.bloomType)
+		}
+	}
+	if c.Type == TypeDeleteFamily || c.Type == TypeDeleteFamilyVersion {
+		v.deleteFamilyCells++
+		if r.deleteBloom != nil {
+			ok, err := r.bloomLookup(r.deleteBloom, BloomRow, c.Row, nil, v.cache)
+			if err != nil {
+				return fmt.Errorf("delete-family bloom lookup: %w", err)
+			}
+			if !ok {
+				return fmt.Errorf("delete-family cell is not in the delete-family bloom filter")
+			}
+		}
+	}
+	v.prevKey = key
+	v.cells++
+	v.keyLenSum += int64(len(key))
+	v.valSum += int64(len(c.Value))
+	v.maxSeq = max(v.maxSeq, c.SeqID)
+	v.maxTags = max(v.maxTags, len(c.Tags))
+	return nil
+}
+
+// blockAt returns the scanned block at off, checking its type and on-disk size.
+func (v *verifyState) blockAt(what string, e readIndexEntry, types ...BlockType) (*verifyBlockRef, error) {
+	i, ok := v.byOffset[e.Offset]
+	if !ok {
+		return nil, fmt.Errorf("%s points at offset %d where no block starts", what, e.Offset)
+	}
+	b := &v.blocks[i]
+	match := false
+	for _, t := range types {
+		match = match || b.Type == t
+	}
+	if !match {
+		return nil, fmt.Errorf("%s points at a %s block at offset %d, want %v", what, b.Type, e.Offset, types)
+	}
+	if b.Size != e.Size {
+		return nil, fmt.Errorf("%s records on-disk size %d for the %s block at offset %d, header says %d", what, e.Size, b.Type, e.Offset, b.Size)
+	}
+	return b, nil
+}
+
+// checkDataIndex walks the data index and matches it against the scanned data blocks.
+func (v *verifyState) checkDataIndex() error {
+	r := v.r
+	if int(r.trailer.DataIndexCount) != len(r.rootIndex) {
+		return fmt.Errorf("trailer data index count %d, root index has %d entries", r.trailer.DataIndexCount, len(r.rootIndex))
+	}
+	w, err := r.walkDataIndex()
+	if err != nil {
+		return err
+	}
+	if len(w.DataBlocks) != len(v.dataBlocks) {
+		return fmt.Errorf("data index lists %d data blocks, the file has %d", len(w.DataBlocks), len(v.dataBlocks))
+	}
+	for i, e := range w.DataBlocks {
+		what := fmt.Sprintf("data index entry %d (key %s)", i, Key(e.Key))
+		b, err := v.blockAt(what, e, BlockData, BlockEncodedData)
+		if err != nil {
+			return err
+		}
+		if b.Offset != v.blocks[v.dataBlocks[i]].Offset {
+			return fmt.Errorf("%s points at offset %d, but data block %d is at offset %d", what, b.Offset, i, v.blocks[v.dataBlocks[i]].Offset)
+		}
+		if !Key(e.Key).Valid() {
+			return fmt.Errorf("data index entry %d has a malformed key %s", i, ToStringBinary(e.Key))
+		}
+		if CompareKeys(e.Key, b.FirstKey) > 0 {
+			return fmt.Errorf("%s is after the block's first key %s (block at offset %d)", what, Key(b.FirstKey), b.Offset)
+		}
+		if i > 0 {
+			prev := v.blocks[v.dataBlocks[i-1]]
+			if CompareKeys(e.Key, prev.LastKey) <= 0 {
+				return fmt.Errorf("%s is not after the previous block's last key %s (block at offset %d)", what, Key(prev.LastKey), b.Offset)
+			}
+		}
+	}
+	for i, e := range w.LeafBlocks {
+		if _, err := v.blockAt(fmt.Sprintf("leaf index reference %d", i), e, BlockLeafIndex); err != nil {
+			return err
+		}
+	}
+	for i, e := range w.IntermediateBlocks {
+		if _, err := v.blockAt(fmt.Sprintf("intermediate index reference %d", i), e, BlockIntermediateIndex); err != nil {
+			return err
+		}
+	}
+	leaves, inters := v.count(BlockLeafIndex), v.count(BlockIntermediateIndex)
+	if leaves != len(w.LeafBlocks) || inters != len(w.IntermediateBlocks) {
+		return fmt.Errorf("data index references %d leaf and %d intermediate blocks, the file has %d and %d",
+			len(w.LeafBlocks), len(w.IntermediateBlocks), leaves, inters)
+	}
+	return nil
+}
+
+func (v *verifyState) count(t BlockType) int {
+	n := 0
+	for _, b := range v.blocks {
+		if b.Type == t {
+			n++
+		}
+	}
+	return n
+}
+
+// checkOtherIndexes checks the meta index and the bloom chunk indexes.
+func (v *verifyState) checkOtherIndexes() error {
+	r := v.r
+	for i, e := range r.metaIndex {
+		if _, err := v.blockAt(fmt.Sprintf("meta index entry %d (%q)", i, e.Key), e, BlockMeta); err != nil {
+			return err
+		}
+	}
+	if n := v.count(BlockMeta); n != len(r.metaIndex) {
+		return fmt.Errorf("meta index lists %d meta blocks, the file has %d", len(r.metaIndex), n)
+	}
+	chunks := 0
+	for _, m := range []*readBloom{r.generalBloom, r.deleteBloom} {
+		if m == nil {
+			continue
+		}
+		var total int64
+		for i, e := range m.Chunks {
+			what := fmt.Sprintf("%s chunk index entry %d", m.BlockType, i)
+			if _, err := v.blockAt(what, e, BlockBloomChunk); err != nil {
+				return err
+			}
+			bits, err := r.bloomChunk(m, i, v.cache)
+			if err != nil {
+				return err
+			}
+			total += int64(len(bits))
+			if i > 0 && bytes.Compare(m.Chunks[i-1].Key, e.Key) >= 0 && r.bloomType != BloomRowCol {
+				return fmt.Errorf("%s key %s is not after the previous chunk's key", what, ToStringBinary(e.Key))
+			}
+		}
+		if total != m.TotalByteSize {
+			return fmt.Errorf("%s says %d bytes of bloom chunks, the chunks hold %d", m.BlockType, m.TotalByteSize, total)
+		}
+		chunks += len(m.Chunks)
+	}
+	if n := v.count(BlockBloomChunk); n != chunks {
+		return fmt.Errorf("bloom metadata lists %d bloom chunks, the file has %d", chunks, n)
+	}
+	return nil
+}
+
+// checkTotals compares counts and file-info summaries with what the cells showed.
+func (v *verifyState) checkTotals() error {
+	r := v.r
+	if v.cells != r.trailer.EntryCount {
+		return fmt.Errorf("file holds %d cells, trailer entry count is %d", v.cells, r.trailer.EntryCount)
+	}
+	if v.cells == 0 {
+		return nil
+	}
+	if r.lastKey == nil {
+		return fmt.Errorf("file info has no %s", FileInfoLastKey)
+	}
+	if !bytes.Equal(r.lastKey, v.prevKey) {
+		return fmt.Errorf("file info %s is %s, the last cell's key is %s", FileInfoLastKey, Key(r.lastKey), Key(v.prevKey))
+	}
+	if n, ok, err := r.FileInfoInt(FileInfoAvgKeyLen); err != nil || !ok {
+		return fmt.Errorf("file info %s missing or malformed: %v", FileInfoAvgKeyLen, err)
+	} else if want := int32(v.keyLenSum / int64(v.cells)); n != want {
+		return fmt.Errorf("file info %s is %d, cells give %d", FileInfoAvgKeyLen, n, want)
+	}
+	if n, ok, err := r.FileInfoInt(FileInfoAvgValueLen); err != nil || !ok {
+		return fmt.Errorf("file info %s missing or malformed: %v", FileInfoAvgValueLen, err)
+	} else if want := int32(v.valSum / int64(v.cells)); n != want {
+		return fmt.Errorf("file info %s is %d, cells give %d", FileInfoAvgValueLen, n, want)
+	}
+	if r.opts.Mvcc {
+		n, _, err := r.FileInfoLong(FileInfoMaxMemstoreTS)
+		if err != nil {
+			return err
+		}
+		if v.maxSeq > uint64(n) {
+			return fmt.Errorf("a cell has sequence id %d above %s %d", v.maxSeq, FileInfoMaxMemstoreTS, n)
+		}
+	}
+	if r.opts.Tags {
+		n, _, err := r.FileInfoInt(FileInfoMaxTagsLen)
+		if err != nil {
+			return err
+		}
+		if v.maxTags > int(n) {
+			return fmt.Errorf("a cell has %d bytes of tags, above %s %d", v.maxTags, FileInfoMaxTagsLen, n)
+		}
+	}
+	if n, ok, err := r.FileInfoLong(FileInfoDeleteFamilyCnt); err != nil {
+		return err
+	} else if ok && n != v.deleteFamilyCells {
+		return fmt.Errorf("file info %s is %d, the file has %d delete-family cells", FileInfoDeleteFamilyCnt, n, v.deleteFamilyCells)
+	}
+	if first := r.firstKey; first != nil && len(v.dataBlocks) > 0 {
+		if CompareKeys(first, v.blocks[v.dataBlocks[0]].FirstKey) > 0 {
+			return fmt.Errorf("first index key %s is after the first cell's key", Key(first))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,225 @@
+package partition
+
+import (
+	"bytes"
+	"container/heap"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// Sampler keeps a bounded, deterministic sample of the row keys of a data set with the bytes each key
+// carries, and derives split points of roughly equal bytes from it.
+//
+// It is a bottom-k sample over distinct row keys: every key gets a pseudo-random priority from a seeded
+// 64-bit hash, and the sampler keeps the capacity keys of lowest priority. A key that is in the final
+// sample has been in it since its first Add, so its byte total is exact; the sample is a uniform sample
+// of the distinct keys, and it is the same whatever order the Adds come in (so concurrent producers
+// still give deterministic split points). With fewer distinct keys than capacity the sample is the
+// whole key set.
+//
+// Memory is bounded by capacity keys (their bytes plus about 100 bytes of bookkeeping each).
+// A Sampler is safe for concurrent use.
+type Sampler struct {
+	capacity int
+	seed     uint64
+
+	// threshold is the priority of the worst kept key once the sample is full (MaxUint64 before),
+	// read without the lock to reject most keys cheaply.
+	threshold atomic.Uint64
+
+	adds  atomic.Int64 // Add calls
+	bytes atomic.Int64 // bytes over all Add calls
+
+	mu      sync.Mutex
+	keys    map[string]*sampleEntry
+	heap    sampleHeap // max-heap on priority
+	evicted bool       // some key left the sample
+}
+
+type sampleEntry struct {
+	prio  uint64
+	row   string
+	bytes int64
+	idx   int // position in the heap
+}
+
+// NewSampler returns a sampler keeping at most capacity distinct row keys (at least 1), with
+// priorities derived from seed.
+func NewSampler(capacity int, seed int64) *Sampler {
+	if capacity < 1 {
+		capacity = 1
+	}
+	sm := &Sampler{capacity: capacity, seed: uint64(seed), keys: make(map[string]*sampleEntry)}
+	sm.threshold.Store(^uint64(0))
+	return sm
+}
+
+// Add records that row carries bytes more bytes (e.g. the serialized size of its cells). Call it once
+// per cell or, cheaper, once per run of cells of one row. It copies row when it keeps it.
+func (sm *Sampler) Add(row []byte, bytes int64) {
+	sm.adds.Add(1)
+	sm.bytes.Add(bytes)
+	p := sm.priority(row)
+	if p > sm.threshold.Load() {
+		return
+	}
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	if e, ok := sm.keys[string(row)]; ok {
+		e.bytes += bytes
+		return
+	}
+	if len(sm.heap) >= sm.capacity {
+		worst := sm.heap[0]
+		sm.evicted = true
+		if p > worst.prio || (p == worst.prio && string(row) > worst.row) {
+			return
+		}
+		heap.Pop(&sm.heap)
+		delete(sm.keys, worst.row)
+	}
+	e := &sampleEntry{prio: p, row: string(row), bytes: bytes}
+	sm.keys[e.row] = e
+	heap.Push(&sm.heap, e)
+	if len(sm.heap) >= sm.capacity {
+		sm.threshold.Store(sm.heap[0].prio)
+	}
+}
+
+// SampleStats summarizes a sampler.
+type SampleStats struct {
+	Adds        int64 // Add calls
+	Bytes       int64 // bytes over all Add calls
+	Kept        int   // distinct keys in the sample
+	SampleBytes int64 // bytes carried by the kept keys
+	Complete    bool  // the sample holds every distinct key seen (it never had to drop one)
+}
+
+// Stats returns the sampler's counters.
+func (sm *Sampler) Stats() SampleStats {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	st := SampleStats{Adds: sm.adds.Load(), Bytes: sm.bytes.Load(), Kept: len(sm.heap), Complete: !sm.evicted}
+	for _, e := range sm.heap {
+		st.SampleBytes += e.bytes
+	}
+	return st
+}
+
+// SampleKey is one kept key with its bytes.
+type SampleKey struct {
+	Row   []byte
+	Bytes int64
+}
+
+// Sample returns the kept keys in ascending row order.
+func (sm *Sampler) Sample() []SampleKey {
+	sm.mu.Lock()
+	out := make([]SampleKey, 0, len(sm.heap))
+	for _, e := range sm.heap {
+		out = append(out, SampleKey{Row: []byte(e.row), Bytes: e.bytes})
+	}
+	sm.mu.Unlock()
+	slices.SortFunc(out, func(a, b SampleKey) int { return bytes.Compare(a.Row, b.Row) })
+	return out
+}
+
+// Splits returns split points for n regions of roughly equal bytes according to the sample (weighted
+// quantiles). Each split point lies between two neighbouring sampled keys and is shortened to the
+// shortest prefix of the upper key that still sorts above the lower one, so all rows of one key stay in
+// one region. With fewer distinct sampled keys than n, or keys so heavy that several quantiles fall on
+// the same boundary, it returns fewer split points. n <= 1 or an empty sample gives none.
+func (sm *Sampler) Splits(n int) Splits {
+	return SplitsFromSample(sm.Sample(), n)
+}
+
+// SplitsFromSample computes equal-bytes split points from keys sorted ascending and unique (as Sample
+// returns them); see Sampler.Splits.
+func SplitsFromSample(keys []SampleKey, n int) Splits {
+	if n <= 1 || len(keys) < 2 {
+		return nil
+	}
+	// cum[j] = bytes of keys[0:j]; boundary j (1 <= j < len) separates keys[j-1] and keys[j].
+	cum := make([]float64, len(keys)+1)
+	for i, k := range keys {
+		b := k.Bytes
+		if b < 0 {
+			b = 0
+		}
+		cum[i+1] = cum[i] + float64(b)
+	}
+	total := cum[len(keys)]
+	if total == 0 { // no sizes given: weigh keys equally
+		for i := range cum {
+			cum[i] = float64(i)
+		}
+		total = cum[len(keys)]
+	}
+	var out Splits
+	last := 0
+	for i := 1; i < n; i++ {
+		t := total * float64(i) / float64(n)
+		// First boundary whose preceding bytes reach t, then the nearer of it and the one before.
+		j := sort.Search(len(keys)-1, func(j int) bool { return cum[j+1] >= t }) + 1
+		if j > 1 && t-cum[j-1] < cum[j]-t {
+			j--
+		}
+		if j >= len(keys) {
+			j = len(keys) - 1
+		}
+		if j <= last {
+			continue
+		}
+		last = j
+		out = append(out, shortestSeparator(keys[j-1].Row, keys[j].Row))
+	}
+	return out
+}
+
+// shortestSeparator returns the shortest prefix s of hi with lo < s <= hi (lo < hi required).
+func shortestSeparator(lo, hi []byte) []byte {
+	l := 0
+	for l < len(lo) && l < len(hi) && lo[l] == hi[l] {
+		l++
+	}
+	if l >= len(hi) { // cannot happen for lo < hi; keep hi whole
+		return slices.Clone(hi)
+	}
+	return slices.Clone(hi[:l+1])
+}
+
+func (sm *Sampler) priority(row []byte) uint64 {
+	// FNV-1a 64 over the row, then a splitmix64 finalizer with the seed mixed in.
+	h := uint64(14695981039346656037)
+	for _, c := range row {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	h ^= sm.seed * 0x9E3779B97F4A7C15
+	h ^= h >> 30
+	h *= 0xBF58476D1CE4E5B9
+	h ^= h >> 27
+	h *= 0x94D049BB133111EB
+	h ^= h >> 31
+	return h
+}
+
+type sampleHeap []*sampleEntry
+
+func (h sampleHeap) Len() int { return len(h) }
+func (h sampleHeap) Less(i, j int) bool {
+	if h[i].prio != h[j].prio {
+		return h[i].prio > h[j].prio
+	}
+	return h[i].row > h[j].row
+}
+func (h sampleHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].idx = i; h[j].idx = j }
+func (h *sampleHeap) Push(x any)   { e := x.(*sampleEntry); e.idx = len(*h); *h = append(*h, e) }
+func (h *sampleHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}

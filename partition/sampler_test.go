@@ -1,0 +1,185 @@
+package partition
+
+import (
+	"fmt"
+	"math/rand"
+	"sync"
+	"testing"
+)
+
+func TestShortestSeparator(t *testing.T) {
+	for _, c := range []struct{ lo, hi, want string }{
+		{"apple", "banana", "b"},
+		{"abc", "abd", "abd"},
+		{"ab", "abc", "abc"},
+		{"order-0999", "order-1000", "order-1"},
+		{"\x01zzz", "\x02", "\x02"},
+	} {
+		got := string(shortestSeparator([]byte(c.lo), []byte(c.hi)))
+		if got != c.want {
+			t.Errorf("shortestSeparator(%q, %q) = %q, want %q", c.lo, c.hi, got, c.want)
+		}
+		if !(c.lo < got && got <= c.hi) {
+			t.Errorf("%q does not separate %q and %q", got, c.lo, c.hi)
+		}
+	}
+}
+
+type rowBytes struct {
+	row   string
+	bytes int64
+}
+
+// skewedData: 20000 distinct keys whose sizes grow with the key (bytes of key i = 10 + i/10), each key
+// added as several cells, plus a heavy key.
+func skewedData() []rowBytes {
+	var out []rowBytes
+	for i := 0; i < 20000; i++ {
+		row := fmt.Sprintf("user%06d", i*7)
+		size := int64(10 + i/10)
+		out = append(out, rowBytes{row, size / 2}, rowBytes{row, size - size/2})
+	}
+	return out
+}
+
+func regionBytes(s Splits, data []rowBytes) []int64 {
+	out := make([]int64, s.Len())
+	for _, d := range data {
+		out[s.Region([]byte(d.row))] += d.bytes
+	}
+	return out
+}
+
+func TestSamplerEqualBytes(t *testing.T) {
+	data := skewedData()
+	sm := NewSampler(2000, 42)
+	for _, d := range data {
+		sm.Add([]byte(d.row), d.bytes)
+	}
+	st := sm.Stats()
+	if st.Adds != int64(len(data)) || st.Kept != 2000 || st.Complete {
+		t.Fatalf("stats %+v", st)
+	}
+	s := sm.Splits(8)
+	if len(s) != 7 {
+		t.Fatalf("got %d split points: %q", len(s), s)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	rb := regionBytes(s, data)
+	var total, lo, hi int64 = 0, 1 << 62, 0
+	for _, b := range rb {
+		total += b
+		lo, hi = min(lo, b), max(hi, b)
+	}
+	// Equal keys would give regions of very different bytes here (sizes grow 20x across the key space).
+	t.Logf("bytes per region %v (max/min %.3f)", rb, float64(hi)/float64(lo))
+	if float64(hi)/float64(lo) > 1.25 {
+		t.Errorf("regions not balanced by bytes: %v", rb)
+	}
+	// Split points are short prefixes, not whole keys.
+	for _, k := range s {
+		if len(k) >= len("user000000") {
+			t.Errorf("split point %q not shortened", k)
+		}
+	}
+}
+
+// TestSamplerOrderIndependent: the same data added in another order, or from several goroutines,
+// gives the same sample and split points.
+func TestSamplerOrderIndependent(t *testing.T) {
+	data := skewedData()
+	a := NewSampler(500, 7)
+	for _, d := range data {
+		a.Add([]byte(d.row), d.bytes)
+	}
+	shuffled := append([]rowBytes(nil), data...)
+	rand.New(rand.NewSource(1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	b := NewSampler(500, 7)
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(shuffled); i += 4 {
+				b.Add([]byte(shuffled[i].row), shuffled[i].bytes)
+			}
+		}(w)
+	}
+	wg.Wait()
+	if fmt.Sprintf("%v", a.Sample()) != fmt.Sprintf("%v", b.Sample()) {
+		t.Fatal("samples differ with Add order")
+	}
+	if fmt.Sprintf("%q", a.Splits(5)) != fmt.Sprintf("%q", b.Splits(5)) {
+		t.Fatal("split points differ with Add order")
+	}
+	// Kept keys carry their exact byte totals.
+	exact := map[string]int64{}
+	for _, d := range data {
+		exact[d.row] += d.bytes
+	}
+	for _, k := range a.Sample() {
+		if exact[string(k.Row)] != k.Bytes {
+			t.Fatalf("key %q: %d bytes, want %d", k.Row, k.Bytes, exact[string(k.Row)])
+		}
+	}
+	c := NewSampler(500, 8)
+	for _, d := range data {
+		c.Add([]byte(d.row), d.bytes)
+	}
+	if fmt.Sprintf("%v", a.Sample()) == fmt.Sprintf("%v", c.Sample()) {
+		t.Fatal("different seeds gave the same sample")
+	}
+}
+
+// TestSamplerDuplicatesAndFewKeys: a key's duplicates are never split apart, and fewer distinct keys
+// than regions give fewer regions.
+func TestSamplerDuplicatesAndFewKeys(t *testing.T) {
+	sm := NewSampler(100, 1)
+	for i := 0; i < 1000; i++ {
+		sm.Add([]byte("b-heavy"), 100) // 100000 bytes, most of the data
+	}
+	for _, k := range []string{"a", "c", "d"} {
+		sm.Add([]byte(k), 1000)
+	}
+	st := sm.Stats()
+	if !st.Complete || st.Kept != 4 || st.Bytes != 103000 || st.SampleBytes != 103000 {
+		t.Fatalf("stats %+v", st)
+	}
+	s := sm.Splits(10)
+	if len(s) > 3 {
+		t.Fatalf("%d split points from 4 distinct keys: %q", len(s), s)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The heavy key stays whole and gets a region to itself: quantiles 1/10..9/10 all fall inside it.
+	want := keys("b", "c")
+	if fmt.Sprintf("%q", s) != fmt.Sprintf("%q", want) {
+		t.Fatalf("splits %q, want %q", s, want)
+	}
+	if NewSampler(10, 1).Splits(4) != nil {
+		t.Fatal("empty sampler gave split points")
+	}
+	one := NewSampler(10, 1)
+	one.Add([]byte("x"), 5)
+	if one.Splits(4) != nil {
+		t.Fatal("one key gave split points")
+	}
+}
+
+func BenchmarkSamplerAdd(b *testing.B) {
+	sm := NewSampler(10000, 1)
+	rows := make([][]byte, 4096)
+	for i := range rows {
+		rows[i] = []byte(fmt.Sprintf("%08x-order-%d", uint32(i)*2654435761, i))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := rows[i&4095]
+		r[0] = byte(i >> 12)
+		sm.Add(r, 100)
+	}
+}

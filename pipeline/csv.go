@@ -1,0 +1,540 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// CSVSource reads one delimited text file (RFC 4180 and the dialects of common database exports) into
+// text batches. It is not safe for concurrent use; the batches it returns are independent of it.
+//
+// Dialect rules:
+//   - Records end with LF or CRLF. A UTF-8 byte order mark at the start of the file is dropped.
+//   - A field that starts with the quote character is quoted: it runs to the next quote that is not
+//     doubled, may hold separators and line breaks, and "" inside it is one quote. A quoted field is
+//     never NULL.
+//   - A quote character inside an unquoted field (MySQL/Oracle exports without enclosure) is kept as
+//     text: it is unambiguous, the field did not start with a quote.
+//   - Text after a closing quote other than a separator or line end (`"ab"c`) is ambiguous: the row
+//     is reported bad ("text after closing quote") and reading resumes with the next record.
+//   - A quoted field still open at end of file (or longer than MaxRecordBytes) makes the row's first
+//     physical line a bad row ("unterminated quoted field"); reading resumes at the next line, so one
+//     stray quote costs one line, not the rest of the file.
+//   - A row whose field count differs from ExpectedFields (or the header's / first row's count) is a
+//     bad row ("ragged row: 3 fields, want 4").
+//   - Blank lines are skipped, except in single-column files where a blank line is a NULL field
+//     (PostgreSQL writes a NULL single-column row as an empty line).
+//
+// Row ordinals (Batch.FirstRow) count good rows only, so row i of a batch is row FirstRow+i of the file.
+type CSVSource struct {
+	name      string
+	fileIndex int
+	r         io.Reader
+	opts      SourceOptions
+	sep       byte
+	quote     byte
+	null      string
+
+	buf     []byte
+	pos     int // start of unparsed data in buf
+	end     int // end of valid data in buf
+	eof     bool
+	readErr error
+
+	line     int64 // 1-based line number where the next record starts
+	row      int64 // good rows returned so far
+	expected int   // fields per row, 0 until known
+	header   []string
+	skipping bool // discarding the rest of an overlong line
+
+	hintData, hintRaw int // capacity hints from the previous batch
+}
+
+// csvChunk is the read size: large reads keep syscalls and buffer shifting off the profile.
+const csvChunk = 1 << 20
+
+// NewCSVSource reads r as delimited text. name is reported in batches (Batch.Source) and fileIndex
+// becomes Batch.FileIndex. When opts.Header is set the header record is read here, so Header is
+// available at once. Close closes r if it is an io.Closer.
+func NewCSVSource(r io.Reader, name string, fileIndex int, opts SourceOptions) (*CSVSource, error) {
+	opts, err := csvNormalized(opts, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := &CSVSource{
+		name: name, fileIndex: fileIndex, r: r, opts: opts,
+		sep: opts.Separator, quote: opts.Quote, null: opts.Null,
+		buf: make([]byte, csvChunk), line: 1, expected: opts.ExpectedFields,
+	}
+	for s.end < 3 && !s.eof {
+		if err := s.fill(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if bytes.HasPrefix(s.buf[s.pos:s.end], []byte("\xEF\xBB\xBF")) {
+		s.pos += 3
+	}
+	if opts.Header {
+		if err := s.readHeader(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return s, nil
+}
+
+// Header returns the column names from the header record (nil without SourceOptions.Header).
+func (s *CSVSource) Header() []string { return s.header }
+
+// Close closes the underlying reader if it is an io.Closer.
+func (s *CSVSource) Close() error {
+	if c, ok := s.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func (s *CSVSource) readHeader() error {
+	var b Batch
+	for {
+		data := s.buf[s.pos:s.end]
+		if len(data) == 0 && s.eof {
+			return nil // empty file: no header, no rows
+		}
+		view := data[:min(len(data), s.opts.MaxRecordBytes+1)]
+		rec := s.parseRecord(&b, view, s.eof && len(view) == len(data))
+		if rec.status == csvRecMore {
+			if len(view) > s.opts.MaxRecordBytes {
+				return fmt.Errorf("header record longer than %d bytes", s.opts.MaxRecordBytes)
+			}
+			if err := s.fill(); err != nil {
+				return err
+			}
+			continue
+		}
+		switch rec.status {
+		case csvRecBadQuote:
+			return fmt.Errorf("header line %d: %s", s.line, rec.reason)
+		case csvRecUnterminated:
+			return fmt.Errorf("header line %d: unterminated quoted field", s.line)
+		}
+		s.pos += rec.n
+		s.line += int64(rec.newlines)
+		if rec.fields == 1 && rec.contentEnd == 0 && !rec.quoted {
+			b = Batch{}
+			continue // blank line before the header
+		}
+		b.NumCols = rec.fields
+		s.header = make([]string, rec.fields)
+		for j := range s.header {
+			f, _ := b.Field(0, j)
+			s.header[j] = string(f)
+		}
+		if s.expected == 0 {
+			s.expected = rec.fields
+		} else if s.expected != rec.fields {
+			return fmt.Errorf("header has %d fields, want %d", rec.fields, s.expected)
+		}
+		return nil
+	}
+}
+
+// fill makes room in buf and reads more data after s.end. It grows buf when a single record fills it.
+func (s *CSVSource) fill() error {
+	if s.eof {
+		return nil
+	}
+	if s.pos > 0 {
+		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.pos, s.end = 0, n
+	}
+	if s.end == len(s.buf) {
+		nb := make([]byte, 2*len(s.buf))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
+	}
+	for empty := 0; ; empty++ {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if errors.Is(err, io.EOF) {
+			s.eof = true
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
+		if empty > 100 {
+			return fmt.Errorf("read: %w", io.ErrNoProgress)
+		}
+	}
+}
+
+const (
+	csvRecGood         = iota // fields appended to the batch
+	csvRecMore                // the record is not complete in data; nothing appended
+	csvRecBadQuote            // text after a closing quote; n covers the whole record
+	csvRecUnterminated        // a quoted field runs past the data at EOF
+)
+
+type csvRecord struct {
+	status     int
+	n          int  // bytes consumed including the line terminator
+	contentEnd int  // end of the record text without its terminator
+	fields     int  // fields appended
+	newlines   int  // line feeds consumed (including the terminator's)
+	quoted     bool // some field was quoted
+	reason     string
+}
+
+// parseRecord parses the record at the start of data, appending its fields to b. atEOF says data
+// holds everything that is left of the input. On any status but csvRecGood the batch is unchanged.
+func (s *CSVSource) parseRecord(b *Batch, data []byte, atEOF bool) csvRecord {
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 && !atEOF {
+		return csvRecord{status: csvRecMore}
+	}
+	line := data
+	rec := csvRecord{n: len(data), contentEnd: len(data)}
+	if nl >= 0 {
+		line = data[:nl]
+		rec.n, rec.contentEnd, rec.newlines = nl+1, nl, 1
+	}
+	if bytes.IndexByte(line, s.quote) >= 0 {
+		return s.parseQuoted(b, data, atEOF)
+	}
+	// Fast path: no quote on this line, so fields end at separators and the record at the line end.
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+		rec.contentEnd--
+	}
+	sep := s.sep
+	for {
+		j := bytes.IndexByte(line, sep)
+		if j < 0 {
+			s.appendUnquoted(b, line)
+			rec.fields++
+			return rec
+		}
+		s.appendUnquoted(b, line[:j])
+		rec.fields++
+		line = line[j+1:]
+	}
+}
+
+// appendUnquoted appends an unquoted field, applying TrimSpace and the NULL rule.
+func (s *CSVSource) appendUnquoted(b *Batch, f []byte) {
+	if s.opts.TrimSpace {
+		f = bytes.Trim(f, " ")
+	}
+	var null bool
+	if s.null == "" {
+		null = len(f) == 0
+	} else {
+		null = string(f) == s.null
+	}
+	if !null {
+		b.Data = append(b.Data, f...)
+	}
+	b.Ends = append(b.Ends, int32(len(b.Data)))
+	b.Nulls = append(b.Nulls, null)
+}
+
+// parseQuoted is the general state machine, used for records whose first line holds a quote.
+func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
+	saveData, saveEnds := len(b.Data), len(b.Ends)
+	rollback := func() {
+		b.Data, b.Ends, b.Nulls = b.Data[:saveData], b.Ends[:saveEnds], b.Nulls[:saveEnds]
+	}
+	sep, quote := s.sep, s.quote
+	var rec csvRecord
+	i := 0
+	for {
+		// At the start of a field.
+		if i < len(data) && data[i] == quote {
+			rec.quoted = true
+			i++
+			for {
+				j := bytes.IndexByte(data[i:], quote)
+				if j < 0 {
+					rollback()
+					if atEOF {
+						return csvRecord{status: csvRecUnterminated}
+					}
+					return csvRecord{status: csvRecMore}
+				}
+				seg := data[i : i+j]
+				rec.newlines += bytes.Count(seg, []byte{'\n'})
+				b.Data = append(b.Data, seg...)
+				i += j + 1
+				if i < len(data) && data[i] == quote {
+					b.Data = append(b.Data, quote)
+					i++
+					continue
+				}
+				if i >= len(data) && !atEOF {
+					rollback()
+					return csvRecord{status: csvRecMore}
+				}
+				break
+			}
+			b.Ends = append(b.Ends, int32(len(b.Data)))
+			b.Nulls = append(b.Nulls, false)
+			rec.fields++
+			if i >= len(data) {
+				rec.n, rec.contentEnd = i, i
+				return rec
+			}
+			switch c := data[i]; {
+			case c == sep:
+				i++
+				continue
+			case c == '\n':
+				rec.n, rec.contentEnd = i+1, i
+				rec.newlines++
+				return rec
+			case c == '\r' && i+1 < len(data) && data[i+1] == '\n':
+				rec.n, rec.contentEnd = i+2, i
+				rec.newlines++
+				return rec
+			case c == '\r' && i+1 == len(data):
+				if !atEOF {
+					rollback()
+					return csvRecord{status: csvRecMore}
+				}
+				rec.n, rec.contentEnd = i+1, i
+				return rec
+			}
+			// Text after the closing quote: the row is bad. Find its end by carrying on with the
+			// remaining fields (quoted fields may still hold line breaks), without keeping them.
+			rollback()
+			bad := s.skipRest(data, i, atEOF)
+			if bad.status != csvRecGood {
+				return bad
+			}
+			bad.newlines += rec.newlines
+			bad.status, bad.reason = csvRecBadQuote, "text after closing quote"
+			return bad
+		}
+		// Unquoted field: up to the next separator or line feed.
+		start := i
+		for i < len(data) && data[i] != sep && data[i] != '\n' {
+			i++
+		}
+		if i >= len(data) && !atEOF {
+			rollback()
+			return csvRecord{status: csvRecMore}
+		}
+		f := data[start:i]
+		if i >= len(data) || data[i] == '\n' {
+			rec.contentEnd = i
+			if len(f) > 0 && f[len(f)-1] == '\r' {
+				f = f[:len(f)-1]
+				rec.contentEnd--
+			}
+			s.appendUnquoted(b, f)
+			rec.fields++
+			rec.n = i
+			if i < len(data) {
+				rec.n++
+				rec.newlines++
+			}
+			return rec
+		}
+		s.appendUnquoted(b, f)
+		rec.fields++
+		i++ // separator
+	}
+}
+
+// skipRest finds the end of a record whose field at i is broken, honouring quotes in later fields.
+// The result has status csvRecGood with n/contentEnd/newlines set, or csvRecMore/csvRecUnterminated.
+func (s *CSVSource) skipRest(data []byte, i int, atEOF bool) csvRecord {
+	var rec csvRecord
+	inQuote := false
+	fieldStart := false
+	for ; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inQuote:
+			if c == s.quote {
+				inQuote = false
+			} else if c == '\n' {
+				rec.newlines++
+			}
+		case c == s.quote && fieldStart:
+			inQuote = true
+		case c == '\n':
+			rec.n, rec.contentEnd = i+1, i
+			if i > 0 && data[i-1] == '\r' {
+				rec.contentEnd--
+			}
+			rec.newlines++
+			return rec
+		}
+		fieldStart = !inQuote && c == s.sep
+	}
+	if !atEOF {
+		return csvRecord{status: csvRecMore}
+	}
+	if inQuote {
+		return csvRecord{status: csvRecUnterminated}
+	}
+	rec.n, rec.contentEnd = len(data), len(data)
+	if len(data) > 0 && data[len(data)-1] == '\r' {
+		rec.contentEnd--
+	}
+	return rec
+}
+
+// csvMaxBadRaw bounds the raw text kept for a bad row that is cut short (an overlong line).
+const csvMaxBadRaw = 4096
+
+// Next returns the next batch of up to BatchRows good rows (plus any bad rows met on the way), or
+// io.EOF when the file is exhausted. Read errors are returned wrapped with the file name.
+func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.readErr != nil {
+		return nil, s.readErr
+	}
+	b := &Batch{Source: s.name, FileIndex: s.fileIndex, FirstRow: s.row, NumCols: s.expected}
+	rowsWant := s.opts.BatchRows
+	if s.hintData > 0 {
+		b.Data = make([]byte, 0, s.hintData+s.hintData/8)
+		b.RawData = make([]byte, 0, s.hintRaw+s.hintRaw/8)
+	}
+	if s.expected > 0 {
+		b.Ends = make([]int32, 0, rowsWant*s.expected)
+		b.Nulls = make([]bool, 0, rowsWant*s.expected)
+		b.Lines = make([]int64, 0, rowsWant)
+		b.RawEnds = make([]int32, 0, rowsWant)
+	}
+	const batchBytes = 8 << 20 // cut batches of huge rows short
+	for b.NumRows < rowsWant && len(b.Bad) < rowsWant && len(b.RawData) < batchBytes {
+		data := s.buf[s.pos:s.end]
+		if len(data) == 0 {
+			if s.eof {
+				break
+			}
+			if err := s.fill(); err != nil {
+				s.readErr = fmt.Errorf("%s: %w", s.name, err)
+				return nil, s.readErr
+			}
+			continue
+		}
+		if s.skipping {
+			s.skipLine(data)
+			continue
+		}
+		// Parse within a window of MaxRecordBytes+1 so that the outcome never depends on how the
+		// input happened to be chunked.
+		view := data[:min(len(data), s.opts.MaxRecordBytes+1)]
+		rec := s.parseRecord(b, view, s.eof && len(view) == len(data))
+		switch rec.status {
+		case csvRecMore:
+			if len(view) > s.opts.MaxRecordBytes {
+				s.badOverflow(b, view)
+				continue
+			}
+			if err := s.fill(); err != nil {
+				s.readErr = fmt.Errorf("%s: %w", s.name, err)
+				return nil, s.readErr
+			}
+			continue
+		case csvRecUnterminated:
+			s.badFirstLine(b, view, "unterminated quoted field")
+			continue
+		case csvRecBadQuote:
+			s.addBad(b, s.line, rec.reason, data[:rec.contentEnd])
+			s.pos += rec.n
+			s.line += int64(rec.newlines)
+			continue
+		}
+		raw := data[:rec.contentEnd]
+		s.pos += rec.n
+		line := s.line
+		s.line += int64(rec.newlines)
+		if rec.fields == 1 && rec.contentEnd == 0 && s.expected != 1 {
+			// A blank line: a NULL row in a single-column file, skipped otherwise. Its one field is
+			// empty, so only Ends/Nulls hold something to drop.
+			b.Ends, b.Nulls = b.Ends[:len(b.Ends)-1], b.Nulls[:len(b.Nulls)-1]
+			continue
+		}
+		if s.expected == 0 {
+			s.expected = rec.fields
+			b.NumCols = rec.fields
+		}
+		if rec.fields != s.expected {
+			n := len(b.Ends) - rec.fields
+			start := int32(0)
+			if n > 0 {
+				start = b.Ends[n-1]
+			}
+			b.Data, b.Ends, b.Nulls = b.Data[:start], b.Ends[:n], b.Nulls[:n]
+			s.addBad(b, line, fmt.Sprintf("ragged row: %d fields, want %d", rec.fields, s.expected), raw)
+			continue
+		}
+		b.NumRows++
+		b.Lines = append(b.Lines, line)
+		b.RawData = append(b.RawData, raw...)
+		b.RawEnds = append(b.RawEnds, int32(len(b.RawData)))
+	}
+	if b.NumRows == 0 && len(b.Bad) == 0 {
+		return nil, io.EOF
+	}
+	s.row += int64(b.NumRows)
+	s.hintData, s.hintRaw = len(b.Data), len(b.RawData)
+	return b, nil
+}
+
+// addBad records a bad row starting at line.
+func (s *CSVSource) addBad(b *Batch, line int64, reason string, raw []byte) {
+	b.Bad = append(b.Bad, BadRow{Line: line, Reason: reason, Raw: bytes.Clone(raw)})
+}
+
+// badOverflow handles a record longer than MaxRecordBytes (view holds its first MaxRecordBytes+1
+// bytes): if its first line fits, that line is the bad row and reading resumes at the next line;
+// otherwise the start of the line is kept and the rest of it is skipped as it streams by.
+func (s *CSVSource) badOverflow(b *Batch, view []byte) {
+	reason := fmt.Sprintf("record longer than %d bytes", s.opts.MaxRecordBytes)
+	if bytes.IndexByte(view, '\n') >= 0 {
+		s.badFirstLine(b, view, reason)
+		return
+	}
+	s.addBad(b, s.line, reason, view[:min(len(view), csvMaxBadRaw)])
+	s.pos += len(view)
+	s.skipping = true
+	s.line++
+}
+
+// badFirstLine reports the first physical line of the record at the start of view as bad and moves
+// past it (all of view when it holds no line feed, which only happens at end of input).
+func (s *CSVSource) badFirstLine(b *Batch, view []byte, reason string) {
+	line, n := view, len(view)
+	if nl := bytes.IndexByte(view, '\n'); nl >= 0 {
+		line, n = view[:nl], nl+1
+	}
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	s.addBad(b, s.line, reason, line)
+	s.pos += n
+	s.line++
+}
+
+// skipLine discards data up to and including the next line feed while skipping an overlong line.
+func (s *CSVSource) skipLine(data []byte) {
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 {
+		s.pos = s.end
+		return
+	}
+	s.pos += nl + 1
+	s.skipping = false
+}

@@ -1,0 +1,120 @@
+package sorter
+
+import (
+	"context"
+	"errors"
+)
+
+// Iterator streams the sorted (and, with Combine, folded) records of a finished Sorter.
+//
+//	for it.Next() { kv := it.KV(); ... }
+//	if err := it.Err(); err != nil { ... }
+//	it.Close()
+type Iterator struct {
+	s        *Sorter
+	ctx      context.Context
+	src      source
+	m        *merger
+	cs       *combineSource
+	scratch  [2][]byte
+	reserved int64 // read buffers + combine scratch
+	n        int
+	cur      []byte
+	sq       uint64
+	err      error
+	closed   bool
+}
+
+// newIterator builds the final merge (s.mu held, remainder sorted, reserved already accounted).
+func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, error) {
+	it := &Iterator{s: s, ctx: ctx, reserved: reserved}
+	var mem source
+	if len(s.a.idx) > 0 {
+		mem = &memSource{a: &s.a}
+	}
+	if len(s.runs) == 0 && mem != nil {
+		it.src = mem
+	} else {
+		m, err := newMerger(ctx, s.runs, mem)
+		if err != nil {
+			s.p.release(reserved)
+			return nil, err
+		}
+		it.m = m
+		it.src = m
+	}
+	if s.opts.Combine != nil && it.src != nil {
+		it.cs = newCombineSource(s.p, it.src, s.opts.Combine, &it.scratch)
+		it.src = it.cs
+	}
+	return it, nil
+}
+
+// Next advances to the next record. It returns false at the end or on error (see Err).
+func (it *Iterator) Next() bool {
+	if it.err != nil || it.closed || it.src == nil {
+		it.cur = nil
+		return false
+	}
+	if it.n&1023 == 0 {
+		if err := it.ctx.Err(); err != nil {
+			it.err = err
+			return false
+		}
+		if it.s.opts.CombineErr != nil {
+			if err := it.s.opts.CombineErr(); err != nil {
+				it.err = it.s.errorf("%w", err)
+				return false
+			}
+		}
+	}
+	it.n++
+	ok, err := it.src.next()
+	if err != nil {
+		it.err = it.s.errorf("merge: %w", err)
+		it.cur = nil
+		return false
+	}
+	if !ok {
+		it.cur = nil
+		if it.s.opts.CombineErr != nil {
+			if err := it.s.opts.CombineErr(); err != nil {
+				it.err = it.s.errorf("%w", err)
+			}
+		}
+		return false
+	}
+	it.cur, it.sq = it.src.kv(), it.src.seq()
+	return true
+}
+
+// KV returns the current KeyValue record; it is valid until the next call of Next.
+func (it *Iterator) KV() []byte { return it.cur }
+
+// Seq returns the seq of the current record (with Combine: of the first record of its group).
+func (it *Iterator) Seq() uint64 { return it.sq }
+
+// Err returns the first error met by Next (I/O, corruption, cancellation, Combine errors).
+func (it *Iterator) Err() error { return it.err }
+
+// Close frees the sorter's memory and removes its run files. It is safe to call more than once.
+func (it *Iterator) Close() error {
+	if it.closed {
+		return nil
+	}
+	it.closed = true
+	var errs []error
+	if it.cs != nil {
+		it.cs.close()
+	}
+	if it.m != nil {
+		errs = append(errs, it.m.close())
+	}
+	it.s.p.release(it.reserved)
+	it.reserved = 0
+	it.s.mu.Lock()
+	errs = append(errs, it.s.cleanupLocked())
+	it.s.mu.Unlock()
+	it.cur, it.src = nil, nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,355 @@
+package sorter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/golang/snappy"
+)
+
+// DefaultMemory is the pool budget when PoolOptions.Memory is 0.
+const DefaultMemory = 1 << 30
+
+// MinMemory is the smallest accepted budget.
+const MinMemory = 64 << 10
+
+const (
+	minChunk   = 4 << 10
+	maxChunk   = 1 << 20
+	minSlab    = 4 << 10
+	maxSlab    = 4 << 20
+	entrySize  = 24 // bytes of one index entry
+	chunkHdrSz = 13
+)
+
+// PoolOptions configures a Pool.
+type PoolOptions struct {
+	// Memory is the hard budget in bytes for all sorters of the pool (default DefaultMemory).
+	Memory int64
+	// TempDir is where the pool creates its private spill directory (default os.TempDir()).
+	TempDir string
+	// Parallelism bounds concurrent spill and merge work (default GOMAXPROCS).
+	Parallelism int
+}
+
+// Pool shares one memory budget and one spill directory among many Sorters.
+type Pool struct {
+	budget    int64
+	par       int
+	dir       string
+	chunkSize int
+	slabMax   int
+	reserveIO int64 // fixed I/O reserve (all slots)
+	share     int64 // merge read-buffer share of one sorter
+
+	slots chan *slot // spill/merge work slots, one per unit of Parallelism
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	used    int64
+	peak    int64
+	gen     uint64 // incremented on every release, for waiters
+	closed  bool
+	sorters map[*Sorter]struct{}
+
+	fileSeq  atomic.Uint64
+	nSorters atomic.Int64
+	spills   atomic.Int64
+	passes   atomic.Int64
+}
+
+// slot holds the buffers of one concurrent spill or merge pass; its memory is part of the fixed reserve.
+type slot struct {
+	raw     []byte
+	enc     []byte
+	scratch [2][]byte
+}
+
+// NewPool creates a pool and its private spill directory under opts.TempDir.
+func NewPool(opts PoolOptions) (*Pool, error) {
+	if opts.Memory < 0 || opts.Parallelism < 0 {
+		return nil, fmt.Errorf("sorter: negative pool option (memory %d, parallelism %d)", opts.Memory, opts.Parallelism)
+	}
+	if opts.Memory == 0 {
+		opts.Memory = DefaultMemory
+	}
+	if opts.Memory < MinMemory {
+		return nil, fmt.Errorf("sorter: memory budget %d bytes is below the minimum %d", opts.Memory, MinMemory)
+	}
+	if opts.Parallelism == 0 {
+		opts.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	if opts.TempDir == "" {
+		opts.TempDir = os.TempDir()
+	}
+	p := &Pool{budget: opts.Memory, par: opts.Parallelism, sorters: map[*Sorter]struct{}{}}
+	p.cond = sync.NewCond(&p.mu)
+	cs := opts.Memory / int64(32*p.par)
+	cs = max(min(cs, maxChunk), minChunk)
+	p.chunkSize = int(cs)
+	p.slabMax = int(max(min(opts.Memory/16, maxSlab), minChunk))
+	slotBytes := int64(chunkHdrSz + p.chunkSize + snappy.MaxEncodedLen(p.chunkSize) + 2*p.scratchSize())
+	p.reserveIO = slotBytes * int64(p.par)
+	if p.reserveIO > opts.Memory/2 {
+		return nil, fmt.Errorf("sorter: memory budget %d bytes too small for parallelism %d (I/O reserve %d bytes)",
+			opts.Memory, p.par, p.reserveIO)
+	}
+	p.share = (opts.Memory - p.reserveIO) / int64(2*p.par)
+	p.used = p.reserveIO
+	p.peak = p.used
+	dir, err := os.MkdirTemp(opts.TempDir, "hfload-sort-")
+	if err != nil {
+		return nil, fmt.Errorf("sorter: creating spill directory: %w", err)
+	}
+	p.dir = dir
+	p.slots = make(chan *slot, p.par)
+	for i := 0; i < p.par; i++ {
+		p.slots <- &slot{}
+	}
+	return p, nil
+}
+
+// slabLimit caps slab growth at Memory/16 (at most 4 MiB) and at a fair share of the arena memory among
+// the live sorters, so that hundreds of sorters do not each hold a large, mostly empty slab.
+func (p *Pool) slabLimit() int {
+	fair := (p.budget - p.reserveIO) / (4 * max(1, p.nSorters.Load()))
+	return int(max(min(int64(p.slabMax), fair), minSlab))
+}
+
+func (p *Pool) scratchSize() int { return p.chunkSize / 4 }
+
+// Close removes the pool's spill directory with every run file left in it. Sorters and Iterators of
+// the pool must not be used afterwards.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	if err := os.RemoveAll(p.dir); err != nil {
+		return fmt.Errorf("sorter: removing spill directory: %w", err)
+	}
+	return nil
+}
+
+// Dir returns the pool's private spill directory.
+func (p *Pool) Dir() string { return p.dir }
+
+// Budget returns the pool's memory budget in bytes.
+func (p *Pool) Budget() int64 { return p.budget }
+
+// ChunkSize returns the target raw size of a run chunk.
+func (p *Pool) ChunkSize() int { return p.chunkSize }
+
+// UsedBytes returns the bytes accounted right now (including the fixed I/O reserve).
+func (p *Pool) UsedBytes() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.used
+}
+
+// PeakBytes returns the highest accounted total so far (including the fixed I/O reserve).
+func (p *Pool) PeakBytes() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.peak
+}
+
+// Spills returns how many runs have been spilled from memory; MergePasses how many intermediate merge
+// passes ran. Both are for tests and progress reporting.
+func (p *Pool) Spills() int64      { return p.spills.Load() }
+func (p *Pool) MergePasses() int64 { return p.passes.Load() }
+
+var errPoolClosed = errors.New("sorter: pool closed")
+
+// errNoMemory is returned by reserve when wait is false and the memory is not available.
+var errNoMemory = errors.New("sorter: memory budget exhausted")
+
+// reserve accounts n bytes, spilling sorters (largest in-memory first) to make room. self is the sorter
+// whose lock the caller holds, or nil; it may be spilled directly. With wait false it returns errNoMemory
+// instead of waiting for memory that no spill can free. ctx may be nil (Add has no context).
+func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) error {
+	if n <= 0 {
+		return nil
+	}
+	if n > p.budget-p.reserveIO {
+		return fmt.Errorf("sorter: request of %d bytes exceeds the memory budget (%d bytes, %d reserved for I/O)",
+			n, p.budget, p.reserveIO)
+	}
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return errPoolClosed
+		}
+		if p.used+n <= p.budget {
+			p.used += n
+			if p.used > p.peak {
+				p.peak = p.used
+			}
+			p.mu.Unlock()
+			return nil
+		}
+		gen := p.gen
+		cands := p.victimsLocked(self)
+		p.mu.Unlock()
+
+		spilled, err := p.spillOne(cands, self)
+		if err != nil {
+			return err
+		}
+		if spilled {
+			continue
+		}
+		if !wait {
+			return errNoMemory
+		}
+		if ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		p.mu.Lock()
+		var stop func() bool
+		if ctx != nil {
+			stop = context.AfterFunc(ctx, func() {
+				p.mu.Lock()
+				p.cond.Broadcast()
+				p.mu.Unlock()
+			})
+		}
+		for p.gen == gen && !p.closed && (ctx == nil || ctx.Err() == nil) {
+			p.cond.Wait()
+		}
+		p.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+		if ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// victimsLocked lists sorters with spillable in-memory bytes, largest first (p.mu held).
+func (p *Pool) victimsLocked(self *Sorter) []*Sorter {
+	type cand struct {
+		s *Sorter
+		n int64
+	}
+	var cs []cand
+	for s := range p.sorters {
+		if n := s.spillable.Load(); n > 0 {
+			cs = append(cs, cand{s, n})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].n != cs[j].n {
+			return cs[i].n > cs[j].n
+		}
+		return cs[i].s.id < cs[j].s.id
+	})
+	out := make([]*Sorter, len(cs))
+	for i, c := range cs {
+		out[i] = c.s
+	}
+	return out
+}
+
+// spillOne spills the first candidate that can be spilled without waiting for its lock.
+func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (bool, error) {
+	for _, v := range cands {
+		if v == self {
+			if v.spillable.Load() == 0 {
+				continue
+			}
+			if err := v.spillLocked(); err != nil {
+				return false, err
+			}
+			return true, nil
+		}
+		if !v.mu.TryLock() {
+			continue
+		}
+		if v.spillable.Load() == 0 {
+			v.mu.Unlock()
+			continue
+		}
+		err := v.spillLocked()
+		v.mu.Unlock()
+		if err != nil {
+			return false, fmt.Errorf("spilling sorter %q to make room: %w", v.name, err)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// charge accounts n bytes without waiting (may exceed the budget; shows in PeakBytes).
+func (p *Pool) charge(n int64) {
+	if n <= 0 {
+		return
+	}
+	p.mu.Lock()
+	p.used += n
+	if p.used > p.peak {
+		p.peak = p.used
+	}
+	p.mu.Unlock()
+}
+
+// release returns n accounted bytes and wakes waiters.
+func (p *Pool) release(n int64) {
+	if n <= 0 {
+		return
+	}
+	p.mu.Lock()
+	p.used -= n
+	p.gen++
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// acquireSlot takes a spill/merge slot (bounded by Parallelism).
+func (p *Pool) acquireSlot(ctx context.Context) (*slot, error) {
+	if ctx == nil {
+		return <-p.slots, nil
+	}
+	select {
+	case s := <-p.slots:
+		return s, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (p *Pool) releaseSlot(s *slot) { p.slots <- s }
+
+func (p *Pool) register(s *Sorter) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errPoolClosed
+	}
+	p.sorters[s] = struct{}{}
+	p.nSorters.Store(int64(len(p.sorters)))
+	return nil
+}
+
+func (p *Pool) unregister(s *Sorter) {
+	p.mu.Lock()
+	delete(p.sorters, s)
+	p.nSorters.Store(int64(len(p.sorters)))
+	p.mu.Unlock()
+}

@@ -1,0 +1,413 @@
+package sorter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hfload/hfload/hfilewriter"
+)
+
+// SorterOptions configures one Sorter.
+type SorterOptions struct {
+	// Combine, if set, folds two KeyValue records with equal keys (a earlier in (key, seq) order) into one.
+	// It may append to dst[:0] and return that slice; it must not modify a or b, and its result must be a
+	// well-formed record with the same key. Combine is applied when a run is spilled and while merging,
+	// so every group of equal keys comes out as exactly one record (carrying the seq of its first input).
+	Combine func(dst, a, b []byte) []byte
+	// CombineErr, if set, reports an error that Combine could not return (e.g. Aggregator.Err). It is
+	// checked after every spill and merge pass and while iterating; a non-nil result fails the sort:
+	// Add or Finish return it, or Iterator.Next stops and Iterator.Err returns it.
+	CombineErr func() error
+}
+
+const (
+	stateAdding = iota
+	stateFinished
+	stateClosed
+)
+
+// Sorter sorts the KeyValue records of one output stream. Add is safe for concurrent use; Finish is
+// called once, after the last Add.
+type Sorter struct {
+	p    *Pool
+	name string
+	id   uint64
+	opts SorterOptions
+
+	mu        sync.Mutex
+	a         arena
+	held      int64        // accounted arena bytes: slab capacities + index capacity × 24
+	spillable atomic.Int64 // == held while adding, 0 otherwise (read by the pool without s.mu)
+	slabUsed  int
+	nextSlab  int
+	runs      []*runInfo
+	state     int
+	err       error
+	records   int64
+}
+
+// NewSorter returns a sorter drawing on the pool's budget. name appears in errors.
+func (p *Pool) NewSorter(name string, opts SorterOptions) *Sorter {
+	s := &Sorter{p: p, name: name, id: p.fileSeq.Add(1), opts: opts, nextSlab: minSlab}
+	if err := p.register(s); err != nil {
+		s.err = fmt.Errorf("sorter %q: %w", name, err)
+		s.state = stateClosed
+	}
+	return s
+}
+
+// Name returns the sorter's name.
+func (s *Sorter) Name() string { return s.name }
+
+// Records returns the number of records added so far.
+func (s *Sorter) Records() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.records
+}
+
+// Runs returns the number of run files the sorter currently has.
+func (s *Sorter) Runs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.runs)
+}
+
+func (s *Sorter) errorf(format string, args ...any) error {
+	return fmt.Errorf("sorter %q: "+format, append([]any{s.name}, args...)...)
+}
+
+// Add copies kv, a KeyValue record (int32 keyLen | int32 valueLen | key | value), into the sorter.
+// seq orders records with equal keys (input order). It may spill to disk and may wait for memory.
+func (s *Sorter) Add(kv []byte, seq uint64) error {
+	key, _, n, err := hfilewriter.SplitKeyValue(kv)
+	if err != nil || n != len(kv) || !hfilewriter.Key(key).Valid() {
+		return s.errorf("invalid KeyValue record of %d bytes", len(kv))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if s.state != stateAdding {
+		return s.errorf("Add after Finish or Close")
+	}
+	for {
+		if len(s.a.idx) == cap(s.a.idx) {
+			if err := s.growIndex(); err != nil {
+				return s.fail(err)
+			}
+			continue
+		}
+		if len(s.a.slabs) == 0 || s.slabUsed+len(kv) > len(s.a.slabs[len(s.a.slabs)-1]) {
+			if err := s.newSlab(len(kv)); err != nil {
+				return s.fail(err)
+			}
+			continue
+		}
+		break
+	}
+	slabID := len(s.a.slabs) - 1
+	off := s.slabUsed
+	copy(s.a.slabs[slabID][off:], kv)
+	s.slabUsed += len(kv)
+	s.a.idx = append(s.a.idx, entry{prefix: rowPrefix(kv), off: uint32(off), slab: uint32(slabID), seq: seq})
+	s.records++
+	return nil
+}
+
+// fail records a sticky error; the caller holds s.mu.
+func (s *Sorter) fail(err error) error {
+	if s.err == nil {
+		s.err = s.errorf("%w", err)
+	}
+	return s.err
+}
+
+func (s *Sorter) setHeld(h int64) {
+	s.held = h
+	if s.state == stateAdding {
+		s.spillable.Store(h)
+	} else {
+		s.spillable.Store(0)
+	}
+}
+
+// growIndex enlarges the index (s.mu held). Both arrays are accounted while copying.
+func (s *Sorter) growIndex() error {
+	old := cap(s.a.idx)
+	newCap := 128
+	switch {
+	case old >= 1<<16:
+		newCap = old + old/4
+	case old > 0:
+		newCap = 2 * old
+	}
+	need := int64(newCap) * entrySize
+	if err := s.p.reserve(nil, need, s, true); err != nil {
+		return err
+	}
+	if cap(s.a.idx) != old { // a spill of s happened meanwhile; start again from the new state
+		s.p.release(need)
+		return nil
+	}
+	idx := make([]entry, len(s.a.idx), newCap)
+	copy(idx, s.a.idx)
+	s.a.idx = idx
+	s.setHeld(s.held + need - int64(old)*entrySize)
+	s.p.release(int64(old) * entrySize)
+	return nil
+}
+
+// newSlab adds a slab with room for at least n bytes (s.mu held).
+func (s *Sorter) newSlab(n int) error {
+	size := max(s.nextSlab, n)
+	if err := s.p.reserve(nil, int64(size), s, true); err != nil {
+		return err
+	}
+	s.a.slabs = append(s.a.slabs, make([]byte, size))
+	s.slabUsed = 0
+	s.setHeld(s.held + int64(size))
+	s.nextSlab = min(2*s.nextSlab, s.p.slabLimit())
+	return nil
+}
+
+// releaseArena drops the in-memory records and returns their memory (s.mu held).
+func (s *Sorter) releaseArena() {
+	s.a.slabs, s.a.idx = nil, nil
+	s.slabUsed = 0
+	h := s.held
+	s.setHeld(0)
+	s.p.release(h)
+}
+
+// spillLocked sorts the in-memory records, writes them as a run and frees their memory (s.mu held).
+func (s *Sorter) spillLocked() error {
+	if len(s.a.idx) == 0 {
+		s.releaseArena()
+		return nil
+	}
+	sl, _ := s.p.acquireSlot(nil)
+	defer s.p.releaseSlot(sl)
+	s.a.sort()
+	info, err := s.writeRun(nil, sl, &memSource{a: &s.a})
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, info)
+	s.releaseArena()
+	s.nextSlab = minSlab // regrow from small: a sorter spilled to make room for others may stay small
+	s.p.spills.Add(1)
+	if s.opts.CombineErr != nil {
+		if err := s.opts.CombineErr(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRun drains src (sorted) into a new run, folding equal keys when Combine is set.
+func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, error) {
+	w, err := s.p.createRun(sl)
+	if err != nil {
+		return nil, err
+	}
+	if s.opts.Combine != nil {
+		cs := newCombineSource(s.p, src, s.opts.Combine, &sl.scratch)
+		defer cs.close()
+		src = cs
+	}
+	for n := 0; ; n++ {
+		if ctx != nil && n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				w.abort()
+				return nil, err
+			}
+		}
+		ok, err := src.next()
+		if err != nil {
+			w.abort()
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if err := w.add(src.kv(), src.seq()); err != nil {
+			w.abort()
+			return nil, err
+		}
+	}
+	return w.finish()
+}
+
+// Finish ends adding and returns the records in (CompareKeys, seq) order. Runs are merged as described
+// in the package documentation; the Iterator must be closed. On error every run file is removed.
+func (s *Sorter) Finish(ctx context.Context) (*Iterator, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.state != stateAdding {
+		return nil, s.errorf("Finish called twice or after Close")
+	}
+	s.state = stateFinished
+	s.spillable.Store(0)
+	it, err := s.finish(ctx)
+	if err != nil {
+		err = s.fail(err)
+		s.cleanupLocked()
+		return nil, err
+	}
+	return it, nil
+}
+
+func (s *Sorter) finish(ctx context.Context) (*Iterator, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.opts.CombineErr != nil {
+		if err := s.opts.CombineErr(); err != nil {
+			return nil, err
+		}
+	}
+	scratch := int64(0)
+	if s.opts.Combine != nil {
+		scratch = 2 * int64(s.p.scratchSize())
+	}
+	if len(s.a.idx) > 0 {
+		sl, err := s.p.acquireSlot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.a.sort()
+		s.p.releaseSlot(sl)
+	} else {
+		s.releaseArena()
+	}
+	reserved := int64(-1)
+	if len(s.runs) > 0 && len(s.a.idx) > 0 {
+		// Keep the remainder in memory only if the final merge's buffers fit now, without waiting.
+		need := sumBufs(s.runs) + scratch
+		if need <= s.p.share && s.p.reserve(ctx, need, nil, false) == nil {
+			reserved = need
+		} else if err := s.spillFinishing(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for reserved < 0 && sumBufs(s.runs) > s.p.share && len(s.runs) > 2 {
+		if err := s.mergePass(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if reserved < 0 {
+		reserved = sumBufs(s.runs) + scratch
+		if err := s.p.reserve(ctx, reserved, nil, true); err != nil {
+			return nil, err
+		}
+	}
+	return s.newIterator(ctx, reserved)
+}
+
+// spillFinishing writes the sorted remainder of a finishing sorter as a run.
+func (s *Sorter) spillFinishing(ctx context.Context) error {
+	sl, err := s.p.acquireSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.p.releaseSlot(sl)
+	info, err := s.writeRun(ctx, sl, &memSource{a: &s.a})
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, info)
+	s.releaseArena()
+	s.p.spills.Add(1)
+	return nil
+}
+
+func sumBufs(runs []*runInfo) int64 {
+	var n int64
+	for _, r := range runs {
+		n += r.bufBytes()
+	}
+	return n
+}
+
+// mergePass merges the smallest runs (at least two, as many as fit the merge share) into one.
+func (s *Sorter) mergePass(ctx context.Context) error {
+	sort.SliceStable(s.runs, func(i, j int) bool {
+		if s.runs[i].size != s.runs[j].size {
+			return s.runs[i].size < s.runs[j].size
+		}
+		return s.runs[i].id < s.runs[j].id
+	})
+	k, bufs := 0, int64(0)
+	for k < len(s.runs) && (k < 2 || bufs+s.runs[k].bufBytes() <= s.p.share) {
+		bufs += s.runs[k].bufBytes()
+		k++
+	}
+	picked := s.runs[:k:k]
+	if err := s.p.reserve(ctx, bufs, nil, true); err != nil {
+		return err
+	}
+	defer s.p.release(bufs)
+	sl, err := s.p.acquireSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.p.releaseSlot(sl)
+	m, err := newMerger(ctx, picked, nil)
+	if err != nil {
+		return err
+	}
+	info, err := s.writeRun(ctx, sl, m)
+	if cerr := m.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		if info != nil {
+			info.remove()
+		}
+		return err
+	}
+	// The inputs are gone (readers remove their files); keep the rest and the new run.
+	s.runs = append(append([]*runInfo(nil), s.runs[k:]...), info)
+	s.p.passes.Add(1)
+	if s.opts.CombineErr != nil {
+		if err := s.opts.CombineErr(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleanupLocked frees memory, removes run files and leaves the pool (s.mu held).
+func (s *Sorter) cleanupLocked() error {
+	var errs []error
+	s.releaseArena()
+	for _, r := range s.runs {
+		if err := r.remove(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.runs = nil
+	s.state = stateClosed
+	s.p.unregister(s)
+	return errors.Join(errs...)
+}
+
+// Close discards a sorter that will not be finished (or whose Iterator was not created): it frees its
+// memory and removes its run files. Closing a finished sorter is a no-op; close its Iterator instead.
+func (s *Sorter) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != stateAdding {
+		return nil
+	}
+	return s.cleanupLocked()
+}

@@ -1,0 +1,438 @@
+package sorter
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/hfload/hfload/hfilewriter"
+)
+
+type rec struct {
+	kv  []byte
+	seq uint64
+}
+
+// randRecords makes n records over a small key space so that prefixes, rows and whole keys collide.
+func randRecords(rng *rand.Rand, n int) []rec {
+	out := make([]rec, n)
+	for i := range out {
+		var row []byte
+		switch rng.IntN(4) {
+		case 0: // short rows (shorter than the 8-byte prefix, incl. zero bytes)
+			row = []byte{byte(rng.IntN(3)), byte(rng.IntN(3))}[:1+rng.IntN(2)]
+		case 1: // long rows sharing an 8-byte prefix
+			row = fmt.Appendf(nil, "rowprefix-%03d", rng.IntN(50))
+		default:
+			row = fmt.Appendf(nil, "r%05d", rng.IntN(2000))
+		}
+		fam := []byte{"fg"[rng.IntN(2)]}
+		qual := fmt.Appendf(nil, "q%d", rng.IntN(4))
+		ts := int64(rng.IntN(3))
+		typ := hfilewriter.TypePut
+		if rng.IntN(8) == 0 {
+			typ = hfilewriter.TypeDelete
+		}
+		val := make([]byte, rng.IntN(120))
+		for j := range val {
+			val[j] = byte(rng.Uint32())
+		}
+		out[i] = rec{hfilewriter.AppendKeyValue(nil, row, fam, qual, ts, typ, val), uint64(i)}
+	}
+	return out
+}
+
+func reference(recs []rec) []rec {
+	ref := append([]rec(nil), recs...)
+	sort.SliceStable(ref, func(i, j int) bool {
+		if c := hfilewriter.CompareKeyValues(ref[i].kv, ref[j].kv); c != 0 {
+			return c < 0
+		}
+		return ref[i].seq < ref[j].seq
+	})
+	return ref
+}
+
+func newTestPool(t testing.TB, mem int64, par int) *Pool {
+	t.Helper()
+	p, err := NewPool(PoolOptions{Memory: mem, TempDir: t.TempDir(), Parallelism: par})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func drain(t testing.TB, s *Sorter) []rec {
+	t.Helper()
+	it, err := s.Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []rec
+	for it.Next() {
+		out = append(out, rec{append([]byte(nil), it.KV()...), it.Seq()})
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameRecords(t *testing.T, got, want []rec) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].seq != want[i].seq || !bytes.Equal(got[i].kv, want[i].kv) {
+			t.Fatalf("record %d: got seq %d %s, want seq %d %s", i, got[i].seq,
+				hfilewriter.Key(hfilewriter.KVKey(got[i].kv)), want[i].seq, hfilewriter.Key(hfilewriter.KVKey(want[i].kv)))
+		}
+	}
+}
+
+func assertDirEmpty(t *testing.T, p *Pool) {
+	t.Helper()
+	ents, err := os.ReadDir(p.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 0 {
+		t.Fatalf("spill directory holds %d files after Close, e.g. %s", len(ents), ents[0].Name())
+	}
+}
+
+func TestSortMatchesReference(t *testing.T) {
+	for _, tc := range []struct {
+		mem        int64
+		par        int
+		n          int
+		wantSpill  bool
+		wantPasses bool
+	}{
+		{mem: 64 << 10, par: 1, n: 20000, wantSpill: true, wantPasses: true},
+		{mem: 256 << 10, par: 2, n: 20000, wantSpill: true, wantPasses: true},
+		{mem: 4 << 20, par: 2, n: 20000},
+	} {
+		t.Run(fmt.Sprintf("mem=%d/par=%d", tc.mem, tc.par), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tc.mem), 1))
+			recs := randRecords(rng, tc.n)
+			// Add in a shuffled order: seq, not add order, breaks ties.
+			order := rng.Perm(len(recs))
+			p := newTestPool(t, tc.mem, tc.par)
+			s := p.NewSorter("t", SorterOptions{})
+			for _, i := range order {
+				if err := s.Add(recs[i].kv, recs[i].seq); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := drain(t, s)
+			sameRecords(t, got, reference(recs))
+			if tc.wantSpill != (p.Spills() > 0) {
+				t.Errorf("spills = %d, want spilling %v", p.Spills(), tc.wantSpill)
+			}
+			if tc.wantPasses != (p.MergePasses() > 0) {
+				t.Errorf("merge passes = %d, want passes %v", p.MergePasses(), tc.wantPasses)
+			}
+			if pk := p.PeakBytes(); pk > tc.mem {
+				t.Errorf("peak accounted %d > budget %d", pk, tc.mem)
+			}
+			if u := p.UsedBytes(); u != p.reserveIO {
+				t.Errorf("after Close %d bytes still accounted, want the I/O reserve %d", u, p.reserveIO)
+			}
+			assertDirEmpty(t, p)
+			t.Logf("spills %d, passes %d, peak %d of %d", p.Spills(), p.MergePasses(), p.PeakBytes(), tc.mem)
+		})
+	}
+}
+
+func TestDuplicatesOrderedBySeq(t *testing.T) {
+	p := newTestPool(t, 64<<10, 1)
+	s := p.NewSorter("dups", SorterOptions{})
+	rng := rand.New(rand.NewPCG(7, 7))
+	const n = 5000
+	seqs := rng.Perm(n)
+	for _, sq := range seqs {
+		kv := hfilewriter.AppendKeyValue(nil, []byte("same"), []byte("f"), []byte("q"), 5, hfilewriter.TypePut,
+			binary.BigEndian.AppendUint64(nil, uint64(sq)))
+		if err := s.Add(kv, uint64(sq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := drain(t, s)
+	if len(got) != n {
+		t.Fatalf("got %d records, want %d", len(got), n)
+	}
+	for i, r := range got {
+		if r.seq != uint64(i) || binary.BigEndian.Uint64(hfilewriter.KVValue(r.kv)) != uint64(i) {
+			t.Fatalf("position %d holds seq %d", i, r.seq)
+		}
+	}
+	if p.Spills() == 0 {
+		t.Fatal("expected spills with a 64 KiB budget")
+	}
+}
+
+func TestWideRowWithinBudget(t *testing.T) {
+	const n = 1_000_000
+	const mem = 16 << 20
+	p := newTestPool(t, mem, 2)
+	s := p.NewSorter("wide", SorterOptions{})
+	rng := rand.New(rand.NewPCG(3, 3))
+	perm := rng.Perm(n)
+	var buf []byte
+	var q [8]byte
+	for i, v := range perm {
+		binary.BigEndian.PutUint64(q[:], uint64(v))
+		buf = hfilewriter.AppendKeyValue(buf[:0], []byte("the-one-wide-row"), []byte("d"), q[:], 1, hfilewriter.TypePut, q[4:])
+		if err := s.Add(buf, uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it, err := s.Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := 0
+	for it.Next() {
+		qual := hfilewriter.Key(hfilewriter.KVKey(it.KV())).Qualifier()
+		if binary.BigEndian.Uint64(qual) != uint64(j) {
+			t.Fatalf("position %d holds qualifier %d", j, binary.BigEndian.Uint64(qual))
+		}
+		j++
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	it.Close()
+	if j != n {
+		t.Fatalf("got %d cells, want %d", j, n)
+	}
+	if p.Spills() == 0 {
+		t.Fatal("a 1e6-cell row in 16 MiB should spill")
+	}
+	if pk := p.PeakBytes(); pk > mem {
+		t.Fatalf("peak accounted %d > budget %d", pk, mem)
+	}
+	assertDirEmpty(t, p)
+	t.Logf("spills %d, passes %d, peak %d of %d", p.Spills(), p.MergePasses(), p.PeakBytes(), int64(mem))
+}
+
+func TestManySortersShareOnePool(t *testing.T) {
+	const mem = 1 << 20
+	const nSorters = 40
+	p := newTestPool(t, mem, 2)
+	sorters := make([]*Sorter, nSorters)
+	for i := range sorters {
+		sorters[i] = p.NewSorter(fmt.Sprintf("region-%d", i), SorterOptions{})
+	}
+	rng := rand.New(rand.NewPCG(11, 11))
+	recs := randRecords(rng, 60000)
+	// A skewed assignment: sorter 0 gets half the records.
+	assign := make([]int, len(recs))
+	for i := range assign {
+		if rng.IntN(2) == 0 {
+			assign[i] = 0
+		} else {
+			assign[i] = rng.IntN(nSorters)
+		}
+	}
+	const workers = 6
+	var wg sync.WaitGroup
+	errc := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(recs); i += workers {
+				if err := sorters[assign[i]].Add(recs[i].kv, recs[i].seq); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errc)
+	t.Logf("after adds: spills %d", p.Spills())
+	for err := range errc {
+		t.Fatal(err)
+	}
+	want := make([][]rec, nSorters)
+	for i, r := range recs {
+		want[assign[i]] = append(want[assign[i]], r)
+	}
+	got := make([][]rec, nSorters)
+	var mu sync.Mutex
+	var firstErr error
+	sem := make(chan struct{}, 3)
+	for i := range sorters {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			it, err := sorters[i].Finish(context.Background())
+			var out []rec
+			if err == nil {
+				for it.Next() {
+					out = append(out, rec{append([]byte(nil), it.KV()...), it.Seq()})
+				}
+				err = it.Err()
+				if cerr := it.Close(); err == nil {
+					err = cerr
+				}
+			}
+			mu.Lock()
+			got[i] = out
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			mu.Unlock()
+		}(i)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		t.Fatal(firstErr)
+	}
+	for i := range sorters {
+		sameRecords(t, got[i], reference(want[i]))
+	}
+	if pk := p.PeakBytes(); pk > mem {
+		t.Fatalf("peak accounted %d > budget %d", pk, mem)
+	}
+	if p.Spills() == 0 {
+		t.Fatal("expected spills")
+	}
+	assertDirEmpty(t, p)
+	t.Logf("spills %d, passes %d, peak %d of %d", p.Spills(), p.MergePasses(), p.PeakBytes(), int64(mem))
+}
+
+func TestInvalidRecordAndMisuse(t *testing.T) {
+	p := newTestPool(t, 1<<20, 1)
+	s := p.NewSorter("bad", SorterOptions{})
+	good := hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, []byte("v"))
+	for _, bad := range [][]byte{nil, good[:5], good[:len(good)-1], append(append([]byte(nil), good...), 0)} {
+		if err := s.Add(bad, 0); err == nil {
+			t.Fatalf("Add(%x) succeeded", bad)
+		}
+	}
+	// Inconsistent row length inside an otherwise well-sized record.
+	broken := append([]byte(nil), good...)
+	broken[8], broken[9] = 0x7f, 0xff
+	if err := s.Add(broken, 0); err == nil {
+		t.Fatal("Add accepted a key with a bad row length")
+	}
+	if err := s.Add(good, 0); err != nil {
+		t.Fatal(err)
+	}
+	huge := hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 1, hfilewriter.TypePut, make([]byte, 2<<20))
+	if err := s.Add(huge, 1); err == nil {
+		t.Fatal("a record larger than the budget was accepted")
+	}
+	s2 := p.NewSorter("ok", SorterOptions{})
+	s2.Add(good, 0)
+	it, err := s2.Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Add(good, 1); err == nil {
+		t.Fatal("Add after Finish succeeded")
+	}
+	if _, err := s2.Finish(context.Background()); err == nil {
+		t.Fatal("second Finish succeeded")
+	}
+	it.Close()
+	s.Close()
+}
+
+func TestCancelRemovesRuns(t *testing.T) {
+	p := newTestPool(t, 64<<10, 1)
+	s := p.NewSorter("cancel", SorterOptions{})
+	for _, r := range randRecords(rand.New(rand.NewPCG(5, 5)), 5000) {
+		if err := s.Add(r.kv, r.seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Runs() == 0 {
+		t.Fatal("expected runs")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Finish(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Finish with a cancelled context: %v", err)
+	}
+	assertDirEmpty(t, p)
+	if u := p.UsedBytes(); u != p.reserveIO {
+		t.Fatalf("%d bytes still accounted", u)
+	}
+
+	// Cancellation while iterating stops Next with the context's error.
+	s2 := p.NewSorter("cancel2", SorterOptions{})
+	for _, r := range randRecords(rand.New(rand.NewPCG(6, 6)), 5000) {
+		s2.Add(r.kv, r.seq)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	it, err := s2.Finish(ctx2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for it.Next() {
+		n++
+		if n == 10 {
+			cancel2()
+		}
+	}
+	if !errors.Is(it.Err(), context.Canceled) || n >= 5000 {
+		t.Fatalf("after cancel: %d records, err %v", n, it.Err())
+	}
+	it.Close()
+	assertDirEmpty(t, p)
+}
+
+func TestPoolCloseRemovesDir(t *testing.T) {
+	p, err := NewPool(PoolOptions{Memory: 64 << 10, TempDir: t.TempDir(), Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.NewSorter("left-open", SorterOptions{})
+	for _, r := range randRecords(rand.New(rand.NewPCG(9, 9)), 3000) {
+		s.Add(r.kv, r.seq)
+	}
+	if s.Runs() == 0 {
+		t.Fatal("expected runs")
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p.Dir()); !os.IsNotExist(err) {
+		t.Fatalf("spill directory still exists: %v", err)
+	}
+	if err := s.Add(randRecords(rand.New(rand.NewPCG(1, 1)), 1)[0].kv, 0); err == nil {
+		// Add may succeed if it fits in memory; Finish must then fail or produce no files.
+		if _, err := s.Finish(context.Background()); err == nil {
+			t.Fatal("Finish after Pool.Close succeeded")
+		}
+	}
+}
+
+func TestNewPoolRejectsBadOptions(t *testing.T) {
+	for _, o := range []PoolOptions{{Memory: 1000}, {Memory: -1}, {Memory: 64 << 10, Parallelism: 64}} {
+		if _, err := NewPool(o); err == nil {
+			t.Errorf("NewPool(%+v) succeeded", o)
+		}
+	}
+}
