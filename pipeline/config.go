@@ -1,5 +1,14 @@
 package pipeline
 
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
 // MappingConfig is the declarative description of how input rows become HBase cells. It is embedded in
 // job files (YAML) by the jobs layer and produced by ParseColumns for ImportTsv-style column specs.
 // Compile checks it and turns it into a *Mapping. docs/mapping.md documents every key.
@@ -115,4 +124,122 @@ type TimeConfig struct {
 	Interval string `yaml:"interval" json:"interval"`               // e.g. 1h, 15m, 1d
 	Unit     string `yaml:"unit,omitempty" json:"unit,omitempty"`   // s (default) or ms
 	Width    int    `yaml:"width,omitempty" json:"width,omitempty"` // bucket: 4 (default) or 8; offset: 2 (default), 3 or 4
+}
+
+// UnmarshalYAML accepts a part either as a mapping (the keys above) or as a one-line expression
+// (see ParsePart): `host`, `'|'`, `salt(16)`, `hash(customer, 4)`, `reverse(phone)`,
+// `reverse_timestamp(ts)`, `time_bucket(ts, 1h)`, `time_offset(ts, 1h, s, 2)`.
+func (p *PartConfig) UnmarshalYAML(node *yaml.Node) error {
+	if node.Kind == yaml.ScalarNode {
+		q, err := ParsePart(node.Value)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", node.Line, err)
+		}
+		*p = q
+		return nil
+	}
+	type plain PartConfig // no methods: avoids recursion
+	return node.Decode((*plain)(p))
+}
+
+// ParsePart reads the one-line form of a part:
+//
+//	name                          the column's value (its own type)
+//	'text'                        a literal (\xNN escapes allowed)
+//	salt(N)                       Phoenix salt byte over the rest of the key, N buckets
+//	hash(col[, col...][, n])      first n (default 16) bytes of MD5 of the columns' bytes
+//	reverse(col)                  the column's bytes reversed
+//	reverse_timestamp(col)        Long.MAX_VALUE − time in ms, 8 bytes
+//	time_bucket(col, 1h[, s|ms[, 4|8]])
+//	time_offset(col, 1h[, s|ms[, 2|3|4]])
+func ParsePart(s string) (PartConfig, error) {
+	s = strings.TrimSpace(s)
+	var p PartConfig
+	if s == "" {
+		return p, errors.New("empty part")
+	}
+	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
+		lit := s[1 : len(s)-1]
+		p.Literal = &lit
+		return p, nil
+	}
+	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		if strings.ContainsAny(s, ",)'") {
+			return p, fmt.Errorf("part %q: not a column name or a function", s)
+		}
+		p.Column = s
+		return p, nil
+	}
+	if !strings.HasSuffix(s, ")") {
+		return p, fmt.Errorf("part %q: missing ')'", s)
+	}
+	fn := strings.TrimSpace(s[:open])
+	var args []string
+	if inner := strings.TrimSpace(s[open+1 : len(s)-1]); inner != "" {
+		for _, a := range strings.Split(inner, ",") {
+			args = append(args, strings.TrimSpace(a))
+		}
+	}
+	want := func(min, max int) error {
+		if len(args) < min || len(args) > max {
+			return fmt.Errorf("part %q: %s takes %d to %d arguments", s, fn, min, max)
+		}
+		return nil
+	}
+	atoi := func(a string) (int, error) {
+		n, err := strconv.Atoi(a)
+		if err != nil {
+			return 0, fmt.Errorf("part %q: %q is not a number", s, a)
+		}
+		return n, nil
+	}
+	var err error
+	switch fn {
+	case "salt":
+		if err = want(1, 1); err == nil {
+			p.Salt, err = atoi(args[0])
+			if err == nil && p.Salt == 0 {
+				err = fmt.Errorf("part %q: salt needs at least 1 bucket", s)
+			}
+		}
+	case "hash", "md5":
+		if err = want(1, 64); err == nil {
+			h := &HashConfig{}
+			for i, a := range args {
+				if n, e := strconv.Atoi(a); e == nil && i == len(args)-1 && i > 0 {
+					h.Bytes = n
+					continue
+				}
+				h.Parts = append(h.Parts, PartConfig{Column: a})
+			}
+			p.Hash = h
+		}
+	case "reverse":
+		if err = want(1, 1); err == nil {
+			p.Column, p.Reverse = args[0], true
+		}
+	case "reverse_timestamp":
+		if err = want(1, 1); err == nil {
+			p.ReverseTimestamp = args[0]
+		}
+	case "time_bucket", "time_offset":
+		if err = want(2, 4); err == nil {
+			tc := &TimeConfig{Column: args[0], Interval: args[1]}
+			if len(args) > 2 {
+				tc.Unit = args[2]
+			}
+			if len(args) > 3 {
+				tc.Width, err = atoi(args[3])
+			}
+			if fn == "time_bucket" {
+				p.TimeBucket = tc
+			} else {
+				p.TimeOffset = tc
+			}
+		}
+	default:
+		err = fmt.Errorf("part %q: unknown function %q (want salt, hash, reverse, reverse_timestamp, time_bucket, time_offset)", s, fn)
+	}
+	return p, err
 }

@@ -354,3 +354,56 @@ timestamp: {value: 1}
 		t.Fatalf("bad header: %v", err)
 	}
 }
+
+func TestCompactParts(t *testing.T) {
+	compact := compileYAML(t, `
+columns:
+  - {name: host}
+  - {name: phone}
+  - {name: ts, type: timestamp, format: s}
+  - {name: v, type: long}
+rowkey: [salt(8), "hash(host, phone, 2)", "'|'", reverse(phone), reverse_timestamp(ts), "time_bucket(ts, 1d, ms, 8)"]
+cells:
+  - {family: d, value: v, qualifier_parts: ["time_offset(ts, 1d, s, 3)"]}
+timestamp: {value: 3}
+`)
+	long := compileYAML(t, `
+columns:
+  - {name: host}
+  - {name: phone}
+  - {name: ts, type: timestamp, format: s}
+  - {name: v, type: long}
+rowkey:
+  - {salt: 8}
+  - {hash: {parts: [{column: host}, {column: phone}], bytes: 2}}
+  - {literal: "|"}
+  - {column: phone, reverse: true}
+  - {reverse_timestamp: ts}
+  - {time_bucket: {column: ts, interval: 1d, unit: ms, width: 8}}
+cells:
+  - family: d
+    value: v
+    qualifier_parts: [{time_offset: {column: ts, interval: 1d, unit: s, width: 3}}]
+timestamp: {value: 3}
+`)
+	hdr := []string{"host", "phone", "ts", "v"}
+	rows := [][]string{{"h", "5551234", "90061", "9"}, {"g", "1", "0", "-1"}}
+	var a, b CellBatch
+	if err := compact.NewMapper().MapBatch(textBatch("c", 0, 0, rows), hdr, &a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := long.NewMapper().MapBatch(textBatch("c", 0, 0, rows), hdr, &b, nil); err != nil {
+		t.Fatal(err)
+	}
+	la, lb := cellLines(t, &a), cellLines(t, &b)
+	equalLines(t, la, lb)
+	// 90061 s = 1 day + 3661 s: qualifier offset 3661 = 0x000E4D.
+	if len(la) != 2 || !strings.Contains(la[0], "\td:\\x00\\x0EM\t") {
+		t.Fatalf("cells %q", la)
+	}
+	for _, bad := range []string{"salt()", "salt(x)", "nope(a)", "a,b", "time_bucket(ts)", "hash(a", "salt(0)"} {
+		if _, err := ParsePart(bad); err == nil {
+			t.Errorf("ParsePart(%q) accepted", bad)
+		}
+	}
+}

@@ -137,7 +137,7 @@ func runRead(ctx context.Context, inputs []Input, jobs chan<- runJob, bytesRead 
 			return fmt.Errorf("open %s: %w", in.Path, err)
 		}
 		var header []string
-		if hs, ok := src.(interface{ Header() []string }); ok {
+		if hs, ok := src.(HeaderSource); ok {
 			header = hs.Header()
 		}
 		for {
