@@ -122,6 +122,10 @@ func (p *Pool) slabLimit() int {
 	return int(max(min(int64(p.slabMax), fair), minSlab))
 }
 
+// MaxRecord is the largest KeyValue record Add accepts: an eighth of the budget left after the I/O
+// reserve, so that a merge of runs holding such records still fits.
+func (p *Pool) MaxRecord() int64 { return (p.budget - p.reserveIO) / 8 }
+
 func (p *Pool) scratchSize() int { return p.chunkSize / 4 }
 
 // Close removes the pool's spill directory with every run file left in it. Sorters and Iterators of
