@@ -175,10 +175,14 @@ func (s *Sorter) growIndex() error {
 // newSlab adds a slab with room for at least n bytes (s.mu held).
 func (s *Sorter) newSlab(n int) error {
 	size := max(s.nextSlab, n)
-	if err := s.p.reserve(nil, int64(size), s, true); err != nil {
-		return err
+	slab := s.p.takeFree(size)
+	if slab == nil {
+		if err := s.p.reserve(nil, int64(size), s, true); err != nil {
+			return err
+		}
+		slab = make([]byte, size)
 	}
-	s.a.slabs = append(s.a.slabs, make([]byte, size))
+	s.a.slabs = append(s.a.slabs, slab)
 	s.slabUsed = 0
 	s.setHeld(s.held + int64(size))
 	s.nextSlab = min(2*s.nextSlab, s.p.slabLimit())
@@ -187,9 +191,14 @@ func (s *Sorter) newSlab(n int) error {
 
 // releaseArena drops the in-memory records and returns their memory (s.mu held).
 func (s *Sorter) releaseArena() {
+	h := s.held
+	for i, b := range s.a.slabs {
+		h -= int64(len(b))
+		s.p.putFree(b)
+		s.a.slabs[i] = nil
+	}
 	s.a.slabs, s.a.idx = nil, nil
 	s.slabUsed = 0
-	h := s.held
 	s.setHeld(0)
 	s.p.release(h)
 }

@@ -148,7 +148,7 @@ func TestSortMatchesReference(t *testing.T) {
 			if pk := p.PeakBytes(); pk > tc.mem {
 				t.Errorf("peak accounted %d > budget %d", pk, tc.mem)
 			}
-			if u := p.UsedBytes(); u != p.reserveIO {
+			if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
 				t.Errorf("after Close %d bytes still accounted, want the I/O reserve %d", u, p.reserveIO)
 			}
 			assertDirEmpty(t, p)
@@ -364,7 +364,7 @@ func TestInvalidRecordAndMisuse(t *testing.T) {
 		t.Fatalf("empty sorter produced %d records", len(got))
 	}
 	assertDirEmpty(t, p)
-	if u := p.UsedBytes(); u != p.reserveIO {
+	if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
 		t.Fatalf("%d bytes still accounted", u)
 	}
 }
@@ -386,7 +386,7 @@ func TestCancelRemovesRuns(t *testing.T) {
 		t.Fatalf("Finish with a cancelled context: %v", err)
 	}
 	assertDirEmpty(t, p)
-	if u := p.UsedBytes(); u != p.reserveIO {
+	if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
 		t.Fatalf("%d bytes still accounted", u)
 	}
 
