@@ -123,6 +123,7 @@ type combineSource struct {
 	p       *Pool
 	src     source
 	fn      func(dst, a, b []byte) []byte
+	seqLast bool
 	scratch *[2][]byte
 	base    int   // reserved scratch capacity per buffer
 	charged int64 // capacity beyond base, charged to the pool
@@ -132,14 +133,14 @@ type combineSource struct {
 	sq      uint64
 }
 
-func newCombineSource(p *Pool, src source, fn func(dst, a, b []byte) []byte, scratch *[2][]byte) *combineSource {
+func newCombineSource(p *Pool, src source, opts SorterOptions, scratch *[2][]byte) *combineSource {
 	base := p.scratchSize()
 	for i := range scratch {
 		if scratch[i] == nil {
 			scratch[i] = make([]byte, 0, base)
 		}
 	}
-	return &combineSource{p: p, src: src, fn: fn, scratch: scratch, base: base}
+	return &combineSource{p: p, src: src, fn: opts.Combine, seqLast: opts.FoldSeqLast, scratch: scratch, base: base}
 }
 
 // account charges growth of the scratch buffers beyond their reserved size.
@@ -201,6 +202,9 @@ func (c *combineSource) next() (bool, error) {
 		}
 		acc = out
 		slot ^= 1
+		if c.seqLast {
+			c.sq = c.src.seq()
+		}
 	}
 	c.account()
 	c.cur = acc

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"runtime"
 	"sort"
@@ -20,12 +21,14 @@ const DefaultMemory = 1 << 30
 const MinMemory = 64 << 10
 
 const (
-	minChunk   = 4 << 10
-	maxChunk   = 1 << 20
-	minSlab    = 4 << 10
-	maxSlab    = 4 << 20
-	entrySize  = 24 // bytes of one index entry
-	chunkHdrSz = 13
+	minChunk  = 4 << 10
+	maxChunk  = 1 << 20
+	minSlab   = 4 << 10
+	maxSlab   = 4 << 20
+	entrySize = 24 // bytes of one index entry
+	// slabClasses is the number of pooled slab sizes: minSlab, 2×minSlab, ..., maxSlab.
+	slabClasses = 11
+	chunkHdrSz  = 13
 )
 
 // PoolOptions configures a Pool.
@@ -57,6 +60,9 @@ type Pool struct {
 	gen     uint64 // incremented on every release, for waiters
 	closed  bool
 	sorters map[*Sorter]struct{}
+	// free holds unused slabs by size class (minSlab << class); freeBytes of them count in used.
+	free      [slabClasses][][]byte
+	freeBytes int64
 
 	fileSeq  atomic.Uint64
 	nSorters atomic.Int64
@@ -93,7 +99,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	cs := opts.Memory / int64(32*p.par)
 	cs = max(min(cs, maxChunk), minChunk)
 	p.chunkSize = int(cs)
-	p.slabMax = int(max(min(opts.Memory/16, maxSlab), minChunk))
+	p.slabMax = floorPow2(int(max(min(opts.Memory/16, maxSlab), minSlab)))
 	slotBytes := int64(chunkHdrSz + p.chunkSize + snappy.MaxEncodedLen(p.chunkSize) + 2*p.scratchSize())
 	p.reserveIO = slotBytes * int64(p.par)
 	if p.reserveIO > opts.Memory/2 {
@@ -119,8 +125,76 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 // the live sorters, so that hundreds of sorters do not each hold a large, mostly empty slab.
 func (p *Pool) slabLimit() int {
 	fair := (p.budget - p.reserveIO) / (4 * max(1, p.nSorters.Load()))
-	return int(max(min(int64(p.slabMax), fair), minSlab))
+	return floorPow2(int(max(min(int64(p.slabMax), fair), minSlab)))
 }
+
+func floorPow2(n int) int { return 1 << (bits.Len(uint(n)) - 1) }
+
+// slabClass returns the free-list class of a slab size, or -1 for sizes that are not pooled.
+func slabClass(size int) int {
+	if size < minSlab || size > maxSlab || size&(size-1) != 0 {
+		return -1
+	}
+	return bits.Len(uint(size/minSlab)) - 1
+}
+
+// takeFree returns a pooled slab of exactly size bytes, or nil. Its bytes stay accounted and pass to
+// the caller.
+func (p *Pool) takeFree(size int) []byte {
+	c := slabClass(size)
+	if c < 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.free[c]
+	if len(l) == 0 {
+		return nil
+	}
+	b := l[len(l)-1]
+	l[len(l)-1] = nil
+	p.free[c] = l[:len(l)-1]
+	p.freeBytes -= int64(size)
+	return b
+}
+
+// putFree keeps a slab no longer used for reuse; it stays accounted until reserve needs the room.
+// Reusing slabs keeps the Go heap close to the accounted figure instead of churning garbage.
+func (p *Pool) putFree(b []byte) {
+	c := slabClass(len(b))
+	if c < 0 {
+		p.release(int64(len(b)))
+		return
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.used -= int64(len(b))
+	} else {
+		p.free[c] = append(p.free[c], b)
+		p.freeBytes += int64(len(b))
+	}
+	p.gen++
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// dropFreeLocked releases pooled slabs, largest first, until n more bytes fit (p.mu held).
+func (p *Pool) dropFreeLocked(n int64) {
+	for c := len(p.free) - 1; c >= 0 && p.used+n > p.budget; c-- {
+		for len(p.free[c]) > 0 && p.used+n > p.budget {
+			l := p.free[c]
+			size := int64(len(l[len(l)-1]))
+			l[len(l)-1] = nil
+			p.free[c] = l[:len(l)-1]
+			p.freeBytes -= size
+			p.used -= size
+		}
+	}
+}
+
+// MaxRecord is the largest KeyValue record Add accepts: an eighth of the budget left after the I/O
+// reserve, so that a merge of runs holding such records still fits.
+func (p *Pool) MaxRecord() int64 { return (p.budget - p.reserveIO) / 8 }
 
 func (p *Pool) scratchSize() int { return p.chunkSize / 4 }
 
@@ -133,6 +207,8 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
+	p.dropFreeLocked(p.budget + 1)
+	p.free = [slabClasses][][]byte{}
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	if err := os.RemoveAll(p.dir); err != nil {
@@ -155,6 +231,14 @@ func (p *Pool) UsedBytes() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.used
+}
+
+// PooledBytes returns the bytes of unused slabs kept for reuse (part of UsedBytes; given back whenever
+// a reservation needs the room).
+func (p *Pool) PooledBytes() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.freeBytes
 }
 
 // PeakBytes returns the highest accounted total so far (including the fixed I/O reserve).
@@ -190,6 +274,9 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 		if p.closed {
 			p.mu.Unlock()
 			return errPoolClosed
+		}
+		if p.used+n > p.budget && p.freeBytes > 0 {
+			p.dropFreeLocked(n)
 		}
 		if p.used+n <= p.budget {
 			p.used += n

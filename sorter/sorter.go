@@ -16,12 +16,16 @@ type SorterOptions struct {
 	// Combine, if set, folds two KeyValue records with equal keys (a earlier in (key, seq) order) into one.
 	// It may append to dst[:0] and return that slice; it must not modify a or b, and its result must be a
 	// well-formed record with the same key. Combine is applied when a run is spilled and while merging,
-	// so every group of equal keys comes out as exactly one record (carrying the seq of its first input).
+	// so every group of equal keys comes out as exactly one record (carrying the seq of its first input,
+	// or of its last with FoldSeqLast).
 	Combine func(dst, a, b []byte) []byte
 	// CombineErr, if set, reports an error that Combine could not return (e.g. Aggregator.Err). It is
 	// checked after every spill and merge pass and while iterating; a non-nil result fails the sort:
 	// Add or Finish return it, or Iterator.Next stops and Iterator.Err returns it.
 	CombineErr func() error
+	// FoldSeqLast makes a folded record carry the seq of its last input instead of its first, so that
+	// partial groups from different runs merge in the order of their last inputs (needed for "last").
+	FoldSeqLast bool
 }
 
 const (
@@ -82,11 +86,16 @@ func (s *Sorter) errorf(format string, args ...any) error {
 }
 
 // Add copies kv, a KeyValue record (int32 keyLen | int32 valueLen | key | value), into the sorter.
+// Malformed records and records larger than Pool.MaxRecord are rejected without harming the sorter.
 // seq orders records with equal keys (input order). It may spill to disk and may wait for memory.
 func (s *Sorter) Add(kv []byte, seq uint64) error {
 	key, _, n, err := hfilewriter.SplitKeyValue(kv)
 	if err != nil || n != len(kv) || !hfilewriter.Key(key).Valid() {
 		return s.errorf("invalid KeyValue record of %d bytes", len(kv))
+	}
+	if int64(len(kv)) > s.p.MaxRecord() {
+		return s.errorf("KeyValue record of %d bytes exceeds the largest record this budget sorts (%d bytes)",
+			len(kv), s.p.MaxRecord())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,10 +175,14 @@ func (s *Sorter) growIndex() error {
 // newSlab adds a slab with room for at least n bytes (s.mu held).
 func (s *Sorter) newSlab(n int) error {
 	size := max(s.nextSlab, n)
-	if err := s.p.reserve(nil, int64(size), s, true); err != nil {
-		return err
+	slab := s.p.takeFree(size)
+	if slab == nil {
+		if err := s.p.reserve(nil, int64(size), s, true); err != nil {
+			return err
+		}
+		slab = make([]byte, size)
 	}
-	s.a.slabs = append(s.a.slabs, make([]byte, size))
+	s.a.slabs = append(s.a.slabs, slab)
 	s.slabUsed = 0
 	s.setHeld(s.held + int64(size))
 	s.nextSlab = min(2*s.nextSlab, s.p.slabLimit())
@@ -178,9 +191,14 @@ func (s *Sorter) newSlab(n int) error {
 
 // releaseArena drops the in-memory records and returns their memory (s.mu held).
 func (s *Sorter) releaseArena() {
+	h := s.held
+	for i, b := range s.a.slabs {
+		h -= int64(len(b))
+		s.p.putFree(b)
+		s.a.slabs[i] = nil
+	}
 	s.a.slabs, s.a.idx = nil, nil
 	s.slabUsed = 0
-	h := s.held
 	s.setHeld(0)
 	s.p.release(h)
 }
@@ -217,7 +235,7 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 		return nil, err
 	}
 	if s.opts.Combine != nil {
-		cs := newCombineSource(s.p, src, s.opts.Combine, &sl.scratch)
+		cs := newCombineSource(s.p, src, s.opts, &sl.scratch)
 		defer cs.close()
 		src = cs
 	}
@@ -249,11 +267,12 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 func (s *Sorter) Finish(ctx context.Context) (*Iterator, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil {
-		return nil, s.err
-	}
 	if s.state != stateAdding {
 		return nil, s.errorf("Finish called twice or after Close")
+	}
+	if s.err != nil {
+		s.cleanupLocked()
+		return nil, s.err
 	}
 	s.state = stateFinished
 	s.spillable.Store(0)
