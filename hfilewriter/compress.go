@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/gzip"
@@ -76,6 +77,7 @@ func (g *gzipWriteCompressor) appendCompressed(dst, src []byte) ([]byte, error) 
 		g.zw.Reset(&g.buf)
 	}
 	g.zw.Header.OS = 0
+	g.zw.Header.ModTime = time.Unix(0, 0) // klauspost writes ModTime.Unix() as is; the zero Time is not 0
 	if _, err := g.zw.Write(src); err != nil {
 		return nil, fmt.Errorf("gzip: %w", err)
 	}

@@ -169,6 +169,9 @@ func (w *Writer) append(kv, tags []byte, seq uint64) error {
 	if !k.Valid() {
 		return fmt.Errorf("hfilewriter: malformed key %s", ToStringBinary(key))
 	}
+	if len(k.Family()) > MaxFamilyLength {
+		return fmt.Errorf("hfilewriter: key %s: family of %d bytes exceeds HBase's limit of %d", k, len(k.Family()), MaxFamilyLength)
+	}
 	switch k.Type() {
 	case TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion:
 	default:

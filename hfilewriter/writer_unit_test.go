@@ -263,3 +263,39 @@ func TestWriterBulkLoadFileInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterCodecFraming checks the Java-compatible gzip member header and Hadoop block framing of
+// payloads larger than one Snappy/LZ4 chunk, and reads such files back.
+func TestWriterCodecFraming(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz"), 20000) // 720000 bytes
+	cells := []Cell{
+		{Row: []byte("a"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: big},
+		{Row: []byte("b"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: []byte("small")},
+	}
+	for _, comp := range []Compression{CompressionGZ, CompressionSnappy, CompressionLZ4, CompressionZSTD} {
+		t.Run(comp.String(), func(t *testing.T) {
+			o := DefaultWriterOptions()
+			o.Compression = comp
+			data := writeCells(t, o, cells)
+			payload := data[BlockHeaderSize:]
+			switch comp {
+			case CompressionGZ:
+				if want := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0}; !bytes.Equal(payload[:10], want) {
+					t.Fatalf("gzip header % x, want % x", payload[:10], want)
+				}
+			case CompressionSnappy, CompressionLZ4:
+				uncompressed := binary.BigEndian.Uint32(data[12:])
+				if got := binary.BigEndian.Uint32(payload); got != uncompressed {
+					t.Fatalf("outer length %d, want %d", got, uncompressed)
+				}
+				// Several chunks: the first chunk's length is followed by more data than it covers.
+				first := binary.BigEndian.Uint32(payload[4:])
+				onDiskPayload := int(binary.BigEndian.Uint32(data[29:])) - BlockHeaderSize
+				if int(8+first) >= onDiskPayload {
+					t.Fatalf("payload of %d bytes compressed as a single chunk of %d", uncompressed, first)
+				}
+			}
+			writerTestReadBack(t, data, cells, o)
+		})
+	}
+}
