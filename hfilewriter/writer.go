@@ -109,7 +109,9 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 		blk:          make([]byte, BlockHeaderSize, BlockHeaderSize+o.BlockSize+o.BlockSize/4),
 	}
 	if o.Encoding != EncodingNone {
-		wr.enc = newWriteBlockEncoder(o.Encoding)
+		if wr.enc, err = newWriteBlockEncoder(o.Encoding); err != nil {
+			return nil, fmt.Errorf("hfilewriter: %w", err)
+		}
 		wr.dataType = BlockEncodedData
 	}
 	if o.Bloom != BloomNone {
