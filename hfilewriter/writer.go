@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 )
 
 // ErrWriterClosed is returned by Append and Close after Close.
@@ -73,6 +74,8 @@ type Writer struct {
 	totalUncomp    int64
 	firstDataOff   int64
 	lastDataOff    int64
+
+	userInfo writeFileInfoMap // AppendFileInfo entries
 
 	scratch []byte // bloom keys, index keys
 	aux     []byte // inline / load-on-open block assembly
@@ -506,10 +509,31 @@ func (w *Writer) close() error {
 	return nil
 }
 
+// AppendFileInfo adds a file info entry, like HBase's Writer.appendFileInfo: keys starting with
+// "hfile." are reserved for the format and rejected. Entries the writer itself sets on Close
+// (bloom, counts, time range with BulkLoad, ...) replace user entries with the same key, as they do
+// in HBase. Typical use: MAX_SEQ_ID_KEY, MAJOR_COMPACTION_KEY or application metadata.
+func (w *Writer) AppendFileInfo(key string, value []byte) error {
+	if w.done {
+		return ErrWriterClosed
+	}
+	if key == "" {
+		return errors.New("hfilewriter: empty file info key")
+	}
+	if strings.HasPrefix(key, "hfile.") {
+		return fmt.Errorf("hfilewriter: file info key %q uses the reserved prefix \"hfile.\"", key)
+	}
+	w.userInfo.put(key, append([]byte(nil), value...))
+	return nil
+}
+
 // fileInfo assembles the file info map as HBase 2.6's HFileWriterImpl and StoreFileWriter (and,
 // with BulkLoad, HFileOutputFormat2) fill it.
 func (w *Writer) fileInfo() *writeFileInfoMap {
 	fi := &writeFileInfoMap{}
+	for i, k := range w.userInfo.keys {
+		fi.put(k, w.userInfo.values[i])
+	}
 	// StoreFileWriter.close: general bloom, delete-family count, historical.
 	if w.bloom != nil && w.bloom.totalKeys > 0 {
 		fi.put(FileInfoBloomType, []byte(w.opts.Bloom.String()))
