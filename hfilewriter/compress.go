@@ -1,0 +1,126 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// This file holds the compression side of block codecs. Each block payload is compressed as an
+// independent stream, as HBase's HFileBlockDefaultEncodingContext.compressAfterEncoding does
+// (reset, write the whole payload, flush, finish).
+
+// writeCompressor compresses one block payload.
+type writeCompressor interface {
+	// appendCompressed appends the compressed form of src to dst.
+	appendCompressed(dst, src []byte) ([]byte, error)
+}
+
+func newWriteCompressor(c Compression) (writeCompressor, error) {
+	switch c {
+	case CompressionNone:
+		return nil, nil
+	case CompressionGZ:
+		return &gzipWriteCompressor{}, nil
+	case CompressionSnappy:
+		// Hadoop SnappyCodec: 256 KiB buffer, overhead bufferSize/6 + 32.
+		const buf = 256 * 1024
+		return &hadoopBlockWriteCompressor{maxInput: buf - (buf/6 + 32), compress: func(dst, src []byte) ([]byte, error) {
+			return snappy.Encode(dst, src), nil
+		}, bound: snappy.MaxEncodedLen}, nil
+	case CompressionLZ4:
+		// Hadoop Lz4Codec: 256 KiB buffer, overhead bufferSize/255 + 16.
+		const buf = 256 * 1024
+		lc := &lz4.Compressor{}
+		return &hadoopBlockWriteCompressor{maxInput: buf - (buf/255 + 16), compress: func(dst, src []byte) ([]byte, error) {
+			n, err := lc.CompressBlock(src, dst)
+			if err != nil {
+				return nil, err
+			}
+			if n == 0 && len(src) > 0 {
+				return nil, fmt.Errorf("lz4: %d bytes did not compress into a buffer of %d", len(src), len(dst))
+			}
+			return dst[:n], nil
+		}, bound: lz4.CompressBlockBound}, nil
+	case CompressionZSTD:
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("zstd encoder: %w", err)
+		}
+		return &zstdWriteCompressor{enc: enc}, nil
+	}
+	return nil, fmt.Errorf("compression %s cannot be written", c)
+}
+
+// gzipWriteCompressor writes one gzip member per block with the header Java's
+// ReusableStreamGzipCodec writes (1f 8b 08 00 00000000 00 00: no mtime, XFL 0, OS 0).
+type gzipWriteCompressor struct {
+	zw  *gzip.Writer
+	buf bytes.Buffer
+}
+
+func (g *gzipWriteCompressor) appendCompressed(dst, src []byte) ([]byte, error) {
+	g.buf.Reset()
+	if g.zw == nil {
+		zw, err := gzip.NewWriterLevel(&g.buf, gzip.DefaultCompression)
+		if err != nil {
+			return nil, err
+		}
+		g.zw = zw
+	} else {
+		g.zw.Reset(&g.buf)
+	}
+	g.zw.Header.OS = 0
+	g.zw.Header.ModTime = time.Unix(0, 0) // klauspost writes ModTime.Unix() as is; the zero Time is not 0
+	if _, err := g.zw.Write(src); err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	if err := g.zw.Close(); err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return append(dst, g.buf.Bytes()...), nil
+}
+
+// hadoopBlockWriteCompressor reproduces Hadoop's BlockCompressorStream framing for one payload
+// written in a single call: int32 uncompressed length, then one or more chunks of
+// int32 compressed length + raw compressed block, each chunk covering at most maxInput bytes.
+type hadoopBlockWriteCompressor struct {
+	maxInput int
+	compress func(dst, src []byte) ([]byte, error)
+	bound    func(int) int
+	tmp      []byte
+}
+
+func (h *hadoopBlockWriteCompressor) appendCompressed(dst, src []byte) ([]byte, error) {
+	// An empty payload (e.g. the empty meta index block) still gets finish()'s length word.
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(src)))
+	for len(src) > 0 {
+		n := min(len(src), h.maxInput)
+		need := h.bound(n)
+		if cap(h.tmp) < need {
+			h.tmp = make([]byte, need)
+		}
+		out, err := h.compress(h.tmp[:need], src[:n])
+		if err != nil {
+			return nil, err
+		}
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(out)))
+		dst = append(dst, out...)
+		src = src[n:]
+	}
+	return dst, nil
+}
+
+// zstdWriteCompressor writes one standard zstd frame per block (Hadoop ZStandardCodec uses a plain
+// CompressorStream).
+type zstdWriteCompressor struct{ enc *zstd.Encoder }
+
+func (z *zstdWriteCompressor) appendCompressed(dst, src []byte) ([]byte, error) {
+	return z.enc.EncodeAll(src, dst), nil
+}

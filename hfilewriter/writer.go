@@ -1,0 +1,593 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// ErrWriterClosed is returned by Append and Close after Close.
+var ErrWriterClosed = errors.New("hfilewriter: writer is closed")
+
+// WriterStats summarizes what a Writer has written so far.
+type WriterStats struct {
+	Entries      int64  // cells appended
+	FirstKey     []byte // flat key of the first cell (nil if none)
+	LastKey      []byte // flat key of the last cell (nil if none)
+	BytesWritten int64  // bytes handed to the io.Writer so far (the file size once closed)
+	DataBlocks   int64  // data blocks written
+	KeyBytes     int64  // sum of key lengths
+	ValueBytes   int64  // sum of value lengths
+	IndexLevels  int    // data index levels (final after Close)
+	BloomKeys    int64  // keys added to the general bloom filter
+}
+
+// Writer writes one HFile, streaming: only the current data block, the pending index entries and
+// the current bloom chunk are held in memory. Cells must be appended in HBase order (CompareKeys)
+// without duplicate keys. A Writer is not safe for concurrent use.
+type Writer struct {
+	opts WriterOptions
+	out  *blockOutput
+	err  error // sticky write error
+	done bool
+
+	tags, mvcc bool
+	enc        writeBlockEncoder // nil for EncodingNone
+	dataType   BlockType
+
+	// Current data block: BlockHeaderSize bytes of room + payload.
+	blk          []byte
+	blkOpen      bool
+	blkUnencoded int
+	blkEncoded   int
+	blkFirstKey  []byte
+	blkHasFirst  bool
+	prevLastKey  []byte // last key of the previous data block
+	hasPrevBlock bool
+
+	lastKey  []byte
+	firstKey []byte
+	family   []byte
+
+	index   *writeIndexWriter
+	bloom   *writeBloomWriter // general bloom, nil for BloomNone
+	dfBloom *writeBloomWriter // delete-family bloom, nil for ROWCOL
+	dfRow   []byte            // row of the last delete-family bloom key
+	dfHas   bool
+
+	// statistics
+	entries        int64
+	dataBlocks     int64
+	totalKeyLen    int64
+	totalValueLen  int64
+	maxSeq         uint64
+	maxTagsLen     int
+	lenBiggest     int64
+	keyBiggest     []byte
+	deleteFamilies int64
+	trMin, trMax   int64
+	earliestPut    int64
+	totalUncomp    int64
+	firstDataOff   int64
+	lastDataOff    int64
+
+	scratch []byte // bloom keys, index keys
+	aux     []byte // inline / load-on-open block assembly
+	cellBuf []byte // Append's KeyValue record
+}
+
+// NewWriter returns a Writer that writes an HFile to w. Nothing is written until the first data
+// block fills or Close is called. opts is normalized (zero numeric fields take their defaults) and
+// validated.
+func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
+	if w == nil {
+		return nil, errors.New("hfilewriter: nil io.Writer")
+	}
+	o, err := opts.normalize()
+	if err != nil {
+		return nil, fmt.Errorf("hfilewriter: %w", err)
+	}
+	out, err := newBlockOutput(w, &o)
+	if err != nil {
+		return nil, fmt.Errorf("hfilewriter: %w", err)
+	}
+	wr := &Writer{
+		opts:         o,
+		out:          out,
+		tags:         o.includesTags(),
+		mvcc:         !o.NoMVCC,
+		dataType:     BlockData,
+		index:        newWriteIndexWriter(o.IndexBlockMaxSize, o.IndexMinEntries),
+		trMin:        math.MaxInt64,
+		trMax:        -1,
+		earliestPut:  LatestTimestamp,
+		firstDataOff: -1,
+		lastDataOff:  -1,
+		blk:          make([]byte, BlockHeaderSize, BlockHeaderSize+o.BlockSize+o.BlockSize/4),
+	}
+	if o.Encoding != EncodingNone {
+		wr.enc = newWriteBlockEncoder(o.Encoding)
+		wr.dataType = BlockEncodedData
+	}
+	if o.Bloom != BloomNone {
+		wr.bloom = newWriteBloomWriter(o.Bloom, &o)
+	}
+	if o.Bloom != BloomRowCol {
+		wr.dfBloom = newWriteBloomWriter(BloomRow, &o)
+	}
+	return wr, nil
+}
+
+// Options returns the normalized options the writer uses.
+func (w *Writer) Options() WriterOptions { return w.opts }
+
+// Append adds a cell. Cells must arrive in HBase order; a cell whose key is not greater than the
+// previous one is rejected with an error naming both keys, and nothing is written for it. Tags
+// are only allowed in v3 files with tags, sequence ids only when MVCC is on.
+func (w *Writer) Append(c *Cell) error {
+	if c == nil {
+		return errors.New("hfilewriter: nil cell")
+	}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("hfilewriter: cell %s: %w", c, err)
+	}
+	if len(c.Tags) > 0 && !w.tags {
+		return fmt.Errorf("hfilewriter: cell %s has tags but the file is written without tags", c)
+	}
+	if c.SeqID != 0 && !w.mvcc {
+		return fmt.Errorf("hfilewriter: cell %s has a sequence id but the file is written without MVCC", c)
+	}
+	if c.SeqID > math.MaxInt64 {
+		return fmt.Errorf("hfilewriter: cell %s: sequence id out of range", c)
+	}
+	w.cellBuf = AppendCellKeyValue(w.cellBuf[:0], c)
+	return w.append(w.cellBuf, c.Tags, c.SeqID)
+}
+
+// AppendKeyValue adds a KeyValue record (int32 keyLen | int32 valueLen | key | value, as built by
+// AppendKeyValue) with no tags and sequence id 0. It is the hot path: it does not allocate in the
+// steady state and does not retain kv.
+func (w *Writer) AppendKeyValue(kv []byte) error {
+	return w.append(kv, nil, 0)
+}
+
+func (w *Writer) append(kv, tags []byte, seq uint64) error {
+	if w.done {
+		return ErrWriterClosed
+	}
+	if w.err != nil {
+		return w.err
+	}
+	key, value, n, err := SplitKeyValue(kv)
+	if err != nil || n != len(kv) {
+		return fmt.Errorf("hfilewriter: malformed KeyValue record of %d bytes", len(kv))
+	}
+	k := Key(key)
+	if !k.Valid() {
+		return fmt.Errorf("hfilewriter: malformed key %s", ToStringBinary(key))
+	}
+	if len(k.Family()) > MaxFamilyLength {
+		return fmt.Errorf("hfilewriter: key %s: family of %d bytes exceeds HBase's limit of %d", k, len(k.Family()), MaxFamilyLength)
+	}
+	switch k.Type() {
+	case TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion:
+	default:
+		return fmt.Errorf("hfilewriter: key %s has type %s, which cannot be stored", k, k.Type())
+	}
+	if w.entries > 0 {
+		c := CompareKeys(w.lastKey, key)
+		if c > 0 {
+			return fmt.Errorf("hfilewriter: key out of order: %s sorts before the previous key %s", k, Key(w.lastKey))
+		}
+		if c == 0 {
+			return fmt.Errorf("hfilewriter: duplicate key: %s equals the previous key %s", k, Key(w.lastKey))
+		}
+		if !bytes.Equal(k.Family(), w.family) {
+			return fmt.Errorf("hfilewriter: key %s has family %q but the file holds family %q (one family per HFile)",
+				k, ToStringBinary(k.Family()), ToStringBinary(w.family))
+		}
+	}
+
+	// Blooms first, as StoreFileWriter.append does (a full chunk is enqueued here and written at
+	// the next data block boundary).
+	w.addToBlooms(k)
+
+	// Data block boundary (HFileWriterImpl.checkBlockBoundary).
+	if w.blkOpen && (w.blkUnencoded >= w.opts.BlockSize || w.blkEncoded >= w.opts.BlockSize) {
+		if err := w.finishDataBlock(); err != nil {
+			return w.fail(err)
+		}
+		if err := w.writeInlineBlocks(false); err != nil {
+			return w.fail(err)
+		}
+	}
+	if !w.blkOpen {
+		w.newDataBlock()
+	}
+
+	// Encode the cell.
+	before := len(w.blk)
+	unencoded := 8 + len(key) + len(value)
+	if w.enc == nil {
+		w.blk = append(w.blk, kv...)
+		if w.tags {
+			w.blk = binary.BigEndian.AppendUint16(w.blk, uint16(len(tags)))
+			w.blk = append(w.blk, tags...)
+		}
+	} else {
+		w.blk = w.enc.encode(w.blk, key, value)
+		if w.tags {
+			w.blk = binary.AppendUvarint(w.blk, uint64(len(tags)))
+			w.blk = append(w.blk, tags...)
+		}
+	}
+	if w.tags {
+		unencoded += 2 + len(tags)
+	}
+	if w.mvcc {
+		if seq == 0 {
+			w.blk = append(w.blk, 0)
+			unencoded++
+		} else {
+			w.blk = AppendVLong(w.blk, int64(seq))
+			unencoded += VLongSize(int64(seq))
+		}
+	}
+	w.blkUnencoded += unencoded
+	w.blkEncoded += len(w.blk) - before
+
+	// Statistics (HFileWriterImpl.append, StoreFileWriter.trackTimestamps).
+	w.totalKeyLen += int64(len(key))
+	w.totalValueLen += int64(len(value))
+	cellSize := int64(12 + len(key) + len(value))
+	if len(tags) > 0 {
+		cellSize += int64(2 + len(tags))
+	}
+	if w.lenBiggest < cellSize {
+		w.lenBiggest = cellSize
+		w.keyBiggest = append(w.keyBiggest[:0], key...)
+	}
+	if !w.blkHasFirst {
+		w.blkFirstKey = append(w.blkFirstKey[:0], key...)
+		w.blkHasFirst = true
+	}
+	if w.entries == 0 {
+		w.firstKey = append([]byte(nil), key...)
+		w.family = append([]byte(nil), k.Family()...)
+	}
+	w.lastKey = append(w.lastKey[:0], key...)
+	w.entries++
+	if seq > w.maxSeq {
+		w.maxSeq = seq
+	}
+	if len(tags) > w.maxTagsLen {
+		w.maxTagsLen = len(tags)
+	}
+	ts, typ := k.Timestamp(), k.Type()
+	if typ == TypePut && ts < w.earliestPut {
+		w.earliestPut = ts
+	}
+	w.includeTimestamp(ts)
+	if typ == TypeDeleteColumn || typ == TypeDeleteFamily {
+		w.includeTimestamp(0)
+	}
+	return nil
+}
+
+func (w *Writer) includeTimestamp(ts int64) {
+	if ts < w.trMin {
+		w.trMin = ts
+	}
+	if ts > w.trMax {
+		w.trMax = ts
+	}
+}
+
+// addToBlooms feeds the general and delete-family blooms (RowBloomContext / RowColBloomContext:
+// a key is added only when it differs from the previous bloom key).
+func (w *Writer) addToBlooms(k Key) {
+	if w.bloom != nil {
+		newKey := w.entries == 0
+		if !newKey {
+			last := Key(w.lastKey)
+			newKey = !bytes.Equal(last.Row(), k.Row())
+			if !newKey && w.opts.Bloom == BloomRowCol {
+				newKey = !bytes.Equal(last.Family(), k.Family()) || !bytes.Equal(last.Qualifier(), k.Qualifier())
+			}
+		}
+		if newKey {
+			if w.opts.Bloom == BloomRowCol {
+				// Hashed: (row, empty family, qualifier, LATEST, Maximum); chunk key: firstOnRowCol.
+				row, q := k.Row(), k.Qualifier()
+				w.scratch = AppendKey(w.scratch[:0], row, nil, q, LatestTimestamp, TypeMaximum)
+				hashLen := len(w.scratch)
+				w.scratch = AppendKey(w.scratch, row, k.Family(), q, LatestTimestamp, TypeMaximum)
+				w.bloom.add(w.scratch[:hashLen], w.scratch[hashLen:])
+			} else {
+				row := k.Row()
+				w.bloom.add(row, row)
+			}
+		}
+	}
+	if typ := k.Type(); typ == TypeDeleteFamily || typ == TypeDeleteFamilyVersion {
+		w.deleteFamilies++
+		if w.dfBloom != nil {
+			row := k.Row()
+			if !w.dfHas || !bytes.Equal(w.dfRow, row) {
+				w.dfBloom.add(row, row)
+				w.dfRow = append(w.dfRow[:0], row...)
+				w.dfHas = true
+			}
+		}
+	}
+}
+
+func (w *Writer) fail(err error) error {
+	w.err = fmt.Errorf("hfilewriter: %w", err)
+	return w.err
+}
+
+func (w *Writer) newDataBlock() {
+	w.blk = w.blk[:BlockHeaderSize]
+	if w.enc != nil {
+		w.blk = w.enc.start(w.blk)
+	}
+	w.blkOpen = true
+	w.blkUnencoded = 0
+	w.blkEncoded = 0
+	w.blkHasFirst = false
+	if w.entries > 0 {
+		w.prevLastKey = append(w.prevLastKey[:0], w.lastKey...)
+		w.hasPrevBlock = true
+	}
+}
+
+// finishDataBlock writes the current data block and adds its index entry.
+func (w *Writer) finishDataBlock() error {
+	if !w.blkOpen || w.blkUnencoded == 0 {
+		return nil
+	}
+	w.blkOpen = false
+	if w.enc != nil {
+		w.enc.finish(w.blk[BlockHeaderSize:], w.blkUnencoded)
+	}
+	var wb writtenBlock
+	var err error
+	w.blk, wb, err = w.out.writeBlock(w.dataType, w.blk)
+	if err != nil {
+		return err
+	}
+	if w.firstDataOff < 0 {
+		w.firstDataOff = wb.offset
+	}
+	w.lastDataOff = wb.offset
+	w.dataBlocks++
+	var left []byte
+	if w.hasPrevBlock {
+		left = w.prevLastKey
+	}
+	w.scratch = appendMidpointKey(w.scratch[:0], left, w.blkFirstKey)
+	w.index.addEntry(w.scratch, wb.offset, wb.onDiskSizeWithHeader)
+	w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)
+	return nil
+}
+
+// writeInlineBlocks writes ready leaf index and bloom chunk blocks (HFileWriterImpl.writeInlineBlocks),
+// in registration order: data index, general bloom, delete-family bloom.
+func (w *Writer) writeInlineBlocks(closing bool) error {
+	for w.index.shouldWrite(closing) {
+		var wb writtenBlock
+		var err error
+		w.aux, wb, err = w.out.writeBlock(BlockLeafIndex, w.index.appendLeaf(w.auxBuf()))
+		if err != nil {
+			return fmt.Errorf("leaf index block: %w", err)
+		}
+		w.index.leafWritten(wb)
+		w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)
+	}
+	for _, bw := range []*writeBloomWriter{w.bloom, w.dfBloom} {
+		if bw == nil {
+			continue
+		}
+		for bw.shouldWrite(closing) {
+			var wb writtenBlock
+			var err error
+			w.aux, wb, err = w.out.writeBlock(BlockBloomChunk, bw.appendReady(w.auxBuf()))
+			if err != nil {
+				return fmt.Errorf("bloom chunk block: %w", err)
+			}
+			bw.readyWritten(wb)
+			w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)
+		}
+	}
+	return nil
+}
+
+// auxBuf returns the auxiliary block buffer with header room.
+func (w *Writer) auxBuf() []byte {
+	if cap(w.aux) < BlockHeaderSize {
+		w.aux = make([]byte, BlockHeaderSize, 4096)
+	}
+	return w.aux[:BlockHeaderSize]
+}
+
+// Close finishes the file: the last data block, remaining inline blocks, the index, file info,
+// bloom metadata and trailer. It does not close the underlying io.Writer.
+func (w *Writer) Close() error {
+	if w.done {
+		return ErrWriterClosed
+	}
+	w.done = true
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.close(); err != nil {
+		w.err = fmt.Errorf("hfilewriter: close: %w", err)
+		return w.err
+	}
+	return nil
+}
+
+func (w *Writer) close() error {
+	if err := w.finishDataBlock(); err != nil {
+		return err
+	}
+	if err := w.writeInlineBlocks(true); err != nil {
+		return err
+	}
+	// No META blocks. Load-on-open section: data index root (after intermediate levels).
+	var rootOff int64
+	var err error
+	w.aux, rootOff, err = w.index.writeIndexBlocks(w.out, w.auxBuf())
+	if err != nil {
+		return err
+	}
+	// Meta index: an empty single-level root block.
+	var wb writtenBlock
+	if w.aux, wb, err = w.out.writeBlock(BlockRootIndex, w.auxBuf()); err != nil {
+		return fmt.Errorf("meta index: %w", err)
+	}
+	w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)
+
+	// File info.
+	fileInfoOff := w.out.offset
+	fi := w.fileInfo()
+	if w.aux, wb, err = w.out.writeBlock(BlockFileInfo, fi.appendProto(w.auxBuf())); err != nil {
+		return fmt.Errorf("file info: %w", err)
+	}
+	w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)
+
+	// Bloom metadata: general first, then delete-family, each only if it got keys.
+	if w.bloom != nil && w.bloom.totalKeys > 0 {
+		if w.aux, wb, err = w.out.writeBlock(BlockGeneralBloomMeta, w.bloom.appendMeta(w.auxBuf())); err != nil {
+			return fmt.Errorf("bloom meta: %w", err)
+		}
+		w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)
+	}
+	if w.dfBloom != nil && w.dfBloom.totalKeys > 0 {
+		if w.aux, wb, err = w.out.writeBlock(BlockDeleteFamilyBloomMeta, w.dfBloom.appendMeta(w.auxBuf())); err != nil {
+			return fmt.Errorf("delete-family bloom meta: %w", err)
+		}
+		w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)
+	}
+
+	t := writeTrailerFields{
+		fileInfoOffset:          fileInfoOff,
+		loadOnOpenOffset:        rootOff,
+		uncompressedDataIndexSz: w.index.totalUncompressed,
+		dataIndexCount:          uint32(w.index.numRootEntries()),
+		entryCount:              uint64(w.entries),
+		numDataIndexLevels:      uint32(w.index.levels),
+		firstDataBlockOffset:    w.firstDataOff,
+		lastDataBlockOffset:     w.lastDataOff,
+		comparatorClassName:     ComparatorKV,
+		compressionCodec:        uint32(w.opts.Compression),
+		majorVersion:            w.opts.FormatVersion,
+		minorVersion:            3,
+	}
+	trailerSize := int64(TrailerSizeV3)
+	if w.opts.FormatVersion == 2 {
+		trailerSize = TrailerSizeV2
+	}
+	t.totalUncompressedBytes = w.totalUncomp + trailerSize
+	tb, err := writeTrailer(&t)
+	if err != nil {
+		return err
+	}
+	if err := w.out.writeRaw(tb); err != nil {
+		return fmt.Errorf("trailer: %w", err)
+	}
+	w.aux, w.blk = nil, nil
+	return nil
+}
+
+// fileInfo assembles the file info map as HBase 2.6's HFileWriterImpl and StoreFileWriter (and,
+// with BulkLoad, HFileOutputFormat2) fill it.
+func (w *Writer) fileInfo() *writeFileInfoMap {
+	fi := &writeFileInfoMap{}
+	// StoreFileWriter.close: general bloom, delete-family count, historical.
+	if w.bloom != nil && w.bloom.totalKeys > 0 {
+		fi.put(FileInfoBloomType, []byte(w.opts.Bloom.String()))
+		last := Key(w.lastKey)
+		if w.opts.Bloom == BloomRowCol {
+			fi.put(FileInfoLastBloomKey, AppendKey(nil, last.Row(), last.Family(), last.Qualifier(), LatestTimestamp, TypeMaximum))
+		} else {
+			fi.put(FileInfoLastBloomKey, append([]byte(nil), last.Row()...))
+		}
+	}
+	fi.putInt64(FileInfoDeleteFamilyCnt, w.deleteFamilies)
+	fi.putBool(FileInfoHistorical, false)
+	// HFileOutputFormat2.close + appendTrackedTimestampsToMetadata.
+	if b := w.opts.BulkLoad; b != nil {
+		fi.putInt64(FileInfoBulkloadTime, b.Time)
+		fi.put(FileInfoBulkloadTask, []byte(b.SourceTask))
+		fi.putBool(FileInfoMajorCompaction, b.MajorCompaction)
+		fi.putBool(FileInfoExcludeMinor, b.ExcludeFromMinorCompaction)
+		tr := binary.BigEndian.AppendUint64(nil, uint64(w.trMin))
+		fi.put(FileInfoTimeRange, binary.BigEndian.AppendUint64(tr, uint64(w.trMax)))
+		fi.putInt64(FileInfoEarliestPutTS, w.earliestPut)
+	}
+	// HFileWriterImpl.close / finishFileInfo.
+	if w.enc != nil {
+		fi.put(FileInfoDataBlockEnc, []byte(w.opts.Encoding.String()))
+	}
+	if w.mvcc {
+		fi.putInt64(FileInfoMaxMemstoreTS, int64(w.maxSeq))
+		fi.putInt32(FileInfoKeyValueVersion, 1)
+	}
+	if w.entries > 0 {
+		fi.put(FileInfoLastKey, append([]byte(nil), w.lastKey...))
+	}
+	var avgKey, avgValue int32
+	if w.entries > 0 {
+		avgKey = int32(w.totalKeyLen / w.entries)
+		avgValue = int32(w.totalValueLen / w.entries)
+	}
+	fi.putInt32(FileInfoAvgKeyLen, avgKey)
+	fi.putInt64(FileInfoCreateTime, w.opts.CreateTime)
+	fi.putInt32(FileInfoAvgValueLen, avgValue)
+	if w.keyBiggest != nil {
+		fi.put(FileInfoKeyOfBiggestCell, append([]byte(nil), w.keyBiggest...))
+		fi.putInt64(FileInfoLenOfBiggestCell, w.lenBiggest)
+	}
+	if w.tags {
+		fi.putInt32(FileInfoMaxTagsLen, int32(w.maxTagsLen))
+		fi.putBool(FileInfoTagsCompressed, false)
+	}
+	return fi
+}
+
+// Stats returns what has been written so far. FirstKey and LastKey are copies.
+func (w *Writer) Stats() WriterStats {
+	s := WriterStats{
+		Entries:      w.entries,
+		BytesWritten: w.out.offset,
+		DataBlocks:   w.dataBlocks,
+		KeyBytes:     w.totalKeyLen,
+		ValueBytes:   w.totalValueLen,
+		IndexLevels:  w.index.levels,
+	}
+	if w.entries > 0 {
+		s.FirstKey = append([]byte(nil), w.firstKey...)
+		s.LastKey = append([]byte(nil), w.lastKey...)
+	}
+	if w.bloom != nil {
+		s.BloomKeys = w.bloom.totalKeys
+	}
+	return s
+}
+
+// EstimatedSize is the number of bytes written plus those pending in the current data block
+// (uncompressed) and the index entries not yet written: a close upper estimate of the final file
+// size for rolling files at a size limit (the load-on-open section and trailer add a few KiB).
+func (w *Writer) EstimatedSize() int64 {
+	n := w.out.offset
+	if w.blkOpen {
+		n += int64(len(w.blk))
+	}
+	n += int64(w.index.cur.nonRootSize() + w.index.root.rootSize)
+	return n
+}

@@ -1,0 +1,122 @@
+package hfilewriter
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// writeBlockTypeIDs is the number of distinct BlockType.getId() values HBase uses to chain blocks
+// through prevBlockOffset (DATA and ENCODED_DATA share an id).
+const writeBlockTypeIDs = 11
+
+// writeBlockTypeID returns HBase's BlockType.getId() (the enum ordinal, ENCODED_DATA mapped to DATA).
+func writeBlockTypeID(t BlockType) int {
+	switch t {
+	case BlockData, BlockEncodedData:
+		return 0
+	case BlockLeafIndex:
+		return 2
+	case BlockBloomChunk:
+		return 3
+	case BlockMeta:
+		return 4
+	case BlockIntermediateIndex:
+		return 5
+	case BlockRootIndex:
+		return 6
+	case BlockFileInfo:
+		return 7
+	case BlockGeneralBloomMeta:
+		return 8
+	case BlockDeleteFamilyBloomMeta:
+		return 9
+	}
+	return 10
+}
+
+// writtenBlock describes a block just written.
+type writtenBlock struct {
+	offset                int64 // file offset of the header
+	onDiskSizeWithHeader  int32 // header + on-disk payload + checksums (the index entry size)
+	uncompressedSizeNoHdr int32 // payload size before compression
+}
+
+// blockOutput writes framed blocks (header, compressed payload, checksums) to the file and tracks
+// the file offset and the previous block offset per block type, like HBase's HFileBlock.Writer.
+type blockOutput struct {
+	w            io.Writer
+	offset       int64
+	prevOffset   [writeBlockTypeIDs]int64
+	comp         writeCompressor // nil for NONE
+	checksumType ChecksumType
+	bytesPerSum  int
+	scratch      []byte // compressed block assembly
+}
+
+func newBlockOutput(w io.Writer, opts *WriterOptions) (*blockOutput, error) {
+	comp, err := newWriteCompressor(opts.Compression)
+	if err != nil {
+		return nil, err
+	}
+	b := &blockOutput{w: w, comp: comp, checksumType: opts.ChecksumType, bytesPerSum: opts.BytesPerChecksum}
+	for i := range b.prevOffset {
+		b.prevOffset[i] = -1
+	}
+	return b, nil
+}
+
+// writeRaw writes bytes that are not a block (the trailer).
+func (b *blockOutput) writeRaw(p []byte) error {
+	n, err := b.w.Write(p)
+	b.offset += int64(n)
+	if err == nil && n != len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("write at offset %d: %w", b.offset, err)
+	}
+	return nil
+}
+
+// writeBlock frames and writes one block. buf holds BlockHeaderSize bytes of room followed by the
+// uncompressed payload; the header is filled in place and checksums are appended, so buf's
+// capacity is reused. It returns buf (possibly reallocated) for the caller to keep.
+func (b *blockOutput) writeBlock(t BlockType, buf []byte) ([]byte, writtenBlock, error) {
+	payloadLen := len(buf) - BlockHeaderSize
+	block := buf
+	if b.comp != nil {
+		var err error
+		if cap(b.scratch) < BlockHeaderSize {
+			b.scratch = make([]byte, BlockHeaderSize, 64<<10)
+		}
+		b.scratch, err = b.comp.appendCompressed(b.scratch[:BlockHeaderSize], buf[BlockHeaderSize:])
+		if err != nil {
+			return buf, writtenBlock{}, fmt.Errorf("compress %s block: %w", t, err)
+		}
+		block = b.scratch
+	}
+	onDiskDataWithHeader := len(block)
+	sums := NumChecksumBytes(onDiskDataWithHeader, b.bytesPerSum)
+	id := writeBlockTypeID(t)
+	h := block[:BlockHeaderSize]
+	copy(h, t[:])
+	binary.BigEndian.PutUint32(h[8:], uint32(onDiskDataWithHeader-BlockHeaderSize+sums))
+	binary.BigEndian.PutUint32(h[12:], uint32(payloadLen))
+	binary.BigEndian.PutUint64(h[16:], uint64(b.prevOffset[id]))
+	h[24] = byte(b.checksumType)
+	binary.BigEndian.PutUint32(h[25:], uint32(b.bytesPerSum))
+	binary.BigEndian.PutUint32(h[29:], uint32(onDiskDataWithHeader))
+	block = AppendChecksums(block, block[:onDiskDataWithHeader], b.checksumType, b.bytesPerSum)
+	if b.comp != nil {
+		b.scratch = block
+	} else {
+		buf = block
+	}
+	wb := writtenBlock{offset: b.offset, onDiskSizeWithHeader: int32(len(block)), uncompressedSizeNoHdr: int32(payloadLen)}
+	if err := b.writeRaw(block); err != nil {
+		return buf, wb, fmt.Errorf("%s block: %w", t, err)
+	}
+	b.prevOffset[id] = wb.offset
+	return buf, wb, nil
+}

@@ -1,0 +1,203 @@
+package hfilewriter
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// Compound bloom filter writer (HBase CompoundBloomFilterWriter + BloomFilterChunk +
+// BloomFilterUtil). A filter is a sequence of fixed-size chunks, each written as an inline
+// BLMFBLK2 block at a data block boundary once it holds maxKeys keys (the last one, folded, at
+// close), plus a meta block with a single-level index of the chunks.
+
+// bloomComparatorRowCol is the comparator class HBase 2.x names in ROWCOL bloom metadata.
+const bloomComparatorRowCol = "org.apache.hadoop.hbase.CellComparatorImpl"
+
+// BloomChunkParams are the sizing parameters of a bloom chunk.
+type BloomChunkParams struct {
+	ByteSize  int // chunk size in bytes
+	HashCount int // hash functions per key
+	MaxKeys   int // keys per chunk before it is full
+}
+
+// BloomParams computes the chunk parameters HBase uses for a compound bloom filter
+// (BloomFilterUtil.createBySize) from the chunk size hint in bytes, the target error rate (a Java
+// float; pass the ROWCOL-adjusted rate for ROWCOL, see bloomErrorRate) and the maximum fold factor.
+func BloomParams(chunkByteSizeHint int, errorRate float32, maxFold int) BloomChunkParams {
+	byteSize := writeFoldableByteSize(int64(chunkByteSizeHint)*8, maxFold)
+	byteSize = writeFoldableByteSize(int64(byteSize)*8, maxFold)
+	bitSize := int64(byteSize) * 8
+	err := float64(errorRate)
+	log2Squared := math.Log(2) * math.Log(2)
+	maxKeys := int32(int64(float64(bitSize) * (log2Squared / -math.Log(err))))
+	hashCount := int(math.Ceil(math.Log(2) * float64(bitSize/int64(maxKeys))))
+	maxKeys = int32(int64(-float64(bitSize) * 1.0 / float64(hashCount) * math.Log(1-math.Exp(math.Log(err)/float64(hashCount)))))
+	return BloomChunkParams{ByteSize: byteSize, HashCount: hashCount, MaxKeys: int(maxKeys)}
+}
+
+// bloomErrorRate is the per-lookup error rate HBase's BloomFilterFactory uses for a bloom type:
+// for ROWCOL each lookup is an OR of two, so p = 1 - sqrt(1 - err), computed as Java does
+// ((float)(1 - Math.sqrt(1 - err)) with 1 - err evaluated in float).
+func bloomErrorRate(t BloomType, err float32) float32 {
+	if t == BloomRowCol {
+		return float32(1 - math.Sqrt(float64(float32(1)-err)))
+	}
+	return err
+}
+
+// writeFoldableByteSize is BloomFilterUtil.computeFoldableByteSize.
+func writeFoldableByteSize(bitSize int64, foldFactor int) int {
+	byteSize := (bitSize + 7) / 8
+	mask := int64(1)<<foldFactor - 1
+	if byteSize&mask != 0 {
+		byteSize >>= foldFactor
+		byteSize++
+		byteSize <<= foldFactor
+	}
+	return int(byteSize)
+}
+
+// writeBloomChunk is one chunk's bit array and counters.
+type writeBloomChunk struct {
+	bits      []byte
+	hashCount int
+	maxKeys   int
+	keyCount  int
+	firstKey  []byte // chunk index key
+}
+
+func (c *writeBloomChunk) add(key []byte) {
+	bits := c.bits
+	BloomBitPositions(HashMurmur, key, c.hashCount, int64(len(bits))*8, func(pos int64) {
+		bits[pos>>3] |= 1 << (pos & 7)
+	})
+	c.keyCount++
+}
+
+// fold is BloomFilterChunk.compactBloom: halve the chunk while it stays even-sized and holds at
+// most half its capacity, OR-ing the pieces together.
+func (c *writeBloomChunk) fold() {
+	if c.keyCount == 0 {
+		return
+	}
+	pieces := 1
+	newSize := len(c.bits)
+	newMax := c.maxKeys
+	for newSize&1 == 0 && newMax > c.keyCount<<1 {
+		pieces <<= 1
+		newSize >>= 1
+		newMax >>= 1
+	}
+	if pieces == 1 {
+		return
+	}
+	for p := 1; p < pieces; p++ {
+		src := c.bits[p*newSize : (p+1)*newSize]
+		for i, b := range src {
+			c.bits[i] |= b
+		}
+	}
+	c.bits = c.bits[:newSize]
+	c.maxKeys = newMax
+}
+
+// writeBloomWriter accumulates one compound bloom filter (general or delete-family).
+type writeBloomWriter struct {
+	typ        BloomType // ROW (also for delete-family) or ROWCOL: selects chunk index keys
+	params     BloomChunkParams
+	comparator string
+	chunk      *writeBloomChunk
+	prevParams BloomChunkParams
+	hasPrev    bool
+	ready      []*writeBloomChunk
+	free       *writeBloomChunk // a written chunk whose arrays can be reused
+	index      writeIndexChunk
+	numChunks  int
+	totalKeys  int64
+	totalMax   int64
+	totalBytes int64
+}
+
+func newWriteBloomWriter(typ BloomType, opts *WriterOptions) *writeBloomWriter {
+	bw := &writeBloomWriter{typ: typ,
+		params: BloomParams(opts.BloomBlockSize, bloomErrorRate(typ, opts.BloomErrorRate), opts.BloomMaxFold)}
+	if typ == BloomRowCol {
+		bw.comparator = bloomComparatorRowCol
+	}
+	return bw
+}
+
+// enqueueReady moves the current chunk to the ready queue if it is full (or closing).
+func (bw *writeBloomWriter) enqueueReady(closing bool) {
+	c := bw.chunk
+	if c == nil || (c.keyCount < c.maxKeys && !closing) {
+		return
+	}
+	c.fold()
+	bw.ready = append(bw.ready, c)
+	bw.totalMax += int64(c.maxKeys)
+	bw.totalBytes += int64(len(c.bits))
+	bw.prevParams = BloomChunkParams{ByteSize: len(c.bits), HashCount: c.hashCount, MaxKeys: c.maxKeys}
+	bw.hasPrev = true
+	bw.chunk = nil
+}
+
+// add adds one bloom key. chunkKey is the chunk index key to use if this key starts a chunk
+// (the row for ROW; the firstOnRowCol key for ROWCOL); hashKey is the hashed bytes.
+func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
+	bw.enqueueReady(false)
+	if bw.chunk == nil {
+		p := bw.params
+		if bw.hasPrev {
+			p = bw.prevParams
+		}
+		c := bw.free
+		bw.free = nil
+		if c == nil || cap(c.bits) < p.ByteSize {
+			c = &writeBloomChunk{bits: make([]byte, p.ByteSize)}
+		} else {
+			c.bits = c.bits[:p.ByteSize]
+			clear(c.bits)
+		}
+		c.hashCount, c.maxKeys, c.keyCount = p.HashCount, p.MaxKeys, 0
+		c.firstKey = append(c.firstKey[:0], chunkKey...)
+		bw.chunk = c
+		bw.numChunks++
+	}
+	bw.chunk.add(hashKey)
+	bw.totalKeys++
+}
+
+// shouldWrite is InlineBlockWriter.shouldWriteBlock.
+func (bw *writeBloomWriter) shouldWrite(closing bool) bool {
+	bw.enqueueReady(closing)
+	return len(bw.ready) > 0
+}
+
+// appendReady appends the payload of the oldest ready chunk.
+func (bw *writeBloomWriter) appendReady(dst []byte) []byte { return append(dst, bw.ready[0].bits...) }
+
+// readyWritten records the chunk index entry of the oldest ready chunk and dequeues it.
+func (bw *writeBloomWriter) readyWritten(b writtenBlock) {
+	c := bw.ready[0]
+	bw.ready[0] = nil
+	bw.ready = bw.ready[1:]
+	bw.index.add(c.firstKey, b.offset, b.onDiskSizeWithHeader, -1)
+	if len(bw.ready) == 0 {
+		bw.ready = bw.ready[:0:0]
+	}
+	bw.free = c
+}
+
+// appendMeta appends the bloom meta block payload (CompoundBloomFilterWriter.MetaWriter).
+func (bw *writeBloomWriter) appendMeta(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, 3) // version
+	dst = binary.BigEndian.AppendUint64(dst, uint64(bw.totalBytes))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(bw.prevParams.HashCount))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(HashMurmur))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(bw.totalKeys))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(bw.totalMax))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(bw.numChunks))
+	dst = AppendByteArray(dst, []byte(bw.comparator))
+	return bw.index.appendRoot(dst)
+}
