@@ -606,14 +606,38 @@ func (w *Writer) Stats() WriterStats {
 	return s
 }
 
-// EstimatedSize is the number of bytes written plus those pending in the current data block
-// (uncompressed) and the index entries not yet written: a close upper estimate of the final file
-// size for rolling files at a size limit (the load-on-open section and trailer add a few KiB).
+// EstimatedSize estimates the size the file would have if it were closed now: bytes written, plus
+// the pending data block (uncompressed), bloom chunks and index entries, plus the load-on-open
+// section and trailer. Callers use it to roll files at a size limit.
 func (w *Writer) EstimatedSize() int64 {
+	const blockOverhead = BlockHeaderSize + 4 // header + one checksum
 	n := w.out.offset
 	if w.blkOpen {
-		n += int64(len(w.blk))
+		n += int64(len(w.blk)) + 4
 	}
-	n += int64(w.index.cur.nonRootSize() + w.index.root.rootSize)
-	return n
+	// Pending leaf entries (written as a leaf block or moved to the root) and the root.
+	n += int64(w.index.cur.nonRootSize()+w.index.root.rootSize) + 2*blockOverhead
+	for _, bw := range []*writeBloomWriter{w.bloom, w.dfBloom} {
+		if bw == nil || bw.totalKeys == 0 {
+			continue
+		}
+		for _, c := range bw.ready {
+			n += int64(len(c.bits)) + blockOverhead
+		}
+		if c := bw.chunk; c != nil {
+			size, maxKeys := len(c.bits), c.maxKeys
+			for size&1 == 0 && maxKeys > c.keyCount<<1 { // the size fold() will leave
+				size >>= 1
+				maxKeys >>= 1
+			}
+			n += int64(size) + blockOverhead
+		}
+		n += int64(bw.index.rootSize+len(bw.ready)*64+64) + blockOverhead // bloom meta
+	}
+	// Meta index, file info (two copies of a key plus fixed entries) and trailer.
+	n += blockOverhead + blockOverhead + 512 + 2*int64(len(w.lastKey))
+	if w.opts.FormatVersion == 2 {
+		return n + TrailerSizeV2
+	}
+	return n + TrailerSizeV3
 }
