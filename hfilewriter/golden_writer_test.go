@@ -96,6 +96,12 @@ func TestWriterGoldenHBase264(t *testing.T) {
 			}
 			got := writeCells(t, golden264Options(tc.blockSize, tc.n), goldenCells(tc.n, tc.width))
 			compareBytes(t, tc.file, got, want)
+			// HBase's BloomFilterFactory ignores maxKeyCount for compound blooms: any hint gives
+			// the same file.
+			for _, maxKeys := range []int{0, 1, 1 << 30} {
+				got := writeCells(t, golden264Options(tc.blockSize, maxKeys), goldenCells(tc.n, tc.width))
+				compareBytes(t, fmt.Sprintf("%s with BloomMaxKeys %d", tc.file, maxKeys), got, want)
+			}
 		})
 	}
 }
