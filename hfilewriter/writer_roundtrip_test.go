@@ -73,10 +73,15 @@ func writerTestRandomCells(rng *rand.Rand, n int, tags, seqs bool) []Cell {
 			cells = append(cells, c)
 		}
 	}
-	sort.SliceStable(cells, func(i, j int) bool { return CompareKeys(cells[i].Key(), cells[j].Key()) < 0 })
-	out := cells[:0]
+	keys := make([][]byte, len(cells))
+	idx := make([]int, len(cells))
 	for i := range cells {
-		if len(out) > 0 && CompareKeys(out[len(out)-1].Key(), cells[i].Key()) == 0 {
+		keys[i], idx[i] = cells[i].Key(), i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return CompareKeys(keys[idx[a]], keys[idx[b]]) < 0 })
+	out := make([]Cell, 0, len(cells))
+	for k, i := range idx {
+		if k > 0 && CompareKeys(keys[idx[k-1]], keys[i]) == 0 {
 			continue
 		}
 		out = append(out, cells[i])
@@ -153,7 +158,7 @@ func TestWriterRoundTrip(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				seed++
 				rng := rand.New(rand.NewPCG(seed, 42))
-				cells := writerTestRandomCells(rng, 1500, o.includesTags(), !o.NoMVCC)
+				cells := writerTestRandomCells(rng, 800, o.includesTags(), !o.NoMVCC)
 				data := writeCells(t, o, cells)
 				r := writerTestReadBack(t, data, cells, o)
 				if tr := r.Trailer(); tr.MajorVersion != o.FormatVersion || tr.MinorVersion != 3 || tr.Compression != comp {
