@@ -3,6 +3,10 @@ package pipeline
 import (
 	"fmt"
 	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
 )
 
 const benchYAML = `
@@ -62,6 +66,81 @@ func BenchmarkMapCSVBatch(b *testing.B) {
 	mp := m.NewMapper()
 	var cb CellBatch
 	b.SetBytes(int64(len(batch.RawData) + batch.NumRows)) // + line terminators
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cb.Buf, cb.Cells = cb.Buf[:0], cb.Cells[:0]
+		if err := mp.MapBatch(batch, nil, &cb, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*float64(batch.NumRows)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func benchParquetBatch(tb testing.TB, rows int) *Batch {
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "host", Type: arrow.BinaryTypes.String},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+		{Name: "value", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "count", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i := 0; i < rows; i++ {
+		b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("web%03d.example.com", i%200))
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(1700000000000 + int64(i)*1000))
+		b.Field(2).(*array.Float64Builder).Append(float64(i) / 7)
+		b.Field(3).(*array.Int64Builder).Append(int64(i * 37))
+	}
+	rec := b.NewRecord()
+	return &Batch{Source: "bench.parquet", NumRows: rows, NumCols: 4, Record: rec}
+}
+
+const benchParquetYAML = `
+columns:
+  - {name: host}
+  - {name: ts, type: timestamp}
+  - {name: value, type: double, cell: "d:value"}
+  - {name: count, type: long, cell: "d:count"}
+rowkey: [host, "'|'", reverse_timestamp(ts)]
+timestamp: {column: ts}
+`
+
+// TestMapParquetZeroAllocsPerRow: Parquet rows cost no allocations either (binding the schema's names
+// allocates once per batch).
+func TestMapParquetZeroAllocsPerRow(t *testing.T) {
+	m := compileYAML(t, benchParquetYAML)
+	small, big := benchParquetBatch(t, 16), benchParquetBatch(t, 1024)
+	defer small.Release()
+	defer big.Release()
+	mp := m.NewMapper()
+	var cb CellBatch
+	run := func(b *Batch) float64 {
+		return testing.AllocsPerRun(10, func() {
+			cb.Buf, cb.Cells = cb.Buf[:0], cb.Cells[:0]
+			if err := mp.MapBatch(b, nil, &cb, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	run(big) // grow buffers
+	if a, b := run(small), run(big); a != b {
+		t.Fatalf("allocations grow with rows: %.0f for 16 rows, %.0f for 1024", a, b)
+	}
+	if len(cb.Cells) != 2048 {
+		t.Fatalf("%d cells", len(cb.Cells))
+	}
+}
+
+// BenchmarkMapParquetBatch: typed Parquet rows (string, timestamp, double, long) keyed and emitted.
+func BenchmarkMapParquetBatch(b *testing.B) {
+	var cfgT testing.T
+	m := compileYAML(&cfgT, benchParquetYAML)
+	batch := benchParquetBatch(b, 4096)
+	defer batch.Release()
+	mp := m.NewMapper()
+	var cb CellBatch
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -322,6 +322,20 @@ rowkey: [{column: a}]`, "not in families"},
 		{`columns: [{name: a, cell: "d:a"}, {name: t}]
 rowkey: [{time_bucket: {column: t, interval: 1d, unit: ms, width: 4}}, {column: a}]
 cells: [{family: d, value: a, qualifier_parts: [{time_offset: {column: t, interval: 1d, width: 2}}]}]`, "do not fit"},
+		{`columns: [{name: a, cell: "d:a"}, {name: t}]
+rowkey: ["time_bucket(t, 1h, ms)"]`, "needs width 8"},
+		{`columns: [{name: a, cell: "d:a"}]
+rowkey: [{column: a, pad: left}]`, "need a width"},
+		{`columns: [{name: a, cell: "d:a"}]
+rowkey: [{column: a, width: 3, pad_char: "ab"}]`, "exactly one byte"},
+		{`columns: [{name: a, cell: "d:a"}, {name: a}]
+rowkey: [a]`, "used twice"},
+		{`columns: [{name: a, cell: "d:a"}]
+rowkey: [a]
+cells: [{family: d, value: a, qualifier: "${a"}]`, "unclosed"},
+		{`columns: [{name: a, cell: "d:a"}]
+rowkey: [a]
+timestamp: {column: a, value: 5}`, "exclusive"},
 	} {
 		var cfg MappingConfig
 		if err := yaml.Unmarshal([]byte(tc.yaml), &cfg); err != nil {

@@ -212,6 +212,9 @@ func compilePart(c *PartConfig, ctx partContext, allowHash bool) (part, error) {
 			if p.width != 4 && p.width != 8 {
 				return p, fmt.Errorf("time_bucket width %d: want 4 or 8", p.width)
 			}
+			if p.width == 4 && p.unitMS == 1 {
+				return p, errors.New("time_bucket in ms needs width 8 (4 bytes of milliseconds end in 1970)")
+			}
 		} else {
 			if p.width == 0 {
 				p.width = 2
@@ -367,6 +370,9 @@ func (kb *keyBuilder) appendTime(dst []byte, p *part, vals []value, cols []colum
 // (h = 31*h + b, starting at 1, int32 overflow). As in Java, Math.abs(Integer.MIN_VALUE) stays negative,
 // so for that one hash value the byte is (byte)(MIN_VALUE % buckets).
 func SaltByte(key []byte, buckets int) byte {
+	if buckets <= 0 {
+		return 0
+	}
 	h := int32(1)
 	for _, b := range key {
 		h = 31*h + int32(int8(b))

@@ -130,6 +130,8 @@ func arrowValue(arr arrow.Array, i int, v *value, scratch []byte) ([]byte, error
 		return scratch, nil
 	}
 	switch a := arr.(type) {
+	case *array.Dictionary:
+		return arrowValue(a.Dictionary(), a.GetValueIndex(i), v, scratch)
 	case *array.String:
 		v.kind, v.b = vkText, unsafeBytes(a.Value(i))
 	case *array.LargeString:

@@ -180,3 +180,33 @@ func TestAppendText(t *testing.T) {
 		}
 	}
 }
+
+func TestArrowDictionary(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues([]string{"red", "green"}, nil)
+	dict := sb.NewArray()
+	defer dict.Release()
+	ib := array.NewInt32Builder(mem)
+	ib.AppendValues([]int32{1, 0, 1}, []bool{true, true, false})
+	idx := ib.NewArray()
+	defer idx.Release()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	arr := array.NewDictionaryArray(dt, idx, dict)
+	defer arr.Release()
+	var v value
+	var got []string
+	for i := 0; i < arr.Len(); i++ {
+		if _, err := arrowValue(arr, i, &v, nil); err != nil {
+			t.Fatal(err)
+		}
+		if v.kind == vkNull {
+			got = append(got, "NULL")
+		} else {
+			got = append(got, string(appendText(nil, &v)))
+		}
+	}
+	if strings.Join(got, ",") != "green,red,NULL" {
+		t.Fatalf("got %v", got)
+	}
+}
