@@ -189,7 +189,8 @@ func (c *combineSource) next() (bool, error) {
 		}
 		out := c.fn(c.scratch[slot][:0], acc, b)
 		key, _, n, err := hfilewriter.SplitKeyValue(out)
-		if err != nil || n != len(out) || hfilewriter.CompareKeys(key, hfilewriter.KVKey(acc)) != 0 {
+		if err != nil || n != len(out) || !hfilewriter.Key(key).Valid() ||
+			hfilewriter.CompareKeys(key, hfilewriter.KVKey(acc)) != 0 {
 			return false, fmt.Errorf("combine returned an invalid record or changed the key %s",
 				hfilewriter.Key(hfilewriter.KVKey(acc)))
 		}

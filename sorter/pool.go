@@ -258,6 +258,10 @@ var errPoolClosed = errors.New("sorter: pool closed")
 // errNoMemory is returned by reserve when wait is false and the memory is not available.
 var errNoMemory = errors.New("sorter: memory budget exhausted")
 
+// errSelfSpilled is returned by reserve when it made room by spilling self in place: the caller should
+// reuse self's emptied slabs and index instead of allocating.
+var errSelfSpilled = errors.New("sorter: spilled in place")
+
 // reserve accounts n bytes, spilling sorters (largest in-memory first) to make room. self is the sorter
 // whose lock the caller holds, or nil; it may be spilled directly. With wait false it returns errNoMemory
 // instead of waiting for memory that no spill can free. ctx may be nil (Add has no context).
@@ -294,7 +298,10 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 		if err != nil {
 			return err
 		}
-		if spilled {
+		if spilled == self && self != nil {
+			return errSelfSpilled
+		}
+		if spilled != nil {
 			continue
 		}
 		if !wait {
@@ -329,19 +336,24 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 	}
 }
 
-// victimsLocked lists sorters with spillable in-memory bytes, largest first (p.mu held).
+// victimsLocked lists sorters holding spillable memory: those without records first, then the largest
+// first (p.mu held).
 func (p *Pool) victimsLocked(self *Sorter) []*Sorter {
 	type cand struct {
-		s *Sorter
-		n int64
+		s     *Sorter
+		n     int64
+		empty bool
 	}
 	var cs []cand
 	for s := range p.sorters {
 		if n := s.spillable.Load(); n > 0 {
-			cs = append(cs, cand{s, n})
+			cs = append(cs, cand{s, n, s.empty.Load()})
 		}
 	}
 	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].empty != cs[j].empty { // memory without records is freed without I/O: take it first
+			return cs[i].empty
+		}
 		if cs[i].n != cs[j].n {
 			return cs[i].n > cs[j].n
 		}
@@ -354,17 +366,18 @@ func (p *Pool) victimsLocked(self *Sorter) []*Sorter {
 	return out
 }
 
-// spillOne spills the first candidate that can be spilled without waiting for its lock.
-func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (bool, error) {
+// spillOne spills the first candidate that can be spilled without waiting for its lock and returns it.
+// self (whose lock the caller holds) spills in place: it keeps its emptied slabs for its next records.
+func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (*Sorter, error) {
 	for _, v := range cands {
 		if v == self {
 			if v.spillable.Load() == 0 {
 				continue
 			}
-			if err := v.spillLocked(); err != nil {
-				return false, err
+			if err := v.spillLocked(true); err != nil {
+				return nil, err
 			}
-			return true, nil
+			return v, nil
 		}
 		if !v.mu.TryLock() {
 			continue
@@ -373,14 +386,14 @@ func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (bool, error) {
 			v.mu.Unlock()
 			continue
 		}
-		err := v.spillLocked()
+		err := v.spillLocked(false)
 		v.mu.Unlock()
 		if err != nil {
-			return false, fmt.Errorf("spilling sorter %q to make room: %w", v.name, err)
+			return nil, fmt.Errorf("spilling sorter %q to make room: %w", v.name, err)
 		}
-		return true, nil
+		return v, nil
 	}
-	return false, nil
+	return nil, nil
 }
 
 // charge accounts n bytes without waiting (may exceed the budget; shows in PeakBytes).

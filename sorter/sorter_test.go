@@ -521,3 +521,37 @@ func TestCorruptRunIsAnError(t *testing.T) {
 		})
 	}
 }
+
+// The pool spills the sorter holding the most memory, even when another sorter asks for room.
+func TestLargestSorterIsSpilled(t *testing.T) {
+	p := newTestPool(t, 1<<20, 1)
+	big := p.NewSorter("big", SorterOptions{})
+	small := p.NewSorter("small", SorterOptions{})
+	recs := randRecords(rand.New(rand.NewPCG(4, 4)), 40000)
+	i := 0
+	for ; big.Runs() == 0; i++ {
+		if err := big.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// big just spilled itself; fill it again to just below the point where it spilled last time.
+	filled := i
+	for j := 0; j < filled*8/10; j++ {
+		if err := big.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}
+	for small.Runs() == 0 && big.Runs() == 1 {
+		if err := small.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}
+	if big.Runs() != 2 || small.Runs() != 0 {
+		t.Fatalf("runs: big %d, small %d; want big spilled for small", big.Runs(), small.Runs())
+	}
+	big.Close()
+	small.Close()
+	assertDirEmpty(t, p)
+}
