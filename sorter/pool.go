@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/golang/snappy"
 )
@@ -28,7 +29,9 @@ const (
 	entrySize = 24 // bytes of one index entry
 	// slabClasses is the number of pooled slab sizes: minSlab, 2×minSlab, ..., maxSlab.
 	slabClasses = 11
-	chunkHdrSz  = 13
+	// waitPoll bounds how long a reservation waits before it looks for spillable sorters again.
+	waitPoll   = 20 * time.Millisecond
+	chunkHdrSz = 13
 )
 
 // PoolOptions configures a Pool.
@@ -312,19 +315,32 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 				return err
 			}
 		}
+		// The first busy candidate (its lock was taken) is asked to give its memory back at its next Add;
+		// the wait also ends after a short poll interval, to look for sorters that went idle.
+		for _, v := range cands {
+			if v != self {
+				v.pleaseSpill.Store(true)
+				break
+			}
+		}
 		p.mu.Lock()
+		woken := false
+		wake := func() {
+			p.mu.Lock()
+			woken = true
+			p.cond.Broadcast()
+			p.mu.Unlock()
+		}
+		timer := time.AfterFunc(waitPoll, wake)
 		var stop func() bool
 		if ctx != nil {
-			stop = context.AfterFunc(ctx, func() {
-				p.mu.Lock()
-				p.cond.Broadcast()
-				p.mu.Unlock()
-			})
+			stop = context.AfterFunc(ctx, wake)
 		}
-		for p.gen == gen && !p.closed && (ctx == nil || ctx.Err() == nil) {
+		for p.gen == gen && !p.closed && !woken {
 			p.cond.Wait()
 		}
 		p.mu.Unlock()
+		timer.Stop()
 		if stop != nil {
 			stop()
 		}

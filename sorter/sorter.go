@@ -42,18 +42,19 @@ type Sorter struct {
 	id   uint64
 	opts SorterOptions
 
-	mu        sync.Mutex
-	a         arena
-	held      int64        // accounted arena bytes: slab capacities + index capacity × 24
-	spillable atomic.Int64 // == held while adding, 0 otherwise (read by the pool without s.mu)
-	cur       int          // current slab; slabs after it are empty (kept across an in-place spill)
-	slabUsed  int          // bytes used in the current slab
-	empty     atomic.Bool  // no records in memory (a victim that is empty is spilled without I/O)
-	nextSlab  int
-	runs      []*runInfo
-	state     int
-	err       error
-	records   int64
+	mu          sync.Mutex
+	a           arena
+	held        int64        // accounted arena bytes: slab capacities + index capacity × 24
+	spillable   atomic.Int64 // == held while adding, 0 otherwise (read by the pool without s.mu)
+	cur         int          // current slab; slabs after it are empty (kept across an in-place spill)
+	slabUsed    int          // bytes used in the current slab
+	pleaseSpill atomic.Bool  // set by a reservation that found s busy
+	empty       atomic.Bool  // no records in memory (a victim that is empty is spilled without I/O)
+	nextSlab    int
+	runs        []*runInfo
+	state       int
+	err         error
+	records     int64
 }
 
 // NewSorter returns a sorter drawing on the pool's budget. name appears in errors.
@@ -107,6 +108,13 @@ func (s *Sorter) Add(kv []byte, seq uint64) error {
 	}
 	if s.state != stateAdding {
 		return s.errorf("Add after Finish or Close")
+	}
+	if s.pleaseSpill.Load() {
+		// Another sorter waits for memory and could not take our lock: give our memory back.
+		s.pleaseSpill.Store(false)
+		if err := s.spillLocked(false); err != nil {
+			return s.fail(err)
+		}
 	}
 	for {
 		if len(s.a.idx) == cap(s.a.idx) {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
 )
@@ -553,5 +554,48 @@ func TestLargestSorterIsSpilled(t *testing.T) {
 	}
 	big.Close()
 	small.Close()
+	assertDirEmpty(t, p)
+}
+
+// A sorter waiting for memory held by a busy sorter must not wait forever once that sorter goes idle
+// (or keeps adding): the busy one is asked to give its memory back.
+func TestWaiterIsNotStarvedByBusySorter(t *testing.T) {
+	p := newTestPool(t, 256<<10, 1)
+	a := p.NewSorter("a", SorterOptions{})
+	b := p.NewSorter("b", SorterOptions{})
+	recs := randRecords(rand.New(rand.NewPCG(12, 12)), 30000)
+	done := make(chan error, 4)
+	for w := 0; w < 3; w++ { // three writers keep b's lock busy
+		go func(w int) {
+			for i := w; i < 25000; i += 3 {
+				if err := b.Add(recs[i].kv, recs[i].seq); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(w)
+	}
+	go func() {
+		for _, r := range recs[25000:] {
+			if err := a.Add(r.kv, r.seq); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; i < 4; i++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("Add is stuck waiting for memory held by another sorter")
+		}
+	}
+	sameRecords(t, drain(t, a), reference(recs[25000:]))
+	sameRecords(t, drain(t, b), reference(recs[:25000]))
 	assertDirEmpty(t, p)
 }
