@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/golang/snappy"
 )
@@ -28,7 +29,9 @@ const (
 	entrySize = 24 // bytes of one index entry
 	// slabClasses is the number of pooled slab sizes: minSlab, 2×minSlab, ..., maxSlab.
 	slabClasses = 11
-	chunkHdrSz  = 13
+	// waitPoll bounds how long a reservation waits before it looks for spillable sorters again.
+	waitPoll   = 20 * time.Millisecond
+	chunkHdrSz = 13
 )
 
 // PoolOptions configures a Pool.
@@ -258,6 +261,10 @@ var errPoolClosed = errors.New("sorter: pool closed")
 // errNoMemory is returned by reserve when wait is false and the memory is not available.
 var errNoMemory = errors.New("sorter: memory budget exhausted")
 
+// errSelfSpilled is returned by reserve when it made room by spilling self in place: the caller should
+// reuse self's emptied slabs and index instead of allocating.
+var errSelfSpilled = errors.New("sorter: spilled in place")
+
 // reserve accounts n bytes, spilling sorters (largest in-memory first) to make room. self is the sorter
 // whose lock the caller holds, or nil; it may be spilled directly. With wait false it returns errNoMemory
 // instead of waiting for memory that no spill can free. ctx may be nil (Add has no context).
@@ -294,7 +301,10 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 		if err != nil {
 			return err
 		}
-		if spilled {
+		if spilled == self && self != nil {
+			return errSelfSpilled
+		}
+		if spilled != nil {
 			continue
 		}
 		if !wait {
@@ -305,19 +315,32 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 				return err
 			}
 		}
+		// The first busy candidate (its lock was taken) is asked to give its memory back at its next Add;
+		// the wait also ends after a short poll interval, to look for sorters that went idle.
+		for _, v := range cands {
+			if v != self {
+				v.pleaseSpill.Store(true)
+				break
+			}
+		}
 		p.mu.Lock()
+		woken := false
+		wake := func() {
+			p.mu.Lock()
+			woken = true
+			p.cond.Broadcast()
+			p.mu.Unlock()
+		}
+		timer := time.AfterFunc(waitPoll, wake)
 		var stop func() bool
 		if ctx != nil {
-			stop = context.AfterFunc(ctx, func() {
-				p.mu.Lock()
-				p.cond.Broadcast()
-				p.mu.Unlock()
-			})
+			stop = context.AfterFunc(ctx, wake)
 		}
-		for p.gen == gen && !p.closed && (ctx == nil || ctx.Err() == nil) {
+		for p.gen == gen && !p.closed && !woken {
 			p.cond.Wait()
 		}
 		p.mu.Unlock()
+		timer.Stop()
 		if stop != nil {
 			stop()
 		}
@@ -329,19 +352,24 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 	}
 }
 
-// victimsLocked lists sorters with spillable in-memory bytes, largest first (p.mu held).
+// victimsLocked lists sorters holding spillable memory: those without records first, then the largest
+// first (p.mu held).
 func (p *Pool) victimsLocked(self *Sorter) []*Sorter {
 	type cand struct {
-		s *Sorter
-		n int64
+		s     *Sorter
+		n     int64
+		empty bool
 	}
 	var cs []cand
 	for s := range p.sorters {
 		if n := s.spillable.Load(); n > 0 {
-			cs = append(cs, cand{s, n})
+			cs = append(cs, cand{s, n, s.empty.Load()})
 		}
 	}
 	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].empty != cs[j].empty { // memory without records is freed without I/O: take it first
+			return cs[i].empty
+		}
 		if cs[i].n != cs[j].n {
 			return cs[i].n > cs[j].n
 		}
@@ -354,17 +382,18 @@ func (p *Pool) victimsLocked(self *Sorter) []*Sorter {
 	return out
 }
 
-// spillOne spills the first candidate that can be spilled without waiting for its lock.
-func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (bool, error) {
+// spillOne spills the first candidate that can be spilled without waiting for its lock and returns it.
+// self (whose lock the caller holds) spills in place: it keeps its emptied slabs for its next records.
+func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (*Sorter, error) {
 	for _, v := range cands {
 		if v == self {
 			if v.spillable.Load() == 0 {
 				continue
 			}
-			if err := v.spillLocked(); err != nil {
-				return false, err
+			if err := v.spillLocked(true); err != nil {
+				return nil, err
 			}
-			return true, nil
+			return v, nil
 		}
 		if !v.mu.TryLock() {
 			continue
@@ -373,14 +402,14 @@ func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (bool, error) {
 			v.mu.Unlock()
 			continue
 		}
-		err := v.spillLocked()
+		err := v.spillLocked(false)
 		v.mu.Unlock()
 		if err != nil {
-			return false, fmt.Errorf("spilling sorter %q to make room: %w", v.name, err)
+			return nil, fmt.Errorf("spilling sorter %q to make room: %w", v.name, err)
 		}
-		return true, nil
+		return v, nil
 	}
-	return false, nil
+	return nil, nil
 }
 
 // charge accounts n bytes without waiting (may exceed the budget; shows in PeakBytes).

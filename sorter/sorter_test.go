@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
 )
@@ -520,4 +521,81 @@ func TestCorruptRunIsAnError(t *testing.T) {
 			assertDirEmpty(t, p)
 		})
 	}
+}
+
+// The pool spills the sorter holding the most memory, even when another sorter asks for room.
+func TestLargestSorterIsSpilled(t *testing.T) {
+	p := newTestPool(t, 1<<20, 1)
+	big := p.NewSorter("big", SorterOptions{})
+	small := p.NewSorter("small", SorterOptions{})
+	recs := randRecords(rand.New(rand.NewPCG(4, 4)), 40000)
+	i := 0
+	for ; big.Runs() == 0; i++ {
+		if err := big.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// big just spilled itself; fill it again to just below the point where it spilled last time.
+	filled := i
+	for j := 0; j < filled*8/10; j++ {
+		if err := big.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}
+	for small.Runs() == 0 && big.Runs() == 1 {
+		if err := small.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}
+	if big.Runs() != 2 || small.Runs() != 0 {
+		t.Fatalf("runs: big %d, small %d; want big spilled for small", big.Runs(), small.Runs())
+	}
+	big.Close()
+	small.Close()
+	assertDirEmpty(t, p)
+}
+
+// A sorter waiting for memory held by a busy sorter must not wait forever once that sorter goes idle
+// (or keeps adding): the busy one is asked to give its memory back.
+func TestWaiterIsNotStarvedByBusySorter(t *testing.T) {
+	p := newTestPool(t, 256<<10, 1)
+	a := p.NewSorter("a", SorterOptions{})
+	b := p.NewSorter("b", SorterOptions{})
+	recs := randRecords(rand.New(rand.NewPCG(12, 12)), 30000)
+	done := make(chan error, 4)
+	for w := 0; w < 3; w++ { // three writers keep b's lock busy
+		go func(w int) {
+			for i := w; i < 25000; i += 3 {
+				if err := b.Add(recs[i].kv, recs[i].seq); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(w)
+	}
+	go func() {
+		for _, r := range recs[25000:] {
+			if err := a.Add(r.kv, r.seq); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; i < 4; i++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("Add is stuck waiting for memory held by another sorter")
+		}
+	}
+	sameRecords(t, drain(t, a), reference(recs[25000:]))
+	sameRecords(t, drain(t, b), reference(recs[:25000]))
+	assertDirEmpty(t, p)
 }
