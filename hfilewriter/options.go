@@ -89,6 +89,11 @@ type WriterOptions struct {
 	// (hfile.index.block.min.entries). Default: 16.
 	IndexMinEntries int
 
+	// AllowDuplicateKeys accepts a cell whose key equals the previous cell's key, as HBase's own writer
+	// does (HBase then returns one of them on read). Default: false — an exact duplicate is an error,
+	// because it almost always means two input rows collapsed into one cell.
+	AllowDuplicateKeys bool
+
 	// BulkLoad, when non-nil, adds the file info keys HBase's HFileOutputFormat2 writes on close
 	// (BULKLOAD_TIMESTAMP, BULKLOAD_SOURCE_TASK, MAJOR_COMPACTION_KEY, EXCLUDE_FROM_MINOR_COMPACTION,
 	// TIMERANGE, EARLIEST_PUT_TS). Default: nil (plain StoreFileWriter metadata).

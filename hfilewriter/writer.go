@@ -187,7 +187,7 @@ func (w *Writer) append(kv, tags []byte, seq uint64) error {
 		if c > 0 {
 			return fmt.Errorf("hfilewriter: key out of order: %s sorts before the previous key %s", k, Key(w.lastKey))
 		}
-		if c == 0 {
+		if c == 0 && !w.opts.AllowDuplicateKeys {
 			return fmt.Errorf("hfilewriter: duplicate key: %s equals the previous key %s", k, Key(w.lastKey))
 		}
 		if !bytes.Equal(k.Family(), w.family) {

@@ -370,3 +370,38 @@ func TestWriterEstimatedSize(t *testing.T) {
 	}
 	t.Logf("last estimate %d, final size %d", prev, final)
 }
+
+func TestWriterAllowDuplicateKeys(t *testing.T) {
+	c := Cell{Row: []byte("r"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: []byte("a")}
+	for _, allow := range []bool{false, true} {
+		opts := DefaultWriterOptions()
+		opts.AllowDuplicateKeys = allow
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Append(&c); err != nil {
+			t.Fatal(err)
+		}
+		d := c
+		d.Value = []byte("b")
+		err = w.Append(&d)
+		if allow != (err == nil) {
+			t.Fatalf("allow=%v: second append err %v", allow, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]uint64{false: 1, true: 2}[allow]; r.EntryCount() != want {
+			t.Fatalf("allow=%v: %d entries, want %d", allow, r.EntryCount(), want)
+		}
+		if err := r.Verify(); err != nil {
+			t.Fatalf("allow=%v: verify: %v", allow, err)
+		}
+	}
+}

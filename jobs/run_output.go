@@ -343,6 +343,7 @@ func (fw *fileWriter) writerOptions() hfilewriter.WriterOptions {
 		opts = hfilewriter.DefaultWriterOptions()
 	}
 	ts := fw.o.spec.Pipeline.Timestamp
+	opts.AllowDuplicateKeys = fw.o.spec.Combine == nil && policy(fw.o.spec) == DuplicatesKeep
 	opts.BulkLoad = &hfilewriter.BulkLoadInfo{Time: ts, SourceTask: fw.o.spec.SourceTask, MajorCompaction: true}
 	return opts
 }
