@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/apache/arrow/go/v15 v15.0.2
 	github.com/spf13/cobra v1.10.2
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
