@@ -9,20 +9,21 @@
 //	job, err := jobs.LoadJob("nightly.yaml", os.LookupEnv, sets) // parse, ${VAR}, --set
 //	err = job.Apply(flagOverrides)                                // explicit flags win
 //	err = job.Validate()                                          // no data read yet
-//	st, err := jobs.OpenState(job.StateDir, job.Name)
+//	st, err := job.OpenState()                                    // jobs with state_dir only
 //	lock, notes, err := st.Lock("run " + job.Name)                // ErrLocked if another run holds it
 //	defer lock.Release()
 //	plan, err := st.Plan(ctx, paths, job.Reload)                  // skip already-loaded inputs
 //	if plan.NoOp() { print plan.Summary(); exit 0 }
-//	stg, err := jobs.NewRunStaging(job.RunParent(), runID)        // <out>/<job>/.hfload-staging-<run>/
+//	stg, err := job.Stage(runID)                                  // <out>/<job>/.hfload-staging-<run>/
+//	m, err := jobs.NewManifest(job, version, runID, started)
 //	defer stg.Abort()
 //	... write <stg.FamilyDir(f)>/<file> ...
 //	err = st.Begin(rec)                                           // pending record
-//	err = stg.Commit(manifest)                                    // verify, fsync, rename, manifest last
+//	err = stg.Commit(m)                                           // verify, fsync, rename, manifest last
 //	err = st.Record(rec)                                          // only after Commit
 //
-// One-off runs (no state_dir) skip the state and use NewStaging(out, runID),
-// committing straight into out. See docs/jobs.md for the layouts, the lock
+// One-off runs (no state_dir) skip the state; job.Stage then stages inside
+// out and commits straight into it. See docs/jobs.md for the layouts, the lock
 // semantics and the exit codes.
 package jobs
 
@@ -118,6 +119,19 @@ func (i Incremental) IsZero() bool { return i == Incremental{} }
 // RunParent is the directory that holds a job run's output directories:
 // <out>/<name>.
 func (j *Job) RunParent() string { return filepath.Join(j.Out, j.Name) }
+
+// Stage creates the staging area of a run of j: with state_dir, a run
+// directory <out>/<name>/<runID> (NewRunStaging); without, the output
+// directory out itself (NewStaging).
+func (j *Job) Stage(runID string) (*Staging, error) {
+	if j.StateDir != "" {
+		return NewRunStaging(j.RunParent(), runID)
+	}
+	return NewStaging(j.Out, runID)
+}
+
+// OpenState opens the job's incremental state (state_dir must be set).
+func (j *Job) OpenState() (*State, error) { return OpenState(j.StateDir, j.Name) }
 
 // Family returns the effective options for family: its families: entry with
 // unset fields filled from the job-wide settings.

@@ -320,7 +320,7 @@ func TestValidate(t *testing.T) {
 		{func(j *Job) { j.Families = map[string]FamilyOptions{"d": {Compression: "lzo"}} }, `families.d.compression: "lzo"`},
 		{func(j *Job) { j.Incremental.Watermark = "ts" }, "incremental: needs state_dir"},
 		{func(j *Job) { j.StateDir = "s"; j.Incremental = Incremental{Watermark: "ts", WatermarkType: "date"} }, "watermark_type"},
-		{func(j *Job) { j.Name = "../x" }, "name:"},
+		{func(j *Job) { j.StateDir = "s"; j.Name = "../x" }, "name:"},
 		{func(j *Job) { j.StateDir = "s"; j.Name = "" }, "name: required with state_dir"},
 	}
 	for i, c := range cases {

@@ -297,3 +297,26 @@ func Fingerprint(ctx context.Context, path string, checksum bool) (InputFile, er
 	}
 	return in, nil
 }
+
+// NewManifest starts the manifest of a run of j: tool, version, run id, job
+// name, table, start time and the effective settings. The caller fills
+// Inputs, Files, Counts, Watermark and Finished, then passes it to
+// Staging.Commit.
+func NewManifest(j *Job, toolVersion, runID string, started time.Time) (*Manifest, error) {
+	settings, err := j.Settings()
+	if err != nil {
+		return nil, err
+	}
+	return &Manifest{
+		ManifestVersion: ManifestVersion,
+		Tool:            "hfload",
+		ToolVersion:     toolVersion,
+		RunID:           runID,
+		Job:             j.Name,
+		Table:           j.Table,
+		Started:         started.UTC(),
+		Settings:        settings,
+		Inputs:          []InputFile{},
+		Files:           []OutputFile{},
+	}, nil
+}

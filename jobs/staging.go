@@ -228,7 +228,10 @@ func (s *Staging) Commit(m *Manifest) error {
 		m.ManifestVersion = ManifestVersion
 	}
 	if err := s.commit(m); err != nil {
-		if !s.done {
+		if s.done {
+			// The output is in place; only durability or cleanup failed.
+			_ = s.lock.Release()
+		} else {
 			_ = s.Abort()
 		}
 		return err
@@ -261,9 +264,8 @@ func (s *Staging) commit(m *Manifest) error {
 		if err := os.Rename(s.dir, s.final); err != nil {
 			return fmt.Errorf("%w: commit: %w", ErrIO, err)
 		}
+		s.done = true // the output is in place; from here only durability is in doubt
 		if err := syncDir(s.parent); err != nil {
-			s.done = true // the output is in place; only durability is in doubt
-			_ = s.lock.Release()
 			return fmt.Errorf("%w: commit: %w", ErrIO, err)
 		}
 	}
@@ -308,14 +310,15 @@ func (s *Staging) moveInto() error {
 	}
 	s.done = true // complete from here on: never undo
 	if err := syncDir(s.final); err != nil {
-		_ = s.lock.Release()
 		return fmt.Errorf("%w: commit: %w", ErrIO, err)
 	}
 	if err := os.Remove(s.dir); err != nil {
-		_ = s.lock.Release()
 		return fmt.Errorf("%w: commit: removing staging dir: %w", ErrIO, err)
 	}
-	return syncDir(s.final)
+	if err := syncDir(s.final); err != nil {
+		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	return nil
 }
 
 // stagedEntries lists the staging dir's entries other than the manifest,

@@ -440,3 +440,49 @@ func TestKilledMidCommitIsRolledForward(t *testing.T) {
 		t.Errorf("leftovers: %v", got)
 	}
 }
+
+func TestJobStageChoosesLayout(t *testing.T) {
+	root := t.TempDir()
+	j := validJob()
+	j.Name, j.Out = "nightly", filepath.Join(root, "out")
+	started := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
+
+	// One-off: straight into out.
+	s, err := j.Stage("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewManifest(j, "v0.1", "r1", started)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Job != "nightly" || m.Table != "t" || m.Settings["columns"] != "HBASE_ROW_KEY,d:a" || m.Tool != "hfload" {
+		t.Errorf("manifest: %+v", m)
+	}
+	m.Finished = started.Add(time.Second)
+	if err := s.Commit(m); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := LoadManifest(j.Out); err != nil || back.RunID != "r1" || back.ToolVersion != "v0.1" {
+		t.Errorf("one-off manifest: %+v %v", back, err)
+	}
+
+	// With state_dir: out/<job>/<run-id>.
+	j.Out = filepath.Join(root, "out2")
+	j.StateDir = filepath.Join(root, "state")
+	s, err = j.Stage("r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ = NewManifest(j, "v0.1", "r2", started)
+	if err := s.Commit(m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadManifest(filepath.Join(root, "out2", "nightly", "r2")); err != nil {
+		t.Error(err)
+	}
+	st, err := j.OpenState()
+	if err != nil || st.Dir() != filepath.Join(root, "state", "nightly") {
+		t.Errorf("state: %v %v", st, err)
+	}
+}

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 )
 
@@ -347,4 +350,32 @@ func (s *State) Plan(ctx context.Context, inputs []string, reload bool) (*Plan, 
 		return p, fmt.Errorf("%w (rerun with --reload to load them again):\n  %s", ErrInputChanged, strings.Join(lines, "\n  "))
 	}
 	return p, nil
+}
+
+// WriteRuns prints runs as an aligned table for `hfload runs JOB.yaml`, one
+// line per run, oldest first, with a header; "no runs recorded" when empty.
+func WriteRuns(w io.Writer, runs []RunRecord) error {
+	if len(runs) == 0 {
+		_, err := fmt.Fprintln(w, "no runs recorded")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "RUN\tSTARTED\tSECONDS\tLOADED\tSKIPPED\tROWS READ\tREJECTED\tCELLS\tFILES\tBYTES\tWATERMARK\t")
+	for _, r := range runs {
+		wm := "-"
+		if r.Watermark != nil && r.Watermark.Value != "" {
+			wm = r.Watermark.Value
+		}
+		secs := "-"
+		if !r.Finished.IsZero() && !r.Started.IsZero() {
+			secs = strconv.FormatFloat(r.Finished.Sub(r.Started).Seconds(), 'f', 1, 64)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", r.RunID, r.Started.UTC().Format(time.RFC3339), secs,
+			len(r.Inputs), len(r.Skipped), r.Counts.RowsRead, r.Counts.RowsRejected, r.Counts.CellsWritten,
+			r.Counts.FilesWritten, FormatSize(r.Counts.BytesWritten), wm)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write runs: %w", err)
+	}
+	return nil
 }

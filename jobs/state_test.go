@@ -336,3 +336,45 @@ func TestWatermarks(t *testing.T) {
 		t.Error("nil watermark should let everything through")
 	}
 }
+
+func TestWriteRuns(t *testing.T) {
+	var buf strings.Builder
+	if err := WriteRuns(&buf, nil); err != nil || buf.String() != "no runs recorded\n" {
+		t.Errorf("empty: %q %v", buf.String(), err)
+	}
+	buf.Reset()
+	runs := []RunRecord{
+		{RunID: "r1", Started: time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC), Finished: time.Date(2026, 11, 21, 2, 0, 12, 500e6, time.UTC),
+			Inputs: make([]InputFile, 3), Counts: Counts{RowsRead: 1000, RowsRejected: 2, CellsWritten: 3000, FilesWritten: 4, BytesWritten: 2 << 20},
+			Watermark: &Watermark{Value: "2026-11-21T01:59:00Z"}},
+		{RunID: "r2", Started: time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC), Skipped: []string{"a"}},
+	}
+	if err := WriteRuns(&buf, runs); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(strings.TrimSpace(lines[0]), "RUN") {
+		t.Fatalf("table:\n%s", buf.String())
+	}
+	f1 := strings.Fields(lines[1])
+	if strings.Join(f1, " ") != "r1 2026-11-21T02:00:00Z 12.5 3 0 1000 2 3000 4 2MiB 2026-11-21T01:59:00Z" {
+		t.Errorf("row 1: %q", f1)
+	}
+	if f2 := strings.Fields(lines[2]); strings.Join(f2, " ") != "r2 2026-11-22T02:00:00Z - 0 1 0 0 0 0 0 -" {
+		t.Errorf("row 2: %q", f2)
+	}
+}
+
+func TestNewRunID(t *testing.T) {
+	a := NewRunID(time.Date(2026, 11, 22, 5, 30, 0, 0, time.FixedZone("x", 3600)))
+	b := NewRunID(time.Date(2026, 11, 22, 5, 30, 1, 0, time.UTC))
+	if !strings.HasPrefix(a, "20261122T043000Z-") || len(a) != len("20261122T043000Z-")+8 || a >= b {
+		t.Errorf("run ids %s %s", a, b)
+	}
+	if ValidJobName(a) != nil {
+		t.Errorf("run id %s is not a valid directory name", a)
+	}
+	if NewRunID(time.Unix(0, 0)) == NewRunID(time.Unix(0, 0)) {
+		t.Error("run ids of the same second collide")
+	}
+}

@@ -150,7 +150,9 @@ func (j *Job) Validate() error {
 		j.Families[name] = f
 	}
 
-	if j.Name != "" {
+	// The name becomes a directory and lock name only with state_dir; a
+	// one-off job file may have any base name.
+	if j.StateDir != "" && j.Name != "" {
 		if err := ValidJobName(j.Name); err != nil {
 			add("name: %v", err)
 		}
