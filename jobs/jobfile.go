@@ -50,12 +50,12 @@ type Job struct {
 	Name string `yaml:"name,omitempty"` // job name; default: job file base name without extension
 
 	// Input.
-	Input     []string `yaml:"input,omitempty"`     // paths or globs; "-" = stdin
-	Format    string   `yaml:"format,omitempty"`    // csv | parquet | "" (from extension)
-	Separator string   `yaml:"separator,omitempty"` // one byte; "\t" or "tab" for tab
-	Header    bool     `yaml:"header,omitempty"`    // first CSV line is a header
-	Null      string   `yaml:"null,omitempty"`      // field text that means NULL
-	Columns   string   `yaml:"columns,omitempty"`   // ImportTsv column spec, e.g. HBASE_ROW_KEY,d:name
+	Input     StringList `yaml:"input,omitempty"`     // paths or globs; "-" = stdin
+	Format    string     `yaml:"format,omitempty"`    // csv | parquet | "" (from extension)
+	Separator string     `yaml:"separator,omitempty"` // one byte; "\t" or "tab" for tab
+	Header    bool       `yaml:"header,omitempty"`    // first CSV line is a header
+	Null      string     `yaml:"null,omitempty"`      // field text that means NULL
+	Columns   string     `yaml:"columns,omitempty"`   // ImportTsv column spec, e.g. HBASE_ROW_KEY,d:name
 
 	// Output.
 	Table     string `yaml:"table,omitempty"`
@@ -97,6 +97,28 @@ type Job struct {
 	// File is the job file this job came from ("" when built from flags only).
 	// It is not a job-file key.
 	File string `yaml:"-"`
+}
+
+// StringList is a list of strings that a job file may also give as a single
+// scalar (`input: a.csv` = `input: [a.csv]`). A []string assigns to it.
+type StringList []string
+
+// UnmarshalYAML accepts a scalar or a sequence of scalars.
+func (l *StringList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		if n.ShortTag() == "!!null" {
+			*l = nil
+			return nil
+		}
+		*l = StringList{n.Value}
+		return nil
+	}
+	var list []string
+	if err := n.Decode(&list); err != nil {
+		return err
+	}
+	*l = list
+	return nil
 }
 
 // FamilyOptions overrides the job-wide HFile settings for one column family.
@@ -408,6 +430,22 @@ func checkKeys(name string, n *yaml.Node, t reflect.Type, path string) error {
 				return fmt.Errorf("%s:%d: key %q given twice (first at line %d)", name, k.Line, path+k.Value, prev)
 			}
 			seen[k.Value] = k.Line
+			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+				// "<<: *defaults" merges an anchored mapping: check its keys.
+				v := n.Content[i+1]
+				targets := []*yaml.Node{v}
+				if v.Kind == yaml.SequenceNode {
+					targets = v.Content
+				}
+				for _, a := range targets {
+					if a.Kind == yaml.AliasNode && a.Alias != nil {
+						if err := checkKeys(name, a.Alias, t, path); err != nil {
+							return err
+						}
+					}
+				}
+				continue
+			}
 			if k.Kind == yaml.ScalarNode {
 				k.Tag = "!!str" // "null:" is the key null, not a YAML null
 			}
@@ -428,6 +466,9 @@ func checkKeys(name string, n *yaml.Node, t reflect.Type, path string) error {
 			return nil
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind == yaml.ScalarNode && t.Key().Kind() == reflect.String && k.Tag != "!!merge" {
+				k.Tag = "!!str" // a family may be called "1" or "true"
+			}
 			if err := checkKeys(name, n.Content[i+1], t.Elem(), path+n.Content[i].Value+"."); err != nil {
 				return err
 			}

@@ -228,7 +228,7 @@ func TestSetAndApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Table != "ns:t2" || j.Workers != 3 || !j.Header || j.Memory != 512<<20 || !reflect.DeepEqual(j.Input, []string{"x.csv", "y/*.csv"}) ||
+	if j.Table != "ns:t2" || j.Workers != 3 || !j.Header || j.Memory != 512<<20 || !reflect.DeepEqual([]string(j.Input), []string{"x.csv", "y/*.csv"}) ||
 		j.Families["d"] != (FamilyOptions{Bloom: "row", Compression: "gz"}) || j.Families["v1.x"].BlockSize != 8<<10 ||
 		j.Incremental.Watermark != "ts" || j.Name != "nightly" || j.MaxRejects != -1 {
 		t.Errorf("after --set: %+v", j)
@@ -420,5 +420,48 @@ func TestSeparatorByte(t *testing.T) {
 		if _, err := SeparatorByte(s); err == nil {
 			t.Errorf("SeparatorByte(%q): no error", s)
 		}
+	}
+}
+
+func TestYAMLConveniences(t *testing.T) {
+	text := `defaults: &d
+  compression: gz
+  block_size: 32k
+families:
+  "1":
+    <<: *d
+  true:
+    bloom: row
+  x:
+    <<: *d
+    encoding: diff
+input: /data/only.csv
+null: ""
+`
+	// "defaults" is not a job key: anchors must live inside known keys.
+	if _, err := ParseJob("j.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), `j.yaml:1: unknown key "defaults"`) {
+		t.Errorf("got %v", err)
+	}
+	text = strings.Replace(text, "defaults: &d\n  compression: gz\n  block_size: 32k\nfamilies:\n", "families:\n  base: &d\n    compression: gz\n    block_size: 32k\n", 1)
+	j, err := ParseJob("j.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Families["1"] != (FamilyOptions{Compression: "gz", BlockSize: 32 << 10}) || j.Families["true"].Bloom != "row" ||
+		j.Families["x"] != (FamilyOptions{Compression: "gz", BlockSize: 32 << 10, Encoding: "diff"}) {
+		t.Errorf("families: %+v", j.Families)
+	}
+	if len(j.Input) != 1 || j.Input[0] != "/data/only.csv" {
+		t.Errorf("scalar input: %q", j.Input)
+	}
+	// A merged mapping's keys are checked too.
+	bad := "families:\n  base: &d\n    compresion: gz\n  x:\n    <<: *d\n"
+	if _, err := ParseJob("j.yaml", []byte(bad), nil); err == nil || !strings.Contains(err.Error(), "j.yaml:3: unknown key") {
+		t.Errorf("merged typo: %v", err)
+	}
+	j = validJob()
+	j.Input = []string{"data/[a-.csv"}
+	if err := j.Validate(); err == nil || !strings.Contains(err.Error(), "not a valid glob") {
+		t.Errorf("bad glob: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package jobs
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,8 @@ func (j *Job) Validate() error {
 	for i, in := range j.Input {
 		if strings.TrimSpace(in) == "" {
 			add("input[%d]: empty path", i)
+		} else if _, err := filepath.Match(in, ""); err != nil {
+			add("input[%d]: %q is not a valid glob: %v", i, in, err)
 		}
 	}
 	if j.Table == "" {
