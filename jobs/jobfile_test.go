@@ -465,3 +465,13 @@ null: ""
 		t.Errorf("bad glob: %v", err)
 	}
 }
+
+func TestSetClearsFreeFormNode(t *testing.T) {
+	j, err := ParseJob("j.yaml", []byte("mapping:\n  a: 1\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Set("mapping", ""); err != nil || !j.Mapping.IsZero() {
+		t.Errorf("mapping not cleared: %v %+v", err, j.Mapping)
+	}
+}

@@ -133,8 +133,11 @@ func readLockInfo(f *os.File) LockInfo {
 	return info
 }
 
-// ReadLock reports who holds the lock at path: ok is false when nobody does
-// (no file, or a file whose holder has exited).
+// ReadLock reports who holds the lock at path, for display (`hfload runs`):
+// ok is false when there is no lock file or its holder is a process on this
+// host that no longer exists. It never takes the lock itself, so it cannot
+// make a concurrent AcquireLock fail; a holder on another host is reported
+// as holding (its liveness cannot be checked from here).
 func ReadLock(path string) (info LockInfo, ok bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -145,14 +148,20 @@ func ReadLock(path string) (info LockInfo, ok bool, err error) {
 	}
 	defer f.Close()
 	info = readLockInfo(f)
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return info, true, nil
-		}
-		return info, false, fmt.Errorf("lock %s: flock: %w", path, err)
+	if info.PID == 0 {
+		return info, true, nil // being written by a starting holder
 	}
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return info, false, nil
+	if host, _ := os.Hostname(); info.Host != host {
+		return info, true, nil
+	}
+	return info, processAlive(info.PID), nil
+}
+
+// processAlive: kill(pid, 0) succeeds or fails with EPERM for a live process
+// and fails with ESRCH for a dead one.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // Path is the lock file.

@@ -15,7 +15,8 @@ var sizeType = reflect.TypeOf(Size(0))
 // Apply sets several keys (see Set), in sorted key order so the first error
 // reported is deterministic. The command line uses it for flags given
 // explicitly: {"max-file-size": "2GiB", "workers": "4"} — flag names with '-'
-// and job-file keys with '_' are both accepted.
+// and job-file keys with '_' are both accepted. List values are split on
+// ','; to keep paths containing commas intact, assign Job.Input directly.
 func (j *Job) Apply(overrides map[string]string) error {
 	keys := make([]string, 0, len(overrides))
 	for k := range overrides {
@@ -175,6 +176,10 @@ func setNodePath(n *yaml.Node, segs []string, path, value string) error {
 		n = n.Content[0]
 	}
 	if len(segs) == 0 {
+		if val.ShortTag() == "!!null" || (val.Kind == yaml.ScalarNode && val.Value == "" && val.Style == 0) {
+			*n = yaml.Node{} // --set mapping= clears it
+			return nil
+		}
 		*n = *val
 		return nil
 	}
