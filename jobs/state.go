@@ -245,10 +245,13 @@ func (p *Plan) NoOp() bool { return len(p.Load) == 0 }
 
 // Summary is one line for the log: "load 2 new files, skip 5 already loaded".
 func (p *Plan) Summary() string {
+	if p.NoOp() && len(p.Skip) == 0 {
+		return "nothing to do: no inputs"
+	}
 	if p.NoOp() {
 		return fmt.Sprintf("nothing to do: all %d inputs were already loaded (latest by run %s)", len(p.Skip), p.latestSkipRun())
 	}
-	var reloads int
+	reloads := 0
 	for _, l := range p.Load {
 		for _, c := range p.Changed {
 			if c.Now.Path == l.Path {
@@ -256,7 +259,18 @@ func (p *Plan) Summary() string {
 			}
 		}
 	}
-	s := fmt.Sprintf("load %d files (%d new, %d changed, reloading), skip %d already loaded", len(p.Load), len(p.Load)-reloads, reloads, len(p.Skip))
+	files := "files"
+	if len(p.Load) == 1 {
+		files = "file"
+	}
+	s := fmt.Sprintf("load %d %s (%d new", len(p.Load), files, len(p.Load)-reloads)
+	if reloads > 0 {
+		s += fmt.Sprintf(", %d changed since loaded: reloading", reloads)
+	}
+	s += ")"
+	if len(p.Skip) > 0 {
+		s += fmt.Sprintf(", skip %d already loaded", len(p.Skip))
+	}
 	return s
 }
 

@@ -125,7 +125,7 @@ func TestIncrementalLoads(t *testing.T) {
 	if strings.Join(paths(plan.Load), ",") != "c.csv" || len(plan.Skip) != 2 {
 		t.Fatalf("new-file plan: load %v skip %d", paths(plan.Load), len(plan.Skip))
 	}
-	if s := plan.Summary(); s != "load 1 files (1 new, 0 changed, reloading), skip 2 already loaded" {
+	if s := plan.Summary(); s != "load 1 file (1 new), skip 2 already loaded" {
 		t.Errorf("summary: %s", s)
 	}
 
@@ -151,6 +151,9 @@ func TestIncrementalLoads(t *testing.T) {
 	}
 	if strings.Join(paths(plan.Load), ",") != "b.csv,c.csv" || len(plan.Changed) != 2 {
 		t.Fatalf("reload plan: %+v", plan)
+	}
+	if s := plan.Summary(); s != "load 2 files (0 new, 2 changed since loaded: reloading), skip 1 already loaded" {
+		t.Errorf("summary: %s", s)
 	}
 	// Now the reloaded fingerprints are the reference.
 	plan, err = f.run([]string{a, b, c}, false, nil)
@@ -282,6 +285,9 @@ func TestPlanErrors(t *testing.T) {
 	}
 	if _, err := f.st.Plan(context.Background(), []string{filepath.Join(f.inDir, "missing.csv")}, false); ExitCode(err) != ExitIO {
 		t.Errorf("missing file: %v", err)
+	}
+	if plan, err := f.st.Plan(context.Background(), nil, false); err != nil || !plan.NoOp() || plan.Summary() != "nothing to do: no inputs" {
+		t.Errorf("no inputs: %v %v", plan, err)
 	}
 	// Duplicates (same file by two names) are loaded once.
 	a := f.write("a.csv", "1\n", time.Unix(1e9, 0))
