@@ -92,6 +92,7 @@ type rowRun struct {
 	first, end int
 	bytes      int64
 	region     int
+	hash       uint64
 }
 
 // Add analyzes one CellBatch. It does not keep references to cb. It has the signature of a
@@ -105,7 +106,7 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 	var runs []rowRun
 	var sz sizeTotals
 	var order orderTotals
-	cols := make(map[columnKey]*columnTotals)
+	cols := make([]map[string]*columnTotals, len(a.opts.Families)) // per family, by qualifier
 	for i, ref := range cb.Cells {
 		if uint64(ref.Off)+uint64(ref.Len) > uint64(len(cb.Buf)) {
 			return fmt.Errorf("analyze: cell %d of batch (seq %d) lies outside the buffer", i, ref.Seq)
@@ -135,11 +136,15 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 		sz.key += int64(len(key))
 		sz.familySave += int64(max(0, len(fam)-1))
 		sz.qualifierSave += int64(max(0, len(qual)-2))
-		ck := columnKey{ref.Family, string(qual)}
-		ct := cols[ck]
+		fc := cols[ref.Family]
+		if fc == nil {
+			fc = make(map[string]*columnTotals)
+			cols[ref.Family] = fc
+		}
+		ct := fc[string(qual)]
 		if ct == nil {
 			ct = &columnTotals{}
-			cols[ck] = ct
+			fc[string(qual)] = ct
 		}
 		ct.cells++
 		ct.valueBytes += int64(len(value))
@@ -151,8 +156,13 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 			ct.numericSave += save
 		}
 	}
+	cellHashes := make([]uint64, len(keys))
+	for i, k := range keys {
+		cellHashes[i] = hash64(k)
+	}
 	for i := range runs {
 		runs[i].region = a.opts.Splits.Region(runs[i].row)
+		runs[i].hash = hash64(runs[i].row)
 		a.sampler.Add(runs[i].row, runs[i].bytes)
 	}
 	// Input order: the runs sorted by Seq (a batch is normally in order already).
@@ -183,29 +193,32 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 		a.regions[r.region].cells += int64(r.end - r.first)
 		a.regions[r.region].bytes += r.bytes
 		a.bytes += r.bytes
-		a.rowDups.observe(r.row, hash64(r.row), r.seq)
+		a.rowDups.observe(r.row, r.hash, r.seq)
 		for c := r.first; c < r.end; c++ {
-			a.cellDups.observe(keys[c], hash64(keys[c]), cb.Cells[c].Seq)
+			a.cellDups.observe(keys[c], cellHashes[c], cb.Cells[c].Seq)
 		}
 	}
 	a.sizes.add(sz)
 	a.order.pairs += order.pairs
 	a.order.ascending += order.ascending
 	a.batches = append(a.batches, bo)
-	for k, c := range cols {
-		g := a.columns[k]
-		if g == nil {
-			if len(a.columns) >= a.opts.MaxColumns {
-				g = &a.other
-			} else {
-				g = &columnTotals{}
-				a.columns[k] = g
+	for f, fc := range cols {
+		for q, c := range fc {
+			k := columnKey{uint16(f), q}
+			g := a.columns[k]
+			if g == nil {
+				if len(a.columns) >= a.opts.MaxColumns {
+					g = &a.other
+				} else {
+					g = &columnTotals{}
+					a.columns[k] = g
+				}
 			}
+			g.cells += c.cells
+			g.valueBytes += c.valueBytes
+			g.numericValues += c.numericValues
+			g.numericSave += c.numericSave
 		}
-		g.cells += c.cells
-		g.valueBytes += c.valueBytes
-		g.numericValues += c.numericValues
-		g.numericSave += c.numericSave
 	}
 	return nil
 }

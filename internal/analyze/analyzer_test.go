@@ -131,11 +131,11 @@ func TestHexTrap(t *testing.T) {
 	}
 }
 
-// TestDuplicates: 10,000 of 200,000 input rows reuse the key of an earlier row (from another file, so
+// TestDuplicates: 5,000 of 100,000 input rows reuse the key of an earlier row (from another file, so
 // another Seq). The Bloom filters are sized for the data at 1% so that false positives matter: the raw
 // positive count overshoots by more than the stated error, the corrected estimate lands within it.
 func TestDuplicates(t *testing.T) {
-	const nRows, nDup = 200_000, 10_000
+	const nRows, nDup = 100_000, 5_000
 	rng := rand.New(rand.NewSource(4))
 	keys := make([]string, 0, nRows)
 	truth := map[string][]uint64{}
@@ -199,7 +199,7 @@ func TestDuplicates(t *testing.T) {
 	if a.rowDups.positives-nDup <= d.EstimatedRowsError {
 		t.Errorf("test too weak: raw positives %d are within the error of the truth", a.rowDups.positives)
 	}
-	// The exact sample tracks ~4096 of 190,000 keys: its extrapolation is coarse (within 25% here).
+	// The exact sample tracks ~4096 of 95,000 keys: its extrapolation is coarse (within 25% here).
 	if abs(d.SampledRows-nDup) > nDup/4 {
 		t.Errorf("sampled estimate %d, true %d", d.SampledRows, nDup)
 	}
@@ -229,7 +229,7 @@ func TestDuplicates(t *testing.T) {
 
 	// Without duplicates: estimate within the error of 0, no warning.
 	b, _ := New(Options{Families: fams, ExpectedRows: nRows, ExpectedCells: 2 * nRows, FalsePositiveRate: 0.01})
-	addConcurrently(t, b, batches[:len(batches)*9/10]) // the first 180,000 rows are unique
+	addConcurrently(t, b, batches[:len(batches)*9/10]) // the first 90,000 rows are unique
 	rb := b.Report()
 	if rb.Duplicates.EstimatedRows > rb.Duplicates.EstimatedRowsError || hasWarning(rb, "duplicate_keys") {
 		t.Fatalf("unique keys: %+v %+v", rb.Duplicates, rb.Warnings)
@@ -436,6 +436,16 @@ func TestReportJSONContract(t *testing.T) {
 	if !strings.HasPrefix(r.CreateCommand, `create 'orders', 'd', SPLITS => ['\x00k`) {
 		t.Errorf("create command %s", r.CreateCommand)
 	}
+	var page bytes.Buffer
+	if err := r.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	// One bar per region: region 0 with data, region 1 empty (marked), keys escaped.
+	if n := strings.Count(page.String(), "<rect "); n != 2 ||
+		!strings.Contains(page.String(), "region 1 [\\x01m, ): empty") ||
+		!strings.Contains(page.String(), "create &#39;orders&#39;") {
+		t.Errorf("HTML report:\n%s", page.String())
+	}
 	var txt bytes.Buffer
 	if err := r.WriteText(&txt); err != nil {
 		t.Fatal(err)
@@ -445,4 +455,40 @@ func TestReportJSONContract(t *testing.T) {
 			t.Errorf("text report lacks %q:\n%s", s, txt.String())
 		}
 	}
+}
+
+// BenchmarkAdd measures analysis throughput on batches of 1000 rows × 4 cells (cells/s is reported).
+func BenchmarkAdd(b *testing.B) {
+	families := []string{"d"}
+	rng := rand.New(rand.NewSource(1))
+	var batches []*pipeline.CellBatch
+	for bi := 0; bi < 16; bi++ {
+		var cells []testCell
+		for i := 0; i < 1000; i++ {
+			row := fmt.Sprintf("%08x|cust%06d", rng.Uint32(), i)
+			seq := pipeline.SeqOf(0, int64(bi*1000+i))
+			for _, q := range []string{"name", "city", "total", "ts"} {
+				cells = append(cells, testCell{row: row, qual: q, value: fmt.Sprint(rng.Intn(1 << 20)), ts: 1, seq: seq})
+			}
+		}
+		batches = append(batches, makeBatch(families, cells))
+	}
+	splits, _ := partition.Uniform(64, "hex")
+	a, err := New(Options{Families: families, Splits: splits, ExpectedRows: 1 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if err := a.Add(batches[i%len(batches)]); err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+		}
+	})
+	b.ReportMetric(float64(b.N)*4000/b.Elapsed().Seconds(), "cells/s")
 }

@@ -308,7 +308,8 @@ func (a *Analyzer) warnings(r *Report) {
 			"an increasing value (a time or a sequence), so every new write goes to the last region, a hotspot. "+
 			"Fixes: salt the key with a leading byte hash(key) %% N and pre-split with one region per salt "+
 			"(partition.BySalt), or lead with a hash prefix of the key, or reverse a sequential id, or move "+
-			"the time later in the key (after an entity id)", 100*r.Order.AscendingFraction)
+			"the time later in the key (after an entity id). (If the export is merely sorted by a key that new "+
+			"data does not extend, the bulk load itself is unaffected.)", 100*r.Order.AscendingFraction)
 	}
 	// Regions.
 	if len(r.Regions) > 1 && a.cells > 0 {
