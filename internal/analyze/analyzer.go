@@ -17,6 +17,12 @@ import (
 // Cells of one input row must be contiguous within one CellBatch, as the mapping emits them: a run of
 // cells with the same Seq and row key is one input row.
 //
+// Determinism: every count, size, region figure, the order analysis, the suggested split points and
+// the confirmed examples from the exact sample are independent of the order of Add calls. The Bloom
+// estimates and the suspected examples depend on which key reaches the filter first, so with concurrent
+// Adds they may vary between runs within their stated error; call Add from one goroutine in input order
+// for byte-identical reports.
+//
 // Memory: two Bloom filters sized by Options (ExpectedRows, ExpectedCells, FalsePositiveRate), the
 // split sampler (SampleCapacity keys), the exact duplicate samples (ExactSample keys per kind), the
 // per-column statistics (MaxColumns) and two row keys per CellBatch for the order analysis.
