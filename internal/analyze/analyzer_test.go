@@ -492,3 +492,29 @@ func BenchmarkAdd(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)*4000/b.Elapsed().Seconds(), "cells/s")
 }
+
+// TestEarlyDuplicateSurvivesSampleShrink: a duplicate found while the exact sample was large keeps its
+// earliest positions as an example after later keys shrink the sample.
+func TestEarlyDuplicateSurvivesSampleShrink(t *testing.T) {
+	a, _ := New(Options{Families: fams, ExactSample: 4, ExpectedRows: 10000})
+	rows := []string{"dup", "dup"}
+	for i := 0; i < 2000; i++ {
+		rows = append(rows, fmt.Sprintf("u%05d", i))
+	}
+	for _, b := range rowsToBatches(fams, rows, 0, 100) {
+		if err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := a.Report().Duplicates
+	if a.rowDups.level == 0 {
+		t.Fatal("exact sample never shrank: test does not exercise the move")
+	}
+	if len(d.Examples) == 0 || d.Examples[0].Row != "dup" || !d.Examples[0].Confirmed ||
+		fmt.Sprint(d.Examples[0].Occurrences) != "[{0 0} {0 1}]" {
+		t.Fatalf("examples %+v", d.Examples)
+	}
+	if d.EstimatedRows != 1 {
+		t.Fatalf("estimated %d duplicate rows, want 1", d.EstimatedRows)
+	}
+}

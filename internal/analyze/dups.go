@@ -104,6 +104,9 @@ func (d *dupTracker) raiseLevel() {
 		for k, e := range d.exact {
 			if e.hash&mask != 0 {
 				delete(d.exact, k)
+				if e.count > 1 && len(d.cands) < d.maxCands {
+					d.cands[k] = e // keep a found duplicate with its earliest positions as an example
+				}
 			}
 		}
 	}

@@ -317,7 +317,7 @@ func (a *Analyzer) warnings(r *Report) {
 			var names []string
 			for _, rg := range r.Regions {
 				if rg.Cells == 0 && len(names) < 5 {
-					names = append(names, fmt.Sprintf("[%q, %q)", rg.StartKey, rg.EndKey))
+					names = append(names, fmt.Sprintf("[%s, %s)", quoteKey(rg.StartKey), quoteKey(rg.EndKey)))
 				}
 			}
 			add("empty_regions", "%d of %d regions receive no cells (e.g. %s): their split points lie where no "+
@@ -328,9 +328,9 @@ func (a *Analyzer) warnings(r *Report) {
 		mean := float64(a.bytes) / float64(len(r.Regions))
 		lr := r.Regions[r.RegionSkew.LargestRegion]
 		if float64(lr.Bytes) > o.SkewFactor*mean {
-			add("skewed_regions", "region %d [%q, %q) holds %.1f%% of the bytes, %.1f× the average region "+
+			add("skewed_regions", "region %d [%s, %s) holds %.1f%% of the bytes, %.1f× the average region "+
 				"(largest/smallest non-empty ratio %.1f): it takes most of the writes. Use split points from the "+
-				"data (suggested_splits)", r.RegionSkew.LargestRegion, lr.StartKey, lr.EndKey,
+				"data (suggested_splits)", r.RegionSkew.LargestRegion, quoteKey(lr.StartKey), quoteKey(lr.EndKey),
 				100*r.RegionSkew.LargestShare, float64(lr.Bytes)/mean, r.RegionSkew.LargestSmallestRatio)
 		}
 	}
@@ -381,10 +381,13 @@ func exampleText(e *DuplicateExample) string {
 	if e == nil || len(e.Occurrences) < 2 {
 		return ""
 	}
-	what := fmt.Sprintf("key %q", e.Row)
+	what := "key " + quoteKey(e.Row)
 	if e.Kind == "cell" {
 		what = "cell " + e.Cell
 	}
 	return fmt.Sprintf(" (e.g. %s from file %d row %d and file %d row %d)", what, e.Occurrences[0].File,
 		e.Occurrences[0].Row, e.Occurrences[1].File, e.Occurrences[1].Row)
 }
+
+// quoteKey quotes a key already in toStringBinary form (printable, so no further escaping).
+func quoteKey(k string) string { return `"` + k + `"` }

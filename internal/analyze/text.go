@@ -49,7 +49,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if r.Bytes > 0 {
 			share = 100 * float64(rg.Bytes) / float64(r.Bytes)
 		}
-		p("  %4d [%q, %q) cells %d bytes %d (%.1f%%)\n", i, rg.StartKey, rg.EndKey, rg.Cells, rg.Bytes, share)
+		p("  %4d [%s, %s) cells %d bytes %d (%.1f%%)\n", i, quoteKey(rg.StartKey), quoteKey(rg.EndKey), rg.Cells, rg.Bytes, share)
 	}
 	p("\ninput order: %d of %d consecutive rows ascending (%.1f%%)\n", r.Order.AscendingPairs, r.Order.Pairs, 100*r.Order.AscendingFraction)
 
