@@ -331,22 +331,25 @@ func TestRunDuplicatesPolicies(t *testing.T) {
 
 func TestRunRollsFilesAtRowBoundaries(t *testing.T) {
 	dir := t.TempDir()
-	rows := e2eRows(4000, 5)
+	rows := e2eRows(40000, 5)
 	in := filepath.Join(dir, "in.csv")
 	writeCSV(t, in, rows)
 	out := filepath.Join(dir, "out")
 	job := baseJob(in, out)
-	job.MaxFileSize = Size(32 << 10)
+	job.MaxFileSize = Size(1 << 20) // the smallest Validate allows; the data makes about 4 MiB of HFiles
 	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Manifest.Files) < 3 {
-		t.Fatalf("%d files, want several with a 32 KiB max file size", len(res.Manifest.Files))
+		t.Fatalf("%d files, want several with a 1 MiB max file size", len(res.Manifest.Files))
 	}
-	for i := 1; i < len(res.Manifest.Files); i++ {
-		if res.Manifest.Files[i-1].LastKey >= res.Manifest.Files[i].FirstKey {
-			t.Fatalf("row %s spans files or files overlap", res.Manifest.Files[i].FirstKey)
+	files := res.Manifest.Files
+	for i := 1; i < len(files); i++ {
+		last, _ := hfilewriter.FromStringBinary(files[i-1].LastKey)
+		first, _ := hfilewriter.FromStringBinary(files[i].FirstKey)
+		if bytes.Compare(last, first) >= 0 {
+			t.Fatalf("row %s spans files or files are out of order", files[i].FirstKey)
 		}
 	}
 	if got := readOutput(t, out, res.Manifest); len(got) != len(expectedCells(rows)) {

@@ -209,11 +209,16 @@ func shortestSeparator(prev, next []byte) []byte {
 func (o *outputWriter) sortFiles() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	sort.Slice(o.files, func(i, j int) bool {
+	// Region, then family; within one (region, family) stream files were appended in key order.
+	famIndex := map[string]int{}
+	for i, f := range o.families {
+		famIndex[f] = i
+	}
+	sort.SliceStable(o.files, func(i, j int) bool {
 		if o.files[i].Region != o.files[j].Region {
 			return o.files[i].Region < o.files[j].Region
 		}
-		return o.files[i].Path < o.files[j].Path
+		return famIndex[o.files[i].Family] < famIndex[o.files[j].Family]
 	})
 }
 

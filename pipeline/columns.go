@@ -23,9 +23,11 @@ const (
 // in epoch milliseconds (Long.parseLong; a bad value rejects the row). HBASE_ATTRIBUTES_KEY holds Put
 // attributes, which never reach HFiles: the column is read and ignored, as in ImportTsv's bulk output.
 //
-// As ImportTsv does, every value is written as its text (type bytes: no UTF-8 check), an empty or NULL
-// field becomes an empty cell (not skipped), an empty row key rejects the row, and a row with more fields
+// As ImportTsv does, every value is written as its text (type bytes: no UTF-8 check), an empty row key
+// rejects the row, and a row with more fields
 // than the spec has columns is rejected ("Excessive columns"). Missing trailing fields produce no cells.
+// A NULL field (an empty unquoted CSV field, the --null marker, a Parquet null) produces no cell, as
+// ImportTsv with importtsv.skip.empty.columns=true; a quoted empty field "" is an empty value.
 //
 // HBASE_CELL_TTL and HBASE_CELL_VISIBILITY need cell tags (TTL tag type 8, visibility tag type 2, HFile
 // format v3), which hfload's cell pipeline does not carry: they are refused with an error rather than
@@ -41,7 +43,7 @@ func ParseColumns(spec string) (*MappingConfig, error) {
 	for i, e := range entries {
 		e = strings.TrimSpace(e)
 		idx := i
-		col := ColumnConfig{Name: "$" + strconv.Itoa(i), Index: &idx, Type: "bytes", OnNull: "empty"}
+		col := ColumnConfig{Name: "$" + strconv.Itoa(i), Index: &idx, Type: "bytes"}
 		switch e {
 		case ImportTsvRowKey:
 			if rowKey >= 0 {
