@@ -383,3 +383,11 @@ func TestRunRejectsReconcile(t *testing.T) {
 }
 
 var _ = partition.Splits{}
+
+func TestHumanSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 61052796: "58.2 MiB", 3 << 30: "3.0 GiB"} {
+		if got := HumanSize(n); got != want {
+			t.Errorf("HumanSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
