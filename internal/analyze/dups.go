@@ -160,12 +160,13 @@ type example struct {
 	confirmed bool
 }
 
-// examples returns up to n duplicates: confirmed ones first, each group ordered by first position.
+// examples returns up to n duplicates: those confirmed by the exact sample first (the same whatever the
+// arrival order), then confirmed candidates, then suspected ones; each group ordered by first position.
 func (d *dupTracker) examples(n int) []example {
-	var conf, susp []example
+	var exact, conf, susp []example
 	for k, e := range d.exact {
 		if e.count > 1 {
-			conf = append(conf, example{key: k, seqs: e.seqs, confirmed: true})
+			exact = append(exact, example{key: k, seqs: e.seqs, confirmed: true})
 		}
 	}
 	for k, e := range d.cands {
@@ -187,9 +188,10 @@ func (d *dupTracker) examples(n int) []example {
 		}
 		return 0
 	}
+	slices.SortFunc(exact, order)
 	slices.SortFunc(conf, order)
 	slices.SortFunc(susp, order)
-	out := append(conf, susp...)
+	out := append(append(exact, conf...), susp...)
 	if len(out) > n {
 		out = out[:n]
 	}
