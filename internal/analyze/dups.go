@@ -158,6 +158,21 @@ type example struct {
 	key       string
 	seqs      []uint64
 	confirmed bool
+	fromExact bool // confirmed by the exact sample (independent of arrival order)
+}
+
+// compareExamples orders examples by their positions, then by key.
+func compareExamples(a, b example) int {
+	if c := slices.Compare(a.seqs, b.seqs); c != 0 {
+		return c
+	}
+	if a.key < b.key {
+		return -1
+	}
+	if a.key > b.key {
+		return 1
+	}
+	return 0
 }
 
 // examples returns up to n duplicates: those confirmed by the exact sample first (the same whatever the
@@ -166,7 +181,7 @@ func (d *dupTracker) examples(n int) []example {
 	var exact, conf, susp []example
 	for k, e := range d.exact {
 		if e.count > 1 {
-			exact = append(exact, example{key: k, seqs: e.seqs, confirmed: true})
+			exact = append(exact, example{key: k, seqs: e.seqs, confirmed: true, fromExact: true})
 		}
 	}
 	for k, e := range d.cands {
@@ -176,21 +191,9 @@ func (d *dupTracker) examples(n int) []example {
 			susp = append(susp, example{key: k, seqs: e.seqs})
 		}
 	}
-	order := func(a, b example) int {
-		if c := slices.Compare(a.seqs, b.seqs); c != 0 {
-			return c
-		}
-		if a.key < b.key {
-			return -1
-		}
-		if a.key > b.key {
-			return 1
-		}
-		return 0
-	}
-	slices.SortFunc(exact, order)
-	slices.SortFunc(conf, order)
-	slices.SortFunc(susp, order)
+	slices.SortFunc(exact, compareExamples)
+	slices.SortFunc(conf, compareExamples)
+	slices.SortFunc(susp, compareExamples)
 	out := append(append(exact, conf...), susp...)
 	if len(out) > n {
 		out = out[:n]
