@@ -49,7 +49,9 @@ func newWriteCompressor(c Compression) (writeCompressor, error) {
 			return dst[:n], nil
 		}, bound: lz4.CompressBlockBound}, nil
 	case CompressionZSTD:
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+		// Blocks are ~64 KiB: a small window keeps each writer's encoder small (many writers run
+		// at once, one per region and family) at no cost in ratio.
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(256<<10), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			return nil, fmt.Errorf("zstd encoder: %w", err)
 		}

@@ -17,8 +17,9 @@ import (
 // settings (and what HFileOutputFormat2 writes when BulkLoad is set).
 type WriterOptions struct {
 	// FormatVersion is the HFile major version: 3 (v3 minor 3, as every HBase 2.x writes) or 2
-	// (v2 minor 3, as HBase 1.x with hfile.format.version=2: no tags, 212-byte trailer).
-	// Default: 3.
+	// (v2 minor 3, as HBase 1.x with hfile.format.version=2: no tags, 212-byte trailer; blocks and
+	// index are identical, and the file info carries the same keys as a v3 file, which HBase 1.x
+	// readers ignore if they do not know them). Default: 3.
 	FormatVersion int
 
 	// NoTags, for version 3 only, omits the per-cell tags length and the hfile.MAX_TAGS_LEN /

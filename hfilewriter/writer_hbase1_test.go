@@ -274,6 +274,25 @@ func TestScannedSectionMatchesHBase100(t *testing.T) {
 			if len(gb) != len(wb) {
 				t.Fatalf("wrote %d scanned blocks, golden has %d", len(gb), len(wb))
 			}
+			// Trailer fields that do not depend on the file info or on codec output.
+			gr, err := OpenReader(bytes.NewReader(got), int64(len(got)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wr, err := OpenReader(bytes.NewReader(want), int64(len(want)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gt, wt := gr.Trailer(), wr.Trailer()
+			if gt.MajorVersion != wt.MajorVersion || gt.EntryCount != wt.EntryCount || gt.DataIndexCount != wt.DataIndexCount ||
+				gt.NumDataIndexLevels != wt.NumDataIndexLevels || gt.FirstDataBlockOffset != wt.FirstDataBlockOffset ||
+				gt.Compression != wt.Compression {
+				t.Fatalf("trailer %+v, golden %+v", gt, wt)
+			}
+			if opts.Compression == CompressionNone && (gt.LoadOnOpenOffset != wt.LoadOnOpenOffset || gt.FileInfoOffset != wt.FileInfoOffset ||
+				gt.LastDataBlockOffset != wt.LastDataBlockOffset || gt.UncompressedDataIndexSize != wt.UncompressedDataIndexSize) {
+				t.Fatalf("trailer offsets %+v, golden %+v", gt, wt)
+			}
 		})
 	}
 }

@@ -3,6 +3,8 @@ package hfilewriter
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -298,4 +300,73 @@ func TestWriterCodecFraming(t *testing.T) {
 			writerTestReadBack(t, data, cells, o)
 		})
 	}
+}
+
+// writerTestFailingWriter fails every write after the first limit bytes.
+type writerTestFailingWriter struct{ limit, n int }
+
+func (f *writerTestFailingWriter) Write(p []byte) (int, error) {
+	if f.n+len(p) > f.limit {
+		return 0, errors.New("disk full")
+	}
+	f.n += len(p)
+	return len(p), nil
+}
+
+// TestWriterWriteErrorIsSticky checks that an io.Writer error surfaces, with context, from Append
+// and Close, and that the writer refuses further work instead of writing a corrupt file.
+func TestWriterWriteErrorIsSticky(t *testing.T) {
+	o := DefaultWriterOptions()
+	o.BlockSize = 256
+	w, err := NewWriter(&writerTestFailingWriter{limit: 1000}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := goldenCells(200, 3)
+	var appendErr error
+	for i := range cells {
+		if appendErr = w.Append(&cells[i]); appendErr != nil {
+			break
+		}
+	}
+	if appendErr == nil || !strings.Contains(appendErr.Error(), "disk full") {
+		t.Fatalf("append error %v, want the write error", appendErr)
+	}
+	if err := w.Append(&cells[199]); err == nil {
+		t.Fatal("append after a write error succeeded")
+	}
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("close error %v", err)
+	}
+}
+
+// TestWriterEstimatedSize checks EstimatedSize grows with the data and is close to the size the
+// file has once closed (it is what callers use to roll files).
+func TestWriterEstimatedSize(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, DefaultWriterOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kv []byte
+	prev := int64(0)
+	for i := 0; i < 20000; i++ {
+		kv = AppendKeyValue(kv[:0], []byte(fmt.Sprintf("row-%08d", i)), []byte("d"), []byte("q"), 1, TypePut, bytes.Repeat([]byte{'v'}, 50))
+		if err := w.AppendKeyValue(kv); err != nil {
+			t.Fatal(err)
+		}
+		est := w.EstimatedSize()
+		if est < prev {
+			t.Fatalf("estimate went down from %d to %d", prev, est)
+		}
+		prev = est
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	final := int64(buf.Len())
+	if diff := prev - final; diff < -final/100 || diff > final/100 {
+		t.Fatalf("last estimate %d, final size %d", prev, final)
+	}
+	t.Logf("last estimate %d, final size %d", prev, final)
 }
