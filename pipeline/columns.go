@@ -35,7 +35,7 @@ func ParseColumns(spec string) (*MappingConfig, error) {
 		return nil, errors.New("importtsv columns: empty specification")
 	}
 	entries := strings.Split(spec, ",")
-	cfg := &MappingConfig{importTsv: true}
+	cfg := &MappingConfig{ImportTsv: true}
 	rowKey, ts := -1, -1
 	cells := 0
 	for i, e := range entries {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestParseColumnsImportTsv(t *testing.T) {
@@ -104,5 +106,33 @@ func TestParseColumnsWidth(t *testing.T) {
 	}
 	if len(cb.Cells) != 0 || rs.Count() != 1 || mp.Counts().RowsRejected != 1 {
 		t.Fatalf("cells %d rejects %d", len(cb.Cells), rs.Count())
+	}
+}
+
+// TestParseColumnsYAMLRoundTrip: a parsed spec written as YAML and read back maps rows the same way.
+func TestParseColumnsYAMLRoundTrip(t *testing.T) {
+	cfg, err := ParseColumns("HBASE_ROW_KEY,d:a,HBASE_TS_KEY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back MappingConfig
+	if err := yaml.Unmarshal(text, &back); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	rows := [][]string{{"k", NUL, "7"}, {"k2", "v", "8"}, {"k3", "v", "9"}}
+	var a, b CellBatch
+	if err := mustCompile(t, cfg).NewMapper().MapBatch(textBatch("f", 0, 0, rows), nil, &a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := mustCompile(t, &back).NewMapper().MapBatch(textBatch("f", 0, 0, rows), nil, &b, nil); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	equalLines(t, cellLines(t, &b), cellLines(t, &a))
+	if len(a.Cells) != 3 {
+		t.Fatalf("%d cells", len(a.Cells))
 	}
 }

@@ -25,9 +25,10 @@ type MappingConfig struct {
 	// Timestamp chooses the cells' timestamp; empty = the job's start time (RunOptions.Timestamp).
 	Timestamp TimestampConfig `yaml:"timestamp,omitempty" json:"timestamp,omitempty"`
 
-	// importTsv marks configs made by ParseColumns: positional, lenient about missing trailing columns and
-	// strict about extra ones, as ImportTsv's TsvParser is.
-	importTsv bool
+	// ImportTsv selects ImportTsv's row semantics (set by ParseColumns; kept so that a config written
+	// back to YAML means the same): a row with more fields than Columns is rejected, and columns missing
+	// from the input produce no cells instead of failing the run.
+	ImportTsv bool `yaml:"importtsv,omitempty" json:"importtsv,omitempty"`
 }
 
 // ColumnConfig describes one input column.

@@ -69,7 +69,7 @@ func Compile(cfg *MappingConfig, opts ...CompileOption) (*Mapping, error) {
 	if cfg == nil {
 		return nil, errors.New("mapping: no configuration")
 	}
-	m := &Mapping{importTsv: cfg.importTsv, tsCol: -1}
+	m := &Mapping{importTsv: cfg.ImportTsv, tsCol: -1}
 	if m.importTsv {
 		m.importTsvWidth = len(cfg.Columns)
 	}
