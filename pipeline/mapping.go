@@ -321,16 +321,36 @@ func (m *Mapping) bind(header []string, numCols int) ([]int, error) {
 		if header == nil {
 			return nil, fmt.Errorf("column %q: the input has no header to find it by name (give an index, or read the CSV header)", c.name)
 		}
-		pos[i] = -1
-		for j, h := range header {
-			if h == c.name {
-				pos[i] = j
-				break
-			}
+		p, err := findHeader(header, c.name)
+		if err != nil {
+			return nil, err
 		}
-		if pos[i] < 0 {
-			return nil, fmt.Errorf("column %q is not in the input's columns %v", c.name, header)
-		}
+		pos[i] = p
 	}
 	return pos, nil
+}
+
+// findHeader finds name in header: an exact match, else a unique match ignoring case and surrounding
+// spaces. Ambiguous names are an error (give an index instead).
+func findHeader(header []string, name string) (int, error) {
+	found, n := -1, 0
+	for j, h := range header {
+		if h == name {
+			found, n = j, n+1
+		}
+	}
+	if n == 0 {
+		for j, h := range header {
+			if strings.EqualFold(strings.TrimSpace(h), strings.TrimSpace(name)) {
+				found, n = j, n+1
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		return 0, fmt.Errorf("column %q is not in the input's columns %q", name, header)
+	case n > 1:
+		return 0, fmt.Errorf("column %q appears %d times in the input's columns %q; give its index", name, n, header)
+	}
+	return found, nil
 }
