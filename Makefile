@@ -20,7 +20,7 @@ lint:
 
 # Go benchmarks (testing.B). Figures are quoted in the README as ratios against baselines measured in the same run.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2x $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 # End-to-end CLI benchmark against GNU sort on a generated export (see scripts/bench-cli.sh).
 bench-cli: build

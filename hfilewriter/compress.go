@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/gzip"
@@ -48,7 +49,9 @@ func newWriteCompressor(c Compression) (writeCompressor, error) {
 			return dst[:n], nil
 		}, bound: lz4.CompressBlockBound}, nil
 	case CompressionZSTD:
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+		// Blocks are ~64 KiB: a small window keeps each writer's encoder small (many writers run
+		// at once, one per region and family) at no cost in ratio.
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(256<<10), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			return nil, fmt.Errorf("zstd encoder: %w", err)
 		}
@@ -76,6 +79,7 @@ func (g *gzipWriteCompressor) appendCompressed(dst, src []byte) ([]byte, error) 
 		g.zw.Reset(&g.buf)
 	}
 	g.zw.Header.OS = 0
+	g.zw.Header.ModTime = time.Unix(0, 0) // klauspost writes ModTime.Unix() as is; the zero Time is not 0
 	if _, err := g.zw.Write(src); err != nil {
 		return nil, fmt.Errorf("gzip: %w", err)
 	}

@@ -38,7 +38,7 @@ func decompressBlockPayload(codec Compression, src []byte, n int) ([]byte, error
 		if bytes.HasPrefix(src, zstdFrameMagic) {
 			return decompressReadZstdStream(src, n)
 		}
-		return decompressReadHadoopBlocks(src, n, decompressReadZstdChunk)
+		return decompressReadZstdChunks(src, n)
 	}
 	return nil, fmt.Errorf("unsupported compression codec %s (ordinal %d)", codec, uint32(codec))
 }
@@ -72,7 +72,8 @@ func decompressReadGzip(src []byte, n int) ([]byte, error) {
 }
 
 func decompressReadZstdStream(src []byte, n int) ([]byte, error) {
-	zr, err := zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(n)+1<<20))
+	zr, err := zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(uint64(n)+1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
@@ -165,16 +166,26 @@ func decompressReadLZ4Chunk(dst, chunk []byte) (int, error) {
 	return got, nil
 }
 
-func decompressReadZstdChunk(dst, chunk []byte) (int, error) {
-	// Decode with the room left as the limit; the chunk may produce less.
-	zr, err := zstd.NewReader(bytes.NewReader(chunk), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(len(dst))+1<<20))
+// decompressReadZstdChunks decodes Hadoop-framed zstd chunks (each a complete zstd frame) with one
+// decoder per block.
+func decompressReadZstdChunks(src []byte, n int) ([]byte, error) {
+	zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(uint64(n)+1<<20))
 	if err != nil {
-		return 0, fmt.Errorf("zstd: %w", err)
+		return nil, fmt.Errorf("zstd: %w", err)
 	}
-	defer zr.Close()
-	got, err := io.ReadFull(zr, dst)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return 0, fmt.Errorf("zstd: %w", err)
-	}
-	return got, nil
+	defer zd.Close()
+	return decompressReadHadoopBlocks(src, n, func(dst, chunk []byte) (int, error) {
+		out, err := zd.DecodeAll(chunk, dst[:0:len(dst)])
+		if err != nil {
+			return 0, fmt.Errorf("zstd: %w", err)
+		}
+		if len(out) > len(dst) || (len(out) > 0 && &out[0] != &dst[0]) {
+			if len(out) > len(dst) {
+				return 0, fmt.Errorf("zstd chunk decodes to %d bytes, only %d expected", len(out), len(dst))
+			}
+			copy(dst, out)
+		}
+		return len(out), nil
+	})
 }

@@ -52,6 +52,9 @@
 //	}
 //	err = w.Close() // writes index, file info, blooms, trailer; does not close f
 //
+// Append takes a *Cell (with tags and a sequence id if the file carries them); AppendFileInfo adds
+// metadata such as MAX_SEQ_ID_KEY before Close.
+//
 // The writer streams: it holds only the current data block, the pending index entries and the
 // current bloom chunk, so memory stays flat whatever the file size. EstimatedSize tells a caller
 // when to roll to a new file. Given the same cells and settings, it writes the same bytes as

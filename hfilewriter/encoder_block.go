@@ -17,16 +17,16 @@ type writeBlockEncoder interface {
 	finish(payload []byte, unencodedSize int)
 }
 
-func newWriteBlockEncoder(e DataBlockEncoding) writeBlockEncoder {
+func newWriteBlockEncoder(e DataBlockEncoding) (writeBlockEncoder, error) {
 	switch e {
 	case EncodingPrefix:
-		return &encodePrefix{}
+		return &encodePrefix{}, nil
 	case EncodingFastDiff:
-		return &encodeFastDiff{}
+		return &encodeFastDiff{}, nil
 	case EncodingDiff:
-		return &encodeDiff{}
+		return &encodeDiff{}, nil
 	}
-	panic(fmt.Sprintf("hfilewriter: no encoder for %s", e)) // options are validated before
+	return nil, fmt.Errorf("data block encoding %s cannot be written", e)
 }
 
 // encodePrev is the state shared by the delta encoders: the previous cell of the block.

@@ -2,6 +2,7 @@ package hfilewriter
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -78,7 +79,7 @@ func writeCells(t testing.TB, opts WriterOptions, cells []Cell) []byte {
 	return buf.Bytes()
 }
 
-func TestGoldenHBase264(t *testing.T) {
+func TestWriterGoldenHBase264(t *testing.T) {
 	cases := []struct {
 		file      string
 		n, width  int
@@ -95,12 +96,18 @@ func TestGoldenHBase264(t *testing.T) {
 			}
 			got := writeCells(t, golden264Options(tc.blockSize, tc.n), goldenCells(tc.n, tc.width))
 			compareBytes(t, tc.file, got, want)
+			// HBase's BloomFilterFactory ignores maxKeyCount for compound blooms: any hint gives
+			// the same file.
+			for _, maxKeys := range []int{0, 1, 1 << 30} {
+				got := writeCells(t, golden264Options(tc.blockSize, maxKeys), goldenCells(tc.n, tc.width))
+				compareBytes(t, fmt.Sprintf("%s with BloomMaxKeys %d", tc.file, maxKeys), got, want)
+			}
 		})
 	}
 }
 
 // TestGoldenHBase264AppendKeyValue writes the same file through the AppendKeyValue hot path.
-func TestGoldenHBase264AppendKeyValue(t *testing.T) {
+func TestWriterGoldenHBase264AppendKeyValue(t *testing.T) {
 	want, err := os.ReadFile(filepath.Join("testdata", "hbase-2.6.4", "seek-v3-none-rowbloom-256b-blocks.hfile"))
 	if err != nil {
 		t.Fatal(err)
@@ -121,4 +128,77 @@ func TestGoldenHBase264AppendKeyValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareBytes(t, "AppendKeyValue", buf.Bytes(), want)
+}
+
+// TestWriterGoldenHBase264Snapshots reproduces the three store files HBase 2.6.4 flushed from a live
+// region server (sequence ids, real timestamps and create times, flush metadata added with
+// AppendFileInfo as StoreFileWriter.appendMetadata does).
+func TestWriterGoldenHBase264Snapshots(t *testing.T) {
+	put := func(row, fam, qual string, ts int64, value string, seq uint64) Cell {
+		return Cell{Row: []byte(row), Family: []byte(fam), Qualifier: []byte(qual), Timestamp: ts, Type: TypePut,
+			Value: []byte(value), SeqID: seq}
+	}
+	cases := []struct {
+		file       string
+		createTime int64
+		maxSeqID   int64
+		cells      []Cell
+	}{
+		{"snapshot-1.hfile", 0x19c6f051f26, 8, []Cell{
+			put("date", "cf", "v", 1771389132277, "val4", 4),
+			put("elderberry", "cf", "v", 1771389132290, "val5", 5),
+			put("fig", "cf", "v", 1771389132301, "val6", 6),
+			put("grape", "cf", "v", 1771389132310, "val7", 7),
+		}},
+		{"snapshot-2.hfile", 0x19c6ef7fce0, 8, []Cell{
+			put("row1", "cf1", "a", 1771388271523, "value1", 4),
+			put("row2", "cf1", "a", 1771388271557, "value3", 6),
+			put("row3", "cf1", "c", 1771388271580, "value4", 7),
+		}},
+		{"snapshot-3.hfile", 0x19c6ef7fd9e, 8, []Cell{put("row1", "cf2", "b", 1771388271541, "value2", 5)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("testdata", "hbase-2.6.4", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := golden264Options(0, len(tc.cells))
+			o.CreateTime = tc.createTime
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.cells {
+				if err := w.Append(&tc.cells[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// StoreFileWriter.appendMetadata(maxSeqId, majorCompaction=false) on flush.
+			minTs, maxTs := tc.cells[0].Timestamp, tc.cells[0].Timestamp
+			for _, c := range tc.cells {
+				minTs, maxTs = min(minTs, c.Timestamp), max(maxTs, c.Timestamp)
+			}
+			tr := binary.BigEndian.AppendUint64(nil, uint64(minTs))
+			for k, v := range map[string][]byte{
+				FileInfoMaxSeqID:        binary.BigEndian.AppendUint64(nil, uint64(tc.maxSeqID)),
+				FileInfoMajorCompaction: {0},
+				"COMPACTION_EVENT_KEY":  []byte("PBUF"),
+				FileInfoTimeRange:       binary.BigEndian.AppendUint64(tr, uint64(maxTs)),
+				FileInfoEarliestPutTS:   binary.BigEndian.AppendUint64(nil, uint64(minTs)),
+			} {
+				if err := w.AppendFileInfo(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.AppendFileInfo(FileInfoLastKey, nil); err == nil {
+				t.Fatal("reserved key accepted")
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			compareBytes(t, tc.file, buf.Bytes(), want)
+		})
+	}
 }

@@ -197,3 +197,57 @@ func BloomBitPositions(h HashType, key []byte, hashCount int, bitSize int64, fn 
 		fn(pos)
 	}
 }
+
+// bloomBitPos is one bit position of BloomBitPositions; mask is bitSize-1 when bitSize is a power of two
+// (then |x| % bitSize == |x| & mask, and |x| fits since x is a widened int32), else 0.
+func bloomBitPos(h1, h2, i int32, bitSize, mask int64) int64 {
+	x := int64(h1 + i*h2)
+	if mask != 0 {
+		if x < 0 {
+			x = -x
+		}
+		return x & mask
+	}
+	pos := x % bitSize
+	if pos < 0 {
+		pos = -pos
+	}
+	return pos
+}
+
+func bloomMask(bitSize int64) int64 {
+	if bitSize > 0 && bitSize&(bitSize-1) == 0 {
+		return bitSize - 1
+	}
+	return 0
+}
+
+// BloomAdd sets key's bits in a bloom chunk (HBase's BloomFilterChunk.add); len(bits)*8 is the chunk's bit size.
+func BloomAdd(bits []byte, h HashType, key []byte, hashCount int) {
+	bitSize := int64(len(bits)) * 8
+	mask := bloomMask(bitSize)
+	h1 := h.Hash(key, 0)
+	h2 := h.Hash(key, h1)
+	for i := int32(0); i < int32(hashCount); i++ {
+		pos := bloomBitPos(h1, h2, i, bitSize, mask)
+		bits[pos>>3] |= 1 << (pos & 7)
+	}
+}
+
+// BloomContains reports whether all of key's bits are set (HBase's BloomFilterUtil.contains).
+func BloomContains(bits []byte, h HashType, key []byte, hashCount int) bool {
+	bitSize := int64(len(bits)) * 8
+	if bitSize == 0 {
+		return false
+	}
+	mask := bloomMask(bitSize)
+	h1 := h.Hash(key, 0)
+	h2 := h.Hash(key, h1)
+	for i := int32(0); i < int32(hashCount); i++ {
+		pos := bloomBitPos(h1, h2, i, bitSize, mask)
+		if bits[pos>>3]&(1<<(pos&7)) == 0 {
+			return false
+		}
+	}
+	return true
+}

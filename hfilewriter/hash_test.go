@@ -72,3 +72,23 @@ func TestJenkinsHashKnown(t *testing.T) {
 		t.Errorf("jenkins empty = %08x", got)
 	}
 }
+
+// BloomAdd/BloomContains (power-of-two fast path) must set exactly the bits BloomBitPositions computes,
+// for power-of-two and other chunk sizes, including keys whose combined hash is negative.
+func TestBloomAddMatchesBitPositions(t *testing.T) {
+	for _, size := range []int{16, 131072, 1000, 24} {
+		for i := 0; i < 2000; i++ {
+			key := []byte{byte(i), byte(i >> 8), 0x80, byte(i * 7)}[:1+i%4]
+			a := make([]byte, size)
+			b := make([]byte, size)
+			BloomAdd(a, HashMurmur, key, 7)
+			BloomBitPositions(HashMurmur, key, 7, int64(size)*8, func(p int64) { b[p>>3] |= 1 << (p & 7) })
+			if string(a) != string(b) {
+				t.Fatalf("size %d key %x: fast path differs", size, key)
+			}
+			if !BloomContains(a, HashMurmur, key, 7) {
+				t.Fatalf("size %d key %x: not contained after add", size, key)
+			}
+		}
+	}
+}

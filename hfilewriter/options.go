@@ -17,8 +17,9 @@ import (
 // settings (and what HFileOutputFormat2 writes when BulkLoad is set).
 type WriterOptions struct {
 	// FormatVersion is the HFile major version: 3 (v3 minor 3, as every HBase 2.x writes) or 2
-	// (v2 minor 3, as HBase 1.x with hfile.format.version=2: no tags, 212-byte trailer).
-	// Default: 3.
+	// (v2 minor 3, as HBase 1.x with hfile.format.version=2: no tags, 212-byte trailer; blocks and
+	// index are identical, and the file info carries the same keys as a v3 file, which HBase 1.x
+	// readers ignore if they do not know them). Default: 3.
 	FormatVersion int
 
 	// NoTags, for version 3 only, omits the per-cell tags length and the hfile.MAX_TAGS_LEN /
@@ -87,6 +88,11 @@ type WriterOptions struct {
 	// IndexMinEntries is the minimum number of entries per intermediate index block
 	// (hfile.index.block.min.entries). Default: 16.
 	IndexMinEntries int
+
+	// AllowDuplicateKeys accepts a cell whose key equals the previous cell's key, as HBase's own writer
+	// does (HBase then returns one of them on read). Default: false — an exact duplicate is an error,
+	// because it almost always means two input rows collapsed into one cell.
+	AllowDuplicateKeys bool
 
 	// BulkLoad, when non-nil, adds the file info keys HBase's HFileOutputFormat2 writes on close
 	// (BULKLOAD_TIMESTAMP, BULKLOAD_SOURCE_TASK, MAJOR_COMPACTION_KEY, EXCLUDE_FROM_MINOR_COMPACTION,

@@ -32,16 +32,23 @@ type Reader struct {
 	firstKey []byte
 	lastKey  []byte
 
+	// skipChecksums disables checksum verification (fuzzing only, to reach the decoders).
+	skipChecksums bool
+
 	mu         sync.Mutex
 	bloomCache map[int64][]byte // chunk offset -> bit array, for MayContain
 }
 
 // OpenReader opens the HFile of the given size read through r.
 func OpenReader(r io.ReaderAt, size int64) (*Reader, error) {
+	return openReader(r, size, false)
+}
+
+func openReader(r io.ReaderAt, size int64, skipChecksums bool) (*Reader, error) {
 	if r == nil {
 		return nil, errors.New("hfile: nil reader")
 	}
-	rd := &Reader{readAt: readAtFull(r, size), size: size, bloomCache: map[int64][]byte{}}
+	rd := &Reader{readAt: readAtFull(r, size), size: size, bloomCache: map[int64][]byte{}, skipChecksums: skipChecksums}
 	t, err := readTrailer(rd.readAt, size)
 	if err != nil {
 		return nil, fmt.Errorf("hfile: %w", err)

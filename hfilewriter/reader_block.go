@@ -113,8 +113,10 @@ func (r *Reader) readBlockAt(off, limit int64, wantSize int) (*readBlock, error)
 		return nil, fmt.Errorf("%s block at offset %d: reading body: %w", h.Type, off, err)
 	}
 	data := raw[:h.OnDiskDataSizeWithHeader]
-	if err := VerifyChecksums(data, raw[h.OnDiskDataSizeWithHeader:], h.ChecksumType, h.BytesPerChecksum); err != nil {
-		return nil, fmt.Errorf("%s block at offset %d: checksum: %w", h.Type, off, err)
+	if !r.skipChecksums {
+		if err := VerifyChecksums(data, raw[h.OnDiskDataSizeWithHeader:], h.ChecksumType, h.BytesPerChecksum); err != nil {
+			return nil, fmt.Errorf("%s block at offset %d: checksum: %w", h.Type, off, err)
+		}
 	}
 	if r.trailer.Encrypted {
 		return nil, fmt.Errorf("%s block at offset %d: encrypted HFiles are not supported", h.Type, off)

@@ -99,13 +99,7 @@ func readBloomTest(m *readBloom, bits []byte, key []byte) bool {
 	if len(bits) == 0 {
 		return false
 	}
-	ok := true
-	BloomBitPositions(m.HashType, key, m.HashCount, int64(len(bits))*8, func(pos int64) {
-		if bits[pos>>3]&(1<<uint(pos&7)) == 0 {
-			ok = false
-		}
-	})
-	return ok
+	return BloomContains(bits, m.HashType, key, m.HashCount)
 }
 
 // bloomChunk loads (and caches) a chunk's bit array.

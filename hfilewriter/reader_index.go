@@ -101,12 +101,13 @@ type readIndexWalk struct {
 	DataBlocks         []readIndexEntry // leaf-level entries, in order
 	LeafBlocks         []readIndexEntry
 	IntermediateBlocks []readIndexEntry
+	visited            map[int64]bool // index blocks already read (each must be referenced once)
 }
 
 // walkDataIndex descends the multi-level data index from the root to the leaf level. With check set it
 // also verifies that each child block's first key is >= the key that points to it.
 func (r *Reader) walkDataIndex() (*readIndexWalk, error) {
-	w := &readIndexWalk{}
+	w := &readIndexWalk{visited: map[int64]bool{}}
 	levels := int(r.trailer.NumDataIndexLevels)
 	if levels < 1 {
 		if len(r.rootIndex) == 0 {
@@ -126,6 +127,10 @@ func (r *Reader) walkDataIndex() (*readIndexWalk, error) {
 func (r *Reader) walkIndexLevel(w *readIndexWalk, entries []readIndexEntry, depth, levels int) error {
 	if depth == levels {
 		w.DataBlocks = append(w.DataBlocks, entries...)
+		// Every data block takes at least a header's worth of file.
+		if int64(len(w.DataBlocks)) > r.size/BlockHeaderSize {
+			return fmt.Errorf("data index lists more blocks (%d) than the file can hold", len(w.DataBlocks))
+		}
 		return nil
 	}
 	want, kind := BlockIntermediateIndex, "intermediate"
@@ -133,6 +138,10 @@ func (r *Reader) walkIndexLevel(w *readIndexWalk, entries []readIndexEntry, dept
 		want, kind = BlockLeafIndex, "leaf"
 	}
 	for i, e := range entries {
+		if w.visited[e.Offset] {
+			return fmt.Errorf("data index level %d entry %d points again at the index block at offset %d", depth, i, e.Offset)
+		}
+		w.visited[e.Offset] = true
 		b, err := r.readBlockOfType(e.Offset, r.loadOnOpenEnd(), e.Size, want)
 		if err != nil {
 			return fmt.Errorf("data index level %d entry %d (key %s): %w", depth, i, Key(e.Key).String(), err)

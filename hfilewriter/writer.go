@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 )
 
 // ErrWriterClosed is returned by Append and Close after Close.
@@ -74,6 +75,8 @@ type Writer struct {
 	firstDataOff   int64
 	lastDataOff    int64
 
+	userInfo writeFileInfoMap // AppendFileInfo entries
+
 	scratch []byte // bloom keys, index keys
 	aux     []byte // inline / load-on-open block assembly
 	cellBuf []byte // Append's KeyValue record
@@ -109,7 +112,9 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 		blk:          make([]byte, BlockHeaderSize, BlockHeaderSize+o.BlockSize+o.BlockSize/4),
 	}
 	if o.Encoding != EncodingNone {
-		wr.enc = newWriteBlockEncoder(o.Encoding)
+		if wr.enc, err = newWriteBlockEncoder(o.Encoding); err != nil {
+			return nil, fmt.Errorf("hfilewriter: %w", err)
+		}
 		wr.dataType = BlockEncodedData
 	}
 	if o.Bloom != BloomNone {
@@ -169,6 +174,9 @@ func (w *Writer) append(kv, tags []byte, seq uint64) error {
 	if !k.Valid() {
 		return fmt.Errorf("hfilewriter: malformed key %s", ToStringBinary(key))
 	}
+	if len(k.Family()) > MaxFamilyLength {
+		return fmt.Errorf("hfilewriter: key %s: family of %d bytes exceeds HBase's limit of %d", k, len(k.Family()), MaxFamilyLength)
+	}
 	switch k.Type() {
 	case TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion:
 	default:
@@ -179,7 +187,7 @@ func (w *Writer) append(kv, tags []byte, seq uint64) error {
 		if c > 0 {
 			return fmt.Errorf("hfilewriter: key out of order: %s sorts before the previous key %s", k, Key(w.lastKey))
 		}
-		if c == 0 {
+		if c == 0 && !w.opts.AllowDuplicateKeys {
 			return fmt.Errorf("hfilewriter: duplicate key: %s equals the previous key %s", k, Key(w.lastKey))
 		}
 		if !bytes.Equal(k.Family(), w.family) {
@@ -501,10 +509,31 @@ func (w *Writer) close() error {
 	return nil
 }
 
+// AppendFileInfo adds a file info entry, like HBase's Writer.appendFileInfo: keys starting with
+// "hfile." are reserved for the format and rejected. Entries the writer itself sets on Close
+// (bloom, counts, time range with BulkLoad, ...) replace user entries with the same key, as they do
+// in HBase. Typical use: MAX_SEQ_ID_KEY, MAJOR_COMPACTION_KEY or application metadata.
+func (w *Writer) AppendFileInfo(key string, value []byte) error {
+	if w.done {
+		return ErrWriterClosed
+	}
+	if key == "" {
+		return errors.New("hfilewriter: empty file info key")
+	}
+	if strings.HasPrefix(key, "hfile.") {
+		return fmt.Errorf("hfilewriter: file info key %q uses the reserved prefix \"hfile.\"", key)
+	}
+	w.userInfo.put(key, append([]byte(nil), value...))
+	return nil
+}
+
 // fileInfo assembles the file info map as HBase 2.6's HFileWriterImpl and StoreFileWriter (and,
 // with BulkLoad, HFileOutputFormat2) fill it.
 func (w *Writer) fileInfo() *writeFileInfoMap {
 	fi := &writeFileInfoMap{}
+	for i, k := range w.userInfo.keys {
+		fi.put(k, w.userInfo.values[i])
+	}
 	// StoreFileWriter.close: general bloom, delete-family count, historical.
 	if w.bloom != nil && w.bloom.totalKeys > 0 {
 		fi.put(FileInfoBloomType, []byte(w.opts.Bloom.String()))
@@ -577,14 +606,38 @@ func (w *Writer) Stats() WriterStats {
 	return s
 }
 
-// EstimatedSize is the number of bytes written plus those pending in the current data block
-// (uncompressed) and the index entries not yet written: a close upper estimate of the final file
-// size for rolling files at a size limit (the load-on-open section and trailer add a few KiB).
+// EstimatedSize estimates the size the file would have if it were closed now: bytes written, plus
+// the pending data block (uncompressed), bloom chunks and index entries, plus the load-on-open
+// section and trailer. Callers use it to roll files at a size limit.
 func (w *Writer) EstimatedSize() int64 {
+	const blockOverhead = BlockHeaderSize + 4 // header + one checksum
 	n := w.out.offset
 	if w.blkOpen {
-		n += int64(len(w.blk))
+		n += int64(len(w.blk)) + 4
 	}
-	n += int64(w.index.cur.nonRootSize() + w.index.root.rootSize)
-	return n
+	// Pending leaf entries (written as a leaf block or moved to the root) and the root.
+	n += int64(w.index.cur.nonRootSize()+w.index.root.rootSize) + 2*blockOverhead
+	for _, bw := range []*writeBloomWriter{w.bloom, w.dfBloom} {
+		if bw == nil || bw.totalKeys == 0 {
+			continue
+		}
+		for _, c := range bw.ready {
+			n += int64(len(c.bits)) + blockOverhead
+		}
+		if c := bw.chunk; c != nil {
+			size, maxKeys := len(c.bits), c.maxKeys
+			for size&1 == 0 && maxKeys > c.keyCount<<1 { // the size fold() will leave
+				size >>= 1
+				maxKeys >>= 1
+			}
+			n += int64(size) + blockOverhead
+		}
+		n += int64(bw.index.rootSize+len(bw.ready)*64+64) + blockOverhead // bloom meta
+	}
+	// Meta index, file info (two copies of a key plus fixed entries) and trailer.
+	n += blockOverhead + blockOverhead + 512 + 2*int64(len(w.lastKey))
+	if w.opts.FormatVersion == 2 {
+		return n + TrailerSizeV2
+	}
+	return n + TrailerSizeV3
 }

@@ -87,7 +87,10 @@ func (b *blockOutput) writeBlock(t BlockType, buf []byte) ([]byte, writtenBlock,
 	block := buf
 	if b.comp != nil {
 		var err error
-		b.scratch, err = b.comp.appendCompressed(append(b.scratch[:0], make([]byte, BlockHeaderSize)...), buf[BlockHeaderSize:])
+		if cap(b.scratch) < BlockHeaderSize {
+			b.scratch = make([]byte, BlockHeaderSize, 64<<10)
+		}
+		b.scratch, err = b.comp.appendCompressed(b.scratch[:BlockHeaderSize], buf[BlockHeaderSize:])
 		if err != nil {
 			return buf, writtenBlock{}, fmt.Errorf("compress %s block: %w", t, err)
 		}

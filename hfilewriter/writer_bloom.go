@@ -67,10 +67,7 @@ type writeBloomChunk struct {
 }
 
 func (c *writeBloomChunk) add(key []byte) {
-	bits := c.bits
-	BloomBitPositions(HashMurmur, key, c.hashCount, int64(len(bits))*8, func(pos int64) {
-		bits[pos>>3] |= 1 << (pos & 7)
-	})
+	BloomAdd(c.bits, HashMurmur, key, c.hashCount)
 	c.keyCount++
 }
 

@@ -57,9 +57,12 @@ func ParseKeyspace(spec string) (Keyspace, error) {
 // Uniform returns the split points of n regions of equal share of a key space (see ParseKeyspace for
 // the keyspace syntax). Exact semantics: with alphabet size A and width w, the key space is the A^w
 // strings of w digits; boundary i (1 <= i < n) is the digit string of floor(i·A^w/n), written with w
-// digits and then shortened by dropping trailing lowest digits ('0' for hex and decimal, \x00 for bytes),
-// which does not change which region any key spelled in the alphabet falls into. So region i holds the
-// keys whose first w digits, read as a base-A number, lie in [floor(i·A^w/n), floor((i+1)·A^w/n)).
+// digits and then shortened by dropping trailing lowest digits ('0' for hex and decimal, \x00 for bytes).
+// Shortening does not change the routing of keys of at least w characters spelled in the alphabet, and
+// it routes a shorter key as if it were padded with the lowest digit. So region i holds the keys whose
+// first w digits (padded), read as a base-A number, lie in [floor(i·A^w/n), floor((i+1)·A^w/n)).
+// (HBase's HexStringSplit and UniformSplit keep all w digits, so a key shorter than w that equals a
+// boundary's prefix, e.g. "4" against "40000000", falls one region lower there than here.)
 //
 // Examples: Uniform(4, "hex") = ["4", "8", "c"]; Uniform(3, "hex") = ["55555555", "aaaaaaaa"] (as
 // HBase's HexStringSplit); Uniform(4, "decimal") = ["25", "5", "75"]; Uniform(4, "bytes") =

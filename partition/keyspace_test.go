@@ -106,3 +106,19 @@ func TestBySalt(t *testing.T) {
 		t.Error("SaltSplits(300): no error")
 	}
 }
+
+// TestUniformShortKeysPadded: shortened split points route keys shorter than the width as if padded
+// with the lowest digit, and keys of full width exactly as the unshortened boundaries would.
+func TestUniformShortKeysPadded(t *testing.T) {
+	s, err := Uniform(4, "hex") // "4", "8", "c" for boundaries 40000000, 80000000, c0000000
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := keys("40000000", "80000000", "c0000000")
+	pad := func(k string) string { return k + strings.Repeat("0", max(0, 8-len(k))) }
+	for _, k := range []string{"4", "40", "3", "3fffffff", "40000000", "4000000", "7", "8", "80000001", "c", "bf", "fffffff", "ffffffff"} {
+		if got, want := s.Region([]byte(k)), full.Region([]byte(pad(k))); got != want {
+			t.Errorf("Region(%q) = %d, padded key %q is in region %d", k, got, pad(k), want)
+		}
+	}
+}

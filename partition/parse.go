@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/hfload/hfload/hfilewriter"
@@ -21,6 +22,15 @@ import (
 // as toStringBinary (HBase's shell passes every split string through Bytes.toBytesBinary). An unquoted
 // line is the key verbatim, commas included.
 //
+// Lines starting with an HBase shell prompt ("hbase:001:0> ") are skipped. A whole shell command line
+// is accepted too: text up to `SPLITS =>` is skipped, and a closing `}` after
+// the list is ignored.
+//
+// The output of the shell's `list_regions 'table'` can be pasted as is: from a header line with a
+// START_KEY column on, the column layout of the header (right-aligned columns each followed by " |")
+// locates the START_KEY of every following row, so keys containing '|' are read correctly; the
+// dashes line, the empty start key of the first region and lines like "3 rows" are skipped.
+//
 // The keys must be non-empty, sorted and unique; errors name the offending line numbers.
 func ParseSplits(r io.Reader) (Splits, error) {
 	var out Splits
@@ -28,15 +38,36 @@ func ParseSplits(r io.Reader) (Splits, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 4*hfilewriter.MaxRowLength+1024)
 	lineNo := 0
+	var table *regionTable // set once a list_regions header was seen
 	for sc.Scan() {
 		lineNo++
-		line := strings.TrimSpace(sc.Text())
+		raw := strings.TrimRight(sc.Text(), "\r")
+		line := strings.TrimSpace(raw)
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		texts, err := lineKeys(line)
-		if err != nil {
-			return nil, fmt.Errorf("split points line %d: %w", lineNo, err)
+		if shellPrompt.MatchString(line) {
+			continue // e.g. "hbase:001:0> list_regions 'orders'" pasted with the output
+		}
+		if t, ok := parseRegionTableHeader(raw); ok {
+			table = t
+			continue
+		}
+		var texts []string
+		if table != nil {
+			key, ok := table.startKey(raw)
+			if !ok && strings.HasSuffix(line, "|") {
+				return nil, fmt.Errorf("split points line %d: list_regions row does not line up with the header's columns", lineNo)
+			}
+			if !ok || key == "" {
+				continue // dashes, "N rows", "Took ..." or the first region
+			}
+			texts = []string{key}
+		} else {
+			var err error
+			if texts, err = lineKeys(line); err != nil {
+				return nil, fmt.Errorf("split points line %d: %w", lineNo, err)
+			}
 		}
 		for _, t := range texts {
 			k, err := hfilewriter.FromStringBinary(t)
@@ -71,6 +102,12 @@ func ParseSplits(r io.Reader) (Splits, error) {
 // lineKeys returns the toStringBinary texts on one trimmed, non-comment line.
 func lineKeys(line string) ([]string, error) {
 	s := line
+	if i := strings.Index(s, "SPLITS"); i >= 0 {
+		if rest := strings.TrimSpace(s[i+len("SPLITS"):]); strings.HasPrefix(rest, "=>") {
+			s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest[2:]), "}"))
+			line = s
+		}
+	}
 	if strings.HasPrefix(s, "[") {
 		s = strings.TrimSpace(s[1:])
 	}
@@ -123,4 +160,56 @@ func lineKeys(line string) ([]string, error) {
 		return nil, fmt.Errorf("unexpected %q after quoted key", s)
 	}
 	return out, nil
+}
+
+// shellPrompt matches an HBase shell prompt: "hbase:001:0> " (2.x) or "hbase(main):001:0> " (1.x).
+var shellPrompt = regexp.MustCompile(`^hbase(\(main\))?:\d+:\d+> `)
+
+// regionTable is the column layout of `list_regions` output: bars[i] is the offset of the '|' closing
+// column i; the START_KEY column is column col.
+type regionTable struct {
+	bars []int
+	col  int
+}
+
+// parseRegionTableHeader recognizes a list_regions header such as
+// "  SERVER_NAME |  REGION_NAME |  START_KEY |    END_KEY |  SIZE |   REQ |   LOCALITY |".
+func parseRegionTableHeader(raw string) (*regionTable, bool) {
+	if !strings.HasSuffix(strings.TrimSpace(raw), "|") || !strings.Contains(raw, "START_KEY") {
+		return nil, false
+	}
+	t := &regionTable{col: -1}
+	prev := -1
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '|' {
+			continue
+		}
+		if strings.TrimSpace(raw[prev+1:i]) == "START_KEY" {
+			t.col = len(t.bars)
+		}
+		t.bars = append(t.bars, i)
+		prev = i
+	}
+	return t, t.col >= 0
+}
+
+// startKey returns the START_KEY cell of a data row laid out like the header.
+func (t *regionTable) startKey(raw string) (string, bool) {
+	last := t.bars[len(t.bars)-1]
+	if len(raw) <= last {
+		return "", false
+	}
+	for _, b := range t.bars {
+		if raw[b] != '|' {
+			return "", false
+		}
+	}
+	if strings.Trim(raw, " -|") == "" {
+		return "", true // the dashes line
+	}
+	start := 0
+	if t.col > 0 {
+		start = t.bars[t.col-1] + 1
+	}
+	return strings.TrimSpace(raw[start:t.bars[t.col]]), true
 }

@@ -63,3 +63,48 @@ func TestParseSplitsEmpty(t *testing.T) {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }
+
+func TestParseSplitsShellCommand(t *testing.T) {
+	got, err := ParseSplits(strings.NewReader(`create 'orders', 'd', {SPLITS => ['\x01', 'k|x']}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", keys("\x01", "k|x")) {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// TestParseSplitsListRegions reads list_regions output as printed by hbase-shell's list_regions.rb
+// (" %<width>s |" per column, keys in toStringBinary), including a key containing '|'.
+func TestParseSplitsListRegions(t *testing.T) {
+	in := `hbase:001:0> list_regions 'orders'
+                SERVER_NAME |                                       REGION_NAME |  START_KEY |    END_KEY |  SIZE |   REQ |   LOCALITY |
+ -------------------------- | ------------------------------------------------- | ---------- | ---------- | ----- | ----- | ---------- |
+ rs1.example.com,16020,1700 | orders,,1700000000000.0123456789abcdef0123456789. |            |       \x01 |     0 |     0 |        0.0 |
+ rs2.example.com,16020,1700 | orders,\x01,1700000000000.1123456789abcdef012345. |       \x01 |        k|x |     0 |     0 |        0.0 |
+ rs1.example.com,16020,1700 | orders,k|x,1700000000000.2123456789abcdef0123456. |        k|x |            |     0 |     0 |        0.0 |
+ 3 rows
+Took 0.0420 seconds
+`
+	got, err := ParseSplits(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", keys("\x01", "k|x")) {
+		t.Fatalf("got %q", got)
+	}
+	// Projected to the START_KEY column only.
+	in = "  START_KEY |\n ---------- |\n            |\n       \\x01 |\n          k |\n 3 rows\n"
+	got, err = ParseSplits(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", keys("\x01", "k")) {
+		t.Fatalf("projected: got %q", got)
+	}
+	// A row that does not line up is an error, not a silently lost split point.
+	in = "  START_KEY |\n ---------- |\n            |\n       \\x01 |\n        k |\n"
+	if _, err := ParseSplits(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), "line 5: list_regions row does not line up") {
+		t.Fatalf("misaligned row: %v", err)
+	}
+}

@@ -36,6 +36,7 @@ type CSVSource struct {
 	opts      SourceOptions
 	sep       byte
 	quote     byte
+	esc       byte
 	null      string
 
 	buf     []byte
@@ -66,7 +67,7 @@ func NewCSVSource(r io.Reader, name string, fileIndex int, opts SourceOptions) (
 	}
 	s := &CSVSource{
 		name: name, fileIndex: fileIndex, r: r, opts: opts,
-		sep: opts.Separator, quote: opts.Quote, null: opts.Null,
+		sep: opts.Separator, quote: opts.Quote, esc: opts.Escape, null: opts.Null,
 		buf: make([]byte, csvChunk), line: 1, expected: opts.ExpectedFields,
 	}
 	for s.end < 3 && !s.eof {
@@ -106,7 +107,7 @@ func (s *CSVSource) readHeader() error {
 		view := data[:min(len(data), s.opts.MaxRecordBytes+1)]
 		rec := s.parseRecord(&b, view, s.eof && len(view) == len(data))
 		if rec.status == csvRecMore {
-			if len(view) > s.opts.MaxRecordBytes {
+			if len(data) > len(view) {
 				return fmt.Errorf("header record longer than %d bytes", s.opts.MaxRecordBytes)
 			}
 			if err := s.fill(); err != nil {
@@ -204,10 +205,10 @@ func (s *CSVSource) parseRecord(b *Batch, data []byte, atEOF bool) csvRecord {
 		line = data[:nl]
 		rec.n, rec.contentEnd, rec.newlines = nl+1, nl, 1
 	}
-	if bytes.IndexByte(line, s.quote) >= 0 {
+	if bytes.IndexByte(line, s.quote) >= 0 || s.esc != 0 && bytes.IndexByte(line, s.esc) >= 0 {
 		return s.parseQuoted(b, data, atEOF)
 	}
-	// Fast path: no quote on this line, so fields end at separators and the record at the line end.
+	// Fast path: no quote (or escape) on this line, so fields end at separators and the record at the line end.
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 		rec.contentEnd--
@@ -244,7 +245,62 @@ func (s *CSVSource) appendUnquoted(b *Batch, f []byte) {
 	b.Nulls = append(b.Nulls, null)
 }
 
-// parseQuoted is the general state machine, used for records whose first line holds a quote.
+// appendEscaped appends an unquoted field holding escape sequences (SourceOptions.Escape): `\N`
+// alone is NULL, `\n` `\t` `\r` `\0` `\b` `\Z` are control characters, and the escape before any
+// other byte (separator, line feed, quote, the escape itself) makes that byte literal.
+func (s *CSVSource) appendEscaped(b *Batch, f []byte) {
+	if s.opts.TrimSpace {
+		f = bytes.Trim(f, " ")
+	}
+	null := len(f) == 2 && f[0] == s.esc && f[1] == 'N' || s.null != "" && string(f) == s.null
+	if !null {
+		for i := 0; i < len(f); i++ {
+			c := f[i]
+			if c == s.esc && i+1 < len(f) {
+				i++
+				c = csvUnescape(f[i])
+			}
+			b.Data = append(b.Data, c)
+		}
+	}
+	b.Ends = append(b.Ends, int32(len(b.Data)))
+	b.Nulls = append(b.Nulls, null)
+}
+
+// csvUnescape maps the byte after an escape character to the byte it stands for (MySQL rules).
+func csvUnescape(c byte) byte {
+	switch c {
+	case '0':
+		return 0
+	case 'b':
+		return '\b'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case 'Z':
+		return 26
+	}
+	return c
+}
+
+// csvIndexQuoteOrEsc returns the index of the first quote or escape byte in p, or -1.
+func (s *CSVSource) csvIndexQuoteOrEsc(p []byte) int {
+	if s.esc == 0 {
+		return bytes.IndexByte(p, s.quote)
+	}
+	for i, c := range p {
+		if c == s.quote || c == s.esc {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseQuoted is the general state machine, used for records whose first line holds a quote (or,
+// with SourceOptions.Escape, an escape character).
 func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 	saveData, saveEnds := len(b.Data), len(b.Ends)
 	rollback := func() {
@@ -259,8 +315,8 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 			rec.quoted = true
 			i++
 			for {
-				j := bytes.IndexByte(data[i:], quote)
-				if j < 0 {
+				j := s.csvIndexQuoteOrEsc(data[i:])
+				if j < 0 || s.esc != 0 && data[i+j] == s.esc && i+j+1 >= len(data) {
 					rollback()
 					if atEOF {
 						return csvRecord{status: csvRecUnterminated}
@@ -270,6 +326,15 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 				seg := data[i : i+j]
 				rec.newlines += bytes.Count(seg, []byte{'\n'})
 				b.Data = append(b.Data, seg...)
+				if s.esc != 0 && data[i+j] == s.esc {
+					c := data[i+j+1]
+					if c == '\n' {
+						rec.newlines++
+					}
+					b.Data = append(b.Data, csvUnescape(c))
+					i += j + 2
+					continue
+				}
 				i += j + 1
 				if i < len(data) && data[i] == quote {
 					b.Data = append(b.Data, quote)
@@ -322,7 +387,22 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 		}
 		// Unquoted field: up to the next separator or line feed.
 		start := i
+		escaped := false
 		for i < len(data) && data[i] != sep && data[i] != '\n' {
+			if s.esc != 0 && data[i] == s.esc {
+				if i+1 >= len(data) {
+					if !atEOF {
+						rollback() // need the escaped byte
+						return csvRecord{status: csvRecMore}
+					}
+				} else {
+					escaped = true
+					if data[i+1] == '\n' {
+						rec.newlines++
+					}
+					i++
+				}
+			}
 			i++
 		}
 		if i >= len(data) && !atEOF {
@@ -330,13 +410,17 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 			return csvRecord{status: csvRecMore}
 		}
 		f := data[start:i]
+		appendField := s.appendUnquoted
+		if escaped {
+			appendField = s.appendEscaped
+		}
 		if i >= len(data) || data[i] == '\n' {
 			rec.contentEnd = i
 			if len(f) > 0 && f[len(f)-1] == '\r' {
 				f = f[:len(f)-1]
 				rec.contentEnd--
 			}
-			s.appendUnquoted(b, f)
+			appendField(b, f)
 			rec.fields++
 			rec.n = i
 			if i < len(data) {
@@ -345,7 +429,7 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 			}
 			return rec
 		}
-		s.appendUnquoted(b, f)
+		appendField(b, f)
 		rec.fields++
 		i++ // separator
 	}
@@ -360,6 +444,11 @@ func (s *CSVSource) skipRest(data []byte, i int, atEOF bool) csvRecord {
 	for ; i < len(data); i++ {
 		c := data[i]
 		switch {
+		case s.esc != 0 && c == s.esc && i+1 < len(data):
+			i++
+			if data[i] == '\n' {
+				rec.newlines++
+			}
 		case inQuote:
 			if c == s.quote {
 				inQuote = false
@@ -438,7 +527,7 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 		rec := s.parseRecord(b, view, s.eof && len(view) == len(data))
 		switch rec.status {
 		case csvRecMore:
-			if len(view) > s.opts.MaxRecordBytes {
+			if len(data) > len(view) {
 				s.badOverflow(b, view)
 				continue
 			}
@@ -499,7 +588,7 @@ func (s *CSVSource) addBad(b *Batch, line int64, reason string, raw []byte) {
 }
 
 // badOverflow handles a record longer than MaxRecordBytes (view holds its first MaxRecordBytes+1
-// bytes): if its first line fits, that line is the bad row and reading resumes at the next line;
+// bytes and more input follows): if its first line fits, that line is the bad row and reading resumes at the next line;
 // otherwise the start of the line is kept and the rest of it is skipped as it streams by.
 func (s *CSVSource) badOverflow(b *Batch, view []byte) {
 	reason := fmt.Sprintf("record longer than %d bytes", s.opts.MaxRecordBytes)
@@ -507,7 +596,11 @@ func (s *CSVSource) badOverflow(b *Batch, view []byte) {
 		s.badFirstLine(b, view, reason)
 		return
 	}
-	s.addBad(b, s.line, reason, view[:min(len(view), csvMaxBadRaw)])
+	raw := view[:min(len(view), csvMaxBadRaw)]
+	if raw[len(raw)-1] == '\r' {
+		raw = raw[:len(raw)-1] // the line may end right after the window
+	}
+	s.addBad(b, s.line, reason, raw)
 	s.pos += len(view)
 	s.skipping = true
 	s.line++

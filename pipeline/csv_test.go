@@ -426,3 +426,31 @@ func TestCSVRoundTrip(t *testing.T) {
 		line += int64(strings.Count(r.Raw, "\n")) + 1
 	}
 }
+
+func TestCSVMySQLEscapes(t *testing.T) {
+	// SELECT ... INTO OUTFILE with the defaults (FIELDS TERMINATED BY '\t' ESCAPED BY '\\'): an
+	// embedded tab, newline and backslash are escaped; \N is NULL; an empty field is ''.
+	in := "1\ttab\\\there\t\\N\n" +
+		"2\tline\\\nbreak\tC:\\\\dir\n" +
+		"3\t\t\\0x\\Z\n" +
+		"4\t\"q\\\"uoted\"\tlast\\\\\n"
+	got := csvParse(t, in, SourceOptions{Separator: '\t', Escape: '\\', Null: `\N`})
+	csvCheck(t, got, []csvTestRow{
+		{1, []string{"1", "tab\there", csvNull}, "1\ttab\\\there\t\\N"},
+		{2, []string{"2", "line\nbreak", `C:\dir`}, "2\tline\\\nbreak\tC:\\\\dir"},
+		{4, []string{"3", "", "\x00x\x1a"}, ""},
+		{5, []string{"4", `q"uoted`, `last\`}, ""},
+	}, nil)
+	// Without a Null marker the empty unquoted field is NULL, as everywhere else.
+	if f := csvParse(t, "3\t\t\\N\n", SourceOptions{Separator: '\t', Escape: '\\'}).Rows[0].Fields; f[1] != csvNull || f[2] != csvNull {
+		t.Errorf("fields %q", f)
+	}
+	// With ENCLOSED BY '"' MySQL escapes the quote inside quoted fields.
+	in = "\"a\\\"b\",\"x\\\\\",\\N,\"\"\n"
+	csvCheck(t, csvParse(t, in, SourceOptions{Escape: '\\'}), []csvTestRow{
+		{1, []string{`a"b`, `x\`, csvNull, ""}, ""},
+	}, nil)
+	if _, err := NewCSVSource(strings.NewReader(""), "t", 0, SourceOptions{Escape: ','}); err == nil {
+		t.Error("escape equal to separator accepted")
+	}
+}

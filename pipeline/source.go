@@ -20,6 +20,12 @@ type SourceOptions struct {
 	BatchRows      int    // rows per batch; 0 = 4096
 	ExpectedFields int    // fields per CSV row; 0 = the header's (or first row's) count
 
+	// Escape enables backslash-style escapes as written by MySQL `SELECT ... INTO OUTFILE` (whose
+	// default is ESCAPED BY '\\'): the escape character makes the next byte literal (separator, line
+	// feed, quote, itself), \0 \b \n \r \t \Z are control characters and an unquoted \N is NULL.
+	// 0 = no escapes (RFC 4180, PostgreSQL CSV).
+	Escape byte
+
 	// TrimSpace removes leading and trailing ASCII spaces from unquoted CSV fields before the NULL
 	// check (Oracle SQL*Plus spools pad columns, and a NULL becomes blanks).
 	TrimSpace bool
@@ -74,6 +80,8 @@ func csvNormalized(opts SourceOptions, path string) (SourceOptions, error) {
 		return opts, fmt.Errorf("csv options: quote cannot be a line terminator (%q)", opts.Quote)
 	case opts.Separator == opts.Quote:
 		return opts, fmt.Errorf("csv options: separator and quote are both %q", opts.Separator)
+	case opts.Escape != 0 && (opts.Escape == opts.Separator || opts.Escape == opts.Quote || opts.Escape == '\n' || opts.Escape == '\r'):
+		return opts, fmt.Errorf("csv options: escape %q clashes with the separator, quote or line end", opts.Escape)
 	}
 	return opts, nil
 }

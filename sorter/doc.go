@@ -16,21 +16,35 @@
 //   - Fixed I/O reserve, taken at NewPool: Parallelism spill slots, each a raw chunk buffer (ChunkSize), a
 //     snappy output buffer (snappy.MaxEncodedLen(ChunkSize)) and two combine scratch buffers. A spill or an
 //     intermediate merge pass holds one slot, which bounds concurrent spill/merge work to Parallelism.
-//   - Arena slabs, by capacity, at the moment a slab is allocated (slabs grow from 4 KiB to 4 MiB by doubling, capped
-//     at Memory/16; a record larger than a slab gets a slab of its own size).
+//   - Arena slabs, by capacity, at the moment a slab is allocated. Slab sizes are powers of two, doubling
+//     from 4 KiB up to min(4 MiB, Memory/16, a fair share (Memory - reserve) / (4 × live sorters)); a
+//     record larger than that gets a slab of its own size.
 //   - The index, by capacity (24 bytes per entry), at the moment it grows; the old and the new backing
 //     array are both accounted during the copy.
+//   - Slabs given back by a spilled victim stay accounted in a free list of the pool (PooledBytes) and are
+//     reused by the next sorter asking for that size; a reservation that needs the room drops them first.
 //   - Merge read buffers: per run, its largest raw chunk plus its largest compressed chunk (both recorded
 //     when the run is written), reserved before a merge opens the run and released when the run is done.
-//   - Combine scratch of a final merge (two buffers).
+//   - Combine scratch of a final merge (two buffers of ChunkSize/4).
 //
-// When a reservation would exceed the budget the pool spills the sorter holding the most in-memory
-// bytes (the sorter being added to is a candidate; others are spilled only when their lock can be taken
-// without waiting, i.e. when they are idle). If nothing can be spilled the caller waits until memory is
-// released (a spill, a merge pass or an Iterator.Close). A single request larger than the whole budget
-// is an error. The only accounting that may exceed the budget is combine scratch growing past its
-// reserved size for records larger than the reserved scratch (ChunkSize/4); it is charged without
-// waiting and shows in PeakBytes.
+// ChunkSize is Memory / (32 × Parallelism), clamped to [4 KiB, 1 MiB]. Add rejects a record larger than
+// MaxRecord = (Memory - I/O reserve) / 8 with an error that leaves the sorter usable.
+//
+// Spill policy: when a reservation would exceed the budget, the pool first drops pooled slabs, then
+// spills one sorter and tries again: sorters holding memory but no records first (no I/O), then the one
+// holding the most accounted bytes. The sorter being added to is a candidate like any other and spills
+// in place (it keeps its emptied slabs and index for the records to come); another sorter is spilled
+// only if its lock can be taken without waiting (it is idle), and gives all its memory back. If nothing
+// can be spilled, the largest busy candidate is flagged to give all its memory back at its next Add, and
+// the caller waits until memory is released (a spill, a merge pass or an Iterator.Close) or a 20 ms poll
+// interval passes, then looks again.
+// A request larger than the budget minus the I/O reserve is an error. The only accounting that may exceed
+// the budget is combine scratch growing past its reserved size (for folded records larger than
+// ChunkSize/4); it is charged without waiting and shows in PeakBytes.
+//
+// The accounting is logical: the Go heap additionally holds garbage not yet collected (mostly replaced
+// index arrays) and the caller's own buffers. Setting a GOMEMLIMIT somewhat above Memory keeps the
+// process close to it.
 //
 // # Runs
 //
@@ -39,14 +53,17 @@
 // Raw chunk bytes are entries uvarint(seq) | KeyValue record. Chunks hold about ChunkSize raw bytes; a
 // record larger than that gets a raw chunk of its own. With SorterOptions.Combine, adjacent records with
 // equal keys are folded before they are written and again while merging; a folded record carries the
-// seq of its first input.
+// seq of its first input (of its last with SorterOptions.FoldSeqLast), so partial groups from different
+// runs merge in the order of their first (last) inputs.
 //
 // # Merging
 //
 // Finish sorts the in-memory remainder and, when runs exist, merges them with a heap. The read buffers of
 // one merge may use at most the sorter's merge share, (Memory - I/O reserve) / (2 × Parallelism); when the
-// runs need more, intermediate passes merge the smallest runs first (at least two at a time). The final
-// merge streams: Iterator.KV is valid until the next call of Next.
+// runs need more, intermediate passes merge the smallest runs first (at least two at a time, each pass
+// holding a spill slot). The remainder stays in memory and joins the final merge when the final read
+// buffers fit the share and can be reserved without waiting; otherwise it is written as one more run
+// first. The final merge streams (it holds no slot): Iterator.KV is valid until the next call of Next.
 //
 // Iterators must be closed: they hold memory (the in-memory remainder and read buffers) and run files.
 // A goroutine that waits in Add while it itself holds an open Iterator of the same pool can wait forever

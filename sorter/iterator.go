@@ -44,7 +44,7 @@ func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, er
 		it.src = m
 	}
 	if s.opts.Combine != nil && it.src != nil {
-		it.cs = newCombineSource(s.p, it.src, s.opts.Combine, &it.scratch)
+		it.cs = newCombineSource(s.p, it.src, s.opts, &it.scratch)
 		it.src = it.cs
 	}
 	return it, nil
@@ -91,7 +91,8 @@ func (it *Iterator) Next() bool {
 // KV returns the current KeyValue record; it is valid until the next call of Next.
 func (it *Iterator) KV() []byte { return it.cur }
 
-// Seq returns the seq of the current record (with Combine: of the first record of its group).
+// Seq returns the seq of the current record (with Combine: of the first record of its group, or of
+// the last with FoldSeqLast).
 func (it *Iterator) Seq() uint64 { return it.sq }
 
 // Err returns the first error met by Next (I/O, corruption, cancellation, Combine errors).

@@ -17,10 +17,30 @@ type source interface {
 
 // merger merges sources with a binary heap ordered by (CompareKeys, seq).
 type merger struct {
-	h       []source
+	h       []*head
 	readers []*runReader
 	started bool
 	advance bool // the top's current record was handed out; move it on the next call
+}
+
+// head caches a source's current record, seq and row prefix so that heap comparisons make no interface
+// calls and most of them end on the prefix.
+type head struct {
+	src    source
+	kv     []byte
+	seq    uint64
+	prefix uint64
+}
+
+func (h *head) next() (bool, error) {
+	ok, err := h.src.next()
+	if !ok || err != nil {
+		h.kv = nil
+		return false, err
+	}
+	h.kv, h.seq = h.src.kv(), h.src.seq()
+	h.prefix = rowPrefix(h.kv)
+	return true, nil
 }
 
 // newMerger opens the runs (their read buffers must already be reserved) plus an optional extra source.
@@ -33,19 +53,22 @@ func newMerger(ctx context.Context, runs []*runInfo, extra source) (*merger, err
 			return nil, err
 		}
 		m.readers = append(m.readers, rr)
-		m.h = append(m.h, rr)
+		m.h = append(m.h, &head{src: rr})
 	}
 	if extra != nil {
-		m.h = append(m.h, extra)
+		m.h = append(m.h, &head{src: extra})
 	}
 	return m, nil
 }
 
-func less(a, b source) bool {
-	if c := hfilewriter.CompareKeys(hfilewriter.KVKey(a.kv()), hfilewriter.KVKey(b.kv())); c != 0 {
+func less(a, b *head) bool {
+	if a.prefix != b.prefix {
+		return a.prefix < b.prefix
+	}
+	if c := hfilewriter.CompareKeys(hfilewriter.KVKey(a.kv), hfilewriter.KVKey(b.kv)); c != 0 {
 		return c < 0
 	}
-	return a.seq() < b.seq()
+	return a.seq < b.seq
 }
 
 func (m *merger) down(i int) {
@@ -103,8 +126,8 @@ func (m *merger) next() (bool, error) {
 	return len(m.h) > 0, nil
 }
 
-func (m *merger) kv() []byte  { return m.h[0].kv() }
-func (m *merger) seq() uint64 { return m.h[0].seq() }
+func (m *merger) kv() []byte  { return m.h[0].kv }
+func (m *merger) seq() uint64 { return m.h[0].seq }
 
 // close closes every run reader, removing the run files.
 func (m *merger) close() error {
@@ -123,6 +146,7 @@ type combineSource struct {
 	p       *Pool
 	src     source
 	fn      func(dst, a, b []byte) []byte
+	seqLast bool
 	scratch *[2][]byte
 	base    int   // reserved scratch capacity per buffer
 	charged int64 // capacity beyond base, charged to the pool
@@ -132,14 +156,14 @@ type combineSource struct {
 	sq      uint64
 }
 
-func newCombineSource(p *Pool, src source, fn func(dst, a, b []byte) []byte, scratch *[2][]byte) *combineSource {
+func newCombineSource(p *Pool, src source, opts SorterOptions, scratch *[2][]byte) *combineSource {
 	base := p.scratchSize()
 	for i := range scratch {
 		if scratch[i] == nil {
 			scratch[i] = make([]byte, 0, base)
 		}
 	}
-	return &combineSource{p: p, src: src, fn: fn, scratch: scratch, base: base}
+	return &combineSource{p: p, src: src, fn: opts.Combine, seqLast: opts.FoldSeqLast, scratch: scratch, base: base}
 }
 
 // account charges growth of the scratch buffers beyond their reserved size.
@@ -188,7 +212,8 @@ func (c *combineSource) next() (bool, error) {
 		}
 		out := c.fn(c.scratch[slot][:0], acc, b)
 		key, _, n, err := hfilewriter.SplitKeyValue(out)
-		if err != nil || n != len(out) || hfilewriter.CompareKeys(key, hfilewriter.KVKey(acc)) != 0 {
+		if err != nil || n != len(out) || !hfilewriter.Key(key).Valid() ||
+			hfilewriter.CompareKeys(key, hfilewriter.KVKey(acc)) != 0 {
 			return false, fmt.Errorf("combine returned an invalid record or changed the key %s",
 				hfilewriter.Key(hfilewriter.KVKey(acc)))
 		}
@@ -201,6 +226,9 @@ func (c *combineSource) next() (bool, error) {
 		}
 		acc = out
 		slot ^= 1
+		if c.seqLast {
+			c.sq = c.src.seq()
+		}
 	}
 	c.account()
 	c.cur = acc

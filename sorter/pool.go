@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/golang/snappy"
 )
@@ -20,11 +22,15 @@ const DefaultMemory = 1 << 30
 const MinMemory = 64 << 10
 
 const (
-	minChunk   = 4 << 10
-	maxChunk   = 1 << 20
-	minSlab    = 4 << 10
-	maxSlab    = 4 << 20
-	entrySize  = 24 // bytes of one index entry
+	minChunk  = 4 << 10
+	maxChunk  = 1 << 20
+	minSlab   = 4 << 10
+	maxSlab   = 4 << 20
+	entrySize = 24 // bytes of one index entry
+	// slabClasses is the number of pooled slab sizes: minSlab, 2×minSlab, ..., maxSlab.
+	slabClasses = 11
+	// waitPoll bounds how long a reservation waits before it looks for spillable sorters again.
+	waitPoll   = 20 * time.Millisecond
 	chunkHdrSz = 13
 )
 
@@ -57,6 +63,9 @@ type Pool struct {
 	gen     uint64 // incremented on every release, for waiters
 	closed  bool
 	sorters map[*Sorter]struct{}
+	// free holds unused slabs by size class (minSlab << class); freeBytes of them count in used.
+	free      [slabClasses][][]byte
+	freeBytes int64
 
 	fileSeq  atomic.Uint64
 	nSorters atomic.Int64
@@ -93,7 +102,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	cs := opts.Memory / int64(32*p.par)
 	cs = max(min(cs, maxChunk), minChunk)
 	p.chunkSize = int(cs)
-	p.slabMax = int(max(min(opts.Memory/16, maxSlab), minChunk))
+	p.slabMax = floorPow2(int(max(min(opts.Memory/16, maxSlab), minSlab)))
 	slotBytes := int64(chunkHdrSz + p.chunkSize + snappy.MaxEncodedLen(p.chunkSize) + 2*p.scratchSize())
 	p.reserveIO = slotBytes * int64(p.par)
 	if p.reserveIO > opts.Memory/2 {
@@ -119,8 +128,76 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 // the live sorters, so that hundreds of sorters do not each hold a large, mostly empty slab.
 func (p *Pool) slabLimit() int {
 	fair := (p.budget - p.reserveIO) / (4 * max(1, p.nSorters.Load()))
-	return int(max(min(int64(p.slabMax), fair), minSlab))
+	return floorPow2(int(max(min(int64(p.slabMax), fair), minSlab)))
 }
+
+func floorPow2(n int) int { return 1 << (bits.Len(uint(n)) - 1) }
+
+// slabClass returns the free-list class of a slab size, or -1 for sizes that are not pooled.
+func slabClass(size int) int {
+	if size < minSlab || size > maxSlab || size&(size-1) != 0 {
+		return -1
+	}
+	return bits.Len(uint(size/minSlab)) - 1
+}
+
+// takeFree returns a pooled slab of exactly size bytes, or nil. Its bytes stay accounted and pass to
+// the caller.
+func (p *Pool) takeFree(size int) []byte {
+	c := slabClass(size)
+	if c < 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.free[c]
+	if len(l) == 0 {
+		return nil
+	}
+	b := l[len(l)-1]
+	l[len(l)-1] = nil
+	p.free[c] = l[:len(l)-1]
+	p.freeBytes -= int64(size)
+	return b
+}
+
+// putFree keeps a slab no longer used for reuse; it stays accounted until reserve needs the room.
+// Reusing slabs keeps the Go heap close to the accounted figure instead of churning garbage.
+func (p *Pool) putFree(b []byte) {
+	c := slabClass(len(b))
+	if c < 0 {
+		p.release(int64(len(b)))
+		return
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.used -= int64(len(b))
+	} else {
+		p.free[c] = append(p.free[c], b)
+		p.freeBytes += int64(len(b))
+	}
+	p.gen++
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// dropFreeLocked releases pooled slabs, largest first, until n more bytes fit (p.mu held).
+func (p *Pool) dropFreeLocked(n int64) {
+	for c := len(p.free) - 1; c >= 0 && p.used+n > p.budget; c-- {
+		for len(p.free[c]) > 0 && p.used+n > p.budget {
+			l := p.free[c]
+			size := int64(len(l[len(l)-1]))
+			l[len(l)-1] = nil
+			p.free[c] = l[:len(l)-1]
+			p.freeBytes -= size
+			p.used -= size
+		}
+	}
+}
+
+// MaxRecord is the largest KeyValue record Add accepts: an eighth of the budget left after the I/O
+// reserve, so that a merge of runs holding such records still fits.
+func (p *Pool) MaxRecord() int64 { return (p.budget - p.reserveIO) / 8 }
 
 func (p *Pool) scratchSize() int { return p.chunkSize / 4 }
 
@@ -133,6 +210,8 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
+	p.dropFreeLocked(p.budget + 1)
+	p.free = [slabClasses][][]byte{}
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	if err := os.RemoveAll(p.dir); err != nil {
@@ -157,6 +236,14 @@ func (p *Pool) UsedBytes() int64 {
 	return p.used
 }
 
+// PooledBytes returns the bytes of unused slabs kept for reuse (part of UsedBytes; given back whenever
+// a reservation needs the room).
+func (p *Pool) PooledBytes() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.freeBytes
+}
+
 // PeakBytes returns the highest accounted total so far (including the fixed I/O reserve).
 func (p *Pool) PeakBytes() int64 {
 	p.mu.Lock()
@@ -173,6 +260,10 @@ var errPoolClosed = errors.New("sorter: pool closed")
 
 // errNoMemory is returned by reserve when wait is false and the memory is not available.
 var errNoMemory = errors.New("sorter: memory budget exhausted")
+
+// errSelfSpilled is returned by reserve when it made room by spilling self in place: the caller should
+// reuse self's emptied slabs and index instead of allocating.
+var errSelfSpilled = errors.New("sorter: spilled in place")
 
 // reserve accounts n bytes, spilling sorters (largest in-memory first) to make room. self is the sorter
 // whose lock the caller holds, or nil; it may be spilled directly. With wait false it returns errNoMemory
@@ -191,6 +282,9 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 			p.mu.Unlock()
 			return errPoolClosed
 		}
+		if p.used+n > p.budget && p.freeBytes > 0 {
+			p.dropFreeLocked(n)
+		}
 		if p.used+n <= p.budget {
 			p.used += n
 			if p.used > p.peak {
@@ -207,7 +301,10 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 		if err != nil {
 			return err
 		}
-		if spilled {
+		if spilled == self && self != nil {
+			return errSelfSpilled
+		}
+		if spilled != nil {
 			continue
 		}
 		if !wait {
@@ -218,19 +315,32 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 				return err
 			}
 		}
+		// The first busy candidate (its lock was taken) is asked to give its memory back at its next Add;
+		// the wait also ends after a short poll interval, to look for sorters that went idle.
+		for _, v := range cands {
+			if v != self {
+				v.pleaseSpill.Store(true)
+				break
+			}
+		}
 		p.mu.Lock()
+		woken := false
+		wake := func() {
+			p.mu.Lock()
+			woken = true
+			p.cond.Broadcast()
+			p.mu.Unlock()
+		}
+		timer := time.AfterFunc(waitPoll, wake)
 		var stop func() bool
 		if ctx != nil {
-			stop = context.AfterFunc(ctx, func() {
-				p.mu.Lock()
-				p.cond.Broadcast()
-				p.mu.Unlock()
-			})
+			stop = context.AfterFunc(ctx, wake)
 		}
-		for p.gen == gen && !p.closed && (ctx == nil || ctx.Err() == nil) {
+		for p.gen == gen && !p.closed && !woken {
 			p.cond.Wait()
 		}
 		p.mu.Unlock()
+		timer.Stop()
 		if stop != nil {
 			stop()
 		}
@@ -242,19 +352,24 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 	}
 }
 
-// victimsLocked lists sorters with spillable in-memory bytes, largest first (p.mu held).
+// victimsLocked lists sorters holding spillable memory: those without records first, then the largest
+// first (p.mu held).
 func (p *Pool) victimsLocked(self *Sorter) []*Sorter {
 	type cand struct {
-		s *Sorter
-		n int64
+		s     *Sorter
+		n     int64
+		empty bool
 	}
 	var cs []cand
 	for s := range p.sorters {
 		if n := s.spillable.Load(); n > 0 {
-			cs = append(cs, cand{s, n})
+			cs = append(cs, cand{s, n, s.empty.Load()})
 		}
 	}
 	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].empty != cs[j].empty { // memory without records is freed without I/O: take it first
+			return cs[i].empty
+		}
 		if cs[i].n != cs[j].n {
 			return cs[i].n > cs[j].n
 		}
@@ -267,17 +382,18 @@ func (p *Pool) victimsLocked(self *Sorter) []*Sorter {
 	return out
 }
 
-// spillOne spills the first candidate that can be spilled without waiting for its lock.
-func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (bool, error) {
+// spillOne spills the first candidate that can be spilled without waiting for its lock and returns it.
+// self (whose lock the caller holds) spills in place: it keeps its emptied slabs for its next records.
+func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (*Sorter, error) {
 	for _, v := range cands {
 		if v == self {
 			if v.spillable.Load() == 0 {
 				continue
 			}
-			if err := v.spillLocked(); err != nil {
-				return false, err
+			if err := v.spillLocked(true); err != nil {
+				return nil, err
 			}
-			return true, nil
+			return v, nil
 		}
 		if !v.mu.TryLock() {
 			continue
@@ -286,14 +402,14 @@ func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (bool, error) {
 			v.mu.Unlock()
 			continue
 		}
-		err := v.spillLocked()
+		err := v.spillLocked(false)
 		v.mu.Unlock()
 		if err != nil {
-			return false, fmt.Errorf("spilling sorter %q to make room: %w", v.name, err)
+			return nil, fmt.Errorf("spilling sorter %q to make room: %w", v.name, err)
 		}
-		return true, nil
+		return v, nil
 	}
-	return false, nil
+	return nil, nil
 }
 
 // charge accounts n bytes without waiting (may exceed the budget; shows in PeakBytes).

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/golang/snappy"
+
+	"github.com/hfload/hfload/hfilewriter"
 )
 
 const (
@@ -259,6 +261,9 @@ func (r *runReader) next() (bool, error) {
 	n := 8 + klen + vlen
 	if klen < 12 || n > uint64(len(b)-vn) {
 		return false, r.corrupt("entry of %d bytes overruns its chunk", n)
+	}
+	if !hfilewriter.Key(b[vn+8 : vn+8+int(klen)]).Valid() {
+		return false, r.corrupt("malformed key")
 	}
 	r.cur = b[vn : vn+int(n) : vn+int(n)]
 	r.sq = seq

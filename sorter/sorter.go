@@ -16,12 +16,16 @@ type SorterOptions struct {
 	// Combine, if set, folds two KeyValue records with equal keys (a earlier in (key, seq) order) into one.
 	// It may append to dst[:0] and return that slice; it must not modify a or b, and its result must be a
 	// well-formed record with the same key. Combine is applied when a run is spilled and while merging,
-	// so every group of equal keys comes out as exactly one record (carrying the seq of its first input).
+	// so every group of equal keys comes out as exactly one record (carrying the seq of its first input,
+	// or of its last with FoldSeqLast).
 	Combine func(dst, a, b []byte) []byte
 	// CombineErr, if set, reports an error that Combine could not return (e.g. Aggregator.Err). It is
 	// checked after every spill and merge pass and while iterating; a non-nil result fails the sort:
 	// Add or Finish return it, or Iterator.Next stops and Iterator.Err returns it.
 	CombineErr func() error
+	// FoldSeqLast makes a folded record carry the seq of its last input instead of its first, so that
+	// partial groups from different runs merge in the order of their last inputs (needed for "last").
+	FoldSeqLast bool
 }
 
 const (
@@ -38,21 +42,25 @@ type Sorter struct {
 	id   uint64
 	opts SorterOptions
 
-	mu        sync.Mutex
-	a         arena
-	held      int64        // accounted arena bytes: slab capacities + index capacity × 24
-	spillable atomic.Int64 // == held while adding, 0 otherwise (read by the pool without s.mu)
-	slabUsed  int
-	nextSlab  int
-	runs      []*runInfo
-	state     int
-	err       error
-	records   int64
+	mu          sync.Mutex
+	a           arena
+	held        int64        // accounted arena bytes: slab capacities + index capacity × 24
+	spillable   atomic.Int64 // == held while adding, 0 otherwise (read by the pool without s.mu)
+	cur         int          // current slab; slabs after it are empty (kept across an in-place spill)
+	slabUsed    int          // bytes used in the current slab
+	pleaseSpill atomic.Bool  // set by a reservation that found s busy
+	empty       atomic.Bool  // no records in memory (a victim that is empty is spilled without I/O)
+	nextSlab    int
+	runs        []*runInfo
+	state       int
+	err         error
+	records     int64
 }
 
 // NewSorter returns a sorter drawing on the pool's budget. name appears in errors.
 func (p *Pool) NewSorter(name string, opts SorterOptions) *Sorter {
-	s := &Sorter{p: p, name: name, id: p.fileSeq.Add(1), opts: opts, nextSlab: minSlab}
+	s := &Sorter{p: p, name: name, id: p.fileSeq.Add(1), opts: opts, nextSlab: minSlab, cur: -1}
+	s.empty.Store(true)
 	if err := p.register(s); err != nil {
 		s.err = fmt.Errorf("sorter %q: %w", name, err)
 		s.state = stateClosed
@@ -82,11 +90,16 @@ func (s *Sorter) errorf(format string, args ...any) error {
 }
 
 // Add copies kv, a KeyValue record (int32 keyLen | int32 valueLen | key | value), into the sorter.
+// Malformed records and records larger than Pool.MaxRecord are rejected without harming the sorter.
 // seq orders records with equal keys (input order). It may spill to disk and may wait for memory.
 func (s *Sorter) Add(kv []byte, seq uint64) error {
 	key, _, n, err := hfilewriter.SplitKeyValue(kv)
 	if err != nil || n != len(kv) || !hfilewriter.Key(key).Valid() {
 		return s.errorf("invalid KeyValue record of %d bytes", len(kv))
+	}
+	if int64(len(kv)) > s.p.MaxRecord() {
+		return s.errorf("KeyValue record of %d bytes exceeds the largest record this budget sorts (%d bytes)",
+			len(kv), s.p.MaxRecord())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -96,6 +109,13 @@ func (s *Sorter) Add(kv []byte, seq uint64) error {
 	if s.state != stateAdding {
 		return s.errorf("Add after Finish or Close")
 	}
+	if s.pleaseSpill.Load() {
+		// Another sorter waits for memory and could not take our lock: give our memory back.
+		s.pleaseSpill.Store(false)
+		if err := s.spillLocked(false); err != nil {
+			return s.fail(err)
+		}
+	}
 	for {
 		if len(s.a.idx) == cap(s.a.idx) {
 			if err := s.growIndex(); err != nil {
@@ -103,7 +123,12 @@ func (s *Sorter) Add(kv []byte, seq uint64) error {
 			}
 			continue
 		}
-		if len(s.a.slabs) == 0 || s.slabUsed+len(kv) > len(s.a.slabs[len(s.a.slabs)-1]) {
+		if s.cur < 0 || s.slabUsed+len(kv) > len(s.a.slabs[s.cur]) {
+			if s.cur+1 < len(s.a.slabs) { // a slab kept from before an in-place spill
+				s.cur++
+				s.slabUsed = 0
+				continue
+			}
 			if err := s.newSlab(len(kv)); err != nil {
 				return s.fail(err)
 			}
@@ -111,7 +136,10 @@ func (s *Sorter) Add(kv []byte, seq uint64) error {
 		}
 		break
 	}
-	slabID := len(s.a.slabs) - 1
+	if len(s.a.idx) == 0 {
+		s.empty.Store(false)
+	}
+	slabID := s.cur
 	off := s.slabUsed
 	copy(s.a.slabs[slabID][off:], kv)
 	s.slabUsed += len(kv)
@@ -148,12 +176,15 @@ func (s *Sorter) growIndex() error {
 		newCap = 2 * old
 	}
 	need := int64(newCap) * entrySize
-	if err := s.p.reserve(nil, need, s, true); err != nil {
-		return err
+	if old > 0 && s.held+need > s.p.budget-s.p.reserveIO {
+		// The grown index could never fit next to what s holds: spill s instead of growing.
+		return s.spillLocked(true)
 	}
-	if cap(s.a.idx) != old { // a spill of s happened meanwhile; start again from the new state
-		s.p.release(need)
-		return nil
+	if err := s.p.reserve(nil, need, s, true); err != nil {
+		if err == errSelfSpilled { // s spilled: start again from the new state
+			return nil
+		}
+		return err
 	}
 	idx := make([]entry, len(s.a.idx), newCap)
 	copy(idx, s.a.idx)
@@ -166,10 +197,18 @@ func (s *Sorter) growIndex() error {
 // newSlab adds a slab with room for at least n bytes (s.mu held).
 func (s *Sorter) newSlab(n int) error {
 	size := max(s.nextSlab, n)
-	if err := s.p.reserve(nil, int64(size), s, true); err != nil {
-		return err
+	slab := s.p.takeFree(size)
+	if slab == nil {
+		if err := s.p.reserve(nil, int64(size), s, true); err != nil {
+			if err == errSelfSpilled { // s spilled in place: its slabs are free again
+				return nil
+			}
+			return err
+		}
+		slab = make([]byte, size)
 	}
-	s.a.slabs = append(s.a.slabs, make([]byte, size))
+	s.a.slabs = append(s.a.slabs, slab)
+	s.cur = len(s.a.slabs) - 1
 	s.slabUsed = 0
 	s.setHeld(s.held + int64(size))
 	s.nextSlab = min(2*s.nextSlab, s.p.slabLimit())
@@ -178,15 +217,23 @@ func (s *Sorter) newSlab(n int) error {
 
 // releaseArena drops the in-memory records and returns their memory (s.mu held).
 func (s *Sorter) releaseArena() {
-	s.a.slabs, s.a.idx = nil, nil
-	s.slabUsed = 0
 	h := s.held
+	for i, b := range s.a.slabs {
+		h -= int64(len(b))
+		s.p.putFree(b)
+		s.a.slabs[i] = nil
+	}
+	s.a.slabs, s.a.idx = nil, nil
+	s.cur, s.slabUsed = -1, 0
+	s.empty.Store(true)
 	s.setHeld(0)
 	s.p.release(h)
 }
 
-// spillLocked sorts the in-memory records, writes them as a run and frees their memory (s.mu held).
-func (s *Sorter) spillLocked() error {
+// spillLocked sorts the in-memory records and writes them as a run (s.mu held). With inPlace (s spills
+// itself because it needs room) the slabs and the index stay with s, empty, for the records to come;
+// otherwise (s is a victim spilled for another sorter, or has nothing to spill) its memory is returned.
+func (s *Sorter) spillLocked(inPlace bool) error {
 	if len(s.a.idx) == 0 {
 		s.releaseArena()
 		return nil
@@ -199,8 +246,14 @@ func (s *Sorter) spillLocked() error {
 		return err
 	}
 	s.runs = append(s.runs, info)
-	s.releaseArena()
-	s.nextSlab = minSlab // regrow from small: a sorter spilled to make room for others may stay small
+	if inPlace {
+		s.a.idx = s.a.idx[:0]
+		s.cur, s.slabUsed = 0, 0
+		s.empty.Store(true)
+	} else {
+		s.releaseArena()
+		s.nextSlab = minSlab // regrow from small: a sorter spilled to make room for others may stay small
+	}
 	s.p.spills.Add(1)
 	if s.opts.CombineErr != nil {
 		if err := s.opts.CombineErr(); err != nil {
@@ -217,7 +270,7 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 		return nil, err
 	}
 	if s.opts.Combine != nil {
-		cs := newCombineSource(s.p, src, s.opts.Combine, &sl.scratch)
+		cs := newCombineSource(s.p, src, s.opts, &sl.scratch)
 		defer cs.close()
 		src = cs
 	}
@@ -249,11 +302,12 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 func (s *Sorter) Finish(ctx context.Context) (*Iterator, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil {
-		return nil, s.err
-	}
 	if s.state != stateAdding {
 		return nil, s.errorf("Finish called twice or after Close")
+	}
+	if s.err != nil {
+		s.cleanupLocked()
+		return nil, s.err
 	}
 	s.state = stateFinished
 	s.spillable.Store(0)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
 )
@@ -148,7 +149,7 @@ func TestSortMatchesReference(t *testing.T) {
 			if pk := p.PeakBytes(); pk > tc.mem {
 				t.Errorf("peak accounted %d > budget %d", pk, tc.mem)
 			}
-			if u := p.UsedBytes(); u != p.reserveIO {
+			if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
 				t.Errorf("after Close %d bytes still accounted, want the I/O reserve %d", u, p.reserveIO)
 			}
 			assertDirEmpty(t, p)
@@ -341,6 +342,9 @@ func TestInvalidRecordAndMisuse(t *testing.T) {
 	if err := s.Add(huge, 1); err == nil {
 		t.Fatal("a record larger than the budget was accepted")
 	}
+	if err := s.Add(good, 2); err != nil {
+		t.Fatalf("a rejected record broke the sorter: %v", err)
+	}
 	s2 := p.NewSorter("ok", SorterOptions{})
 	s2.Add(good, 0)
 	it, err := s2.Finish(context.Background())
@@ -355,6 +359,15 @@ func TestInvalidRecordAndMisuse(t *testing.T) {
 	}
 	it.Close()
 	s.Close()
+
+	empty := p.NewSorter("empty", SorterOptions{})
+	if got := drain(t, empty); len(got) != 0 {
+		t.Fatalf("empty sorter produced %d records", len(got))
+	}
+	assertDirEmpty(t, p)
+	if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
+		t.Fatalf("%d bytes still accounted", u)
+	}
 }
 
 func TestCancelRemovesRuns(t *testing.T) {
@@ -374,7 +387,7 @@ func TestCancelRemovesRuns(t *testing.T) {
 		t.Fatalf("Finish with a cancelled context: %v", err)
 	}
 	assertDirEmpty(t, p)
-	if u := p.UsedBytes(); u != p.reserveIO {
+	if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
 		t.Fatalf("%d bytes still accounted", u)
 	}
 
@@ -435,4 +448,154 @@ func TestNewPoolRejectsBadOptions(t *testing.T) {
 			t.Errorf("NewPool(%+v) succeeded", o)
 		}
 	}
+}
+
+// Records larger than a run chunk get raw chunks of their own; they must survive spills and merges.
+func TestLargeRecords(t *testing.T) {
+	const mem = 256 << 10
+	p := newTestPool(t, mem, 1)
+	rng := rand.New(rand.NewPCG(21, 21))
+	recs := randRecords(rng, 3000)
+	for i := 0; i < len(recs); i += 50 {
+		val := make([]byte, p.ChunkSize()+rng.IntN(int(p.MaxRecord())-p.ChunkSize()-100))
+		for j := range val {
+			val[j] = byte(j * i)
+		}
+		k := hfilewriter.Key(hfilewriter.KVKey(recs[i].kv))
+		recs[i].kv = hfilewriter.AppendKeyValue(nil, k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type(), val)
+	}
+	s := p.NewSorter("large", SorterOptions{})
+	for _, i := range rng.Perm(len(recs)) {
+		if err := s.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameRecords(t, drain(t, s), reference(recs))
+	if p.Spills() == 0 {
+		t.Fatal("expected spills")
+	}
+	if pk := p.PeakBytes(); pk > mem {
+		t.Fatalf("peak accounted %d > budget %d", pk, mem)
+	}
+	assertDirEmpty(t, p)
+	t.Logf("spills %d, passes %d, peak %d of %d", p.Spills(), p.MergePasses(), p.PeakBytes(), int64(mem))
+}
+
+func TestCorruptRunIsAnError(t *testing.T) {
+	for _, where := range []string{"payload", "header", "truncate"} {
+		t.Run(where, func(t *testing.T) {
+			p := newTestPool(t, 64<<10, 1)
+			s := p.NewSorter("corrupt", SorterOptions{})
+			for _, r := range randRecords(rand.New(rand.NewPCG(8, 8)), 3000) {
+				if err := s.Add(r.kv, r.seq); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path := s.runs[0].path
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch where {
+			case "payload":
+				b[len(b)/2] ^= 0x40
+			case "header":
+				b[1] ^= 0x7f
+			case "truncate":
+				b = b[:len(b)-10]
+			}
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			it, err := s.Finish(context.Background())
+			if err == nil {
+				for it.Next() {
+				}
+				err = it.Err()
+				it.Close()
+			}
+			if err == nil {
+				t.Fatal("a corrupted run was read without error")
+			}
+			t.Log(err)
+			assertDirEmpty(t, p)
+		})
+	}
+}
+
+// The pool spills the sorter holding the most memory, even when another sorter asks for room.
+func TestLargestSorterIsSpilled(t *testing.T) {
+	p := newTestPool(t, 1<<20, 1)
+	big := p.NewSorter("big", SorterOptions{})
+	small := p.NewSorter("small", SorterOptions{})
+	recs := randRecords(rand.New(rand.NewPCG(4, 4)), 40000)
+	i := 0
+	for ; big.Runs() == 0; i++ {
+		if err := big.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// big just spilled itself; fill it again to just below the point where it spilled last time.
+	filled := i
+	for j := 0; j < filled*8/10; j++ {
+		if err := big.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}
+	for small.Runs() == 0 && big.Runs() == 1 {
+		if err := small.Add(recs[i].kv, recs[i].seq); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}
+	if big.Runs() != 2 || small.Runs() != 0 {
+		t.Fatalf("runs: big %d, small %d; want big spilled for small", big.Runs(), small.Runs())
+	}
+	big.Close()
+	small.Close()
+	assertDirEmpty(t, p)
+}
+
+// A sorter waiting for memory held by a busy sorter must not wait forever once that sorter goes idle
+// (or keeps adding): the busy one is asked to give its memory back.
+func TestWaiterIsNotStarvedByBusySorter(t *testing.T) {
+	p := newTestPool(t, 256<<10, 1)
+	a := p.NewSorter("a", SorterOptions{})
+	b := p.NewSorter("b", SorterOptions{})
+	recs := randRecords(rand.New(rand.NewPCG(12, 12)), 30000)
+	done := make(chan error, 4)
+	for w := 0; w < 3; w++ { // three writers keep b's lock busy
+		go func(w int) {
+			for i := w; i < 25000; i += 3 {
+				if err := b.Add(recs[i].kv, recs[i].seq); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(w)
+	}
+	go func() {
+		for _, r := range recs[25000:] {
+			if err := a.Add(r.kv, r.seq); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; i < 4; i++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("Add is stuck waiting for memory held by another sorter")
+		}
+	}
+	sameRecords(t, drain(t, a), reference(recs[25000:]))
+	sameRecords(t, drain(t, b), reference(recs[:25000]))
+	assertDirEmpty(t, p)
 }

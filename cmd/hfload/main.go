@@ -1,22 +1,77 @@
-// Command hfload turns relational exports (CSV, Parquet) into HBase HFiles ready for completebulkload.
+// Command hfload turns relational exports (CSV, Parquet) into Apache HBase HFiles ready for
+// `hbase completebulkload`. This package is the command line only: flags, progress and exit codes; the
+// work happens in the jobs, pipeline, partition, sorter and hfilewriter packages.
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hfload/hfload/jobs"
 )
 
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
 func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "hfload:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(os.Stderr, "hfload:", err)
+	return jobs.ExitCode(err)
+}
+
+// exitError carries a specific exit status (e.g. verify's 1) through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "hfload",
-		Short:         "Turn CSV and Parquet exports into HBase HFiles ready for completebulkload",
+		Use:   "hfload",
+		Short: "Turn CSV and Parquet exports into HBase HFiles ready for completebulkload",
+		Long: `hfload turns relational exports (CSV, Parquet) into Apache HBase HFiles ready for
+'hbase completebulkload': one static binary, no Hadoop cluster, no JVM, no client Puts.
+
+Exit codes: 0 ok (also "nothing to do"), 1 usage or configuration error, 2 bad rows over --max-rejects,
+3 I/O error, 4 another run holds the job's lock, 5 a loaded input changed (use --reload), 130 interrupted.`,
+		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "hfload:", err)
-		os.Exit(1)
+	root.AddCommand(newRunCmd(), newGenCmd())
+	for _, c := range extraCommands() {
+		root.AddCommand(c)
 	}
+	return root
 }

@@ -1,0 +1,393 @@
+package analyze
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
+)
+
+// Report is the result of an analysis. Its JSON form is a stable contract: fields may be added, never
+// renamed or removed. Keys are in Bytes.toStringBinary form. Arrays are never null.
+type Report struct {
+	Rows       int64      `json:"rows"`  // input rows that produced cells
+	Cells      int64      `json:"cells"` // cells
+	Bytes      int64      `json:"bytes"` // KeyValue bytes (4+4+key+value per cell), before compression
+	Families   []string   `json:"families"`
+	Duplicates Duplicates `json:"duplicates"`
+	Regions    []Region   `json:"regions"` // one per region of the split points in force
+	RegionSkew RegionSkew `json:"region_skew"`
+	Order      Order      `json:"order"`
+	Sizes      Sizes      `json:"sizes"`
+	Columns    []Column   `json:"columns"` // per (family, qualifier), largest value bytes first
+	// SuggestedSplits are equal-bytes split points from the data for SuggestedRegions regions (possibly
+	// fewer when the data has few distinct keys), and CreateCommand the HBase shell command using them.
+	SuggestedRegions int       `json:"suggested_regions"`
+	SuggestedSplits  []string  `json:"suggested_splits"`
+	CreateCommand    string    `json:"create_command"`
+	Warnings         []Warning `json:"warnings"`
+}
+
+// Duplicates are the uniqueness findings. Estimates are corrected for Bloom false positives; the
+// *_error fields are ~95% bounds (2 standard deviations of the false-positive count, plus one).
+type Duplicates struct {
+	// EstimatedRows is the number of input rows whose row key an earlier, different input row already
+	// produced (their cells end up in one HBase row).
+	EstimatedRows int64 `json:"estimated_rows"`
+	// EstimatedCells is the number of cells whose full coordinates (row, family, qualifier, timestamp,
+	// type) repeat an earlier cell; HBase keeps only one of them.
+	EstimatedCells      int64   `json:"estimated_cells"`
+	EstimatedRowsError  int64   `json:"estimated_rows_error"`
+	EstimatedCellsError int64   `json:"estimated_cells_error"`
+	FalsePositiveRate   float64 `json:"false_positive_rate"` // the filters' target rate at the expected counts
+	// RowFilterFPRate and CellFilterFPRate are the filters' false-positive rates after the last key;
+	// above the target when there were more keys than expected.
+	RowFilterFPRate  float64 `json:"row_filter_fp_rate"`
+	CellFilterFPRate float64 `json:"cell_filter_fp_rate"`
+	// SampledRows and SampledCells extrapolate the duplicates found exactly among a hash-selected
+	// subset of keys: an independent, coarser cross-check.
+	SampledRows  int64              `json:"sampled_rows"`
+	SampledCells int64              `json:"sampled_cells"`
+	Examples     []DuplicateExample `json:"examples"`
+}
+
+// DuplicateExample is one duplicated row key or cell with the input rows that produced it (the smallest
+// positions seen, up to 3). Confirmed examples were seen at two positions (two input rows for a row
+// key; two cells for a cell); unconfirmed ones were flagged by the Bloom filter only once, their earlier
+// occurrence unknown (or a false positive).
+type DuplicateExample struct {
+	Kind        string       `json:"kind"` // "row" or "cell"
+	Row         string       `json:"row"`
+	Cell        string       `json:"cell,omitempty"` // row/family:qualifier/timestamp/type, for cells
+	Occurrences []Occurrence `json:"occurrences"`
+	Confirmed   bool         `json:"confirmed"`
+}
+
+// Occurrence is an input position: file index in the run and 0-based row ordinal within the file.
+type Occurrence struct {
+	File int   `json:"file"`
+	Row  int64 `json:"row"`
+}
+
+// Region is one region's share of the data.
+type Region struct {
+	StartKey string `json:"start_key"` // "" = table start
+	EndKey   string `json:"end_key"`   // "" = table end
+	Cells    int64  `json:"cells"`
+	Bytes    int64  `json:"bytes"`
+}
+
+// RegionSkew summarizes the distribution over regions.
+type RegionSkew struct {
+	Empty int `json:"empty"` // regions without cells
+	// LargestSmallestRatio is the largest region's bytes over the smallest non-empty region's bytes
+	// (0 without data).
+	LargestSmallestRatio float64 `json:"largest_smallest_ratio"`
+	LargestRegion        int     `json:"largest_region"`
+	LargestShare         float64 `json:"largest_share"` // share of all bytes in the largest region
+}
+
+// Order is the input-order analysis: consecutive input rows (by Seq, within each file) whose row key is
+// >= the previous row's key. Random keys give about 0.5; keys led by a time or a sequence give ~1.
+type Order struct {
+	Pairs             int64   `json:"pairs"`
+	AscendingPairs    int64   `json:"ascending_pairs"`
+	AscendingFraction float64 `json:"ascending_fraction"`
+}
+
+// Sizes is the storage overhead of coordinates. HBase stores the row key, family and qualifier in
+// every cell; averages are per cell.
+type Sizes struct {
+	AvgRowKey    float64 `json:"avg_row_key"`
+	AvgFamily    float64 `json:"avg_family"`
+	AvgQualifier float64 `json:"avg_qualifier"`
+	AvgValue     float64 `json:"avg_value"`
+	// CoordinateBytesPerValueByte is the flat key bytes (row + family + qualifier + 12 bytes of lengths,
+	// timestamp and type) per value byte.
+	CoordinateBytesPerValueByte float64 `json:"coordinate_bytes_per_value_byte"`
+	KeyBytes                    int64   `json:"key_bytes"`
+	ValueBytes                  int64   `json:"value_bytes"`
+	// FamilySavings and QualifierSavings are the bytes saved over the whole data set by 1-byte family
+	// names and 2-byte qualifiers (exact sums over the cells); SavingsShare is their sum over Bytes.
+	FamilySavings    int64   `json:"family_savings"`
+	QualifierSavings int64   `json:"qualifier_savings"`
+	SavingsShare     float64 `json:"savings_share"`
+	// NumericValues counts values that are canonical decimal integers fitting a long; NumericSavings is
+	// what storing the longer ones (> 8 bytes) as 8-byte longs would save.
+	NumericValues  int64 `json:"numeric_values"`
+	NumericSavings int64 `json:"numeric_savings"`
+}
+
+// Column is one (family, qualifier)'s statistics.
+type Column struct {
+	Family         string `json:"family"`
+	Qualifier      string `json:"qualifier"` // "(other)" aggregates columns beyond Options.MaxColumns
+	Cells          int64  `json:"cells"`
+	ValueBytes     int64  `json:"value_bytes"`
+	NumericValues  int64  `json:"numeric_values"`
+	NumericSavings int64  `json:"numeric_savings"`
+}
+
+// Warning is one finding. Codes: monotonic_lead, empty_regions, skewed_regions, duplicate_keys,
+// duplicate_cells, duplicate_estimate_degraded, long_names, numbers_as_text.
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Report computes the report from everything added so far. It may be called more than once.
+func (a *Analyzer) Report() *Report {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	o := a.opts
+	r := &Report{
+		Rows: a.rows, Cells: a.cells, Bytes: a.bytes,
+		Families:        slices.Clone(o.Families),
+		Regions:         []Region{},
+		Columns:         []Column{},
+		SuggestedSplits: []string{},
+		Warnings:        []Warning{},
+	}
+	r.Duplicates = a.duplicates()
+	a.distribution(r)
+	r.Order = a.orderReport()
+	a.sizeReport(r)
+
+	n := o.SuggestRegions
+	if n == 0 {
+		if len(o.Splits) > 0 {
+			n = o.Splits.Len()
+		} else {
+			n = int(max(1, (a.bytes+o.TargetRegionBytes-1)/o.TargetRegionBytes))
+		}
+	}
+	r.SuggestedRegions = n
+	sugg := a.sampler.Splits(n)
+	r.SuggestedSplits = append(r.SuggestedSplits, sugg.Strings()...)
+	r.CreateCommand = partition.CreateTableCommand(o.Table, o.Families, sugg)
+
+	a.warnings(r)
+	return r
+}
+
+func (a *Analyzer) duplicates() Duplicates {
+	d := Duplicates{FalsePositiveRate: a.opts.FalsePositiveRate, Examples: []DuplicateExample{}}
+	d.EstimatedRows, d.EstimatedRowsError = a.rowDups.estimate()
+	d.EstimatedCells, d.EstimatedCellsError = a.cellDups.estimate()
+	d.RowFilterFPRate = a.rowDups.finalFP()
+	d.CellFilterFPRate = a.cellDups.finalFP()
+	d.SampledRows = a.rowDups.sampledEstimate()
+	d.SampledCells = a.cellDups.sampledEstimate()
+	for _, e := range a.rowDups.examples(a.opts.MaxExamples) {
+		d.Examples = append(d.Examples, DuplicateExample{Kind: "row", Row: hfilewriter.ToStringBinary([]byte(e.key)),
+			Occurrences: occurrencesOf(e.seqs), Confirmed: e.confirmed})
+	}
+	for _, e := range a.cellDups.examples(a.opts.MaxExamples) {
+		k := hfilewriter.Key(e.key)
+		d.Examples = append(d.Examples, DuplicateExample{Kind: "cell", Row: hfilewriter.ToStringBinary(k.Row()),
+			Cell: k.String(), Occurrences: occurrencesOf(e.seqs), Confirmed: e.confirmed})
+	}
+	return d
+}
+
+func occurrencesOf(seqs []uint64) []Occurrence {
+	out := make([]Occurrence, len(seqs))
+	for i, s := range seqs {
+		out[i] = Occurrence{File: pipeline.SeqFile(s), Row: pipeline.SeqRow(s)}
+	}
+	return out
+}
+
+func (a *Analyzer) distribution(r *Report) {
+	var smallest int64 = math.MaxInt64
+	for i, st := range a.regions {
+		start, end := a.opts.Splits.Bounds(i)
+		r.Regions = append(r.Regions, Region{StartKey: hfilewriter.ToStringBinary(start),
+			EndKey: hfilewriter.ToStringBinary(end), Cells: st.cells, Bytes: st.bytes})
+		if st.cells == 0 {
+			r.RegionSkew.Empty++
+			continue
+		}
+		smallest = min(smallest, st.bytes)
+		if st.bytes > a.regions[r.RegionSkew.LargestRegion].bytes {
+			r.RegionSkew.LargestRegion = i
+		}
+	}
+	if a.bytes > 0 && smallest > 0 && smallest != math.MaxInt64 {
+		largest := a.regions[r.RegionSkew.LargestRegion].bytes
+		r.RegionSkew.LargestSmallestRatio = round3(float64(largest) / float64(smallest))
+		r.RegionSkew.LargestShare = round3(float64(largest) / float64(a.bytes))
+	}
+}
+
+// orderReport adds the pairs across batch boundaries (consecutive batches of one file, by Seq) to the
+// pairs counted inside batches.
+func (a *Analyzer) orderReport() Order {
+	ord := a.order
+	bs := slices.Clone(a.batches)
+	slices.SortFunc(bs, func(x, y batchOrder) int { return cmpSeq(x.firstSeq, y.firstSeq) })
+	for i := 1; i < len(bs); i++ {
+		if pipeline.SeqFile(bs[i].firstSeq) != pipeline.SeqFile(bs[i-1].lastSeq) {
+			continue
+		}
+		ord.pairs++
+		if bytes.Compare(bs[i].firstRow, bs[i-1].lastRow) >= 0 {
+			ord.ascending++
+		}
+	}
+	out := Order{Pairs: ord.pairs, AscendingPairs: ord.ascending}
+	if ord.pairs > 0 {
+		out.AscendingFraction = round3(float64(ord.ascending) / float64(ord.pairs))
+	}
+	return out
+}
+
+func (a *Analyzer) sizeReport(r *Report) {
+	s := a.sizes
+	z := &r.Sizes
+	z.KeyBytes, z.ValueBytes = s.key, s.value
+	z.FamilySavings, z.QualifierSavings = s.familySave, s.qualifierSave
+	z.NumericValues, z.NumericSavings = s.numericValues, s.numericSave
+	if a.cells > 0 {
+		c := float64(a.cells)
+		z.AvgRowKey = round3(float64(s.rowKey) / c)
+		z.AvgFamily = round3(float64(s.family) / c)
+		z.AvgQualifier = round3(float64(s.qualifier) / c)
+		z.AvgValue = round3(float64(s.value) / c)
+	}
+	if s.value > 0 {
+		z.CoordinateBytesPerValueByte = round3(float64(s.key) / float64(s.value))
+	}
+	if a.bytes > 0 {
+		z.SavingsShare = round3(float64(s.familySave+s.qualifierSave) / float64(a.bytes))
+	}
+	for k, c := range a.columns {
+		r.Columns = append(r.Columns, Column{Family: a.opts.Families[k.family], Qualifier: hfilewriter.ToStringBinary([]byte(k.qualifier)),
+			Cells: c.cells, ValueBytes: c.valueBytes, NumericValues: c.numericValues, NumericSavings: c.numericSave})
+	}
+	slices.SortFunc(r.Columns, func(x, y Column) int {
+		if x.ValueBytes != y.ValueBytes {
+			return cmpInt(y.ValueBytes, x.ValueBytes)
+		}
+		if c := strings.Compare(x.Family, y.Family); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Qualifier, y.Qualifier)
+	})
+	if a.other.cells > 0 {
+		r.Columns = append(r.Columns, Column{Family: "", Qualifier: "(other)", Cells: a.other.cells,
+			ValueBytes: a.other.valueBytes, NumericValues: a.other.numericValues, NumericSavings: a.other.numericSave})
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+func (a *Analyzer) warnings(r *Report) {
+	o := a.opts
+	add := func(code, format string, args ...any) {
+		r.Warnings = append(r.Warnings, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	// Input order.
+	if r.Order.Pairs >= o.MinOrderPairs && r.Order.AscendingFraction >= o.MonotonicFraction {
+		add("monotonic_lead", "%.1f%% of consecutive input rows have ascending row keys: the key leads with "+
+			"an increasing value (a time or a sequence), so every new write goes to the last region, a hotspot. "+
+			"Fixes: salt the key with a leading byte hash(key) %% N and pre-split with one region per salt "+
+			"(partition.BySalt), or lead with a hash prefix of the key, or reverse a sequential id, or move "+
+			"the time later in the key (after an entity id). (If the export is merely sorted by a key that new "+
+			"data does not extend, the bulk load itself is unaffected.)", 100*r.Order.AscendingFraction)
+	}
+	// Regions.
+	if len(r.Regions) > 1 && a.cells > 0 {
+		if r.RegionSkew.Empty > 0 {
+			var names []string
+			for _, rg := range r.Regions {
+				if rg.Cells == 0 && len(names) < 5 {
+					names = append(names, fmt.Sprintf("[%s, %s)", quoteKey(rg.StartKey), quoteKey(rg.EndKey)))
+				}
+			}
+			add("empty_regions", "%d of %d regions receive no cells (e.g. %s): their split points lie where no "+
+				"row keys exist, e.g. byte-uniform splits over hex or decimal text keys. Use split points from "+
+				"the data (suggested_splits) or a uniform split over the keys' alphabet (hfload --splits-uniform hex)",
+				r.RegionSkew.Empty, len(r.Regions), strings.Join(names, ", "))
+		}
+		mean := float64(a.bytes) / float64(len(r.Regions))
+		lr := r.Regions[r.RegionSkew.LargestRegion]
+		if float64(lr.Bytes) > o.SkewFactor*mean {
+			add("skewed_regions", "region %d [%s, %s) holds %.1f%% of the bytes, %.1f× the average region "+
+				"(largest/smallest non-empty ratio %.1f): it takes most of the writes. Use split points from the "+
+				"data (suggested_splits)", r.RegionSkew.LargestRegion, quoteKey(lr.StartKey), quoteKey(lr.EndKey),
+				100*r.RegionSkew.LargestShare, float64(lr.Bytes)/mean, r.RegionSkew.LargestSmallestRatio)
+		}
+	}
+	// Duplicates.
+	d := r.Duplicates
+	confirmed := map[string]*DuplicateExample{}
+	for i := range d.Examples {
+		if e := &d.Examples[i]; e.Confirmed && confirmed[e.Kind] == nil {
+			confirmed[e.Kind] = e
+		}
+	}
+	if d.EstimatedRows > d.EstimatedRowsError || confirmed["row"] != nil {
+		add("duplicate_keys", "about %d input rows (±%d) produce a row key that another input row already "+
+			"produced; their cells merge into one HBase row%s. Check that the row key columns are unique",
+			d.EstimatedRows, d.EstimatedRowsError, exampleText(confirmed["row"]))
+	}
+	if d.EstimatedCells > d.EstimatedCellsError || confirmed["cell"] != nil {
+		add("duplicate_cells", "about %d cells (±%d) repeat the row, family, qualifier, timestamp and type of "+
+			"another cell; HBase keeps only one of them%s", d.EstimatedCells, d.EstimatedCellsError,
+			exampleText(confirmed["cell"]))
+	}
+	if d.RowFilterFPRate > 10*d.FalsePositiveRate || d.CellFilterFPRate > 10*d.FalsePositiveRate {
+		add("duplicate_estimate_degraded", "more keys than expected: the Bloom filters' false-positive rates "+
+			"reached %.3g (rows) and %.3g (cells) against a target of %.3g, so the duplicate estimates are "+
+			"coarse; raise the expected row/cell counts", d.RowFilterFPRate, d.CellFilterFPRate, d.FalsePositiveRate)
+	}
+	// Sizes.
+	z := r.Sizes
+	if a.bytes > 0 && z.SavingsShare > o.LongNamesShare {
+		add("long_names", "family names average %.1f bytes and qualifiers %.1f bytes, stored in every cell: "+
+			"1-byte family names would save %d bytes and 2-byte qualifiers %d bytes, %.1f%% of all %d bytes",
+			z.AvgFamily, z.AvgQualifier, z.FamilySavings, z.QualifierSavings, 100*z.SavingsShare, a.bytes)
+	}
+	if z.ValueBytes > 0 && float64(z.NumericSavings) > o.NumbersShare*float64(z.ValueBytes) {
+		var top []string
+		for _, c := range r.Columns {
+			if c.NumericSavings > 0 && len(top) < 5 {
+				top = append(top, fmt.Sprintf("%s:%s (%d values)", c.Family, c.Qualifier, c.NumericValues))
+			}
+		}
+		add("numbers_as_text", "%d values are decimal integers stored as text; storing those longer than 8 "+
+			"bytes as 8-byte longs would save %d bytes (%.1f%% of value bytes). Columns: %s",
+			z.NumericValues, z.NumericSavings, 100*float64(z.NumericSavings)/float64(z.ValueBytes), strings.Join(top, ", "))
+	}
+}
+
+func exampleText(e *DuplicateExample) string {
+	if e == nil || len(e.Occurrences) < 2 {
+		return ""
+	}
+	what := "key " + quoteKey(e.Row)
+	if e.Kind == "cell" {
+		what = "cell " + e.Cell
+	}
+	return fmt.Sprintf(" (e.g. %s from file %d row %d and file %d row %d)", what, e.Occurrences[0].File,
+		e.Occurrences[0].Row, e.Occurrences[1].File, e.Occurrences[1].Row)
+}
+
+// quoteKey quotes a key already in toStringBinary form (printable, so no further escaping).
+func quoteKey(k string) string { return `"` + k + `"` }

@@ -1,0 +1,300 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
+	"github.com/hfload/hfload/sorter"
+)
+
+// DuplicatePolicy says what a run does with cells whose keys are exactly equal (same row, family,
+// qualifier, timestamp and type), which HBase would silently collapse.
+type DuplicatePolicy string
+
+// Duplicate policies (--duplicates).
+const (
+	DuplicatesError DuplicatePolicy = "error" // fail, naming the first duplicate keys and their rows (default)
+	DuplicatesFirst DuplicatePolicy = "first" // keep the cell of the earliest input row
+	DuplicatesLast  DuplicatePolicy = "last"  // keep the cell of the latest input row
+	DuplicatesKeep  DuplicatePolicy = "keep"  // write every copy (HBase then returns one of them)
+)
+
+// ParseDuplicatePolicy validates a --duplicates value.
+func ParseDuplicatePolicy(s string) (DuplicatePolicy, error) {
+	switch p := DuplicatePolicy(s); p {
+	case "":
+		return DuplicatesError, nil
+	case DuplicatesError, DuplicatesFirst, DuplicatesLast, DuplicatesKeep:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown duplicates policy %q (want error, first, last or keep)", s)
+}
+
+// RunSpec is a fully resolved load: everything a run needs, whether it came from flags or a job file.
+type RunSpec struct {
+	Table    string
+	Inputs   []pipeline.Input
+	Mapping  *pipeline.Mapping
+	Pipeline pipeline.RunOptions // Workers, MaxRejects, Timestamp; Rejects is managed by Load
+
+	// Splits are the region boundaries when known up front (a splits file, uniform or salt splits).
+	// Nil with SplitSample == 0 means one region.
+	Splits partition.Splits
+	// SplitSample > 0 computes that many regions of equal bytes from the data itself.
+	SplitSample int
+
+	// Family returns the writer options of a family (compression, bloom, encoding, block size,
+	// format version). Nil: hfilewriter.DefaultWriterOptions for every family.
+	Family func(name string) hfilewriter.WriterOptions
+
+	Memory      int64           // hard budget of the sorter (bytes); default 1 GiB
+	MaxFileSize int64           // roll files at this size, at row boundaries; default 10 GiB
+	Duplicates  DuplicatePolicy // default error
+	// Combine, when set, folds cells with equal keys (aggregation); it replaces the duplicates policy.
+	Combine func(dst, a, b []byte) []byte
+	// Verify re-reads every written file with the reader (checksums, order, index, blooms) before commit.
+	Verify bool
+	// TempDir holds spill files; default: a directory inside the staging area.
+	TempDir string
+	// SourceTask is stored as BULKLOAD_SOURCE_TASK.
+	SourceTask string
+	// Progress receives progress events; nil = none. It is called from several goroutines.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a running load.
+type Progress struct {
+	Phase        string // "read" or "write"
+	BytesDone    int64  // read: input bytes consumed; write: cell bytes written
+	BytesTotal   int64  // read: total input bytes (0 if unknown); write: total cell bytes
+	RowsRead     int64
+	CellsDone    int64
+	CellsTotal   int64
+	FilesWritten int
+}
+
+// LoadResult is what Load produced in the staging directory.
+type LoadResult struct {
+	Counts      pipeline.Counts
+	Cells       int64 // cells written to HFiles
+	RowsWritten int64 // distinct rows per file, summed
+	Duplicates  int64 // cells with a key equal to another cell's key (all policies count them)
+	DupExamples []string
+	Splits      partition.Splits // the region boundaries in force (computed ones with SplitSample)
+	Files       []FileResult
+	SpillBytes  int64
+	Spills      int64
+	PeakMemory  int64 // the sorter's accounted peak
+	Elapsed     time.Duration
+}
+
+// FileResult describes one written HFile.
+type FileResult struct {
+	Family      string `json:"family"`
+	Path        string `json:"path"` // relative to the output directory: <family>/<name>
+	Region      int    `json:"region"`
+	RegionStart string `json:"region_start"` // toStringBinary; "" = table start
+	RegionEnd   string `json:"region_end"`   // toStringBinary; "" = table end
+	FirstRow    string `json:"first_row"`
+	LastRow     string `json:"last_row"`
+	FirstKey    string `json:"first_key"`
+	LastKey     string `json:"last_key"`
+	Rows        int64  `json:"rows"`
+	Cells       int64  `json:"cells"`
+	Bytes       int64  `json:"bytes"`
+}
+
+// ErrDuplicates is returned (wrapped) when --duplicates error finds equal keys.
+var ErrDuplicates = errors.New("duplicate cells")
+
+const (
+	defaultMemory      = 1 << 30
+	defaultMaxFileSize = 10 << 30
+	// memoryReserve is what Load keeps outside the sorter's budget for batches in flight, reject
+	// buffers and one HFile writer per worker.
+	memoryReserve = 48 << 20
+)
+
+// Load reads the inputs, maps rows to cells, routes them to regions, sorts each region's cells within the
+// memory budget and writes HFiles into dir/<family>/<name>. It does not commit anything: see Staging.
+func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
+	start := time.Now()
+	if spec.Mapping == nil {
+		return nil, errors.New("run: no column mapping")
+	}
+	families := spec.Mapping.Families()
+	if len(families) == 0 {
+		return nil, errors.New("run: the mapping has no column family")
+	}
+	memory := spec.Memory
+	if memory <= 0 {
+		memory = defaultMemory
+	}
+	sortBudget := memory - memoryReserve
+	if sortBudget < 16<<20 {
+		sortBudget = min(memory, 16<<20)
+	}
+	workers := spec.Pipeline.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: sortBudget, TempDir: spec.TempDir, Parallelism: workers})
+	if err != nil {
+		return nil, fmt.Errorf("run: sorter: %w", err)
+	}
+	defer pool.Close()
+
+	regions := 1
+	if spec.SplitSample <= 0 && len(spec.Splits) > 0 {
+		regions = len(spec.Splits) + 1
+	}
+	nf := len(families)
+	sorters := make([]*sorter.Sorter, regions*nf)
+	sopts := sorter.SorterOptions{Combine: spec.Combine}
+	for r := 0; r < regions; r++ {
+		for f, fam := range families {
+			sorters[r*nf+f] = pool.NewSorter(fmt.Sprintf("region %d family %s", r, fam), sopts)
+		}
+	}
+	defer func() {
+		for _, s := range sorters {
+			s.Close()
+		}
+	}()
+
+	// Phase 1: read, map, route, sort (spilling as the budget requires).
+	var familyBytes = make([]atomic.Int64, nf)
+	var rowsRead, bytesRead atomic.Int64
+	var totalInput int64
+	for _, in := range spec.Inputs {
+		if in.Size > 0 {
+			totalInput += in.Size
+		}
+	}
+	inputs := spec.Inputs
+	if spec.Progress != nil {
+		inputs = progressInputs(spec.Inputs, func(rows, bytes int64) {
+			spec.Progress(Progress{Phase: "read", BytesDone: bytesRead.Add(bytes), BytesTotal: totalInput,
+				RowsRead: rowsRead.Add(rows)})
+		})
+	}
+	splits := spec.Splits
+	sink := func(cb *pipeline.CellBatch) error {
+		for i := range cb.Cells {
+			c := &cb.Cells[i]
+			kv := cb.Buf[c.Off : c.Off+c.Len]
+			r := 0
+			if regions > 1 {
+				r = splits.Region(hfilewriter.Key(hfilewriter.KVKey(kv)).Row())
+			}
+			if err := sorters[r*nf+int(c.Family)].Add(kv, c.Seq); err != nil {
+				return err
+			}
+			familyBytes[c.Family].Add(int64(c.Len))
+		}
+		return nil
+	}
+	popts := spec.Pipeline
+	counts, err := pipeline.Run(ctx, inputs, spec.Mapping, popts, sink)
+	res := &LoadResult{Counts: counts}
+	if err != nil {
+		return res, err
+	}
+
+	// Phase 2: merge each stream and write HFiles.
+	var total int64
+	for i := range familyBytes {
+		total += familyBytes[i].Load()
+	}
+	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total}
+	if spec.Progress != nil {
+		out.progress = spec.Progress
+	}
+	if spec.SplitSample > 0 {
+		splits, err = out.writeSampled(ctx, sorters, spec.SplitSample, total)
+	} else {
+		err = out.writeRegions(ctx, sorters, regions, workers)
+	}
+	res.Splits = splits
+	res.Files = out.files
+	for _, f := range out.files {
+		res.RowsWritten += f.Rows
+	}
+	res.Cells = out.cells.Load()
+	res.Duplicates = out.dups.Load()
+	res.DupExamples = out.dupExamples
+	res.Spills = pool.Spills()
+	res.PeakMemory = pool.PeakBytes()
+	res.Elapsed = time.Since(start)
+	if err != nil {
+		return res, err
+	}
+	if res.Duplicates > 0 && spec.Combine == nil && policy(spec) == DuplicatesError {
+		return res, fmt.Errorf("%w: %d cells share their key with another cell (use --duplicates first|last|keep to load them); first ones: %v",
+			ErrDuplicates, res.Duplicates, res.DupExamples)
+	}
+	return res, nil
+}
+
+func policy(spec *RunSpec) DuplicatePolicy {
+	if spec.Duplicates == "" {
+		return DuplicatesError
+	}
+	return spec.Duplicates
+}
+
+// progressInputs wraps each input's source to report rows and bytes as batches are read.
+func progressInputs(ins []pipeline.Input, report func(rows, bytes int64)) []pipeline.Input {
+	out := make([]pipeline.Input, len(ins))
+	for i, in := range ins {
+		in := in
+		open := in.Open
+		in.Open = func() (pipeline.Source, error) {
+			src, err := open()
+			if err != nil {
+				return nil, err
+			}
+			return &progressSource{Source: src, size: in.Size, report: report}, nil
+		}
+		out[i] = in
+	}
+	return out
+}
+
+type progressSource struct {
+	pipeline.Source
+	size     int64
+	reported int64
+	rows     int64
+	report   func(rows, bytes int64)
+	mu       sync.Mutex
+}
+
+func (p *progressSource) Next(ctx context.Context) (*pipeline.Batch, error) {
+	b, err := p.Source.Next(ctx)
+	if b != nil {
+		rows := int64(b.NumRows + len(b.Bad))
+		var bytes int64
+		if len(b.RawEnds) > 0 {
+			bytes = int64(b.RawEnds[len(b.RawEnds)-1]) + int64(b.NumRows) // raw text plus line ends
+		}
+		if p.size > 0 && p.reported+bytes > p.size {
+			bytes = max(0, p.size-p.reported)
+		}
+		p.reported += bytes
+		p.report(rows, bytes)
+	}
+	if err != nil && p.size > p.reported {
+		p.report(0, p.size-p.reported) // end of file (or failure): account the rest
+		p.reported = p.size
+	}
+	return b, err
+}

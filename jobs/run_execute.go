@@ -1,0 +1,281 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/partition"
+)
+
+// Version is the tool version recorded in manifests (set by the command from its build version).
+var toolVersion = "dev"
+
+// SetToolVersion records the version string manifests carry.
+func SetToolVersion(v string) { toolVersion = v }
+
+// ExecuteOptions are the knobs of Execute that are not part of the job.
+type ExecuteOptions struct {
+	Progress func(Progress) // progress events; nil = none
+	Log      func(string)   // warnings and notes; nil = discard
+	Verify   bool           // re-read every HFile with the reader before commit
+	Now      func() time.Time
+}
+
+// ExecuteResult is what a run did.
+type ExecuteResult struct {
+	OutDir        string    `json:"out"`
+	Manifest      *Manifest `json:"manifest,omitempty"`
+	NothingToDo   bool      `json:"nothing_to_do,omitempty"`
+	Message       string    `json:"message,omitempty"`
+	Splits        []string  `json:"splits,omitempty"`         // toStringBinary; the boundaries in force
+	CreateCommand string    `json:"create_command,omitempty"` // pre-split create for computed splits
+	RejectsFile   string    `json:"rejects_file,omitempty"`
+	DupExamples   []string  `json:"duplicate_examples,omitempty"`
+	Warnings      []string  `json:"warnings,omitempty"`
+	Spills        int64     `json:"spills"`
+	PeakSortBytes int64     `json:"peak_sort_bytes"`
+	Seconds       float64   `json:"seconds"`
+}
+
+// Execute runs a job from start to commit: validate, prepare, load into a staging directory, verify,
+// commit atomically with _manifest.json written last, and (for jobs with a state_dir) record the run.
+func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, error) {
+	now := time.Now
+	if eo.Now != nil {
+		now = eo.Now
+	}
+	logf := func(format string, args ...any) {
+		if eo.Log != nil {
+			eo.Log(fmt.Sprintf(format, args...))
+		}
+	}
+	if err := job.Validate(); err != nil {
+		return nil, err
+	}
+	started := now()
+	spec, err := job.Prepare(started)
+	if err != nil {
+		return nil, err
+	}
+	spec.Verify = eo.Verify
+	spec.Progress = eo.Progress
+	res := &ExecuteResult{OutDir: job.Out}
+	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
+		w := "no split points given: all output is one region. If the table already has regions, pass " +
+			"--splits (one key per line, e.g. from list_regions); for a new table, --split-sample N computes " +
+			"N equal regions from the data and prints the pre-split create command"
+		res.Warnings = append(res.Warnings, w)
+		logf("warning: %s", w)
+	}
+
+	runID := newRunID(started)
+	stg, err := NewStaging(job.Out, runID)
+	if err != nil {
+		return res, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			stg.Abort()
+		}
+	}()
+	spec.TempDir = filepath.Join(stg.Dir(), ".spill")
+	if err := os.MkdirAll(spec.TempDir, 0o755); err != nil {
+		return res, fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	rejPath := job.Rejects
+	if rejPath == "" {
+		rejPath = filepath.Join(stg.Dir(), "_rejects.jsonl")
+	}
+	rej, err := os.Create(rejPath)
+	if err != nil {
+		return res, fmt.Errorf("%w: rejects file: %w", ErrIO, err)
+	}
+	spec.Pipeline.Rejects = rej
+
+	lr, err := Load(ctx, spec, stg.Dir())
+	if cerr := rej.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("%w: rejects file: %w", ErrIO, cerr)
+	}
+	os.RemoveAll(spec.TempDir)
+	if lr != nil {
+		res.DupExamples = lr.DupExamples
+		res.Spills = lr.Spills
+		res.PeakSortBytes = lr.PeakMemory
+		res.Seconds = lr.Elapsed.Seconds()
+	}
+	if err != nil {
+		return res, classifyLoadError(err)
+	}
+	if lr.Counts.RowsRejected == 0 && job.Rejects == "" {
+		os.Remove(rejPath)
+	} else if lr.Counts.RowsRejected > 0 {
+		res.RejectsFile = rejPath
+		if job.Rejects == "" {
+			res.RejectsFile = filepath.Join(job.Out, "_rejects.jsonl")
+		}
+		logf("%d rows rejected: see %s", lr.Counts.RowsRejected, res.RejectsFile)
+	}
+	for _, s := range lr.Splits {
+		res.Splits = append(res.Splits, hfilewriter.ToStringBinary(s))
+	}
+	if spec.SplitSample > 0 {
+		res.CreateCommand = partition.CreateTableCommand(tableOr(job.Table), spec.Mapping.Families(), lr.Splits)
+	}
+
+	m, err := buildManifest(job, spec, lr, runID, started, now())
+	if err != nil {
+		return res, err
+	}
+	if err := m.Reconcile(); err != nil {
+		return res, fmt.Errorf("internal error, refusing to commit: %w", err)
+	}
+	if err := stg.Commit(m); err != nil {
+		return res, fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	committed = true
+	res.Manifest = m
+	return res, nil
+}
+
+func tableOr(t string) string {
+	if t == "" {
+		return "TABLE"
+	}
+	return t
+}
+
+func newRunID(t time.Time) string {
+	var b [4]byte
+	rand.Read(b[:])
+	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// classifyLoadError maps load failures to the exit-code sentinels.
+func classifyLoadError(err error) error {
+	switch {
+	case errors.Is(err, ErrConfig), errors.Is(err, ErrIO), errors.Is(err, ErrTooManyRejects),
+		errors.Is(err, context.Canceled), errors.Is(err, ErrDuplicates):
+		return err
+	case strings.Contains(err.Error(), "rows rejected") || strings.Contains(err.Error(), "the first bad row fails the run"):
+		return fmt.Errorf("%w: %w", ErrTooManyRejects, err)
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	return err
+}
+
+func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, started, finished time.Time) (*Manifest, error) {
+	settings, err := job.Settings()
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{
+		ManifestVersion: ManifestVersion,
+		Tool:            "hfload",
+		ToolVersion:     toolVersion,
+		RunID:           runID,
+		Job:             job.Name,
+		Table:           job.Table,
+		Started:         started.UTC(),
+		Finished:        finished.UTC(),
+		Settings:        settings,
+	}
+	for _, in := range spec.Inputs {
+		if in.Path == "-" {
+			m.Inputs = append(m.Inputs, InputFile{Path: "-", Size: -1})
+			continue
+		}
+		fp, err := Fingerprint(context.Background(), in.Path, true)
+		if err != nil {
+			return nil, fmt.Errorf("%w: fingerprint %s: %w", ErrIO, in.Path, err)
+		}
+		m.Inputs = append(m.Inputs, fp)
+	}
+	var bytesWritten int64
+	for _, f := range lr.Files {
+		m.Files = append(m.Files, OutputFile{Family: f.Family, Path: f.Path, Region: f.Region,
+			RegionStart: f.RegionStart, RegionEnd: f.RegionEnd, FirstKey: f.FirstRow, LastKey: f.LastRow,
+			Cells: f.Cells, Bytes: f.Bytes})
+		bytesWritten += f.Bytes
+	}
+	dropped := int64(0)
+	if spec.Combine == nil && policy(spec) != DuplicatesKeep {
+		dropped = lr.Duplicates
+	}
+	m.Counts = Counts{
+		RowsRead:     lr.Counts.RowsRead,
+		RowsKeyed:    lr.Counts.RowsKeyed,
+		RowsRejected: lr.Counts.RowsRejected,
+		RowsWritten:  lr.RowsWritten,
+		CellsEmitted: lr.Counts.CellsEmitted,
+		CellsWritten: lr.Cells,
+		Duplicates:   dropped,
+		Combined:     lr.Counts.CellsEmitted - lr.Cells - dropped,
+		NullsSkipped: lr.Counts.NullsSkipped,
+		BytesRead:    lr.Counts.BytesRead,
+		FilesWritten: int64(len(lr.Files)),
+		BytesWritten: bytesWritten,
+	}
+	if spec.Combine == nil && m.Counts.Combined != 0 {
+		return nil, fmt.Errorf("internal error: %d cells unaccounted for (emitted %d, written %d, duplicates dropped %d)",
+			m.Counts.Combined, lr.Counts.CellsEmitted, lr.Cells, dropped)
+	}
+	m.SetCommands(job.Out)
+	return m, nil
+}
+
+// Summary renders the result for a terminal.
+func (r *ExecuteResult) Summary() string {
+	var b strings.Builder
+	if r.NothingToDo {
+		fmt.Fprintf(&b, "nothing to do: %s\n", r.Message)
+		return b.String()
+	}
+	m := r.Manifest
+	if m == nil {
+		if len(r.DupExamples) > 0 {
+			fmt.Fprintf(&b, "duplicate keys (first %d):\n", len(r.DupExamples))
+			for _, d := range r.DupExamples {
+				fmt.Fprintf(&b, "  %s\n", d)
+			}
+		}
+		return b.String()
+	}
+	c := m.Counts
+	fmt.Fprintf(&b, "\nrows read      %d (keyed %d, rejected %d)\n", c.RowsRead, c.RowsKeyed, c.RowsRejected)
+	fmt.Fprintf(&b, "cells          %d emitted, %d written", c.CellsEmitted, c.CellsWritten)
+	if c.Duplicates > 0 {
+		fmt.Fprintf(&b, ", %d duplicates dropped", c.Duplicates)
+	}
+	if c.Combined > 0 {
+		fmt.Fprintf(&b, ", %d folded by aggregation", c.Combined)
+	}
+	fmt.Fprintf(&b, "\nhfiles         %d files, %s, %d regions\n", c.FilesWritten, FormatSize(c.BytesWritten), len(r.Splits)+1)
+	if r.Seconds > 0 {
+		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input), %d spills, peak sort memory %s\n", r.Seconds,
+			float64(c.BytesRead)/1e6/r.Seconds, r.Spills, FormatSize(r.PeakSortBytes))
+	}
+	if r.RejectsFile != "" {
+		fmt.Fprintf(&b, "rejects        %s\n", r.RejectsFile)
+	}
+	fmt.Fprintf(&b, "manifest       %s\n", filepath.Join(r.OutDir, ManifestName))
+	if r.CreateCommand != "" {
+		fmt.Fprintf(&b, "\nsplit points computed from the data; to pre-split a new table:\n  %s\n", r.CreateCommand)
+	}
+	fmt.Fprintf(&b, "\nload into HBase with:\n")
+	for _, cmd := range m.Commands {
+		fmt.Fprintf(&b, "  %s\n", cmd)
+	}
+	return b.String()
+}

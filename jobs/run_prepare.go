@@ -1,0 +1,196 @@
+package jobs
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
+)
+
+// MappingConfig returns the job's column mapping: the ImportTsv `columns` spec, or the `mapping:`
+// section (with `rowkey:` at the top level of the job file accepted as mapping.rowkey).
+func (j *Job) MappingConfig() (*pipeline.MappingConfig, error) {
+	hasMapping := j.Mapping.Kind != 0
+	switch {
+	case j.Columns != "" && hasMapping:
+		return nil, fmt.Errorf("%w: give either columns (ImportTsv spec) or mapping, not both", ErrConfig)
+	case j.Columns != "":
+		if j.RowKey.Kind != 0 {
+			return nil, fmt.Errorf("%w: rowkey needs a mapping: section; with columns the row key is HBASE_ROW_KEY", ErrConfig)
+		}
+		cfg, err := pipeline.ParseColumns(j.Columns)
+		if err != nil {
+			return nil, fmt.Errorf("%w: columns: %w", ErrConfig, err)
+		}
+		return cfg, nil
+	case hasMapping:
+		var cfg pipeline.MappingConfig
+		if err := decodeNodeStrict(&j.Mapping, &cfg); err != nil {
+			return nil, fmt.Errorf("%w: mapping: %w", ErrConfig, err)
+		}
+		if j.RowKey.Kind != 0 {
+			if len(cfg.RowKey) > 0 {
+				return nil, fmt.Errorf("%w: rowkey is given both at the top level and in mapping", ErrConfig)
+			}
+			if err := decodeNodeStrict(&j.RowKey, &cfg.RowKey); err != nil {
+				return nil, fmt.Errorf("%w: rowkey: %w", ErrConfig, err)
+			}
+		}
+		return &cfg, nil
+	}
+	return nil, fmt.Errorf("%w: no column mapping: give --columns (ImportTsv spec) or a mapping: section", ErrConfig)
+}
+
+// decodeNodeStrict decodes a YAML node, rejecting unknown keys with their line numbers in the job file.
+func decodeNodeStrict(n *yaml.Node, v any) error {
+	if err := checkKeys("", n, reflect.TypeOf(v).Elem(), ""); err != nil {
+		return err
+	}
+	if err := n.Decode(v); err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	return nil
+}
+
+// SourceOptions returns the input options of the job.
+func (j *Job) SourceOptions() (pipeline.SourceOptions, error) {
+	opts := pipeline.SourceOptions{Format: j.Format, Header: j.Header, Null: j.Null}
+	if j.Separator != "" {
+		b, err := SeparatorByte(j.Separator)
+		if err != nil {
+			return opts, fmt.Errorf("%w: separator: %w", ErrConfig, err)
+		}
+		opts.Separator = b
+	}
+	return opts, nil
+}
+
+// WriterOptions returns the HFile writer options of a family: job-wide settings overridden by the
+// family's `families:` entry, defaults for what neither sets.
+func (j *Job) WriterOptions(family string) (hfilewriter.WriterOptions, error) {
+	opts := hfilewriter.DefaultWriterOptions()
+	f := j.Family(family)
+	var err error
+	if f.Compression != "" {
+		if opts.Compression, err = hfilewriter.ParseCompression(f.Compression); err != nil {
+			return opts, fmt.Errorf("%w: family %s: %w", ErrConfig, family, err)
+		}
+	}
+	if f.Bloom != "" {
+		if opts.Bloom, err = hfilewriter.ParseBloom(f.Bloom); err != nil {
+			return opts, fmt.Errorf("%w: family %s: %w", ErrConfig, family, err)
+		}
+	}
+	if f.Encoding != "" {
+		if opts.Encoding, err = hfilewriter.ParseEncoding(f.Encoding); err != nil {
+			return opts, fmt.Errorf("%w: family %s: %w", ErrConfig, family, err)
+		}
+	}
+	if f.BlockSize > 0 {
+		opts.BlockSize = int(f.BlockSize)
+	}
+	if j.FormatVersion != 0 {
+		opts.FormatVersion = j.FormatVersion
+	}
+	return opts, nil
+}
+
+// Splits returns the split points known before reading data (file, uniform or salt); nil for one
+// region or for split_sample, which computes them from the data.
+func (j *Job) SplitPoints() (partition.Splits, error) {
+	switch {
+	case j.Splits != "":
+		f, err := os.Open(j.Splits)
+		if err != nil {
+			return nil, fmt.Errorf("%w: splits: %w", ErrConfig, err)
+		}
+		defer f.Close()
+		s, err := partition.ParseSplits(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: splits %s: %w", ErrConfig, j.Splits, err)
+		}
+		return s, nil
+	case j.SplitUniform > 0:
+		ks := j.Keyspace
+		if ks == "" {
+			ks = "bytes"
+		}
+		s, err := partition.Uniform(j.SplitUniform, ks)
+		if err != nil {
+			return nil, fmt.Errorf("%w: split_uniform: %w", ErrConfig, err)
+		}
+		return s, nil
+	case j.SplitBySalt > 0:
+		return partition.BySalt(j.SplitBySalt), nil
+	}
+	return nil, nil
+}
+
+// Prepare resolves a validated job into a RunSpec: expands the inputs, compiles the mapping, reads the
+// split points and fixes the run timestamp (now, unless the job sets one).
+func (j *Job) Prepare(now time.Time) (*RunSpec, error) {
+	srcOpts, err := j.SourceOptions()
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := pipeline.ExpandInputs(j.Input, srcOpts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: input: %w", ErrConfig, err)
+	}
+	cfg, err := j.MappingConfig()
+	if err != nil {
+		return nil, err
+	}
+	m, err := pipeline.Compile(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	splits, err := j.SplitPoints()
+	if err != nil {
+		return nil, err
+	}
+	dup, err := ParseDuplicatePolicy(j.Duplicates)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	ts := j.Timestamp
+	if ts == 0 {
+		ts = now.UnixMilli()
+	}
+	famOpts := map[string]hfilewriter.WriterOptions{}
+	for _, fam := range m.Families() {
+		o, err := j.WriterOptions(fam)
+		if err != nil {
+			return nil, err
+		}
+		famOpts[fam] = o
+	}
+	for fam := range j.Families {
+		if _, ok := famOpts[fam]; !ok {
+			return nil, fmt.Errorf("%w: families: %q is not a family of the mapping (families: %v)", ErrConfig, fam, m.Families())
+		}
+	}
+	spec := &RunSpec{
+		Table:       j.Table,
+		Inputs:      inputs,
+		Mapping:     m,
+		Pipeline:    pipeline.RunOptions{Workers: j.Workers, MaxRejects: j.MaxRejects, Timestamp: ts},
+		Splits:      splits,
+		SplitSample: j.SplitSample,
+		Family:      func(name string) hfilewriter.WriterOptions { return famOpts[name] },
+		Memory:      int64(j.Memory),
+		MaxFileSize: int64(j.MaxFileSize),
+		Duplicates:  dup,
+		SourceTask:  "hfload",
+	}
+	if spec.MaxFileSize == 0 {
+		spec.MaxFileSize = defaultMaxFileSize
+	}
+	return spec, nil
+}

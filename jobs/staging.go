@@ -1,0 +1,542 @@
+package jobs
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Output layout.
+//
+// One-off run (`hfload run --out DIR`, no state_dir): the output goes into
+// DIR itself:
+//
+//	DIR/<family>/<hfile>          what completebulkload loads
+//	DIR/_manifest.json            written last: present = complete
+//	DIR/.hfload-staging-<run>/    only while a run writes (or after a crash)
+//	DIR/.hfload.lock              only while a run writes
+//
+// Job run with state_dir: every run gets its own directory, so a cron job
+// can load each run with completebulkload and keep history:
+//
+//	<out>/<job>/<run-id>/<family>/<hfile>
+//	<out>/<job>/<run-id>/_manifest.json
+//	<out>/<job>/.hfload-staging-<run-id>/   while writing
+//
+// Dot-prefixed names are illegal HBase family names, and completebulkload
+// skips them (and plain files such as _manifest.json), so pointing it at DIR
+// while a run writes, or after a crash, loads nothing partial.
+const (
+	StagingPrefix = ".hfload-staging-"
+	OutLockName   = ".hfload.lock"
+)
+
+// NewRunID returns a run id that sorts by start time:
+// "20261122T053000Z-1a2b3c4d" (UTC, then 32 random bits).
+func NewRunID(t time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// Staging is one run's private output directory next to its final place
+// (same file system, so the commit is a rename). Write HFiles under
+// FamilyDir(family), then Commit; on any failure call Abort (safe to defer
+// unconditionally: it does nothing after a successful Commit).
+//
+// While it exists, a Staging holds the output lock (OutLockName in the
+// directory that holds the staging dir), so two runs never write into the
+// same output directory and never clean up each other's staging dirs.
+type Staging struct {
+	parent    string // holds the staging dir and the lock
+	dir       string // the staging dir
+	final     string // where the output ends up
+	inPlace   bool   // one-off: move entries into final (== parent); job run: rename dir to final
+	runID     string
+	lock      *Lock
+	recovered []string
+	done      bool
+
+	// afterMove, if set (tests only), runs after each entry is moved during
+	// an in-place commit; it simulates a crash in the middle of a commit.
+	afterMove func(name string)
+}
+
+// NewStaging prepares a one-off run into out (created if missing): it takes
+// the output lock (ErrLocked if another run writes there), recovers what a
+// crashed run left (see RecoverStaging), checks out holds no earlier load
+// (ErrOutputExists: a _manifest.json or any directory not starting with
+// '.'), and creates out/.hfload-staging-<runID>/.
+func NewStaging(out, runID string) (*Staging, error) {
+	return newStaging(out, runID, true)
+}
+
+// NewRunStaging prepares a job run whose output is parent/<runID>/ (parent
+// is typically <out>/<job>): staging in parent/.hfload-staging-<runID>/,
+// committed by renaming that directory to parent/<runID> in one step.
+func NewRunStaging(parent, runID string) (*Staging, error) {
+	return newStaging(parent, runID, false)
+}
+
+func newStaging(parent, runID string, inPlace bool) (*Staging, error) {
+	if err := ValidJobName(runID); err != nil {
+		return nil, fmt.Errorf("%w: run id: %w", ErrConfig, err)
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: output directory: %w", ErrIO, err)
+	}
+	lock, err := AcquireLock(filepath.Join(parent, OutLockName), "write "+parent)
+	if err != nil {
+		return nil, err
+	}
+	s := &Staging{parent: parent, runID: runID, inPlace: inPlace, lock: lock,
+		dir: filepath.Join(parent, StagingPrefix+runID)}
+	fail := func(err error) (*Staging, error) {
+		_ = lock.Release()
+		return nil, err
+	}
+	if s.recovered, err = recoverLocked(parent, inPlace); err != nil {
+		return fail(err)
+	}
+	if inPlace {
+		s.final = parent
+		if err := checkEmptyOutput(parent); err != nil {
+			return fail(err)
+		}
+	} else {
+		s.final = filepath.Join(parent, runID)
+		if _, err := os.Lstat(s.final); err == nil {
+			return fail(fmt.Errorf("%w: %s already exists", ErrOutputExists, s.final))
+		}
+	}
+	if err := os.Mkdir(s.dir, 0o755); err != nil {
+		return fail(fmt.Errorf("%w: staging: %w", ErrIO, err))
+	}
+	return s, nil
+}
+
+// checkEmptyOutput refuses an output directory that holds a committed load
+// or any visible directory (completebulkload would load it too).
+func checkEmptyOutput(dir string) error {
+	if m, err := LoadManifest(dir); err == nil {
+		return fmt.Errorf("%w: %s holds a committed load (run %s, finished %s); choose another --out or remove it",
+			ErrOutputExists, dir, m.RunID, m.Finished.UTC().Format(time.RFC3339))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s has an unreadable %s: %w", ErrOutputExists, dir, ManifestName, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	var visible []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			visible = append(visible, e.Name())
+		}
+	}
+	if len(visible) > 0 {
+		return fmt.Errorf("%w: %s has directories completebulkload would load: %s", ErrOutputExists, dir, strings.Join(visible, ", "))
+	}
+	return nil
+}
+
+// Dir is the staging directory.
+func (s *Staging) Dir() string { return s.dir }
+
+// Final is the directory the output has after Commit.
+func (s *Staging) Final() string { return s.final }
+
+// RunID is the run id the staging was created with.
+func (s *Staging) RunID() string { return s.runID }
+
+// Recovered describes what cleaning up after earlier crashed runs did
+// (one line each), for the run's log.
+func (s *Staging) Recovered() []string { return s.recovered }
+
+// FamilyDir creates (if needed) and returns <staging>/<family>. The family
+// name must be legal for HBase (ValidFamilyName).
+func (s *Staging) FamilyDir(family string) (string, error) {
+	if s.done {
+		return "", errors.New("staging: already committed or aborted")
+	}
+	if err := ValidFamilyName(family); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	d := filepath.Join(s.dir, family)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return "", fmt.Errorf("%w: staging: %w", ErrIO, err)
+	}
+	return d, nil
+}
+
+// Abort removes the staging directory and releases the output lock. It does
+// nothing after Commit succeeded, so `defer s.Abort()` is the normal use.
+func (s *Staging) Abort() error {
+	if s.done {
+		return nil
+	}
+	s.done = true
+	err := os.RemoveAll(s.dir)
+	if err == nil {
+		err = syncDir(s.parent)
+	}
+	if e := s.lock.Release(); err == nil {
+		err = e
+	}
+	if err != nil {
+		return fmt.Errorf("%w: abort: %w", ErrIO, err)
+	}
+	return nil
+}
+
+// Commit makes the staged output final:
+//  1. verifies the staged files are exactly m.Files with their sizes (a
+//     mismatch is a bug in the caller: nothing is committed);
+//  2. fsyncs every staged file and directory;
+//  3. writes _manifest.json into the staging dir and fsyncs it — from here
+//     on a crash is recovered forward by the next run (RecoverStaging);
+//  4. one-off: renames each family directory into the output directory,
+//     then _manifest.json last; job run: renames the staging directory to
+//     parent/<run-id> in one step;
+//  5. fsyncs the directories and releases the lock.
+//
+// m.Commands is filled for the final directory when empty. On failure the
+// staging directory is removed (moves already made are undone) and the
+// error returned; Commit is not retried.
+func (s *Staging) Commit(m *Manifest) error {
+	if s.done {
+		return errors.New("staging: already committed or aborted")
+	}
+	if m.RunID == "" {
+		m.RunID = s.runID
+	}
+	if len(m.Commands) == 0 {
+		abs, err := filepath.Abs(s.final)
+		if err != nil {
+			abs = s.final
+		}
+		m.SetCommands(abs)
+	}
+	if m.ManifestVersion == 0 {
+		m.ManifestVersion = ManifestVersion
+	}
+	if err := s.commit(m); err != nil {
+		if s.done {
+			// The output is in place; only durability or cleanup failed.
+			_ = s.lock.Release()
+		} else {
+			_ = s.Abort()
+		}
+		return err
+	}
+	return nil
+}
+
+func (s *Staging) commit(m *Manifest) error {
+	if err := verifyStaged(s.dir, m); err != nil {
+		return fmt.Errorf("commit: staged output does not match the manifest: %w", err)
+	}
+	body, err := m.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := syncTree(s.dir); err != nil {
+		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	if err := writeFileSync(filepath.Join(s.dir, ManifestName), body); err != nil {
+		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	if err := syncDir(s.dir); err != nil {
+		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	if s.inPlace {
+		if err := s.moveInto(); err != nil {
+			return err
+		}
+	} else {
+		if err := os.Rename(s.dir, s.final); err != nil {
+			return fmt.Errorf("%w: commit: %w", ErrIO, err)
+		}
+		s.done = true // the output is in place; from here only durability is in doubt
+		if err := syncDir(s.parent); err != nil {
+			return fmt.Errorf("%w: commit: %w", ErrIO, err)
+		}
+	}
+	s.done = true
+	return s.lock.Release()
+}
+
+// moveInto moves the staged entries into the output directory, manifest
+// last, undoing the moves if one fails.
+func (s *Staging) moveInto() error {
+	names, err := stagedEntries(s.dir)
+	if err != nil {
+		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	var moved []string
+	undo := func(cause error) error {
+		for i := len(moved) - 1; i >= 0; i-- {
+			if e := os.Rename(filepath.Join(s.final, moved[i]), filepath.Join(s.dir, moved[i])); e != nil {
+				return fmt.Errorf("%w: commit: %w; undoing the move of %s also failed: %w", ErrIO, cause, moved[i], e)
+			}
+		}
+		return fmt.Errorf("%w: commit: %w", ErrIO, cause)
+	}
+	for _, name := range names {
+		dst := filepath.Join(s.final, name)
+		if _, err := os.Lstat(dst); err == nil {
+			return undo(fmt.Errorf("%s already exists", dst))
+		}
+		if err := os.Rename(filepath.Join(s.dir, name), dst); err != nil {
+			return undo(err)
+		}
+		moved = append(moved, name)
+		if s.afterMove != nil {
+			s.afterMove(name)
+		}
+	}
+	if err := syncDir(s.final); err != nil {
+		return undo(err)
+	}
+	if err := os.Rename(filepath.Join(s.dir, ManifestName), filepath.Join(s.final, ManifestName)); err != nil {
+		return undo(err)
+	}
+	s.done = true // complete from here on: never undo
+	if err := syncDir(s.final); err != nil {
+		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	if err := os.Remove(s.dir); err != nil {
+		return fmt.Errorf("%w: commit: removing staging dir: %w", ErrIO, err)
+	}
+	if err := syncDir(s.final); err != nil {
+		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	return nil
+}
+
+// stagedEntries lists the staging dir's entries other than the manifest,
+// sorted.
+func stagedEntries(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != ManifestName {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// verifyStaged checks that the files under the staging dir are exactly
+// m.Files (relative paths <family>/<file>) with matching sizes.
+func verifyStaged(dir string, m *Manifest) error {
+	want := make(map[string]int64, len(m.Files))
+	for _, f := range m.Files {
+		if _, dup := want[filepath.ToSlash(f.Path)]; dup {
+			return fmt.Errorf("%s listed twice", f.Path)
+		}
+		want[filepath.ToSlash(f.Path)] = f.Bytes
+	}
+	var problems []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if strings.Contains(rel, "/") {
+				problems = append(problems, rel+": unexpected sub-directory")
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if rel == ManifestName {
+			return nil
+		}
+		size, ok := want[rel]
+		if !ok {
+			problems = append(problems, rel+": staged but not in the manifest")
+			return nil
+		}
+		delete(want, rel)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if fi.Size() != size {
+			problems = append(problems, fmt.Sprintf("%s: %d bytes, manifest says %d", rel, fi.Size(), size))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	missing := make([]string, 0, len(want))
+	for p := range want {
+		missing = append(missing, p+": in the manifest but not staged")
+	}
+	sort.Strings(missing)
+	problems = append(problems, missing...)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// RecoverStaging cleans up after crashed runs in dir (an output directory,
+// or <out>/<job> for job runs) under the output lock: a staging dir that
+// already holds a _manifest.json crashed inside Commit after all data was
+// durable, so its commit is completed; any other staging dir is removed. It
+// returns one line per action. NewStaging and NewRunStaging call it.
+func RecoverStaging(dir string, inPlace bool) ([]string, error) {
+	lock, err := AcquireLock(filepath.Join(dir, OutLockName), "recover "+dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	return recoverLocked(dir, inPlace)
+}
+
+func recoverLocked(dir string, inPlace bool) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: recover: %w", ErrIO, err)
+	}
+	var notes []string
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), StagingPrefix) {
+			continue
+		}
+		stg := filepath.Join(dir, e.Name())
+		runID := strings.TrimPrefix(e.Name(), StagingPrefix)
+		if _, err := os.Stat(filepath.Join(stg, ManifestName)); err == nil {
+			if err := rollForward(dir, stg, runID, inPlace); err != nil {
+				return notes, fmt.Errorf("%w: completing the interrupted commit of run %s: %w", ErrIO, runID, err)
+			}
+			notes = append(notes, fmt.Sprintf("completed the interrupted commit of run %s", runID))
+			continue
+		}
+		if err := os.RemoveAll(stg); err != nil {
+			return notes, fmt.Errorf("%w: removing staging dir of crashed run %s: %w", ErrIO, runID, err)
+		}
+		notes = append(notes, fmt.Sprintf("removed the staging dir of crashed run %s", runID))
+	}
+	if len(notes) > 0 {
+		if err := syncDir(dir); err != nil {
+			return notes, fmt.Errorf("%w: recover: %w", ErrIO, err)
+		}
+	}
+	return notes, nil
+}
+
+func rollForward(dir, stg, runID string, inPlace bool) error {
+	if !inPlace {
+		final := filepath.Join(dir, runID)
+		if _, err := os.Lstat(final); err == nil {
+			return fmt.Errorf("%s already exists", final)
+		}
+		return os.Rename(stg, final)
+	}
+	names, err := stagedEntries(stg)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		dst := filepath.Join(dir, name)
+		if _, err := os.Lstat(dst); err == nil {
+			return fmt.Errorf("%s already exists", dst)
+		}
+		if err := os.Rename(filepath.Join(stg, name), dst); err != nil {
+			return err
+		}
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	if err := os.Rename(filepath.Join(stg, ManifestName), filepath.Join(dir, ManifestName)); err != nil {
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return os.Remove(stg)
+}
+
+// syncTree fsyncs every file and directory under root (root included).
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && !d.Type().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fmt.Errorf("fsync %s: %w", p, err)
+		}
+		return f.Close()
+	})
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("fsync %s: %w", dir, err)
+	}
+	return f.Close()
+}
+
+// writeFileSync writes data to path (created or truncated) and fsyncs it.
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeFileAtomic writes data to a temporary file next to path, fsyncs it,
+// renames it over path and fsyncs the directory.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err := writeFileSync(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
