@@ -136,3 +136,30 @@ func TestParseColumnsYAMLRoundTrip(t *testing.T) {
 		t.Fatalf("%d cells", len(a.Cells))
 	}
 }
+
+// TestSkipEmptyColumns: -Dimporttsv.skip.empty.columns=true drops empty and NULL fields; the default
+// (as in ImportTsv's TsvImporterMapper) writes them as empty cells.
+func TestSkipEmptyColumns(t *testing.T) {
+	rows := [][]string{{"k1", "", "x"}, {"k2", NUL, ""}}
+	for _, tc := range []struct {
+		opts []ImportTsvOption
+		want []string
+	}{
+		{nil, []string{"0 0/0 k1\td:a\t0\tPut\t", "0 0/0 k1\td:b\t0\tPut\tx", "0 0/1 k2\td:a\t0\tPut\t", "0 0/1 k2\td:b\t0\tPut\t"}},
+		{[]ImportTsvOption{SkipEmptyColumns}, []string{"0 0/0 k1\td:b\t0\tPut\tx"}},
+	} {
+		cfg, err := ParseColumns("HBASE_ROW_KEY,d:a,d:b", tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cb CellBatch
+		mp := mustCompile(t, cfg).NewMapper()
+		if err := mp.MapBatch(textBatch("f", 0, 0, rows), nil, &cb, nil); err != nil {
+			t.Fatal(err)
+		}
+		equalLines(t, cellLines(t, &cb), tc.want)
+		if c := mp.Counts(); c.NullsSkipped != int64(4-len(tc.want)) || c.CellsEmitted != int64(len(tc.want)) {
+			t.Fatalf("counts %+v", c)
+		}
+	}
+}

@@ -40,6 +40,7 @@ type column struct {
 	tf        timeFormat
 	trim      bool
 	nullEmpty bool
+	skipEmpty bool
 	def       []byte
 	hasDef    bool
 }
@@ -220,7 +221,7 @@ func compileColumn(cc *ColumnConfig, i int) (column, error) {
 	if c.tf, err = parseTimeFormat(cc.Format, cc.Timezone); err != nil {
 		return c, err
 	}
-	c.trim = cc.Trim
+	c.trim, c.skipEmpty = cc.Trim, cc.SkipEmpty
 	switch strings.ToLower(cc.OnNull) {
 	case "", "skip":
 	case "empty":
