@@ -62,11 +62,8 @@ const (
 	tsColumn
 )
 
-// CompileOption adjusts Compile. None exist yet; the parameter keeps the signature stable.
-type CompileOption func(*Mapping)
-
 // Compile checks cfg and compiles it. Errors name the offending column or part.
-func Compile(cfg *MappingConfig, opts ...CompileOption) (*Mapping, error) {
+func Compile(cfg *MappingConfig) (*Mapping, error) {
 	if cfg == nil {
 		return nil, errors.New("mapping: no configuration")
 	}
@@ -183,9 +180,6 @@ func Compile(cfg *MappingConfig, opts ...CompileOption) (*Mapping, error) {
 			return nil, fmt.Errorf("mapping: timestamp value %d is negative", *cfg.Timestamp.Value)
 		}
 		m.ts, m.tsFixed = tsFixed, *cfg.Timestamp.Value
-	}
-	for _, o := range opts {
-		o(m)
 	}
 	return m, nil
 }
