@@ -162,6 +162,7 @@ func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
 // about the batch.
 func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, error) {
 	m := mp.m
+	mp.kb.resetRow(len(m.cols))
 	// 1. Read the fields the mapping uses.
 	for c := range m.cols {
 		col := &m.cols[c]
@@ -218,7 +219,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		ts = m.tsFixed
 	case tsColumn:
 		c := &m.cols[m.tsCol]
-		ts, err = mp.kb.enc.toMillis(&mp.vals[m.tsCol], &c.tf)
+		ts, err = mp.kb.millis(mp.vals, m.cols, m.tsCol)
 		if err != nil {
 			return fmt.Sprintf("timestamp column %q: %v", c.name, err), nil
 		}
