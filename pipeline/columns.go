@@ -92,8 +92,8 @@ func ParseColumns(spec string, opts ...ImportTsvOption) (*MappingConfig, error) 
 // ImportTsvOption adjusts the config ParseColumns returns, like ImportTsv's -D settings.
 type ImportTsvOption func(*MappingConfig)
 
-// SkipEmptyColumns is -Dimporttsv.skip.empty.columns=true: empty and NULL fields produce no cell
-// (by default ImportTsv, and ParseColumns, write them as empty cells).
+// SkipEmptyColumns is -Dimporttsv.skip.empty.columns=true: empty fields too produce no cell (by default
+// only NULL fields — an empty unquoted CSV field, the NULL marker, a Parquet null — are skipped).
 func SkipEmptyColumns(cfg *MappingConfig) {
 	for i := range cfg.Columns {
 		if cfg.Columns[i].Cell != "" {
