@@ -310,7 +310,16 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 	var rec csvRecord
 	i := 0
 	for {
-		// At the start of a field.
+		// At the start of a field. With TrimSpace, spaces before an opening quote are padding.
+		if s.opts.TrimSpace && sep != ' ' {
+			j := i
+			for j < len(data) && data[j] == ' ' {
+				j++
+			}
+			if j < len(data) && data[j] == quote {
+				i = j
+			}
+		}
 		if i < len(data) && data[i] == quote {
 			rec.quoted = true
 			i++
@@ -350,7 +359,16 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 			b.Ends = append(b.Ends, int32(len(b.Data)))
 			b.Nulls = append(b.Nulls, false)
 			rec.fields++
+			if s.opts.TrimSpace && sep != ' ' {
+				for i < len(data) && data[i] == ' ' {
+					i++ // padding after the closing quote
+				}
+			}
 			if i >= len(data) {
+				if !atEOF {
+					rollback()
+					return csvRecord{status: csvRecMore}
+				}
 				rec.n, rec.contentEnd = i, i
 				return rec
 			}

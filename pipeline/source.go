@@ -27,7 +27,8 @@ type SourceOptions struct {
 	Escape byte
 
 	// TrimSpace removes leading and trailing ASCII spaces from unquoted CSV fields before the NULL
-	// check (Oracle SQL*Plus spools pad columns, and a NULL becomes blanks).
+	// check (Oracle SQL*Plus spools pad columns, and a NULL becomes blanks), and allows spaces around
+	// quoted fields (`"a" , "b"`); spaces inside the quotes are kept.
 	TrimSpace bool
 	// MaxRecordBytes bounds one CSV record (a quoted field that never closes is cut at this size and
 	// reported as a bad row); 0 = 64 MiB.
