@@ -50,6 +50,7 @@ type CSVSource struct {
 	expected int   // fields per row, 0 until known
 	header   []string
 	skipping bool // discarding the rest of an overlong line
+	badBytes int  // raw bytes of the bad rows in the batch being built
 
 	hintData, hintRaw int // capacity hints from the previous batch
 }
@@ -523,7 +524,8 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 		b.RawEnds = make([]int32, 0, rowsWant)
 	}
 	const batchBytes = 8 << 20 // cut batches of huge rows short
-	for b.NumRows < rowsWant && len(b.Bad) < rowsWant && len(b.RawData) < batchBytes {
+	s.badBytes = 0
+	for b.NumRows < rowsWant && len(b.Bad) < rowsWant && len(b.RawData)+s.badBytes < batchBytes {
 		data := s.buf[s.pos:s.end]
 		if len(data) == 0 {
 			if s.eof {
@@ -603,6 +605,7 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 // addBad records a bad row starting at line.
 func (s *CSVSource) addBad(b *Batch, line int64, reason string, raw []byte) {
 	b.Bad = append(b.Bad, BadRow{Line: line, Reason: reason, Raw: bytes.Clone(raw)})
+	s.badBytes += len(raw)
 }
 
 // badOverflow handles a record longer than MaxRecordBytes (view holds its first MaxRecordBytes+1
