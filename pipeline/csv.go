@@ -518,10 +518,11 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 		b.RawData = make([]byte, 0, s.hintRaw+s.hintRaw/8)
 	}
 	if s.expected > 0 {
-		b.Ends = make([]int32, 0, rowsWant*s.expected)
-		b.Nulls = make([]bool, 0, rowsWant*s.expected)
-		b.Lines = make([]int64, 0, rowsWant)
-		b.RawEnds = make([]int32, 0, rowsWant)
+		rows := min(rowsWant, 1<<16) // BatchRows may be huge; the byte cap ends a batch anyway
+		b.Ends = make([]int32, 0, rows*s.expected)
+		b.Nulls = make([]bool, 0, rows*s.expected)
+		b.Lines = make([]int64, 0, rows)
+		b.RawEnds = make([]int32, 0, rows)
 	}
 	const batchBytes = 8 << 20 // cut batches of huge rows short
 	s.badBytes = 0

@@ -71,6 +71,9 @@ func csvNormalized(opts SourceOptions, path string) (SourceOptions, error) {
 	if opts.MaxRecordBytes <= 0 {
 		opts.MaxRecordBytes = sourceDefaultMaxRecord
 	}
+	if opts.MaxRecordBytes > 1<<30 {
+		return opts, fmt.Errorf("csv options: MaxRecordBytes %d is over 1 GiB", opts.MaxRecordBytes)
+	}
 	if opts.ExpectedFields < 0 {
 		return opts, fmt.Errorf("csv options: negative ExpectedFields %d", opts.ExpectedFields)
 	}
