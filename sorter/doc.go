@@ -35,11 +35,12 @@
 //
 // Spill policy: when a reservation would exceed the budget, the pool first drops pooled slabs, then
 // spills one sorter and tries again: sorters holding memory but no records first (no I/O), then the one
-// holding the most accounted bytes. The sorter being added to is a candidate like any other and spills
+// holding the most accounted bytes. The sorter being added to is a candidate (unless it holds no records,
+// when freeing its memory only to take it again would make no progress) and spills
 // in place (it keeps its emptied slabs and index for the records to come); another sorter is spilled
 // only if its lock can be taken without waiting (it is idle), and gives all its memory back. If nothing
-// can be spilled, the largest busy candidate is flagged to give all its memory back at its next Add, and
-// the caller waits until memory is released (a spill, a merge pass or an Iterator.Close) or a 20 ms poll
+// can be spilled, the largest busy candidate is flagged to give all its memory back at its next Add, a
+// waiting sorter without records gives back its own (empty) index and slabs, and the caller waits until memory is released (a spill, a merge pass or an Iterator.Close) or a 20 ms poll
 // interval passes, then looks again.
 // A request larger than the budget minus the I/O reserve is an error. The only accounting that may exceed
 // the budget is combine scratch growing past its reserved size (for folded records larger than

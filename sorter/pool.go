@@ -315,6 +315,13 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 				return err
 			}
 		}
+		selfReleased := false
+		if self != nil && self.empty.Load() && self.held > 0 {
+			// A waiter holds nothing: give back self's empty index and slabs, so that sorters waiting
+			// for each other's idle memory cannot block one another; start again after the wait.
+			self.releaseArena()
+			selfReleased = true
+		}
 		// The first busy candidate (its lock was taken) is asked to give its memory back at its next Add;
 		// the wait also ends after a short poll interval, to look for sorters that went idle.
 		for _, v := range cands {
@@ -324,6 +331,9 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 			}
 		}
 		p.mu.Lock()
+		if selfReleased {
+			gen = p.gen
+		}
 		woken := false
 		wake := func() {
 			p.mu.Lock()
@@ -336,13 +346,16 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 		if ctx != nil {
 			stop = context.AfterFunc(ctx, wake)
 		}
-		for p.gen == gen && !p.closed && !woken {
+		for p.gen == gen && !p.closed && !woken && p.used-p.freeBytes+n > p.budget {
 			p.cond.Wait()
 		}
 		p.mu.Unlock()
 		timer.Stop()
 		if stop != nil {
 			stop()
+		}
+		if selfReleased {
+			return errSelfSpilled
 		}
 		if ctx != nil {
 			if err := ctx.Err(); err != nil {
@@ -362,6 +375,11 @@ func (p *Pool) victimsLocked(self *Sorter) []*Sorter {
 	}
 	var cs []cand
 	for s := range p.sorters {
+		if s == self && s.empty.Load() {
+			// Freeing self's empty index or slabs only to allocate them again makes no progress
+			// (and would livelock); self with records spills in place and reuses its memory.
+			continue
+		}
 		if n := s.spillable.Load(); n > 0 {
 			cs = append(cs, cand{s, n, s.empty.Load()})
 		}
