@@ -110,3 +110,17 @@ func (c *decodeCursor) vlong() int64 {
 	c.pos += n
 	return v
 }
+
+// decodeArena hands out key buffers carved from larger chunks, so decoding a block allocates a few
+// chunks instead of one slice per cell. Handed-out slices are never reused.
+type decodeArena struct{ buf []byte }
+
+// alloc returns an empty slice with capacity n.
+func (a *decodeArena) alloc(n int) []byte {
+	if n > cap(a.buf)-len(a.buf) {
+		a.buf = make([]byte, 0, max(n, 32<<10))
+	}
+	s := a.buf[len(a.buf) : len(a.buf) : len(a.buf)+n]
+	a.buf = a.buf[:len(a.buf)+n]
+	return s
+}

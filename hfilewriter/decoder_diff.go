@@ -20,7 +20,7 @@ const (
 // (if the row differs) the rest of the row length and row from the stream, the family (famWithLen,
 // copied, never stored), and the qualifier; or (same row) just the rest of the qualifier. The
 // timestamp and type are appended by the caller; the returned key has room for them.
-func decodeDeltaKey(c *decodeCursor, prev []byte, first bool, common, keyLen int, famWithLen []byte) []byte {
+func decodeDeltaKey(c *decodeCursor, arena *decodeArena, prev []byte, first bool, common, keyLen int, famWithLen []byte) []byte {
 	if c.err != nil {
 		return nil
 	}
@@ -28,7 +28,7 @@ func decodeDeltaKey(c *decodeCursor, prev []byte, first bool, common, keyLen int
 		c.fail("bad key length %d / common prefix %d (previous key %d bytes)", keyLen, common, len(prev))
 		return nil
 	}
-	key := make([]byte, 0, keyLen)
+	key := arena.alloc(keyLen)
 	key = append(key, prev[:common]...)
 	prevRowLen := -1
 	if len(prev) >= 2 {
@@ -88,6 +88,7 @@ func decodeDiffCells(c *decodeCursor, o *decodeCellOptions) ([]Cell, error) {
 	}
 	famWithLen := append([]byte{byte(fl)}, fam...)
 	dict := newDecodeTagDict(o)
+	arena := &decodeArena{}
 	var prev []byte
 	var keyLen, valueLen int
 	var ts int64
@@ -103,7 +104,7 @@ func decodeDiffCells(c *decodeCursor, o *decodeCellOptions) ([]Cell, error) {
 			valueLen = c.cint()
 		}
 		common := c.cint()
-		key := decodeDeltaKey(c, prev, first, common, keyLen, famWithLen)
+		key := decodeDeltaKey(c, arena, prev, first, common, keyLen, famWithLen)
 		n := int(flag&decodeDiffTSLenMask)>>decodeDiffTSLenShift + 1
 		tb := c.take(n)
 		var v int64

@@ -18,6 +18,7 @@ const (
 func decodeFastDiffCells(c *decodeCursor, o *decodeCellOptions) ([]Cell, error) {
 	var cells []Cell
 	dict := newDecodeTagDict(o)
+	arena := &decodeArena{}
 	var prev, prevValue []byte
 	var keyLen, valueLen int
 	for c.remaining() > 0 {
@@ -38,7 +39,7 @@ func decodeFastDiffCells(c *decodeCursor, o *decodeCellOptions) ([]Cell, error) 
 			key = c.take(keyLen)
 			value = c.take(valueLen)
 		} else {
-			key = decodeDeltaKey(c, prev, false, common, keyLen, decodeFamilyOf(prev))
+			key = decodeDeltaKey(c, arena, prev, false, common, keyLen, decodeFamilyOf(prev))
 			p := int(flag & decodeFastTSPrefixMask)
 			if c.err == nil {
 				key = append(key, prev[len(prev)-9:len(prev)-9+p]...)

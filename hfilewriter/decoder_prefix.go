@@ -8,6 +8,7 @@ func decodePrefixCells(c *decodeCursor, o *decodeCellOptions) ([]Cell, error) {
 	var cells []Cell
 	var prev []byte
 	dict := newDecodeTagDict(o)
+	arena := &decodeArena{}
 	for c.remaining() > 0 {
 		start := c.pos
 		rest, vlen, common := c.cint(), c.cint(), c.cint()
@@ -19,7 +20,7 @@ func decodePrefixCells(c *decodeCursor, o *decodeCellOptions) ([]Cell, error) {
 		}
 		var key []byte
 		if c.err == nil {
-			key = make([]byte, 0, common+rest)
+			key = arena.alloc(common + rest)
 			key = append(key, prev[:common]...)
 			key = append(key, c.take(rest)...)
 		}

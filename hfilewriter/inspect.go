@@ -22,7 +22,8 @@ type Info struct {
 	IncludesMvcc      bool             `json:"includesMvcc"`
 	DataIndex         InfoIndex        `json:"dataIndex"`
 	MetaBlocks        []string         `json:"metaBlocks"`
-	BlockCounts       []InfoBlockCount `json:"blockCounts"` // by type, in order of first appearance
+	BlockCounts       []InfoBlockCount `json:"blockCounts"`         // by type, in order of first appearance
+	TimeRange         *InfoTimeRange   `json:"timeRange,omitempty"` // from file info TIMERANGE
 	GeneralBloom      *InfoBloom       `json:"generalBloom,omitempty"`
 	DeleteFamilyBloom *InfoBloom       `json:"deleteFamilyBloom,omitempty"`
 }
@@ -32,6 +33,12 @@ type InfoFileInfo struct {
 	Key   string `json:"key"`
 	Value string `json:"value"` // decoded (number, boolean, key, time range) or Bytes.toStringBinary
 	Raw   string `json:"raw"`   // hex of the raw bytes
+}
+
+// InfoTimeRange is the TIMERANGE file-info value: the inclusive timestamp range of the cells.
+type InfoTimeRange struct {
+	Min int64 `json:"min"`
+	Max int64 `json:"max"`
 }
 
 // InfoIndex is the data index shape.
@@ -112,6 +119,11 @@ func (r *Reader) Inspect() (*Info, error) {
 		Size: r.size, Trailer: *r.trailer, EntryCount: r.trailer.EntryCount,
 		DataBlockEncoding: r.opts.Encoding.String(), IncludesTags: r.opts.Tags, TagsCompressed: r.opts.CompressTags,
 		IncludesMvcc: r.opts.Mvcc, MetaBlocks: []string{}, FileInfo: []InfoFileInfo{}, BlockCounts: []InfoBlockCount{},
+	}
+	if v, ok := r.FileInfoValue(FileInfoTimeRange); ok {
+		if lo, hi, err := readTimeRange(v); err == nil {
+			info.TimeRange = &InfoTimeRange{Min: lo, Max: hi}
+		}
 	}
 	for _, e := range r.fileInfo {
 		info.FileInfo = append(info.FileInfo, InfoFileInfo{Key: e.Key, Value: r.inspectFileInfoValue(e.Key, e.Value), Raw: fmt.Sprintf("%x", e.Value)})

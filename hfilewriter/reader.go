@@ -27,6 +27,7 @@ type Reader struct {
 	generalBloom *readBloom
 	deleteBloom  *readBloom
 	bloomType    BloomType
+	unknownBloom string // BLOOM_FILTER_TYPE this reader cannot evaluate; MayContain then answers true
 
 	opts     decodeCellOptions
 	firstKey []byte
@@ -223,10 +224,11 @@ func (r *Reader) setupFromFileInfo() error {
 		case "ROWCOL":
 			r.bloomType = BloomRowCol
 		default:
-			return fmt.Errorf("unsupported BLOOM_FILTER_TYPE %q", v)
+			// e.g. ROWPREFIX_FIXED_LENGTH (HBase 2.2+): readable, but its bloom is not consulted.
+			r.unknownBloom = string(v)
 		}
 	}
-	if r.generalBloom != nil && r.bloomType == BloomNone {
+	if r.generalBloom != nil && r.bloomType == BloomNone && r.unknownBloom == "" {
 		return errors.New("file has a general bloom filter but no BLOOM_FILTER_TYPE in file info")
 	}
 	if r.bloomType == BloomNone {

@@ -162,8 +162,9 @@ func (r *Reader) bloomLookup(m *readBloom, typ BloomType, row, qualifier []byte,
 }
 
 // MayContain consults the general bloom filter: false means no cell with this row (ROW) or this
-// row and qualifier (ROWCOL) is in the file; true means it may be. Without a general bloom it returns
-// true. The qualifier is ignored for ROW blooms.
+// row and qualifier (ROWCOL) is in the file; true means it may be. Without a general bloom, or with
+// one of a type other than ROW and ROWCOL (e.g. ROWPREFIX_FIXED_LENGTH), it returns true. The
+// qualifier is ignored for ROW blooms.
 func (r *Reader) MayContain(row, qualifier []byte) (bool, error) {
 	if r.generalBloom == nil {
 		return true, nil

@@ -114,3 +114,58 @@ func TestReaderCorruptionAllBytes(t *testing.T) {
 		t.Fatalf("only %d of %d byte flips detected (block area is %d bytes)", caught, len(orig), blockArea)
 	}
 }
+
+// TestReaderDecoderCorruptionNoPanic flips bytes across encoded, compressed and tag-compressed golden
+// files with checksum checks disabled, so the damage reaches the decompressors and block decoders:
+// every read path must return errors, never panic.
+func TestReaderDecoderCorruptionNoPanic(t *testing.T) {
+	for _, name := range []string{"v3-none-fastdiff-row-compressedtags", "v2-none-diff-rowcol", "v3-lz4-prefix-row-tags-edge",
+		"v2-gz-fastdiff-rowcol", "v2-snappy-none-row"} {
+		orig, err := os.ReadFile("testdata/hbase-1.0.0/" + name + ".hfile")
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit := len(orig) - TrailerSizeV3
+		if strings.HasPrefix(name, "v2") {
+			limit = len(orig) - TrailerSizeV2
+		}
+		stride := max(1, limit/80)
+		for i := 0; i < limit; i += stride {
+			b := append([]byte(nil), orig...)
+			b[i] ^= 0xA5
+			fuzzExercise(b, true)
+		}
+	}
+}
+
+// TestReaderUnknownBloomType: a bloom type the reader cannot evaluate (HBase 2.2+ has
+// ROWPREFIX_FIXED_LENGTH) must not make the file unreadable; MayContain then answers true.
+func TestReaderUnknownBloomType(t *testing.T) {
+	orig, err := os.ReadFile(corruptGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readerTestOpen(t, orig)
+	b := append([]byte(nil), orig...)
+	readerTestRewrite(t, b, r.loadOnOpen[2].Offset, func(p []byte) {
+		i := bytes.Index(p, []byte("ROW\x0a")) // BLOOM_FILTER_TYPE value, then the next map entry
+		if i < 0 {
+			t.Fatal("BLOOM_FILTER_TYPE value not found")
+		}
+		copy(p[i:], "XYZ")
+	})
+	r2 := readerTestOpen(t, b)
+	if r2.BloomType() != BloomNone {
+		t.Fatalf("bloom type %s", r2.BloomType())
+	}
+	ok, err := r2.MayContain([]byte("absent"), nil)
+	if err != nil || !ok {
+		t.Fatalf("MayContain = %v, %v; want true", ok, err)
+	}
+	if err := r2.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAllCells(t, r2); len(got) != 10 {
+		t.Fatalf("read %d cells", len(got))
+	}
+}

@@ -235,6 +235,9 @@ func (v *verifyState) checkOtherIndexes() error {
 		return fmt.Errorf("meta index lists %d meta blocks, the file has %d", len(r.metaIndex), n)
 	}
 	chunks := 0
+	if r.unknownBloom != "" {
+		return nil // chunks of a bloom type this reader does not evaluate are not matched up
+	}
 	for _, m := range []*readBloom{r.generalBloom, r.deleteBloom} {
 		if m == nil {
 			continue

@@ -278,6 +278,15 @@ type progressSource struct {
 	mu       sync.Mutex
 }
 
+// Header passes the inner source's column names through (pipeline.HeaderSource), so that mappings that
+// name their columns keep working when progress is reported.
+func (p *progressSource) Header() []string {
+	if hs, ok := p.Source.(pipeline.HeaderSource); ok {
+		return hs.Header()
+	}
+	return nil
+}
+
 func (p *progressSource) Next(ctx context.Context) (*pipeline.Batch, error) {
 	b, err := p.Source.Next(ctx)
 	if b != nil {

@@ -383,3 +383,49 @@ func TestRunRejectsReconcile(t *testing.T) {
 }
 
 var _ = partition.Splits{}
+
+func TestHumanSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 61052796: "58.2 MiB", 3 << 30: "3.0 GiB"} {
+		if got := HumanSize(n); got != want {
+			t.Errorf("HumanSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// A job file whose mapping names CSV columns, run with progress reporting (the progress wrapper must pass
+// the CSV header through) and a typed long column.
+func TestRunJobFileNamedColumnsWithProgress(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, []byte("key,name,amount\nb,x,2\na,y,\n"), 0o644)
+	yml := fmt.Sprintf(`
+input: [%s]
+header: true
+table: t
+out: %s
+timestamp: %d
+mapping:
+  columns:
+    - {name: key}
+    - {name: name, cell: "d:name"}
+    - {name: amount, type: long, cell: "d:amount"}
+  rowkey: [key]
+`, in, filepath.Join(dir, "out"), testTS)
+	job, err := ParseJob("job.yaml", []byte(yml), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events int
+	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true, Progress: func(Progress) { events++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readOutput(t, filepath.Join(dir, "out"), res.Manifest)
+	want := []string{cellLine("a", "d", "name", "y"), `b` + "\t" + `d:amount` + "\t1700000000000\tPut\t" + `\x00\x00\x00\x00\x00\x00\x00\x02`, cellLine("b", "d", "name", "x")}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if events == 0 {
+		t.Fatal("no progress events")
+	}
+}

@@ -268,10 +268,10 @@ func (r *ExecuteResult) Summary() string {
 	if c.Combined > 0 {
 		fmt.Fprintf(&b, ", %d folded by aggregation", c.Combined)
 	}
-	fmt.Fprintf(&b, "\nhfiles         %d files, %s, %d regions\n", c.FilesWritten, FormatSize(c.BytesWritten), len(r.Splits)+1)
+	fmt.Fprintf(&b, "\nhfiles         %d files, %s, %d regions\n", c.FilesWritten, HumanSize(c.BytesWritten), len(r.Splits)+1)
 	if r.Seconds > 0 {
 		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input), %d spills, peak sort memory %s\n", r.Seconds,
-			float64(c.BytesRead)/1e6/r.Seconds, r.Spills, FormatSize(r.PeakSortBytes))
+			float64(c.BytesRead)/1e6/r.Seconds, r.Spills, HumanSize(r.PeakSortBytes))
 	}
 	if r.RejectsFile != "" {
 		fmt.Fprintf(&b, "rejects        %s\n", r.RejectsFile)

@@ -119,3 +119,17 @@ func (s *Size) UnmarshalText(b []byte) error {
 
 // MarshalText writes the size in its shortest exact form.
 func (s Size) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// HumanSize renders n approximately for people ("58.2 MiB"); use FormatSize where the text must parse back.
+func HumanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + string("KMGTP"[exp]) + "iB"
+}

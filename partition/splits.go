@@ -121,21 +121,43 @@ func (s Splits) WriteText(w io.Writer) error {
 	return nil
 }
 
-// splitFileString is ToStringBinary with a leading '#' and leading/trailing spaces escaped, so that the
-// text survives line trimming and comment skipping.
+// splitFileString is ToStringBinary with the characters that ParseSplits would read as syntax escaped
+// as \xNN: leading spaces and '#', a leading quote or '[', trailing spaces, a trailing '|', the 'S' of
+// "SPLITS" and a leading shell prompt, so that the text survives trimming and re-parsing unchanged.
 func splitFileString(k []byte) string {
 	t := hfilewriter.ToStringBinary(k)
-	lead := len(t) - len(strings.TrimLeft(t, " #"))
-	trail := 0
-	if lead < len(t) {
-		trail = len(t) - len(strings.TrimRight(t, " "))
+	esc := make([]bool, len(t))
+	any := false
+	mark := func(i int) { esc[i], any = true, true }
+	for i := 0; i < len(t) && (t[i] == ' ' || t[i] == '#'); i++ {
+		mark(i)
 	}
-	if lead == 0 && trail == 0 {
+	if len(t) > 0 && strings.IndexByte(`'"[`, t[0]) >= 0 {
+		mark(0)
+	}
+	for i := len(t) - 1; i >= 0 && t[i] == ' '; i-- {
+		mark(i)
+	}
+	if len(t) > 0 && t[len(t)-1] == '|' {
+		mark(len(t) - 1)
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], "SPLITS")
+		if j < 0 {
+			break
+		}
+		mark(i + j)
+		i += j + 1
+	}
+	if shellPrompt.MatchString(t) {
+		mark(0)
+	}
+	if !any {
 		return t
 	}
 	var sb strings.Builder
 	for i := 0; i < len(t); i++ {
-		if i < lead || i >= len(t)-trail {
+		if esc[i] {
 			fmt.Fprintf(&sb, `\x%02X`, t[i])
 		} else {
 			sb.WriteByte(t[i])

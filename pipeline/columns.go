@@ -32,12 +32,12 @@ const (
 // HBASE_CELL_TTL and HBASE_CELL_VISIBILITY need cell tags (TTL tag type 8, visibility tag type 2, HFile
 // format v3), which hfload's cell pipeline does not carry: they are refused with an error rather than
 // silently dropped.
-func ParseColumns(spec string) (*MappingConfig, error) {
+func ParseColumns(spec string, opts ...ImportTsvOption) (*MappingConfig, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, errors.New("importtsv columns: empty specification")
 	}
 	entries := strings.Split(spec, ",")
-	cfg := &MappingConfig{importTsv: true}
+	cfg := &MappingConfig{ImportTsv: true}
 	rowKey, ts := -1, -1
 	cells := 0
 	for i, e := range entries {
@@ -83,5 +83,22 @@ func ParseColumns(spec string) (*MappingConfig, error) {
 	if ts >= 0 {
 		cfg.Timestamp.Column = cfg.Columns[ts].Name
 	}
+	for _, o := range opts {
+		o(cfg)
+	}
 	return cfg, nil
+}
+
+// ImportTsvOption adjusts the config ParseColumns returns, like ImportTsv's -D settings.
+type ImportTsvOption func(*MappingConfig)
+
+// SkipEmptyColumns is -Dimporttsv.skip.empty.columns=true: empty fields too produce no cell (by default
+// only NULL fields — an empty unquoted CSV field, the NULL marker, a Parquet null — are skipped).
+func SkipEmptyColumns(cfg *MappingConfig) {
+	for i := range cfg.Columns {
+		if cfg.Columns[i].Cell != "" {
+			cfg.Columns[i].SkipEmpty = true
+			cfg.Columns[i].OnNull = "skip"
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestParseColumnsImportTsv(t *testing.T) {
@@ -103,5 +105,61 @@ func TestParseColumnsWidth(t *testing.T) {
 	}
 	if len(cb.Cells) != 0 || rs.Count() != 1 || mp.Counts().RowsRejected != 1 {
 		t.Fatalf("cells %d rejects %d", len(cb.Cells), rs.Count())
+	}
+}
+
+// TestParseColumnsYAMLRoundTrip: a parsed spec written as YAML and read back maps rows the same way.
+func TestParseColumnsYAMLRoundTrip(t *testing.T) {
+	cfg, err := ParseColumns("HBASE_ROW_KEY,d:a,HBASE_TS_KEY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back MappingConfig
+	if err := yaml.Unmarshal(text, &back); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	rows := [][]string{{"k", NUL, "7"}, {"k2", "v", "8"}, {"k3", "v", "9"}}
+	var a, b CellBatch
+	if err := mustCompile(t, cfg).NewMapper().MapBatch(textBatch("f", 0, 0, rows), nil, &a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := mustCompile(t, &back).NewMapper().MapBatch(textBatch("f", 0, 0, rows), nil, &b, nil); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	equalLines(t, cellLines(t, &b), cellLines(t, &a))
+	if len(a.Cells) != 2 { // the NULL of row k produces no cell
+		t.Fatalf("%d cells", len(a.Cells))
+	}
+}
+
+// TestSkipEmptyColumns: by default a NULL field (here NUL: an empty unquoted CSV field or the NULL marker)
+// produces no cell and an empty non-NULL field ("" quoted) an empty cell; SkipEmptyColumns
+// (-Dimporttsv.skip.empty.columns=true) drops both.
+func TestSkipEmptyColumns(t *testing.T) {
+	rows := [][]string{{"k1", "", "x"}, {"k2", NUL, ""}}
+	for _, tc := range []struct {
+		opts []ImportTsvOption
+		want []string
+	}{
+		{nil, []string{"0 0/0 k1\td:a\t0\tPut\t", "0 0/0 k1\td:b\t0\tPut\tx", "0 0/1 k2\td:b\t0\tPut\t"}},
+		{[]ImportTsvOption{SkipEmptyColumns}, []string{"0 0/0 k1\td:b\t0\tPut\tx"}},
+	} {
+		cfg, err := ParseColumns("HBASE_ROW_KEY,d:a,d:b", tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cb CellBatch
+		mp := mustCompile(t, cfg).NewMapper()
+		if err := mp.MapBatch(textBatch("f", 0, 0, rows), nil, &cb, nil); err != nil {
+			t.Fatal(err)
+		}
+		equalLines(t, cellLines(t, &cb), tc.want)
+		if c := mp.Counts(); c.NullsSkipped != int64(4-len(tc.want)) || c.CellsEmitted != int64(len(tc.want)) {
+			t.Fatalf("counts %+v", c)
+		}
 	}
 }

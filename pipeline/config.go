@@ -25,9 +25,10 @@ type MappingConfig struct {
 	// Timestamp chooses the cells' timestamp; empty = the job's start time (RunOptions.Timestamp).
 	Timestamp TimestampConfig `yaml:"timestamp,omitempty" json:"timestamp,omitempty"`
 
-	// importTsv marks configs made by ParseColumns: positional, lenient about missing trailing columns and
-	// strict about extra ones, as ImportTsv's TsvParser is.
-	importTsv bool
+	// ImportTsv selects ImportTsv's row semantics (set by ParseColumns; kept so that a config written
+	// back to YAML means the same): a row with more fields than Columns is rejected, and columns missing
+	// from the input produce no cells instead of failing the run.
+	ImportTsv bool `yaml:"importtsv,omitempty" json:"importtsv,omitempty"`
 }
 
 // ColumnConfig describes one input column.
@@ -50,6 +51,9 @@ type ColumnConfig struct {
 	// value). In a row-key part, a NULL rejects the row unless OnNull is "empty" or a Default is given.
 	// (The key is not called `null` because YAML reads an unquoted `null:` key as a null.)
 	OnNull string `yaml:"on_null,omitempty" json:"on_null,omitempty"`
+	// SkipEmpty writes no cell when the value is empty text (after Trim) as well as when it is NULL:
+	// ImportTsv's -Dimporttsv.skip.empty.columns=true.
+	SkipEmpty bool `yaml:"skip_empty,omitempty" json:"skip_empty,omitempty"`
 	// Default is the text used instead of NULL (then typed and encoded like any other value).
 	Default *string `yaml:"default,omitempty" json:"default,omitempty"`
 	// Cell is the target "family:qualifier" (the qualifier may be empty: "family" or "family:").

@@ -162,6 +162,7 @@ func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
 // about the batch.
 func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, error) {
 	m := mp.m
+	mp.kb.resetRow(len(m.cols))
 	// 1. Read the fields the mapping uses.
 	for c := range m.cols {
 		col := &m.cols[c]
@@ -218,7 +219,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		ts = m.tsFixed
 	case tsColumn:
 		c := &m.cols[m.tsCol]
-		ts, err = mp.kb.enc.toMillis(&mp.vals[m.tsCol], &c.tf)
+		ts, err = mp.kb.millis(mp.vals, m.cols, m.tsCol)
 		if err != nil {
 			return fmt.Sprintf("timestamp column %q: %v", c.name, err), nil
 		}
@@ -239,14 +240,16 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			continue
 		}
 		mp.val = mp.val[:0]
-		if v.kind == vkNull {
-			if !col.nullEmpty {
-				skipped++
-				continue
+		empty := v.kind == vkNull || len(v.b) == 0 && (v.kind == vkText || v.kind == vkBinary)
+		if v.kind == vkNull && !col.nullEmpty || empty && col.skipEmpty {
+			skipped++ // NULL with on_null: skip, or NULL/empty with skip_empty
+			continue
+		}
+		if v.kind != vkNull { // a NULL here has on_null: empty and gets an empty value
+			if mp.val, err = mp.kb.enc.encode(mp.val, v, col.typ, &col.tf); err != nil {
+				out.Buf, out.Cells = out.Buf[:markBuf], out.Cells[:markCells]
+				return fmt.Sprintf("column %q: %v", col.name, err), nil
 			}
-		} else if mp.val, err = mp.kb.enc.encode(mp.val, v, col.typ, &col.tf); err != nil {
-			out.Buf, out.Cells = out.Buf[:markBuf], out.Cells[:markCells]
-			return fmt.Sprintf("column %q: %v", col.name, err), nil
 		}
 		qual := cs.qual
 		if cs.qparts != nil {

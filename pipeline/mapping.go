@@ -40,6 +40,7 @@ type column struct {
 	tf        timeFormat
 	trim      bool
 	nullEmpty bool
+	skipEmpty bool
 	def       []byte
 	hasDef    bool
 }
@@ -61,15 +62,12 @@ const (
 	tsColumn
 )
 
-// CompileOption adjusts Compile. None exist yet; the parameter keeps the signature stable.
-type CompileOption func(*Mapping)
-
 // Compile checks cfg and compiles it. Errors name the offending column or part.
-func Compile(cfg *MappingConfig, opts ...CompileOption) (*Mapping, error) {
+func Compile(cfg *MappingConfig) (*Mapping, error) {
 	if cfg == nil {
 		return nil, errors.New("mapping: no configuration")
 	}
-	m := &Mapping{importTsv: cfg.importTsv, tsCol: -1}
+	m := &Mapping{importTsv: cfg.ImportTsv, tsCol: -1}
 	if m.importTsv {
 		m.importTsvWidth = len(cfg.Columns)
 	}
@@ -183,9 +181,6 @@ func Compile(cfg *MappingConfig, opts ...CompileOption) (*Mapping, error) {
 		}
 		m.ts, m.tsFixed = tsFixed, *cfg.Timestamp.Value
 	}
-	for _, o := range opts {
-		o(m)
-	}
 	return m, nil
 }
 
@@ -220,7 +215,7 @@ func compileColumn(cc *ColumnConfig, i int) (column, error) {
 	if c.tf, err = parseTimeFormat(cc.Format, cc.Timezone); err != nil {
 		return c, err
 	}
-	c.trim = cc.Trim
+	c.trim, c.skipEmpty = cc.Trim, cc.SkipEmpty
 	switch strings.ToLower(cc.OnNull) {
 	case "", "skip":
 	case "empty":
@@ -321,16 +316,36 @@ func (m *Mapping) bind(header []string, numCols int) ([]int, error) {
 		if header == nil {
 			return nil, fmt.Errorf("column %q: the input has no header to find it by name (give an index, or read the CSV header)", c.name)
 		}
-		pos[i] = -1
-		for j, h := range header {
-			if h == c.name {
-				pos[i] = j
-				break
-			}
+		p, err := findHeader(header, c.name)
+		if err != nil {
+			return nil, err
 		}
-		if pos[i] < 0 {
-			return nil, fmt.Errorf("column %q is not in the input's columns %v", c.name, header)
-		}
+		pos[i] = p
 	}
 	return pos, nil
+}
+
+// findHeader finds name in header: an exact match, else a unique match ignoring case and surrounding
+// spaces. Ambiguous names are an error (give an index instead).
+func findHeader(header []string, name string) (int, error) {
+	found, n := -1, 0
+	for j, h := range header {
+		if h == name {
+			found, n = j, n+1
+		}
+	}
+	if n == 0 {
+		for j, h := range header {
+			if strings.EqualFold(strings.TrimSpace(h), strings.TrimSpace(name)) {
+				found, n = j, n+1
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		return 0, fmt.Errorf("column %q is not in the input's columns %q", name, header)
+	case n > 1:
+		return 0, fmt.Errorf("column %q appears %d times in the input's columns %q; give its index", name, n, header)
+	}
+	return found, nil
 }

@@ -367,6 +367,14 @@ timestamp: {value: 1}
 	if err := mp.MapBatch(b, []string{"x", "y"}, &cb, nil); err == nil || !strings.Contains(err.Error(), "not in the input") {
 		t.Fatalf("bad header: %v", err)
 	}
+	if err := mp.MapBatch(b, []string{"k", "v", "k"}, &cb, nil); err == nil || !strings.Contains(err.Error(), "appears 2 times") {
+		t.Fatalf("ambiguous header: %v", err)
+	}
+	cb = CellBatch{}
+	if err := mp.MapBatch(b, []string{" K ", "V"}, &cb, nil); err != nil {
+		t.Fatalf("case-insensitive header: %v", err)
+	}
+	equalLines(t, cellLines(t, &cb), []string{"0 0/0 key1\td:v\t1\tPut\tval1"})
 }
 
 func TestCompactParts(t *testing.T) {

@@ -234,6 +234,29 @@ func compilePart(c *PartConfig, ctx partContext, allowHash bool) (part, error) {
 type keyBuilder struct {
 	enc  encoder
 	hash []byte // scratch for hash parts
+	// per-row cache of column times (a time column often feeds the key and the cell timestamp)
+	ms   []int64
+	msOK []bool
+}
+
+// resetRow forgets the cached times of the previous row.
+func (kb *keyBuilder) resetRow(ncols int) {
+	if len(kb.msOK) != ncols {
+		kb.ms, kb.msOK = make([]int64, ncols), make([]bool, ncols)
+	}
+	clear(kb.msOK)
+}
+
+// millis is enc.toMillis of column slot, computed once per row.
+func (kb *keyBuilder) millis(vals []value, cols []column, slot int) (int64, error) {
+	if slot < len(kb.msOK) && kb.msOK[slot] {
+		return kb.ms[slot], nil
+	}
+	ms, err := kb.enc.toMillis(&vals[slot], &cols[slot].tf)
+	if err == nil && slot < len(kb.msOK) {
+		kb.ms[slot], kb.msOK[slot] = ms, true
+	}
+	return ms, err
 }
 
 // appendParts appends the encoded parts to dst using the row's values.
@@ -259,7 +282,7 @@ func (kb *keyBuilder) appendParts(dst []byte, parts []part, vals []value, cols [
 			}
 		case pkReverseTS:
 			var ms int64
-			ms, err = kb.enc.toMillis(&vals[p.col], &cols[p.col].tf)
+			ms, err = kb.millis(vals, cols, p.col)
 			if err == nil {
 				if ms < 0 {
 					err = fmt.Errorf("reverse_timestamp of column %q: negative time %d", cols[p.col].name, ms)
@@ -343,7 +366,7 @@ func flipSign(b []byte, t Type) {
 
 func (kb *keyBuilder) appendTime(dst []byte, p *part, vals []value, cols []column) ([]byte, error) {
 	c := &cols[p.col]
-	ms, err := kb.enc.toMillis(&vals[p.col], &c.tf)
+	ms, err := kb.millis(vals, cols, p.col)
 	if err != nil {
 		return dst, fmt.Errorf("column %q: %w", c.name, err)
 	}

@@ -29,7 +29,7 @@ type Counts struct {
 	RowsKeyed    int64 // rows that got a row key and whose cells were emitted
 	RowsRejected int64 // rows sent to the reject sink (by the source or the mapping)
 	CellsEmitted int64 // KeyValue records handed to the sink
-	NullsSkipped int64 // NULL values that produced no cell (null: skip)
+	NullsSkipped int64 // NULL (on_null: skip) or empty (skip_empty) values that produced no cell
 	BytesRead    int64 // input bytes on disk of the inputs read to the end (Input.Size; stdin: not counted)
 }
 

@@ -140,7 +140,21 @@ func TestHFileVerifyAndInspect(t *testing.T) {
 			t.Errorf("inspect output lacks %q:\n%s", want, text)
 		}
 	}
-	js, err := runHFile(t, "", "inspect", "--json", simpleGolden)
+	js, err := runHFile(t, "", "inspect", "--json", "../../hfilewriter/testdata/hbase-1.0.0/v2-none-none-row-edge.hfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edge struct {
+		TimeRange struct{ Min, Max int64 } `json:"timeRange"`
+		Bloom     struct{ Chunks int }     `json:"deleteFamilyBloom"`
+	}
+	if err := json.Unmarshal([]byte(js), &edge); err != nil {
+		t.Fatal(err)
+	}
+	if edge.TimeRange.Min != 0 || edge.TimeRange.Max != 9223372036854775806 || edge.Bloom.Chunks != 1 {
+		t.Fatalf("inspect --json of the edge file: %+v", edge)
+	}
+	js, err = runHFile(t, "", "inspect", "--json", simpleGolden)
 	if err != nil {
 		t.Fatal(err)
 	}

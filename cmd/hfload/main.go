@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -68,6 +69,27 @@ Exit codes: 0 ok (also "nothing to do"), 1 usage or configuration error, 2 bad r
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+	}
+	var cpuProfile string
+	var profFile *os.File
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
+	root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		profFile = f
+		return pprof.StartCPUProfile(f)
+	}
+	root.PersistentPostRun = func(cmd *cobra.Command, args []string) {
+		if profFile != nil {
+			pprof.StopCPUProfile()
+			profFile.Close()
+		}
 	}
 	root.AddCommand(newRunCmd(), newGenCmd())
 	for _, c := range extraCommands() {

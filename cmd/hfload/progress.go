@@ -72,7 +72,7 @@ func (p *progress) update(ev jobs.Progress) {
 	if ev.BytesTotal > 0 {
 		pct = fmt.Sprintf(" %.1f%%", 100*float64(ev.BytesDone)/float64(ev.BytesTotal))
 	}
-	fmt.Fprintf(p.w, "hfload: %s%s: %s, %d rows, %d cells, %.1f MB/s\n", ev.Phase, pct, jobs.FormatSize(ev.BytesDone),
+	fmt.Fprintf(p.w, "hfload: %s%s: %s, %d rows, %d cells, %.1f MB/s\n", ev.Phase, pct, jobs.HumanSize(ev.BytesDone),
 		ev.RowsRead, ev.CellsDone, float64(ev.BytesDone)/1e6/max(el, 0.001))
 }
 

@@ -80,18 +80,21 @@ func (jf *jobFlags) load(args []string) (*jobs.Job, error) {
 	}
 	overrides := map[string]string{}
 	var inputs []string
+	isKey := map[string]bool{}
+	for _, k := range jobs.Keys() {
+		isKey[k] = true
+	}
 	jf.fs.Visit(func(f *pflag.Flag) {
-		switch f.Name {
-		case "set", "no-progress", "verify", "sample", "regions", "plot", "html":
-			return
-		case "input":
+		switch {
+		case f.Name == "input":
 			vals, _ := jf.fs.GetStringArray("input")
 			for _, v := range vals {
 				inputs = append(inputs, strings.Split(v, ",")...)
 			}
 			return
+		case isKey[strings.ReplaceAll(f.Name, "-", "_")]:
+			overrides[f.Name] = f.Value.String()
 		}
-		overrides[f.Name] = f.Value.String()
 	})
 	if err := job.Apply(overrides); err != nil {
 		return nil, err

@@ -34,8 +34,8 @@ type Analyzer struct {
 	rows     int64
 	cells    int64
 	bytes    int64
-	rowDups  *dupTracker
-	cellDups *dupTracker
+	rowDups  *shardedDups // own locks
+	cellDups *shardedDups
 	regions  []regionStats
 	sizes    sizeTotals
 	columns  map[columnKey]*columnTotals
@@ -84,8 +84,8 @@ func New(opts Options) (*Analyzer, error) {
 	return &Analyzer{
 		opts:     o,
 		sampler:  partition.NewSampler(o.SampleCapacity, o.Seed),
-		rowDups:  newDupTracker(o.ExpectedRows, o.FalsePositiveRate, o.ExactSample, 4*o.MaxExamples, false),
-		cellDups: newDupTracker(o.ExpectedCells, o.FalsePositiveRate, o.ExactSample, 4*o.MaxExamples, true),
+		rowDups:  newShardedDups(o.ExpectedRows, o.FalsePositiveRate, o.ExactSample, 4*o.MaxExamples, false),
+		cellDups: newShardedDups(o.ExpectedCells, o.FalsePositiveRate, o.ExactSample, 4*o.MaxExamples, true),
 		regions:  make([]regionStats, o.Splits.Len()),
 		columns:  make(map[columnKey]*columnTotals),
 	}, nil
@@ -191,6 +191,29 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 		firstRow: slices.Clone(byseq[0].row), lastRow: slices.Clone(byseq[len(byseq)-1].row),
 	}
 
+	// Duplicates: shard by shard, each under its own lock, starting at a batch-dependent shard so that
+	// concurrent Adds mostly work on different shards.
+	start := shardOf(cellHashes[0])
+	for n := 0; n < dupShards; n++ {
+		s := (start + n) % dupShards
+		sh := &a.rowDups.shards[s]
+		sh.mu.Lock()
+		for _, r := range runs {
+			if shardOf(r.hash) == s {
+				sh.t.observe(r.row, r.hash, r.seq)
+			}
+		}
+		sh.mu.Unlock()
+		sh = &a.cellDups.shards[s]
+		sh.mu.Lock()
+		for c, h := range cellHashes {
+			if shardOf(h) == s {
+				sh.t.observe(keys[c], h, cb.Cells[c].Seq)
+			}
+		}
+		sh.mu.Unlock()
+	}
+
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.rows += int64(len(runs))
@@ -199,10 +222,6 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 		a.regions[r.region].cells += int64(r.end - r.first)
 		a.regions[r.region].bytes += r.bytes
 		a.bytes += r.bytes
-		a.rowDups.observe(r.row, r.hash, r.seq)
-		for c := r.first; c < r.end; c++ {
-			a.cellDups.observe(keys[c], cellHashes[c], cb.Cells[c].Seq)
-		}
 	}
 	a.sizes.add(sz)
 	a.order.pairs += order.pairs

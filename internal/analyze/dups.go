@@ -158,14 +158,30 @@ type example struct {
 	key       string
 	seqs      []uint64
 	confirmed bool
+	fromExact bool // confirmed by the exact sample (independent of arrival order)
 }
 
-// examples returns up to n duplicates: confirmed ones first, each group ordered by first position.
+// compareExamples orders examples by their positions, then by key.
+func compareExamples(a, b example) int {
+	if c := slices.Compare(a.seqs, b.seqs); c != 0 {
+		return c
+	}
+	if a.key < b.key {
+		return -1
+	}
+	if a.key > b.key {
+		return 1
+	}
+	return 0
+}
+
+// examples returns up to n duplicates: those confirmed by the exact sample first (the same whatever the
+// arrival order), then confirmed candidates, then suspected ones; each group ordered by first position.
 func (d *dupTracker) examples(n int) []example {
-	var conf, susp []example
+	var exact, conf, susp []example
 	for k, e := range d.exact {
 		if e.count > 1 {
-			conf = append(conf, example{key: k, seqs: e.seqs, confirmed: true})
+			exact = append(exact, example{key: k, seqs: e.seqs, confirmed: true, fromExact: true})
 		}
 	}
 	for k, e := range d.cands {
@@ -175,21 +191,10 @@ func (d *dupTracker) examples(n int) []example {
 			susp = append(susp, example{key: k, seqs: e.seqs})
 		}
 	}
-	order := func(a, b example) int {
-		if c := slices.Compare(a.seqs, b.seqs); c != 0 {
-			return c
-		}
-		if a.key < b.key {
-			return -1
-		}
-		if a.key > b.key {
-			return 1
-		}
-		return 0
-	}
-	slices.SortFunc(conf, order)
-	slices.SortFunc(susp, order)
-	out := append(conf, susp...)
+	slices.SortFunc(exact, compareExamples)
+	slices.SortFunc(conf, compareExamples)
+	slices.SortFunc(susp, compareExamples)
+	out := append(append(exact, conf...), susp...)
 	if len(out) > n {
 		out = out[:n]
 	}

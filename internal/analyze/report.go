@@ -144,6 +144,16 @@ type Warning struct {
 func (a *Analyzer) Report() *Report {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	for i := range dupShards {
+		a.rowDups.shards[i].mu.Lock()
+		a.cellDups.shards[i].mu.Lock()
+	}
+	defer func() {
+		for i := range dupShards {
+			a.rowDups.shards[i].mu.Unlock()
+			a.cellDups.shards[i].mu.Unlock()
+		}
+	}()
 	o := a.opts
 	r := &Report{
 		Rows: a.rows, Cells: a.cells, Bytes: a.bytes,

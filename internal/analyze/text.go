@@ -11,6 +11,7 @@ import (
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	if err := enc.Encode(r); err != nil {
 		return fmt.Errorf("writing analysis JSON: %w", err)
 	}
