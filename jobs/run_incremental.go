@@ -56,7 +56,6 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	if plan.NoOp() {
 		res.NothingToDo = true
 		res.Message = strings.TrimPrefix(plan.Summary(), "nothing to do: ")
-		logf("%s", plan.Summary())
 		return res, nil
 	}
 	logf("%s", plan.Summary())
@@ -161,7 +160,7 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		m.Counts.RowsFiltered = wf.Filtered()
 		m.Counts.RowsRead += m.Counts.RowsFiltered
 		m.Watermark = wf.Result()
-		if m.Watermark != nil {
+		if m.Watermark != nil && plan.Watermark != nil {
 			logf("%d rows at or below the previous watermark skipped; new watermark %s = %s", m.Counts.RowsFiltered, m.Watermark.Column, m.Watermark.Value)
 		}
 	}
