@@ -53,7 +53,6 @@ type RunPlan struct {
 	Rejects     []string        `json:"reject_examples,omitempty"`
 	Warnings    []string        `json:"warnings"`
 	SplitSource string          `json:"split_source"`
-	plan        *Plan           // incremental plan
 	perInput    []*sampledInput // per loaded input
 }
 
@@ -142,7 +141,6 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 		if err != nil && !errors.Is(err, ErrInputChanged) {
 			return nil, err
 		}
-		rp.plan = p
 		rp.Watermark = p.Watermark
 		rp.Summary = p.Summary()
 		if err != nil {

@@ -66,9 +66,9 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 
 	var wf *watermarkFilter
 	if w := job.Incremental.Watermark; w != "" {
-		prev := plan.Watermark
-		if prev != nil && (prev.Column != w || (prev.Type != job.Incremental.WatermarkType && !(prev.Type == "string" && job.Incremental.WatermarkType == ""))) {
-			logf("warning: the watermark changed from %s (%s) to %s (%s): loading every row of the new inputs", prev.Column, prev.Type, w, job.Incremental.WatermarkType)
+		prev, typ := plan.Watermark, orString(job.Incremental.WatermarkType)
+		if prev != nil && (prev.Column != w || orString(prev.Type) != typ) {
+			logf("warning: the watermark changed from %s (%s) to %s (%s): loading every row of the new inputs", prev.Column, orString(prev.Type), w, typ)
 			prev = nil
 		}
 		idx, err := watermarkIndex(job, w)
@@ -184,6 +184,13 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		return res, fmt.Errorf("run %s committed %s but recording it failed (the next run records it): %w", runID, stg.Final(), err)
 	}
 	return res, nil
+}
+
+func orString(typ string) string {
+	if typ == "" {
+		return "string"
+	}
+	return typ
 }
 
 // planInputs runs State.Plan over the expanded inputs' paths.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/hfload/hfload/pipeline"
 )
@@ -29,8 +28,10 @@ import (
 // the run adds RowsFiltered to the manifest so that
 // rows_read = rows_filtered + rows_keyed + rows_rejected.
 //
-// Kept rows keep their relative order; Batch.FirstRow stays that of the
-// unfiltered batch, so row ordinals (Seq) stay unique and ordered.
+// Kept rows keep their order. CSV batches are rebuilt with the kept rows
+// (Lines keep the rows' line numbers for rejects; FirstRow stays that of the
+// unfiltered batch, so Seq stays unique and ordered); Parquet batches are
+// split into zero-copy slices, one per run of kept rows, with exact FirstRow.
 
 // wmValue is a parsed watermark value.
 type wmValue struct {
@@ -69,31 +70,89 @@ func (v *wmValue) rat() *big.Rat {
 	return v.r
 }
 
-// parseWatermarkValue parses text as typ; canon is its canonical text (as
-// canonicalWatermark gives it).
-func parseWatermarkValue(typ, text string) (v wmValue, canon string, err error) {
+// parseWatermarkValue parses text as typ. layout (may be nil) remembers the
+// index of the time layout that parsed last, tried first next time: a column
+// keeps one format, and failed attempts are what makes time parsing slow.
+func parseWatermarkValue(typ, text string, layout *int) (v wmValue, err error) {
 	text = strings.TrimSpace(text)
 	switch typ {
 	case "number":
 		if i, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return wmValue{isInt: true, i: i}, text, nil
+			return wmValue{isInt: true, i: i, s: text}, nil
 		}
 		r, ok := new(big.Rat).SetString(text)
 		if !ok {
-			return v, "", fmt.Errorf("%q is not a number", text)
+			return v, fmt.Errorf("%q is not a number", text)
 		}
-		return wmValue{r: r}, text, nil
+		return wmValue{r: r, s: text}, nil
 	case "time":
-		for _, l := range timeLayouts {
-			if t, err := time.Parse(l, text); err == nil {
-				return wmValue{t: t}, t.UTC().Format(time.RFC3339Nano), nil
+		if t, ok := parseDateTimeFast(text); ok {
+			return wmValue{t: t}, nil
+		}
+		if layout != nil && *layout >= 0 {
+			if t, err := time.Parse(timeLayouts[*layout], text); err == nil {
+				return wmValue{t: t}, nil
 			}
 		}
-		return v, "", fmt.Errorf("%q is not a time (RFC 3339, 2006-01-02 15:04:05 or 2006-01-02)", text)
+		for i, l := range timeLayouts {
+			if t, err := time.Parse(l, text); err == nil {
+				if layout != nil {
+					*layout = i
+				}
+				return wmValue{t: t}, nil
+			}
+		}
+		return v, fmt.Errorf("%q is not a time (RFC 3339, 2006-01-02 15:04:05 or 2006-01-02)", text)
 	case "", "string":
-		return wmValue{s: text}, text, nil
+		return wmValue{s: text}, nil
 	}
-	return v, "", fmt.Errorf("watermark type %q: want string, number or time", typ)
+	return v, fmt.Errorf("watermark type %q: want string, number or time", typ)
+}
+
+// parseDateTimeFast parses the most common export format without time.Parse:
+// "2006-01-02 15:04:05" or "2006-01-02T15:04:05", optionally followed by "Z"
+// (UTC). Anything else, including invalid dates, returns false and goes to
+// the layouts.
+func parseDateTimeFast(s string) (time.Time, bool) {
+	if len(s) == 20 && s[19] == 'Z' {
+		s = s[:19]
+	}
+	if len(s) != 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(i, n int) (int, bool) {
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 2)
+	d, ok3 := num(8, 2)
+	h, ok4 := num(11, 2)
+	mi, ok5 := num(14, 2)
+	sec, ok6 := num(17, 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
+	if t.Day() != d { // Feb 30 and the like: time.Parse rejects them, so must we
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// canonical is v's text as canonicalWatermark gives it: times in RFC 3339
+// UTC with nanoseconds, numbers and strings as given (trimmed).
+func (v *wmValue) canonical(typ string) string {
+	if typ == "time" {
+		return v.t.UTC().Format(time.RFC3339Nano)
+	}
+	return v.s
 }
 
 // watermarkFilter holds the state shared by the wrapped sources of one run.
@@ -105,8 +164,9 @@ type watermarkFilter struct {
 	prevTxt string
 
 	mu      sync.Mutex
-	max     *wmValue
-	maxTxt  string
+	max     wmValue
+	hasMax  bool
+	layout  int // the time layout that parsed last (-1 = none yet); used by the single reader goroutine
 	filter  atomic.Int64 // rows dropped (<= previous mark)
 	invalid atomic.Int64 // rows turned into bad rows
 }
@@ -123,13 +183,13 @@ func newWatermarkFilter(column, typ string, colIdx int, prev *Watermark) (*water
 	default:
 		return nil, fmt.Errorf("%w: incremental: watermark_type %q: want string, number or time", ErrConfig, typ)
 	}
-	f := &watermarkFilter{column: column, typ: typ, colIdx: colIdx}
+	f := &watermarkFilter{column: column, typ: typ, colIdx: colIdx, layout: -1}
 	if prev != nil && prev.Value != "" {
-		v, canon, err := parseWatermarkValue(typ, prev.Value)
+		v, err := parseWatermarkValue(typ, prev.Value, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%w: recorded watermark of %s: %w", ErrConfig, column, err)
 		}
-		f.prev, f.prevTxt = &v, canon
+		f.prev, f.prevTxt = &v, v.canonical(typ)
 	}
 	return f, nil
 }
@@ -140,8 +200,8 @@ func (f *watermarkFilter) Result() *Watermark {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
-	case f.max != nil:
-		return &Watermark{Column: f.column, Type: f.typ, Value: f.maxTxt}
+	case f.hasMax:
+		return &Watermark{Column: f.column, Type: f.typ, Value: f.max.canonical(f.typ)}
 	case f.prev != nil:
 		return &Watermark{Column: f.column, Type: f.typ, Value: f.prevTxt}
 	}
@@ -157,7 +217,7 @@ func (f *watermarkFilter) keep(text string, null bool) (bool, error) {
 	if null {
 		return false, fmt.Errorf("watermark column %s is NULL", f.column)
 	}
-	v, canon, err := parseWatermarkValue(f.typ, text)
+	v, err := parseWatermarkValue(f.typ, text, &f.layout)
 	if err != nil {
 		return false, fmt.Errorf("watermark column %s: %w", f.column, err)
 	}
@@ -165,8 +225,8 @@ func (f *watermarkFilter) keep(text string, null bool) (bool, error) {
 		return false, nil
 	}
 	f.mu.Lock()
-	if f.max == nil || wmCompare(f.typ, &v, f.max) > 0 {
-		f.max, f.maxTxt = &v, canon
+	if !f.hasMax || wmCompare(f.typ, &v, &f.max) > 0 {
+		f.max, f.hasMax = v, true
 	}
 	f.mu.Unlock()
 	return true, nil
@@ -206,6 +266,8 @@ type watermarkSource struct {
 	path   string
 	header []string
 	col    int
+	// pending holds the batches a filtered Parquet batch was split into, after the one returned.
+	pending []*pipeline.Batch
 }
 
 func (s *watermarkSource) resolve() error {
@@ -229,12 +291,23 @@ func (s *watermarkSource) resolve() error {
 // Header returns the underlying source's column names (nil if it has none).
 func (s *watermarkSource) Header() []string { return s.header }
 
-// Close closes the underlying source.
-func (s *watermarkSource) Close() error { return s.src.Close() }
+// Close releases queued batches and closes the underlying source.
+func (s *watermarkSource) Close() error {
+	for _, b := range s.pending {
+		b.Release()
+	}
+	s.pending = nil
+	return s.src.Close()
+}
 
 // Next returns the next batch with the rows at or below the mark removed.
 // Batches left with no rows and no bad rows are skipped.
 func (s *watermarkSource) Next(ctx context.Context) (*pipeline.Batch, error) {
+	if len(s.pending) > 0 {
+		b := s.pending[0]
+		s.pending = s.pending[1:]
+		return b, nil
+	}
 	for {
 		b, err := s.src.Next(ctx)
 		if b == nil || err != nil {
@@ -259,8 +332,9 @@ func (s *watermarkSource) Next(ctx context.Context) (*pipeline.Batch, error) {
 }
 
 // decide runs keep over the rows; value(i) gives row i's watermark text.
-// It returns the kept flags (nil = all kept) and appends bad rows.
-func (s *watermarkSource) decide(b *pipeline.Batch, value func(i int) (string, bool), bad func(i int, reason string) pipeline.BadRow) ([]bool, int, error) {
+// It returns the kept flags (nil = all kept) and the number kept, and
+// appends a bad row for each value that is NULL or not of the type.
+func (s *watermarkSource) decide(b *pipeline.Batch, value func(i int) (string, bool), bad func(i int, reason string) pipeline.BadRow) ([]bool, int) {
 	var keep []bool
 	kept := 0
 	for i := 0; i < b.NumRows; i++ {
@@ -285,14 +359,14 @@ func (s *watermarkSource) decide(b *pipeline.Batch, value func(i int) (string, b
 			keep[i] = ok
 		}
 	}
-	return keep, kept, nil
+	return keep, kept
 }
 
 func (s *watermarkSource) filterText(b *pipeline.Batch) error {
 	if s.col >= b.NumCols {
 		return fmt.Errorf("%w: %s: watermark column %s is position %d but the input has %d columns", ErrConfig, s.path, s.f.column, s.col, b.NumCols)
 	}
-	keep, kept, err := s.decide(b,
+	keep, kept := s.decide(b,
 		func(i int) (string, bool) { v, null := b.Field(i, s.col); return string(v), null },
 		func(i int, reason string) pipeline.BadRow {
 			line := int64(0)
@@ -301,8 +375,8 @@ func (s *watermarkSource) filterText(b *pipeline.Batch) error {
 			}
 			return pipeline.BadRow{Line: line, Reason: reason, Raw: append([]byte(nil), b.Raw(i)...)}
 		})
-	if err != nil || keep == nil {
-		return err
+	if keep == nil {
+		return nil
 	}
 	nc := b.NumCols
 	data := make([]byte, 0, len(b.Data))
@@ -344,13 +418,17 @@ func (s *watermarkSource) filterText(b *pipeline.Batch) error {
 	return nil
 }
 
+// filterRecord filters a Parquet batch. Each run of consecutive kept rows
+// becomes its own batch (a zero-copy slice of the record) whose FirstRow is
+// the run's first row, so row ordinals (rejects, Seq) stay exact; the
+// batches after the first are queued in s.pending.
 func (s *watermarkSource) filterRecord(b *pipeline.Batch) error {
 	rec := b.Record
 	if s.col >= int(rec.NumCols()) {
 		return fmt.Errorf("%w: %s: watermark column %s is position %d but the input has %d columns", ErrConfig, s.path, s.f.column, s.col, rec.NumCols())
 	}
 	col := rec.Column(s.col)
-	keep, kept, err := s.decide(b,
+	keep, _ := s.decide(b,
 		func(i int) (string, bool) {
 			if col.IsNull(i) {
 				return "", true
@@ -358,51 +436,41 @@ func (s *watermarkSource) filterRecord(b *pipeline.Batch) error {
 			return arrowText(col, i), false
 		},
 		func(i int, reason string) pipeline.BadRow {
-			return pipeline.BadRow{Line: b.FirstRow + int64(i) + 1, Reason: reason}
+			return pipeline.BadRow{Line: b.FirstRow + int64(i), Reason: reason}
 		})
-	if err != nil || keep == nil {
-		return err
+	if keep == nil {
+		return nil
 	}
-	cols := make([]arrow.Array, rec.NumCols())
-	for c := range cols {
-		var parts []arrow.Array
-		for i := 0; i < b.NumRows; {
-			if !keep[i] {
-				i++
-				continue
-			}
-			j := i
-			for j < b.NumRows && keep[j] {
-				j++
-			}
-			parts = append(parts, array.NewSlice(rec.Column(c), int64(i), int64(j)))
-			i = j
+	var runs []*pipeline.Batch
+	for i := 0; i < b.NumRows; {
+		if !keep[i] {
+			i++
+			continue
 		}
-		var arr arrow.Array
-		if len(parts) == 0 {
-			arr = array.NewSlice(rec.Column(c), 0, 0)
-		} else if len(parts) == 1 {
-			arr = parts[0]
-		} else {
-			arr, err = array.Concatenate(parts, memory.DefaultAllocator)
-			for _, p := range parts {
-				p.Release()
-			}
-			if err != nil {
-				for _, a := range cols[:c] {
-					a.Release()
-				}
-				return fmt.Errorf("%s: watermark filter: %w", s.path, err)
-			}
+		j := i
+		for j < b.NumRows && keep[j] {
+			j++
 		}
-		cols[c] = arr
+		nb := *b
+		nb.Record = rec.NewSlice(int64(i), int64(j))
+		nb.FirstRow = b.FirstRow + int64(i)
+		nb.NumRows = j - i
+		nb.Bad = nil
+		runs = append(runs, &nb)
+		i = j
 	}
-	nr := array.NewRecord(rec.Schema(), cols, int64(kept))
-	for _, a := range cols {
-		a.Release()
+	bad := b.Bad
+	if len(runs) == 0 {
+		// No row kept: an empty batch carries the bad rows (still a Parquet batch for the reject sink).
+		b.Record = rec.NewSlice(0, 0)
+		b.NumRows = 0
+		rec.Release()
+		return nil
 	}
 	rec.Release()
-	b.Record, b.NumRows = nr, kept
+	*b = *runs[0]
+	b.Bad = bad
+	s.pending = append(s.pending, runs[1:]...)
 	return nil
 }
 

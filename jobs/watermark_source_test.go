@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/hfload/hfload/pipeline"
 )
 
 // writeTimesParquet writes key (string), name (string), updated (timestamp ms UTC, nullable) rows;
@@ -101,6 +104,10 @@ func TestWatermarkFiltersParquetRecords(t *testing.T) {
 	if c.RowsRead != 301 || c.RowsFiltered != 150 || c.RowsKeyed != 150 || c.RowsRejected != 1 {
 		t.Fatalf("counts %+v", c)
 	}
+	if rej, err := os.ReadFile(filepath.Join(res2.OutDir, "_rejects.jsonl")); err != nil ||
+		!strings.Contains(string(rej), `"row":300,"reason":"watermark column updated is NULL"`) {
+		t.Errorf("rejects: %s %v", rej, err)
+	}
 	if got := rowsOf(t, res2); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("loaded rows differ: got %d, want %d", len(got), len(want))
 	}
@@ -141,5 +148,102 @@ func TestWatermarkByPositionWithoutHeader(t *testing.T) {
 	}
 	if n := len(runsOf(t, job)); n != 1 {
 		t.Errorf("failed run recorded: %d runs", n)
+	}
+}
+
+// oneBatch is a Source with one batch.
+type oneBatch struct{ b *pipeline.Batch }
+
+func (o *oneBatch) Next(context.Context) (*pipeline.Batch, error) {
+	if o.b == nil {
+		return nil, io.EOF
+	}
+	b := o.b
+	o.b = nil
+	return b, nil
+}
+func (o *oneBatch) Close() error     { return nil }
+func (o *oneBatch) Header() []string { return []string{"id", "v"} }
+
+func TestWatermarkSplitsParquetBatchesWithExactRows(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer bld.Release()
+	//          rows:  0   1   2   3   4    5   6   7
+	vals := []int64{11, 12, 5, 13, -1, 14, 15, 3} // mark 10; -1 = NULL
+	for i, v := range vals {
+		bld.Field(0).(*array.Int64Builder).Append(int64(i))
+		if v < 0 {
+			bld.Field(1).AppendNull()
+		} else {
+			bld.Field(1).(*array.Int64Builder).Append(v)
+		}
+	}
+	rec := bld.NewRecord()
+	f, err := newWatermarkFilter("v", "number", -1, &Watermark{Column: "v", Type: "number", Value: "10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := f.wrap([]pipeline.Input{{Path: "x.parquet", Open: func() (pipeline.Source, error) {
+		return &oneBatch{b: &pipeline.Batch{Source: "x.parquet", FirstRow: 100, NumRows: 8, NumCols: 2, Record: rec}}, nil
+	}}})
+	src, err := in[0].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		b, err := src.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := b.Record.Column(0).(*array.Int64)
+		var s []string
+		for i := 0; i < b.NumRows; i++ {
+			if ids.Value(i) != b.FirstRow-100+int64(i) {
+				t.Fatalf("batch FirstRow %d row %d has id %d", b.FirstRow, i, ids.Value(i))
+			}
+			s = append(s, fmt.Sprint(ids.Value(i)))
+		}
+		for _, bad := range b.Bad {
+			s = append(s, fmt.Sprintf("bad@%d", bad.Line))
+		}
+		got = append(got, fmt.Sprintf("%d:[%s]", b.FirstRow, strings.Join(s, " ")))
+		b.Release()
+	}
+	src.Close()
+	if want := "100:[0 1 bad@104] 103:[3] 105:[5 6]"; strings.Join(got, " ") != want {
+		t.Errorf("batches %s, want %s", strings.Join(got, " "), want)
+	}
+	if f.Filtered() != 2 || f.Result().Value != "15" {
+		t.Errorf("filtered %d, mark %v", f.Filtered(), f.Result())
+	}
+}
+
+// The fast path must agree with the layouts: same instant for what it takes, and nothing it refuses
+// that they would take differently.
+func TestParseDateTimeFastAgreesWithLayouts(t *testing.T) {
+	for _, s := range []string{"2024-01-02 03:04:05", "2024-01-02T03:04:05", "2024-01-02T03:04:05Z", "2024-02-29 23:59:59",
+		"2023-02-29 00:00:00", "2024-02-30 00:00:00", "2024-13-01 00:00:00", "2024-01-01 24:00:00", "2024-01-01 00:60:00",
+		"2024-1-01 00:00:00", "2024-01-01 00:00:0x", "2024-01-02T03:04:05+02:00", "2024-01-02 03:04:05.5", "2024-01-02"} {
+		fast, ok := parseDateTimeFast(s)
+		v, err := parseWatermarkValue("time", s, nil)
+		if ok && (err != nil || !fast.Equal(v.t)) {
+			t.Errorf("%s: fast %v, layouts %v %v", s, fast, v.t, err)
+		}
+		var slow time.Time
+		var serr error = fmt.Errorf("no layout")
+		for _, l := range timeLayouts {
+			if tm, e := time.Parse(l, s); e == nil {
+				slow, serr = tm, nil
+				break
+			}
+		}
+		if (serr == nil) != (err == nil) || (err == nil && !slow.Equal(v.t)) {
+			t.Errorf("%s: parseWatermarkValue %v %v, layouts %v %v", s, v.t, err, slow, serr)
+		}
 	}
 }
