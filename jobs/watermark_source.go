@@ -166,7 +166,7 @@ type watermarkFilter struct {
 	mu      sync.Mutex
 	max     wmValue
 	hasMax  bool
-	layout  int // the time layout that parsed last (-1 = none yet); used by the single reader goroutine
+	layout  int          // the time layout that parsed last (-1 = none yet); used by the single reader goroutine
 	filter  atomic.Int64 // rows dropped (<= previous mark)
 	invalid atomic.Int64 // rows turned into bad rows
 }
