@@ -173,7 +173,10 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 		for _, in := range inputs {
 			rp.Inputs = append(rp.Inputs, PlanInput{Path: in.Path, Size: in.Size, Action: "load"})
 		}
-		rp.Summary = fmt.Sprintf("load %d inputs", len(inputs))
+		rp.Summary = fmt.Sprintf("load %d input", len(inputs))
+		if len(inputs) != 1 {
+			rp.Summary += "s"
+		}
 	}
 	if len(inputs) == 0 {
 		return rp, nil
@@ -204,15 +207,12 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	splits := spec.Splits
 	rp.SplitSource = splitSource(job)
 	var (
-		mu       sync.Mutex
-		first    []planKey
-		seen     = map[string]int{}
-		prevRow  []byte
-		ordered  = true // distinct row keys increase with the input order
-		sampler  = partition.NewSampler(100000, 1)
-		regCells []int64
-		regBytes []int64
-		famBytes = map[[2]int]int64{} // region, family → bytes
+		mu      sync.Mutex
+		first   []planKey
+		seen    = map[string]int{}
+		prevRow []byte
+		ordered = true // distinct row keys increase with the input order
+		rows    = map[string]*planRow{}
 	)
 	var rejBuf bytes.Buffer
 	popts := spec.Pipeline
@@ -242,18 +242,13 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 			if seen[string(key)] > 1 {
 				rp.Sample.DupCells++
 			}
-			sampler.Add(row, int64(len(kv)))
-			r := 0
-			if len(splits) > 0 {
-				r = splits.Region(row)
+			pr := rows[string(row)]
+			if pr == nil {
+				pr = &planRow{fam: make([]int64, len(rp.Families))}
+				rows[string(row)] = pr
 			}
-			for len(regCells) <= r {
-				regCells = append(regCells, 0)
-				regBytes = append(regBytes, 0)
-			}
-			regCells[r]++
-			regBytes[r] += int64(len(kv))
-			famBytes[[2]int{r, int(c.Family)}] += int64(len(kv))
+			pr.cells++
+			pr.fam[c.Family] += int64(len(kv))
 			rp.Sample.Cells++
 			rp.Sample.KVBytes += int64(len(kv))
 		}
@@ -323,40 +318,48 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	rp.Estimate.Cells = int64(math.Round(float64(rp.Sample.Cells) * scale))
 	rp.Estimate.KVBytes = int64(math.Round(float64(rp.Sample.KVBytes) * scale))
 
-	// Regions: known splits, or split_sample computed from the sampled keys.
+	// Regions: known splits, or split_sample computed from the sampled keys (all of them, by bytes).
+	keys := make([]partition.SampleKey, 0, len(rows))
+	for k, pr := range rows {
+		var b int64
+		for _, n := range pr.fam {
+			b += n
+		}
+		keys = append(keys, partition.SampleKey{Row: []byte(k), Bytes: b})
+	}
+	sort.Slice(keys, func(i, k int) bool { return bytes.Compare(keys[i].Row, keys[k].Row) < 0 })
 	if spec.SplitSample > 0 {
-		splits = sampler.Splits(spec.SplitSample)
-		regCells, regBytes = nil, nil
-		famBytes = map[[2]int]int64{}
-		// Re-route the sampled keys' bytes over the computed splits.
-		for _, k := range sampler.Sample() {
-			r := splits.Region(k.Row)
-			for len(regBytes) <= r {
-				regCells = append(regCells, 0)
-				regBytes = append(regBytes, 0)
-			}
-			regBytes[r] += k.Bytes
+		splits = partition.SplitsFromSample(keys, spec.SplitSample)
+	}
+	regCells := make([]int64, len(splits)+1)
+	regBytes := make([]int64, len(splits)+1)
+	famBytes := make([][]int64, len(splits)+1)
+	for r := range famBytes {
+		famBytes[r] = make([]int64, len(rp.Families))
+	}
+	for _, k := range keys {
+		r := 0
+		if len(splits) > 0 {
+			r = splits.Region(k.Row)
+		}
+		pr := rows[string(k.Row)]
+		regCells[r] += pr.cells
+		regBytes[r] += k.Bytes
+		for f, n := range pr.fam {
+			famBytes[r][f] += n
 		}
 	}
 	maxFile := spec.MaxFileSize
 	for r := 0; r <= len(splits); r++ {
 		start, end := splits.Bounds(r)
 		pr := PlanRegion{Index: r, Start: hfilewriter.ToStringBinary(start), End: hfilewriter.ToStringBinary(end)}
-		if r < len(regCells) {
-			pr.SampleCells = regCells[r]
-			pr.Cells = int64(math.Round(float64(regCells[r]) * scale))
-			pr.KVBytes = int64(math.Round(float64(regBytes[r]) * scale))
-		}
-		if spec.SplitSample > 0 {
-			if pr.KVBytes > 0 {
-				pr.Files = len(rp.Families) * int((pr.KVBytes+maxFile-1)/maxFile)
-			}
-		} else {
-			for f := range rp.Families {
-				b := int64(math.Round(float64(famBytes[[2]int{r, f}]) * scale))
-				if b > 0 {
-					pr.Files += int((b + maxFile - 1) / maxFile)
-				}
+		pr.SampleCells = regCells[r]
+		pr.Cells = int64(math.Round(float64(regCells[r]) * scale))
+		pr.KVBytes = int64(math.Round(float64(regBytes[r]) * scale))
+		for f := range rp.Families {
+			b := int64(math.Round(float64(famBytes[r][f]) * scale))
+			if b > 0 {
+				pr.Files += int((b + maxFile - 1) / maxFile)
 			}
 		}
 		rp.Estimate.Files += pr.Files
@@ -394,6 +397,13 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 		warn("row keys increase with the input order (first keys %v): appended data all lands in the last region (a hotspot for incremental loads); consider a salt or hash prefix", rp.KeyExamples)
 	}
 	return rp, nil
+}
+
+// planRow is what the sample put into one row key: cells, and KeyValue
+// bytes per family.
+type planRow struct {
+	cells int64
+	fam   []int64
 }
 
 // planKey is a sampled row key with its input position.

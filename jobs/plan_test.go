@@ -160,3 +160,26 @@ mapping:
 		t.Errorf("good job: %v", err)
 	}
 }
+
+func TestPlanSplitSampleRegions(t *testing.T) {
+	root := t.TempDir()
+	genFile(t, filepath.Join(root, "demo-data", "logs.csv"), "logs", 4000)
+	rp, err := PlanJob(context.Background(), exampleJob(t, "logs", root), PlanOptions{Sample: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rp.Regions) != 4 || rp.Estimate.Rows != 4000 || rp.Sample.WholeInputs != 1 {
+		t.Fatalf("regions %d, rows %d, whole %d", len(rp.Regions), rp.Estimate.Rows, rp.Sample.WholeInputs)
+	}
+	var cells int64
+	for _, r := range rp.Regions {
+		// Equal bytes: each region within 10% of a quarter.
+		if q := rp.Estimate.KVBytes / 4; r.KVBytes < q*9/10 || r.KVBytes > q*11/10 {
+			t.Errorf("region %d: %d bytes of %d", r.Index, r.KVBytes, rp.Estimate.KVBytes)
+		}
+		cells += r.Cells
+	}
+	if cells != rp.Estimate.Cells || rp.Estimate.Cells != rp.Sample.Cells {
+		t.Errorf("cells: regions %d, estimate %d, sample %d", cells, rp.Estimate.Cells, rp.Sample.Cells)
+	}
+}
