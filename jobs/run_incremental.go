@@ -150,11 +150,14 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		res.CreateCommand = partition.CreateTableCommand(tableOr(job.Table), spec.Mapping.Families(), lr.Splits)
 	}
 
+	// The manifest's inputs are the fingerprints (with checksums) the plan took before reading:
+	// buildManifest would hash every input once more.
+	spec.Inputs = nil
 	m, err := buildManifest(job, spec, lr, runID, started, now())
 	if err != nil {
 		return res, err
 	}
-	m.Inputs = plan.Load // the fingerprints (with checksums) the plan took before reading
+	m.Inputs = plan.Load
 	m.SetCommands(stg.Final())
 	if wf != nil {
 		m.Counts.RowsFiltered = wf.Filtered()

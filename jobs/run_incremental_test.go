@@ -121,6 +121,10 @@ func TestIncrementalCycle(t *testing.T) {
 		runs[0].Counts != m.Counts || !strings.HasPrefix(runs[0].Inputs[0].Checksum, "sha256:") {
 		t.Fatalf("runs after first: %+v", runs)
 	}
+	if len(m.Inputs) != 1 || !m.Inputs[0].SameContent(runs[0].Inputs[0]) || m.Inputs[0].Path != runs[0].Inputs[0].Path ||
+		m.Inputs[0].Checksum == "" {
+		t.Errorf("manifest inputs %+v, recorded %+v", m.Inputs, runs[0].Inputs)
+	}
 
 	// Rerun: nothing new, says so, records nothing, writes nothing.
 	var logs []string
