@@ -3,6 +3,7 @@ package jobs
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 
 	"github.com/hfload/hfload/pipeline"
@@ -26,7 +27,13 @@ func CheckJob(job *Job) error {
 		if cfg, err := job.MappingConfig(); err != nil {
 			errs = append(errs, err)
 		} else if m, err := pipeline.Compile(cfg); err != nil {
-			errs = append(errs, fmt.Errorf("%w: mapping: %w", ErrConfig, err))
+			where := "mapping"
+			if job.File != "" && job.Mapping.Line > 0 {
+				where = fmt.Sprintf("%s:%d", filepath.Base(job.File), job.Mapping.Line) // the error names the mapping
+			} else if job.File != "" {
+				where = filepath.Base(job.File) + ": columns"
+			}
+			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrConfig, where, err))
 		} else {
 			fams := map[string]bool{}
 			for _, f := range m.Families() {

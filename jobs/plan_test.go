@@ -145,7 +145,7 @@ mapping:
 	if !errors.Is(err, ErrConfig) || ExitCode(err) != ExitUsage {
 		t.Fatalf("check: %v", err)
 	}
-	for _, want := range []string{"nosuchtype", "missing-splits.txt"} {
+	for _, want := range []string{"bad.yaml:8: mapping: column 1 (a)", "nosuchtype", "missing-splits.txt"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
