@@ -85,6 +85,7 @@ type OutputFile struct {
 // Counts are the run's row and cell totals. Reconcile checks they add up.
 type Counts struct {
 	RowsRead     int64 `json:"rows_read"`     // rows parsed from inputs
+	RowsFiltered int64 `json:"rows_filtered"` // rows read but not loaded: at or below the previous watermark
 	RowsKeyed    int64 `json:"rows_keyed"`    // rows that got a row key and emitted cells
 	RowsRejected int64 `json:"rows_rejected"` // rows sent to the reject sink
 	RowsWritten  int64 `json:"rows_written"`  // distinct row keys in the HFiles (per family, summed)
@@ -98,8 +99,10 @@ type Counts struct {
 	BytesWritten int64 `json:"bytes_written"`
 }
 
-// Reconcile checks that the counts add up: rows_read = rows_keyed +
-// rows_rejected; cells_emitted = cells_written + duplicates + combined;
+// Reconcile checks that the counts add up: rows_read = rows_filtered +
+// rows_keyed + rows_rejected (every row read from the inputs was either
+// skipped by the incremental watermark, loaded, or rejected; a row whose
+// watermark value is NULL or unparseable is rejected); cells_emitted = cells_written + duplicates + combined;
 // rows_written ≤ cells_written and > 0 iff cells were written; no negative
 // count. It reports every mismatch.
 func (c Counts) Reconcile() error {
@@ -108,7 +111,7 @@ func (c Counts) Reconcile() error {
 		name string
 		v    int64
 	}{
-		{"rows_read", c.RowsRead}, {"rows_keyed", c.RowsKeyed}, {"rows_rejected", c.RowsRejected},
+		{"rows_read", c.RowsRead}, {"rows_filtered", c.RowsFiltered}, {"rows_keyed", c.RowsKeyed}, {"rows_rejected", c.RowsRejected},
 		{"rows_written", c.RowsWritten}, {"cells_emitted", c.CellsEmitted}, {"cells_written", c.CellsWritten},
 		{"duplicates", c.Duplicates}, {"combined", c.Combined}, {"nulls_skipped", c.NullsSkipped},
 		{"bytes_read", c.BytesRead}, {"files_written", c.FilesWritten}, {"bytes_written", c.BytesWritten},
@@ -118,8 +121,11 @@ func (c Counts) Reconcile() error {
 			probs = append(probs, fmt.Sprintf("%s = %d is negative", v.name, v.v))
 		}
 	}
-	if c.RowsRead != c.RowsKeyed+c.RowsRejected {
+	if c.RowsFiltered == 0 && c.RowsRead != c.RowsKeyed+c.RowsRejected {
 		probs = append(probs, fmt.Sprintf("rows_read %d != rows_keyed %d + rows_rejected %d", c.RowsRead, c.RowsKeyed, c.RowsRejected))
+	} else if c.RowsRead != c.RowsFiltered+c.RowsKeyed+c.RowsRejected {
+		probs = append(probs, fmt.Sprintf("rows_read %d != rows_filtered %d + rows_keyed %d + rows_rejected %d",
+			c.RowsRead, c.RowsFiltered, c.RowsKeyed, c.RowsRejected))
 	}
 	if c.CellsEmitted != c.CellsWritten+c.Duplicates+c.Combined {
 		probs = append(probs, fmt.Sprintf("cells_emitted %d != cells_written %d + duplicates %d + combined %d",

@@ -60,6 +60,9 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	if err := job.Validate(); err != nil {
 		return nil, err
 	}
+	if job.StateDir != "" {
+		return executeIncremental(ctx, job, eo, now, logf)
+	}
 	started := now()
 	spec, err := job.Prepare(started)
 	if err != nil {
@@ -253,7 +256,11 @@ func (r *ExecuteResult) Summary() string {
 		return b.String()
 	}
 	c := m.Counts
-	fmt.Fprintf(&b, "\nrows read      %d (keyed %d, rejected %d)\n", c.RowsRead, c.RowsKeyed, c.RowsRejected)
+	if c.RowsFiltered > 0 {
+		fmt.Fprintf(&b, "\nrows read      %d (at or below the watermark %d, keyed %d, rejected %d)\n", c.RowsRead, c.RowsFiltered, c.RowsKeyed, c.RowsRejected)
+	} else {
+		fmt.Fprintf(&b, "\nrows read      %d (keyed %d, rejected %d)\n", c.RowsRead, c.RowsKeyed, c.RowsRejected)
+	}
 	fmt.Fprintf(&b, "cells          %d emitted, %d written", c.CellsEmitted, c.CellsWritten)
 	if c.Duplicates > 0 {
 		fmt.Fprintf(&b, ", %d duplicates dropped", c.Duplicates)

@@ -1,0 +1,18 @@
+package main
+
+import (
+	"os"
+	"testing"
+)
+
+// cliEnv makes the test binary act as the hfload command: subprocess tests
+// (e.g. the SIGKILL test) re-execute os.Args[0] with it set and the command's
+// arguments.
+const cliEnv = "HFLOAD_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(cliEnv) == "1" {
+		os.Exit(run(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}

@@ -1,0 +1,246 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
+)
+
+// executeIncremental is Execute for a job with a state_dir:
+//
+//  1. take the job's lock (ErrLocked naming the holder; a crashed holder's
+//     lock is taken over) and settle what a crashed run left in the state;
+//  2. plan: inputs an earlier run loaded unchanged are skipped, new ones are
+//     loaded, a changed one is ErrInputChanged unless reload; nothing to load
+//     is a success with NothingToDo;
+//  3. load only the planned inputs, filtered by the watermark if the job has
+//     one, into <out>/<job>/.hfload-staging-<run>/;
+//  4. write the pending record, commit to <out>/<job>/<run-id>/ with the
+//     manifest last, then record the run. A run that fails before the commit
+//     leaves the state as it was.
+func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now func() time.Time, logf func(string, ...any)) (*ExecuteResult, error) {
+	res := &ExecuteResult{OutDir: job.RunParent()}
+	st, err := job.OpenState()
+	if err != nil {
+		return res, err
+	}
+	lock, notes, err := st.Lock("run " + job.Name)
+	for _, n := range notes {
+		logf("%s", n)
+	}
+	if err != nil {
+		return res, err
+	}
+	defer lock.Release()
+
+	started := now()
+	spec, err := job.Prepare(started)
+	if err != nil {
+		return res, err
+	}
+	spec.Verify = eo.Verify
+	spec.Progress = eo.Progress
+
+	plan, err := planInputs(ctx, st, spec.Inputs, job.Reload)
+	if err != nil {
+		return res, err
+	}
+	if plan.NoOp() {
+		res.NothingToDo = true
+		res.Message = strings.TrimPrefix(plan.Summary(), "nothing to do: ")
+		return res, nil
+	}
+	logf("%s", plan.Summary())
+	spec.Inputs = plannedInputs(spec.Inputs, plan)
+	for _, c := range plan.Changed {
+		logf("warning: reloading %s (loaded by run %s, changed since): its rows are loaded again", c.Now.Path, c.LoadedBy)
+	}
+
+	var wf *watermarkFilter
+	if w := job.Incremental.Watermark; w != "" {
+		prev, typ := plan.Watermark, orString(job.Incremental.WatermarkType)
+		if prev != nil && (prev.Column != w || orString(prev.Type) != typ) {
+			logf("warning: the watermark changed from %s (%s) to %s (%s): loading every row of the new inputs", prev.Column, orString(prev.Type), w, typ)
+			prev = nil
+		}
+		idx, err := watermarkIndex(job, w)
+		if err != nil {
+			return res, err
+		}
+		if wf, err = newWatermarkFilter(w, job.Incremental.WatermarkType, idx, prev); err != nil {
+			return res, err
+		}
+		spec.Inputs = wf.wrap(spec.Inputs)
+		if prev != nil {
+			logf("loading rows with %s > %s", w, prev.Value)
+		}
+	}
+	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
+		w := "no split points given: all output is one region. If the table already has regions, pass " +
+			"--splits (one key per line, e.g. from list_regions); for a new table, --split-sample N computes " +
+			"N equal regions from the data and prints the pre-split create command"
+		res.Warnings = append(res.Warnings, w)
+		logf("warning: %s", w)
+	}
+
+	runID := NewRunID(started)
+	stg, err := job.Stage(runID)
+	if err != nil {
+		return res, err
+	}
+	for _, r := range stg.Recovered() {
+		logf("%s", r)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			stg.Abort()
+		}
+	}()
+	res.OutDir = stg.Final()
+	spec.TempDir = filepath.Join(stg.Dir(), ".spill")
+	if err := os.MkdirAll(spec.TempDir, 0o755); err != nil {
+		return res, fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	rejPath := job.Rejects
+	if rejPath == "" {
+		rejPath = filepath.Join(stg.Dir(), "_rejects.jsonl")
+	}
+	rej, err := os.Create(rejPath)
+	if err != nil {
+		return res, fmt.Errorf("%w: rejects file: %w", ErrIO, err)
+	}
+	spec.Pipeline.Rejects = rej
+
+	lr, err := Load(ctx, spec, stg.Dir())
+	if cerr := rej.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("%w: rejects file: %w", ErrIO, cerr)
+	}
+	os.RemoveAll(spec.TempDir)
+	if lr != nil {
+		res.DupExamples = lr.DupExamples
+		res.Spills = lr.Spills
+		res.PeakSortBytes = lr.PeakMemory
+		res.Seconds = lr.Elapsed.Seconds()
+	}
+	if err != nil {
+		return res, classifyLoadError(err)
+	}
+	if lr.Counts.RowsRejected == 0 && job.Rejects == "" {
+		os.Remove(rejPath)
+	} else if lr.Counts.RowsRejected > 0 {
+		res.RejectsFile = rejPath
+		if job.Rejects == "" {
+			res.RejectsFile = filepath.Join(stg.Final(), "_rejects.jsonl")
+		}
+		logf("%d rows rejected: see %s", lr.Counts.RowsRejected, res.RejectsFile)
+	}
+	for _, s := range lr.Splits {
+		res.Splits = append(res.Splits, hfilewriter.ToStringBinary(s))
+	}
+	if spec.SplitSample > 0 {
+		res.CreateCommand = partition.CreateTableCommand(tableOr(job.Table), spec.Mapping.Families(), lr.Splits)
+	}
+
+	// The manifest's inputs are the fingerprints (with checksums) the plan took before reading:
+	// buildManifest would hash every input once more.
+	spec.Inputs = nil
+	m, err := buildManifest(job, spec, lr, runID, started, now())
+	if err != nil {
+		return res, err
+	}
+	m.Inputs = plan.Load
+	m.SetCommands(stg.Final())
+	if wf != nil {
+		m.Counts.RowsFiltered = wf.Filtered()
+		m.Counts.RowsRead += m.Counts.RowsFiltered
+		m.Watermark = wf.Result()
+		if m.Watermark != nil && plan.Watermark != nil {
+			logf("%d rows at or below the previous watermark skipped; new watermark %s = %s", m.Counts.RowsFiltered, m.Watermark.Column, m.Watermark.Value)
+		}
+	}
+	if err := m.Reconcile(); err != nil {
+		return res, fmt.Errorf("internal error, refusing to commit: %w", err)
+	}
+	rec := RunRecord{RunID: runID, Started: m.Started, Finished: m.Finished, Inputs: plan.Load,
+		Watermark: m.Watermark, Output: stg.Final(), Counts: m.Counts}
+	for _, s := range plan.Skip {
+		rec.Skipped = append(rec.Skipped, s.Path)
+	}
+	if err := st.Begin(rec); err != nil {
+		return res, err
+	}
+	if err := stg.Commit(m); err != nil {
+		return res, fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	committed = true
+	res.Manifest = m
+	if err := st.Record(rec); err != nil {
+		return res, fmt.Errorf("run %s committed %s but recording it failed (the next run records it): %w", runID, stg.Final(), err)
+	}
+	return res, nil
+}
+
+func orString(typ string) string {
+	if typ == "" {
+		return "string"
+	}
+	return typ
+}
+
+// planInputs runs State.Plan over the expanded inputs' paths.
+func planInputs(ctx context.Context, st *State, ins []pipeline.Input, reload bool) (*Plan, error) {
+	paths := make([]string, len(ins))
+	for i, in := range ins {
+		paths[i] = in.Path
+	}
+	return st.Plan(ctx, paths, reload)
+}
+
+// plannedInputs keeps the inputs the plan loads, in their original order
+// (and with their original indexes, so row ordinals stay distinct).
+func plannedInputs(ins []pipeline.Input, plan *Plan) []pipeline.Input {
+	load := map[string]bool{}
+	for _, l := range plan.Load {
+		load[l.Path] = true
+	}
+	var out []pipeline.Input
+	for _, in := range ins {
+		abs, err := filepath.Abs(in.Path)
+		if err == nil && load[abs] {
+			out = append(out, in)
+			delete(load, abs) // a path listed twice is loaded once
+		}
+	}
+	return out
+}
+
+// watermarkIndex is the position of the watermark column for inputs without
+// a header: the index a mapping column of that name gives, or the column
+// itself when it is a number; -1 when only the header can tell.
+func watermarkIndex(job *Job, column string) (int, error) {
+	if n, err := strconv.Atoi(column); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("%w: incremental.watermark: position %d is negative", ErrConfig, n)
+		}
+		return n, nil
+	}
+	cfg, err := job.MappingConfig()
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range cfg.Columns {
+		if c.Name == column && c.Index != nil {
+			return *c.Index, nil
+		}
+	}
+	return -1, nil
+}
