@@ -49,6 +49,7 @@ type Aggregation struct {
 	dup     DuplicatePolicy
 	seqLast bool // some op keeps the latest cell: the sorter orders partial groups by their last seq
 	one     bool // the mapping uses the _one column: the inputs get it
+	file    string
 
 	mu  sync.Mutex
 	err error // first duplicate among cells no rule covers
@@ -134,7 +135,7 @@ func (j *Job) Aggregation(cfg *pipeline.MappingConfig, dup DuplicatePolicy) (*Ag
 	if cfg.Timestamp.Column != "" {
 		return fail(lines[0], "cells fold only when their keys are equal, timestamps included: remove mapping.timestamp.column %q (aggregated cells carry the job's timestamp)", cfg.Timestamp.Column)
 	}
-	a := &Aggregation{dup: dup}
+	a := &Aggregation{dup: dup, file: j.fileLabel()}
 	families := cfgFamilies(cfg)
 	var firstLine, lastLine int
 	if dup == DuplicatesFirst {
@@ -325,7 +326,7 @@ func (a *Aggregation) Err() error {
 	}
 	for i := range a.rules {
 		if err := a.rules[i].agg.Err(); err != nil {
-			return fmt.Errorf("aggregate rule at line %d (cell %q): %w", a.rules[i].line, a.rules[i].text, err)
+			return fmt.Errorf("%s:%d: aggregate rule for cell %q: %w", a.file, a.rules[i].line, a.rules[i].text, err)
 		}
 	}
 	return nil

@@ -215,13 +215,31 @@ type revenueGroup struct {
 // TestAggregateDailyRevenueExample runs examples/daily-revenue.yaml on `hfload gen orders` data and
 // compares every cell with the same aggregation computed here from the CSV (decimals exactly).
 func TestAggregateDailyRevenueExample(t *testing.T) {
+	for _, format := range []string{"csv", "parquet"} {
+		t.Run(format, func(t *testing.T) { testDailyRevenue(t, format) })
+	}
+}
+
+func testDailyRevenue(t *testing.T, format string) {
 	dir := t.TempDir()
 	var buf bytes.Buffer
-	if _, err := gen.Write(&buf, gen.Options{Dataset: "orders", Rows: 30000, Seed: 9, Header: true}); err != nil {
+	rows := int64(30000)
+	if format == "parquet" {
+		rows = 8000
+	}
+	if _, err := gen.Write(&buf, gen.Options{Dataset: "orders", Rows: rows, Seed: 9, Header: true}); err != nil {
 		t.Fatal(err)
 	}
 	in := filepath.Join(dir, "orders.csv")
 	os.WriteFile(in, buf.Bytes(), 0o644)
+	if format == "parquet" { // the same rows (same seed) as Parquet; the CSV gives the expectations
+		var pq bytes.Buffer
+		if _, err := gen.Write(&pq, gen.Options{Dataset: "orders", Rows: rows, Seed: 9, Format: "parquet", RowGroupRows: 3000}); err != nil {
+			t.Fatal(err)
+		}
+		in = filepath.Join(dir, "orders.parquet")
+		os.WriteFile(in, pq.Bytes(), 0o644)
+	}
 	recs, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -386,6 +404,7 @@ aggregate:
   - {cell: "d:total", op: sum, type: long}
 `, in, out)
 	_, err := Execute(context.Background(), job, ExecuteOptions{})
+	t.Log(err)
 	if err == nil || !strings.Contains(err.Error(), "overflow") || !strings.Contains(err.Error(), `cell "d:total"`) {
 		t.Fatalf("err = %v, want a long overflow naming the rule", err)
 	}
@@ -464,5 +483,47 @@ mapping:
 	tsCol := aggJob(t, mapping+"  timestamp: {column: v}\naggregate:\n  - {cell: d, op: max, type: long}\n", in, filepath.Join(dir, "out"))
 	if _, err := tsCol.Prepare(time.Unix(0, 0)); err == nil || !strings.Contains(err.Error(), "timestamp.column") {
 		t.Errorf("timestamp column: err = %v", err)
+	}
+}
+
+// TestAggregateFirstLastAcrossSpills: first keeps the value of the earliest input row and last the
+// latest, also when the group is cut into runs that spill and merge out of input order.
+func TestAggregateFirstLastAcrossSpills(t *testing.T) {
+	dir := t.TempDir()
+	const n = 300000
+	var b bytes.Buffer
+	b.WriteString("k,v\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "g%d,r%07d\n", i%3, i)
+	}
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, b.Bytes(), 0o644)
+	for _, op := range []string{"first", "last"} {
+		out := filepath.Join(dir, op)
+		job := aggJob(t, `
+memory: 32MiB
+workers: 2
+mapping:
+  columns: [{name: k}, {name: v, cell: "d:v"}]
+  rowkey: [k]
+aggregate:
+  - {cell: "d:v", op: `+op+`}
+`, in, out)
+		res, err := Execute(context.Background(), job, ExecuteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := readAggOutput(t, out, res.Manifest)
+		want := []aggCell{{"g0", "d", "v", "r0000000"}, {"g1", "d", "v", "r0000001"}, {"g2", "d", "v", "r0000002"}}
+		if op == "last" {
+			want = []aggCell{{"g0", "d", "v", fmt.Sprintf("r%07d", n-3)}, {"g1", "d", "v", fmt.Sprintf("r%07d", n-2)}, {"g2", "d", "v", fmt.Sprintf("r%07d", n-1)}}
+		}
+		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("%s: got %q, want %q", op, got, want)
+		}
+		if res.Spills == 0 {
+			t.Logf("%s: no spill (the budget was enough)", op)
+		}
+		t.Logf("%s: spills %d, peak sort bytes %d", op, res.Spills, res.PeakSortBytes)
 	}
 }
