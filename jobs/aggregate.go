@@ -231,12 +231,13 @@ func (a *Aggregation) checkCells(cfg *pipeline.MappingConfig, file string) error
 	type cell struct {
 		family, qual, value string
 		fixed               bool
+		litPrefix           string // a templated qualifier's text before its first ${
 	}
 	var cells []cell
 	for _, c := range cfg.Columns {
 		if c.Cell != "" {
 			f, q, _ := strings.Cut(c.Cell, ":")
-			cells = append(cells, cell{f, q, c.Name, true})
+			cells = append(cells, cell{f, q, c.Name, true, ""})
 		}
 	}
 	for _, c := range cfg.Cells {
@@ -244,7 +245,11 @@ func (a *Aggregation) checkCells(cfg *pipeline.MappingConfig, file string) error
 			a.one = true
 		}
 		fixed := len(c.QualifierParts) == 0 && !strings.Contains(c.Qualifier, "${")
-		cells = append(cells, cell{c.Family, c.Qualifier, c.Value, fixed})
+		lit := ""
+		if len(c.QualifierParts) == 0 {
+			lit, _, _ = strings.Cut(c.Qualifier, "${")
+		}
+		cells = append(cells, cell{c.Family, c.Qualifier, c.Value, fixed, lit})
 	}
 	if a.one && !declared {
 		cfg.Columns = append(cfg.Columns, pipeline.ColumnConfig{Name: OneColumn, Type: "long"})
@@ -254,8 +259,26 @@ func (a *Aggregation) checkCells(cfg *pipeline.MappingConfig, file string) error
 		var r *aggRule
 		for i := range a.rules {
 			rr := &a.rules[i]
-			if c.fixed && rr.matches([]byte(c.family), []byte(c.qual)) || !c.fixed && rr.anyQual && rr.family != nil && string(rr.family) == c.family {
+			if c.fixed {
+				if rr.matches([]byte(c.family), []byte(c.qual)) {
+					r = rr
+					break
+				}
+				continue
+			}
+			// A templated qualifier (it starts with litPrefix): rules that cannot match it are
+			// skipped; the first that surely covers all its qualifiers (the whole family, or a prefix
+			// that litPrefix has) is checked; one that may or may not match, depending on the data,
+			// ends the static check.
+			if string(rr.family) != c.family {
+				continue
+			}
+			q := string(rr.qual)
+			if rr.anyQual || rr.prefix && strings.HasPrefix(c.litPrefix, q) {
 				r = rr
+				break
+			}
+			if strings.HasPrefix(q, c.litPrefix) {
 				break
 			}
 		}
@@ -263,21 +286,35 @@ func (a *Aggregation) checkCells(cfg *pipeline.MappingConfig, file string) error
 			continue
 		}
 		where := fmt.Sprintf("%s:%d: aggregate: cell %q (%s) covers the mapping's cell %s:%s", file, r.line, r.text, r.op, c.family, c.qual)
-		typ := colType[c.value]
-		if typ == "" {
-			typ = "string"
+		ct, err := pipeline.ParseType(colType[c.value])
+		if err != nil {
+			continue // pipeline.Compile reports it
 		}
+		typ := ct.String()
 		switch {
 		case r.op == "count" && c.value != OneColumn:
 			return fmt.Errorf("%w: %s, whose value is the column %q: a count cell takes its value from the column %s (the long 1)", ErrConfig, where, c.value, OneColumn)
-		case r.op == "count" && typ != "long":
+		case r.op == "count" && ct != pipeline.TypeLong:
 			return fmt.Errorf("%w: %s: the column %s must have type long, not %s", ErrConfig, where, OneColumn, typ)
 		case r.op == "first" || r.op == "last" || r.typ == "string":
-		case typ != r.typ:
+		case !valueTypeFits(r.typ, ct):
 			return fmt.Errorf("%w: %s, whose value is the column %q of type %s: %s(%s) needs a column of type %s", ErrConfig, where, c.value, typ, r.op, r.typ, r.typ)
 		}
 	}
 	return nil
+}
+
+// valueTypeFits reports whether cells of a column of type ct hold values of the aggregate type typ.
+func valueTypeFits(typ string, ct pipeline.Type) bool {
+	switch typ {
+	case "long":
+		return ct == pipeline.TypeLong || ct == pipeline.TypeTimestamp // both 8-byte big-endian longs
+	case "double":
+		return ct == pipeline.TypeDouble
+	case "decimal":
+		return ct == pipeline.TypeDecimal
+	}
+	return true
 }
 
 // Apply makes spec aggregate: it sets Combine, CombineErr and FoldSeqLast, and gives the inputs the

@@ -468,6 +468,10 @@ mapping:
 		{"count needs _one", "aggregate:\n  - {cell: d:v, op: count}\n", "takes its value from the column _one"},
 		{"first and last", "aggregate:\n  - {cell: d:v, op: first}\n  - {cell: d:x, op: last}\n", "first and last cannot be mixed"},
 		{"string sum", "aggregate:\n  - {cell: d:v, op: sum, type: string}\n", "sum is not defined for string"},
+		{"templated count", "  cells: [{family: d, qualifier: \"n:$${k}\", value: v}]\naggregate:\n  - {cell: \"d:q*\", op: max, type: long}\n  - {cell: \"d:n:*\", op: count}\n",
+			`cell "d:n:*" (count) covers the mapping's cell d:n:${k}, whose value is the column "v"`},
+		{"templated type", "  cells: [{family: d, qualifier: \"q$${k}\", value: x}]\naggregate:\n  - {cell: \"d:n:*\", op: count}\n  - {cell: \"d:q*\", op: sum, type: long}\n",
+			`cell "d:q*" (sum) covers the mapping's cell d:q${k}, whose value is the column "x" of type double: sum(long) needs a column of type long`},
 	} {
 		job := aggJob(t, mapping+tc.extra, in, filepath.Join(dir, "out"))
 		_, err := job.Prepare(time.Unix(0, 0))
