@@ -218,7 +218,8 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	for i := range familyBytes {
 		total += familyBytes[i].Load()
 	}
-	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total}
+	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total,
+		verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if spec.Progress != nil {
 		out.progress = spec.Progress
 	}
@@ -226,6 +227,9 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		splits, err = out.writeSampled(ctx, sorters, spec.SplitSample, total)
 	} else {
 		err = out.writeRegions(ctx, sorters, regions, workers)
+	}
+	if verr := out.waitVerified(); err == nil {
+		err = verr
 	}
 	res.Splits = splits
 	res.Files = out.files

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,10 @@ type outputWriter struct {
 	families   []string
 	totalBytes int64
 	progress   func(Progress)
+
+	verifyWG  sync.WaitGroup
+	verifySem chan struct{}
+	verifyErr error
 
 	mu          sync.Mutex
 	files       []FileResult
@@ -109,7 +114,8 @@ func (o *outputWriter) writeOne(ctx context.Context, s *sorter.Sorter, region, f
 }
 
 // writeSampled merges one stream per family, row by row across families, and cuts regions of equal bytes
-// exactly at row boundaries. It returns the split points it chose.
+// exactly at row boundaries. It returns the split points it chose. The merging goroutine only decides
+// where cells go: each family's HFiles are written by a goroutine of their own, fed chunks of cells.
 func (o *outputWriter) writeSampled(ctx context.Context, sorters []*sorter.Sorter, n int, total int64) (partition.Splits, error) {
 	nf := len(o.families)
 	streams := make([]*stream, nf)
@@ -122,38 +128,31 @@ func (o *outputWriter) writeSampled(ctx context.Context, sorters []*sorter.Sorte
 		streams[f] = o.newStream(it)
 		streams[f].advance()
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fws := make([]*familyWriter, nf)
+	for f := range fws {
+		fws[f] = o.startFamilyWriter(ctx, cancel, f)
+	}
+	stop := func(err error) (partition.Splits, error) {
+		cancel()
+		for _, fw := range fws { // a writer's own error explains a cancellation better
+			if werr := fw.finish(); werr != nil && !errors.Is(werr, context.Canceled) {
+				err = werr
+			}
+		}
+		return nil, err
+	}
 	target := total / int64(max(n, 1))
 	var splits partition.Splits
 	var prevRow []byte
 	region, regionBytes := 0, int64(0)
 	var regionStart []byte
-	writers := make([]*fileWriter, nf)
-	closeRegion := func(end []byte) error {
-		for f, w := range writers {
-			if w != nil {
-				w.regionEnd = end
-				if err := w.close(); err != nil {
-					return err
-				}
-				writers[f] = nil
-			}
-		}
-		return nil
-	}
-	fail := func(err error) (partition.Splits, error) {
-		for _, w := range writers {
-			if w != nil {
-				w.abort()
-			}
-		}
-		return nil, err
-	}
 	for {
 		if err := ctx.Err(); err != nil {
-			return fail(err)
+			return stop(err)
 		}
-		// The smallest head row among the families.
-		var row []byte
+		var row []byte // the smallest head row among the families
 		for _, st := range streams {
 			if st.ok && (row == nil || bytes.Compare(st.row(), row) < 0) {
 				row = st.row()
@@ -165,36 +164,166 @@ func (o *outputWriter) writeSampled(ctx context.Context, sorters []*sorter.Sorte
 		if prevRow != nil && regionBytes >= target && region < n-1 {
 			split := shortestSeparator(prevRow, row)
 			splits = append(splits, split)
-			if err := closeRegion(split); err != nil {
-				return fail(err)
+			for _, fw := range fws {
+				if err := fw.cut(split); err != nil {
+					return stop(err)
+				}
 			}
 			region++
 			regionBytes = 0
 			regionStart = split
 		}
-		row = append([]byte(nil), row...)
+		prevRow = append(prevRow[:0], row...)
 		for f, st := range streams {
-			for st.ok && bytes.Equal(st.row(), row) {
-				if writers[f] == nil {
-					writers[f] = o.newFileWriter(region, f, regionStart, nil)
-				}
-				if err := writers[f].append(st.kv); err != nil {
-					return fail(err)
+			for st.ok && bytes.Equal(st.row(), prevRow) {
+				if err := fws[f].add(region, regionStart, st.kv); err != nil {
+					return stop(err)
 				}
 				regionBytes += int64(len(st.kv))
 				st.advance()
 			}
 			if err := st.err(); err != nil {
-				return fail(fmt.Errorf("sorting family %s: %w", o.families[f], err))
+				return stop(fmt.Errorf("sorting family %s: %w", o.families[f], err))
 			}
 		}
-		prevRow = row
 	}
-	if err := closeRegion(nil); err != nil {
-		return fail(err)
+	var first error
+	for _, fw := range fws {
+		if err := fw.finish(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
 	}
 	o.sortFiles()
 	return splits, nil
+}
+
+// familyWriter writes one family's cells, region after region, on its own goroutine.
+type familyWriter struct {
+	o    *outputWriter
+	fam  int
+	ch   chan *cellChunk
+	free chan *cellChunk
+	cur  *cellChunk
+	done chan error
+	err  error
+}
+
+// cellChunk carries KeyValue records of one region to a familyWriter; cutEnd marks the end of a region.
+type cellChunk struct {
+	region      int
+	regionStart []byte
+	buf         []byte
+	ends        []int
+	cut         bool
+	cutEnd      []byte
+}
+
+const cellChunkSize = 1 << 20
+
+func (o *outputWriter) startFamilyWriter(ctx context.Context, cancel func(), fam int) *familyWriter {
+	fw := &familyWriter{o: o, fam: fam, ch: make(chan *cellChunk, 2), free: make(chan *cellChunk, 4), done: make(chan error, 1)}
+	for i := 0; i < 4; i++ {
+		fw.free <- &cellChunk{buf: make([]byte, 0, cellChunkSize)}
+	}
+	go func() {
+		var w *fileWriter
+		var err error
+		for c := range fw.ch {
+			if err == nil && ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			if err == nil {
+				start := 0
+				for _, end := range c.ends {
+					if w == nil {
+						w = o.newFileWriter(c.region, fam, c.regionStart, nil)
+					}
+					if err = w.append(c.buf[start:end]); err != nil {
+						break
+					}
+					start = end
+				}
+				if err == nil && c.cut && w != nil {
+					w.regionEnd = c.cutEnd
+					err = w.close()
+					w = nil
+				}
+			}
+			c.buf, c.ends, c.cut, c.cutEnd = c.buf[:0], c.ends[:0], false, nil
+			fw.free <- c
+		}
+		if err == nil && w != nil {
+			err = w.close()
+		}
+		if err != nil {
+			if w != nil {
+				w.abort()
+			}
+			cancel()
+		}
+		fw.done <- err
+	}()
+	return fw
+}
+
+// add queues one cell of the given region.
+func (fw *familyWriter) add(region int, regionStart, kv []byte) error {
+	if fw.cur != nil && (fw.cur.region != region || len(fw.cur.buf)+len(kv) > cellChunkSize && len(fw.cur.ends) > 0) {
+		fw.flush()
+	}
+	if fw.cur == nil {
+		select {
+		case fw.cur = <-fw.free:
+		case err := <-fw.done: // the writer stopped early
+			fw.err = err
+			return err
+		}
+		fw.cur.region, fw.cur.regionStart = region, regionStart
+	}
+	fw.cur.buf = append(fw.cur.buf, kv...)
+	fw.cur.ends = append(fw.cur.ends, len(fw.cur.buf))
+	return nil
+}
+
+// cut ends the current region of this family at split.
+func (fw *familyWriter) cut(split []byte) error {
+	if fw.cur == nil {
+		select {
+		case fw.cur = <-fw.free:
+		case err := <-fw.done:
+			fw.err = err
+			return err
+		}
+		fw.cur.region = -1
+	}
+	fw.cur.cut, fw.cur.cutEnd = true, split
+	fw.flush()
+	return nil
+}
+
+func (fw *familyWriter) flush() {
+	if fw.cur != nil {
+		fw.ch <- fw.cur
+		fw.cur = nil
+	}
+}
+
+// finish flushes, waits for the writer goroutine and returns its error.
+func (fw *familyWriter) finish() error {
+	if fw.ch == nil {
+		return fw.err
+	}
+	fw.flush()
+	close(fw.ch)
+	fw.ch = nil
+	if fw.err != nil {
+		return fw.err // done was already consumed by add/cut
+	}
+	fw.err = <-fw.done
+	return fw.err
 }
 
 // shortestSeparator returns the shortest prefix of next that sorts after prev (prev < next).
@@ -422,9 +551,7 @@ func (fw *fileWriter) finishFile() error {
 		return fmt.Errorf("output %s: %w", path, err)
 	}
 	if fw.o.spec.Verify {
-		if err := verifyFile(path); err != nil {
-			return err
-		}
+		fw.o.verifyAsync(path)
 	}
 	fr := FileResult{
 		Family:   fw.o.families[fw.fam],
@@ -441,6 +568,31 @@ func (fw *fileWriter) finishFile() error {
 	fw.rows = 0
 	fw.pending = append(fw.pending, fr)
 	return nil
+}
+
+// verifyAsync re-reads a finished file in the background (at most GOMAXPROCS at a time); waitVerified
+// returns the first failure.
+func (o *outputWriter) verifyAsync(path string) {
+	o.verifyWG.Add(1)
+	go func() {
+		defer o.verifyWG.Done()
+		o.verifySem <- struct{}{}
+		defer func() { <-o.verifySem }()
+		if err := verifyFile(path); err != nil {
+			o.mu.Lock()
+			if o.verifyErr == nil {
+				o.verifyErr = err
+			}
+			o.mu.Unlock()
+		}
+	}()
+}
+
+func (o *outputWriter) waitVerified() error {
+	o.verifyWG.Wait()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.verifyErr
 }
 
 func verifyFile(path string) error {

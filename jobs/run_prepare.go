@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -53,6 +54,9 @@ func decodeNodeStrict(n *yaml.Node, v any) error {
 		return err
 	}
 	if err := n.Decode(v); err != nil {
+		if strings.Contains(err.Error(), "line ") {
+			return err
+		}
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	return nil

@@ -50,6 +50,7 @@ type CSVSource struct {
 	expected int   // fields per row, 0 until known
 	header   []string
 	skipping bool // discarding the rest of an overlong line
+	badBytes int  // raw bytes of the bad rows in the batch being built
 
 	hintData, hintRaw int // capacity hints from the previous batch
 }
@@ -310,7 +311,16 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 	var rec csvRecord
 	i := 0
 	for {
-		// At the start of a field.
+		// At the start of a field. With TrimSpace, spaces before an opening quote are padding.
+		if s.opts.TrimSpace && sep != ' ' {
+			j := i
+			for j < len(data) && data[j] == ' ' {
+				j++
+			}
+			if j < len(data) && data[j] == quote {
+				i = j
+			}
+		}
 		if i < len(data) && data[i] == quote {
 			rec.quoted = true
 			i++
@@ -350,7 +360,16 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 			b.Ends = append(b.Ends, int32(len(b.Data)))
 			b.Nulls = append(b.Nulls, false)
 			rec.fields++
+			if s.opts.TrimSpace && sep != ' ' {
+				for i < len(data) && data[i] == ' ' {
+					i++ // padding after the closing quote
+				}
+			}
 			if i >= len(data) {
+				if !atEOF {
+					rollback()
+					return csvRecord{status: csvRecMore}
+				}
 				rec.n, rec.contentEnd = i, i
 				return rec
 			}
@@ -499,13 +518,15 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 		b.RawData = make([]byte, 0, s.hintRaw+s.hintRaw/8)
 	}
 	if s.expected > 0 {
-		b.Ends = make([]int32, 0, rowsWant*s.expected)
-		b.Nulls = make([]bool, 0, rowsWant*s.expected)
-		b.Lines = make([]int64, 0, rowsWant)
-		b.RawEnds = make([]int32, 0, rowsWant)
+		rows := min(rowsWant, 1<<16) // BatchRows may be huge; the byte cap ends a batch anyway
+		b.Ends = make([]int32, 0, rows*s.expected)
+		b.Nulls = make([]bool, 0, rows*s.expected)
+		b.Lines = make([]int64, 0, rows)
+		b.RawEnds = make([]int32, 0, rows)
 	}
 	const batchBytes = 8 << 20 // cut batches of huge rows short
-	for b.NumRows < rowsWant && len(b.Bad) < rowsWant && len(b.RawData) < batchBytes {
+	s.badBytes = 0
+	for b.NumRows < rowsWant && len(b.Bad) < rowsWant && len(b.RawData)+s.badBytes < batchBytes {
 		data := s.buf[s.pos:s.end]
 		if len(data) == 0 {
 			if s.eof {
@@ -585,6 +606,7 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 // addBad records a bad row starting at line.
 func (s *CSVSource) addBad(b *Batch, line int64, reason string, raw []byte) {
 	b.Bad = append(b.Bad, BadRow{Line: line, Reason: reason, Raw: bytes.Clone(raw)})
+	s.badBytes += len(raw)
 }
 
 // badOverflow handles a record longer than MaxRecordBytes (view holds its first MaxRecordBytes+1

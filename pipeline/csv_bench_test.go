@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/hfload/hfload/internal/gen"
 )
 
 // csvBenchData builds an orders-like export of about n bytes: mostly plain fields, some quoted.
@@ -27,6 +29,12 @@ func csvBenchRun(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	ctx := context.Background()
+	cpu0 := csvProcessCPU()
+	defer func() {
+		if cpu := (csvProcessCPU() - cpu0).Seconds(); cpu > 0 {
+			b.ReportMetric(float64(len(data))*float64(b.N)/1e6/cpu, "MB/cpu-s")
+		}
+	}()
 	for b.Loop() {
 		src, err := NewCSVSource(bytes.NewReader(data), "bench.csv", 0, SourceOptions{})
 		if err != nil {
@@ -54,3 +62,13 @@ func BenchmarkCSVParse(b *testing.B) { csvBenchRun(b, csvBenchData(32<<20, 0)) }
 
 // BenchmarkCSVParseQuoted has a quoted comment with separators and doubled quotes on every 4th row.
 func BenchmarkCSVParseQuoted(b *testing.B) { csvBenchRun(b, csvBenchData(32<<20, 4)) }
+
+// BenchmarkCSVParseOrders parses the generator's orders dataset (NULLs, quoted comments with
+// commas, quotes and line breaks).
+func BenchmarkCSVParseOrders(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := gen.Write(&buf, gen.Options{Dataset: "orders", TargetBytes: 32 << 20, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	csvBenchRun(b, buf.Bytes())
+}

@@ -16,13 +16,13 @@ import (
 // to exactly one good row, bad row or the header, or is a blank line; each row's raw text is exactly
 // its lines; and on quote-free input the fields joined by the separator give back the raw text.
 func FuzzCSVParser(f *testing.F) {
-	f.Add([]byte("a,b\n1,2\n"), byte(','), byte('"'), false, false, false, false)
-	f.Add([]byte("h1|h2\r\n\"x|y\"|\"\"\r\n\"open|\n3|4"), byte('|'), byte('"'), true, false, true, false)
-	f.Add([]byte("1\t\\N\n\n2\t\"a\"\"b\"c\n"), byte('\t'), byte('"'), false, true, false, false)
-	f.Add([]byte("\xEF\xBB\xBF'a''b',c\n'multi\nline',d\n,\n"), byte(','), byte('\''), false, false, true, false)
-	f.Add([]byte("1\ta\\\tb\t\\N\n2\tx\\\ny\t\"q\\\"\"\n3\\"), byte('\t'), byte('"'), false, true, false, true)
-	f.Fuzz(func(t *testing.T, data []byte, sep, quote byte, header, nullMarker, small, escape bool) {
-		opts := SourceOptions{Separator: sep, Quote: quote, Header: header, BatchRows: 3}
+	f.Add([]byte("a,b\n1,2\n"), byte(','), byte('"'), false, false, false, false, false)
+	f.Add([]byte("h1|h2\r\n\"x|y\"|\"\"\r\n\"open|\n3|4"), byte('|'), byte('"'), true, false, true, false, false)
+	f.Add([]byte("1\t\\N\n\n2\t\"a\"\"b\"c\n"), byte('\t'), byte('"'), false, true, false, false, false)
+	f.Add([]byte("\xEF\xBB\xBF'a''b',c\n'multi\nline',d\n,\n"), byte(','), byte('\''), false, false, true, false, true)
+	f.Add([]byte("1\ta\\\tb\t\\N\n2\tx\\\ny\t\"q\\\"\"\n3\\"), byte('\t'), byte('"'), false, true, false, true, false)
+	f.Fuzz(func(t *testing.T, data []byte, sep, quote byte, header, nullMarker, small, escape, trim bool) {
+		opts := SourceOptions{Separator: sep, Quote: quote, Header: header, BatchRows: 3, TrimSpace: trim}
 		if escape {
 			opts.Escape = '\\'
 		}
@@ -99,7 +99,7 @@ func FuzzCSVParser(f *testing.F) {
 				last = b.Lines[i]
 				raw := string(b.Raw(i))
 				cover(b.Lines[i], raw, false)
-				if bytes.IndexByte(data, norm.Quote) < 0 && (!escape || bytes.IndexByte(data, '\\') < 0) {
+				if !trim && bytes.IndexByte(data, norm.Quote) < 0 && (!escape || bytes.IndexByte(data, '\\') < 0) {
 					var parts []string
 					for j := 0; j < b.NumCols; j++ {
 						fv, null := b.Field(i, j)

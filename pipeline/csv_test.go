@@ -454,3 +454,20 @@ func TestCSVMySQLEscapes(t *testing.T) {
 		t.Error("escape equal to separator accepted")
 	}
 }
+
+func TestCSVTrimSpaceAroundQuotes(t *testing.T) {
+	in := `1, "a, b" ,  " keep "` + "\n" + `2,"x"  ,"y"  ` + "\r\n" + `3 , c ,"d"` + "\n"
+	csvCheck(t, csvParse(t, in, SourceOptions{TrimSpace: true}), []csvTestRow{
+		{1, []string{"1", "a, b", " keep "}, `1, "a, b" ,  " keep "`},
+		{2, []string{"2", "x", "y"}, `2,"x"  ,"y"  `},
+		{3, []string{"3", "c", "d"}, ""},
+	}, nil)
+	// Without TrimSpace the same text is strict: a space before a quote makes the field unquoted,
+	// a space after a closing quote is an error.
+	csvCheck(t, csvParse(t, in, SourceOptions{}), []csvTestRow{
+		{1, []string{"1", ` "a`, ` b" `, `  " keep "`}, ""},
+	}, []csvTestBad{
+		{2, "text after closing quote", `2,"x"  ,"y"  `},
+		{3, "ragged row: 3 fields, want 4", `3 , c ,"d"`},
+	})
+}

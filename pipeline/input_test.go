@@ -199,3 +199,40 @@ func TestExpandInputsErrors(t *testing.T) {
 		t.Errorf("corrupt gzip: %v", err)
 	}
 }
+
+func TestInputTruncatedCompressed(t *testing.T) {
+	dir := t.TempDir()
+	var sb strings.Builder
+	for i := 0; i < 20000; i++ {
+		sb.WriteString("12345,some text that compresses\n")
+	}
+	gz := inputGzip(t, sb.String())
+	zs := inputZstd(t, sb.String())
+	inputWrite(t, filepath.Join(dir, "cut.csv.gz"), gz[:len(gz)/2])
+	inputWrite(t, filepath.Join(dir, "cut.csv.zst"), zs[:len(zs)/2])
+	inputs, err := ExpandInputs([]string{filepath.Join(dir, "cut.*")}, SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range inputs {
+		src, err := in.Open()
+		if err != nil {
+			t.Fatalf("%s: open: %v", in.Path, err)
+		}
+		rows := 0
+		for {
+			b, err := src.Next(context.Background())
+			if err == nil {
+				rows += b.NumRows
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				t.Errorf("%s: truncated stream read to a clean EOF after %d rows", in.Path, rows)
+			} else if !strings.Contains(err.Error(), in.Path) {
+				t.Errorf("%s: error without file name: %v", in.Path, err)
+			}
+			break
+		}
+		src.Close()
+	}
+}

@@ -27,7 +27,8 @@ type SourceOptions struct {
 	Escape byte
 
 	// TrimSpace removes leading and trailing ASCII spaces from unquoted CSV fields before the NULL
-	// check (Oracle SQL*Plus spools pad columns, and a NULL becomes blanks).
+	// check (Oracle SQL*Plus spools pad columns, and a NULL becomes blanks), and allows spaces around
+	// quoted fields (`"a" , "b"`); spaces inside the quotes are kept.
 	TrimSpace bool
 	// MaxRecordBytes bounds one CSV record (a quoted field that never closes is cut at this size and
 	// reported as a bad row); 0 = 64 MiB.
@@ -69,6 +70,9 @@ func csvNormalized(opts SourceOptions, path string) (SourceOptions, error) {
 	}
 	if opts.MaxRecordBytes <= 0 {
 		opts.MaxRecordBytes = sourceDefaultMaxRecord
+	}
+	if opts.MaxRecordBytes > 1<<30 {
+		return opts, fmt.Errorf("csv options: MaxRecordBytes %d is over 1 GiB", opts.MaxRecordBytes)
 	}
 	if opts.ExpectedFields < 0 {
 		return opts, fmt.Errorf("csv options: negative ExpectedFields %d", opts.ExpectedFields)

@@ -1,6 +1,7 @@
 package sorter
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 
@@ -58,12 +59,62 @@ func (a *arena) compare(x, y *entry) int {
 	case x.seq > y.seq:
 		return 1
 	}
-	return 0
+	// Equal key and seq (a caller reusing a seq): order by value so the output stays deterministic.
+	return bytes.Compare(hfilewriter.KVValue(a.record(x)), hfilewriter.KVValue(a.record(y)))
 }
 
-// sort orders the index by (CompareKeys, seq).
-func (a *arena) sort() {
-	slices.SortFunc(a.idx, func(x, y entry) int { return a.compare(&x, &y) })
+// radixCutoff is the size below which a bucket is sorted by comparisons.
+const radixCutoff = 64
+
+// sort orders the index by (CompareKeys, seq): an in-place MSD radix sort (American flag sort) on the
+// 8-byte row prefix, needing no extra memory, with pdqsort on the full comparator for small buckets and
+// for groups whose whole prefix is equal.
+func (a *arena) sort() { a.radixSort(a.idx, 0) }
+
+func (a *arena) radixSort(v []entry, depth int) {
+	for {
+		if len(v) < radixCutoff || depth == 8 {
+			slices.SortFunc(v, func(x, y entry) int { return a.compare(&x, &y) })
+			return
+		}
+		shift := uint(56 - 8*depth)
+		var count [256]int
+		for i := range v {
+			count[byte(v[i].prefix>>shift)]++
+		}
+		if count[byte(v[0].prefix>>shift)] == len(v) { // one bucket: look at the next byte
+			depth++
+			continue
+		}
+		var next, end [256]int
+		sum := 0
+		for b := range count {
+			next[b] = sum
+			sum += count[b]
+			end[b] = sum
+		}
+		for b := range count {
+			for next[b] < end[b] {
+				e := v[next[b]]
+				d := int(byte(e.prefix >> shift))
+				for d != b {
+					e, v[next[d]] = v[next[d]], e
+					next[d]++
+					d = int(byte(e.prefix >> shift))
+				}
+				v[next[b]] = e
+				next[b]++
+			}
+		}
+		start := 0
+		for b := range count {
+			if n := count[b]; n > 1 {
+				a.radixSort(v[start:start+n], depth+1)
+			}
+			start += count[b]
+		}
+		return
+	}
 }
 
 // memSource iterates a sorted arena.

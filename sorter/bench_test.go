@@ -40,6 +40,7 @@ func benchSort(b *testing.B, mem int64) {
 	b.SetBytes(int64(len(recs) * 100))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	spills := int64(0)
 	for i := 0; i < b.N; i++ {
 		p, err := NewPool(PoolOptions{Memory: mem, TempDir: dir, Parallelism: 2})
@@ -68,6 +69,17 @@ func benchSort(b *testing.B, mem int64) {
 		p.Close()
 	}
 	b.ReportMetric(float64(spills)/float64(b.N), "spills/op")
+	reportCPU(b, cpu0, len(recs)*100)
+}
+
+// reportCPU reports process CPU time per op and the throughput per CPU second.
+func reportCPU(b *testing.B, cpu0 int64, bytesPerOp int) {
+	cpu := processCPU() - cpu0
+	if cpu <= 0 {
+		return
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(bytesPerOp)*float64(b.N)/(float64(cpu)/1e9)/1e6, "MB/cpu-s")
 }
 
 // BenchmarkSortInMemory: 10 MB of 100-byte records, budget 64 MiB (no spill): copy into the arena,
@@ -84,6 +96,7 @@ func BenchmarkBaselineSortSlice(b *testing.B) {
 	b.SetBytes(int64(len(recs) * 100))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		cp := make([][]byte, len(recs))
 		for j, r := range recs {
@@ -91,6 +104,7 @@ func BenchmarkBaselineSortSlice(b *testing.B) {
 		}
 		sort.Slice(cp, func(x, y int) bool { return bytes.Compare(cp[x], cp[y]) < 0 })
 	}
+	reportCPU(b, cpu0, len(recs)*100)
 }
 
 // BenchmarkBaselineSortSliceHBase is the same with the HBase comparator (hfilewriter.CompareKeyValues).
@@ -99,6 +113,7 @@ func BenchmarkBaselineSortSliceHBase(b *testing.B) {
 	b.SetBytes(int64(len(recs) * 100))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		cp := make([][]byte, len(recs))
 		for j, r := range recs {
@@ -106,4 +121,5 @@ func BenchmarkBaselineSortSliceHBase(b *testing.B) {
 		}
 		sort.Slice(cp, func(x, y int) bool { return hfilewriter.CompareKeyValues(cp[x], cp[y]) < 0 })
 	}
+	reportCPU(b, cpu0, len(recs)*100)
 }

@@ -7,7 +7,10 @@
 // {prefix, slab offset, slab id, seq} where prefix holds the first 8 bytes of the row (big-endian, zero
 // padded) so that most comparisons never touch the record. Ties on the prefix are resolved by
 // hfilewriter.CompareKeys, ties on the full key by seq (input order). Output order is therefore
-// (CompareKeys, seq) and does not depend on where runs were cut.
+// (CompareKeys, seq) and does not depend on where runs were cut. (Should a caller reuse a seq for equal
+// keys, the value bytes break the tie, so the output is still one deterministic order.) The index is
+// sorted in place by an MSD radix sort on the prefix, with pdqsort on the full comparator for small
+// buckets and equal prefixes.
 //
 // # Memory accounting
 //

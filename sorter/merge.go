@@ -1,6 +1,7 @@
 package sorter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -68,7 +69,10 @@ func less(a, b *head) bool {
 	if c := hfilewriter.CompareKeys(hfilewriter.KVKey(a.kv), hfilewriter.KVKey(b.kv)); c != 0 {
 		return c < 0
 	}
-	return a.seq < b.seq
+	if a.seq != b.seq {
+		return a.seq < b.seq
+	}
+	return bytes.Compare(hfilewriter.KVValue(a.kv), hfilewriter.KVValue(b.kv)) < 0
 }
 
 func (m *merger) down(i int) {

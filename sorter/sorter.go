@@ -321,6 +321,9 @@ func (s *Sorter) Finish(ctx context.Context) (*Iterator, error) {
 }
 
 func (s *Sorter) finish(ctx context.Context) (*Iterator, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -599,3 +599,35 @@ func TestWaiterIsNotStarvedByBusySorter(t *testing.T) {
 	sameRecords(t, drain(t, b), reference(recs[:25000]))
 	assertDirEmpty(t, p)
 }
+
+// A reused seq (equal key and seq) still gives one deterministic order: by value, whatever the budget.
+func TestReusedSeqIsDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	var recs []rec
+	for i := 0; i < 4000; i++ {
+		val := fmt.Appendf(nil, "v%06d", rng.IntN(1000000))
+		recs = append(recs, rec{hfilewriter.AppendKeyValue(nil, []byte("k"), []byte("f"), []byte("q"), 1,
+			hfilewriter.TypePut, val), 7})
+	}
+	var first []rec
+	for _, mem := range []int64{64 << 10, 1 << 20} {
+		p := newTestPool(t, mem, 1)
+		s := p.NewSorter("reused", SorterOptions{})
+		for _, i := range rng.Perm(len(recs)) {
+			if err := s.Add(recs[i].kv, recs[i].seq); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := drain(t, s)
+		for j := 1; j < len(got); j++ {
+			if bytes.Compare(hfilewriter.KVValue(got[j-1].kv), hfilewriter.KVValue(got[j].kv)) > 0 {
+				t.Fatalf("budget %d: values out of order at %d", mem, j)
+			}
+		}
+		if first == nil {
+			first = got
+		} else {
+			sameRecords(t, got, first)
+		}
+	}
+}
