@@ -119,8 +119,8 @@ func (j *Job) fileLabel() string {
 // without declaring it, Aggregation adds it to cfg (type long). Checks made here: families exist in
 // the mapping, ops and types are known, cell timestamps do not come from the data (cells must share
 // the job's timestamp for their keys to meet), the duplicates policy is not keep, first and last are
-// not mixed, and every cell with a fixed qualifier that a rule covers holds a column of the rule's type
-// (count cells: the column _one).
+// not mixed, and every mapping cell a rule surely covers (fixed qualifiers; templated ones under a
+// family or matching prefix rule) holds a column of the rule's type (count cells: the column _one).
 func (j *Job) Aggregation(cfg *pipeline.MappingConfig, dup DuplicatePolicy) (*Aggregation, error) {
 	rules, lines, err := j.AggregateRules()
 	if err != nil || len(rules) == 0 {
