@@ -60,6 +60,10 @@ type RunSpec struct {
 	Duplicates  DuplicatePolicy // default error
 	// Combine, when set, folds cells with equal keys (aggregation); it replaces the duplicates policy.
 	Combine func(dst, a, b []byte) []byte
+	// CombineErr reports an error Combine could not return (long overflow, ...): it fails the run.
+	CombineErr func() error
+	// FoldSeqLast: a folded cell carries the seq of its last input (needed when Combine keeps the last).
+	FoldSeqLast bool
 	// Verify re-reads every written file with the reader (checksums, order, index, blooms) before commit.
 	Verify bool
 	// TempDir holds spill files; default: a directory inside the staging area.
@@ -158,7 +162,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	}
 	nf := len(families)
 	sorters := make([]*sorter.Sorter, regions*nf)
-	sopts := sorter.SorterOptions{Combine: spec.Combine}
+	sopts := sorter.SorterOptions{Combine: spec.Combine, CombineErr: spec.CombineErr, FoldSeqLast: spec.FoldSeqLast}
 	for r := 0; r < regions; r++ {
 		for f, fam := range families {
 			sorters[r*nf+f] = pool.NewSorter(fmt.Sprintf("region %d family %s", r, fam), sopts)

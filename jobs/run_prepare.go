@@ -151,6 +151,14 @@ func (j *Job) Prepare(now time.Time) (*RunSpec, error) {
 	if err != nil {
 		return nil, err
 	}
+	dup, err := ParseDuplicatePolicy(j.Duplicates)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	agg, err := j.Aggregation(cfg, dup) // before Compile: it may add the _one column
+	if err != nil {
+		return nil, err
+	}
 	m, err := pipeline.Compile(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -158,10 +166,6 @@ func (j *Job) Prepare(now time.Time) (*RunSpec, error) {
 	splits, err := j.SplitPoints()
 	if err != nil {
 		return nil, err
-	}
-	dup, err := ParseDuplicatePolicy(j.Duplicates)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	ts := j.Timestamp
 	if ts == 0 {
@@ -195,6 +199,9 @@ func (j *Job) Prepare(now time.Time) (*RunSpec, error) {
 	}
 	if spec.MaxFileSize == 0 {
 		spec.MaxFileSize = defaultMaxFileSize
+	}
+	if agg != nil {
+		agg.Apply(spec)
 	}
 	return spec, nil
 }
