@@ -21,14 +21,20 @@ type AnalyzeOptions struct {
 	// Regions > 0 is the region count of the suggested split points. Default: the job's split_sample
 	// if set, else the number of regions of the job's split points, else one per 10 GiB.
 	Regions int
-	// ExpectedRows sizes the duplicate filters. Default: Sample, else an estimate from the input sizes
-	// (one row per 32 input bytes, 10,000 to 50,000,000).
+	// ExpectedRows sizes the duplicate filters; the cell filter holds ExpectedRows times the cells one
+	// row can produce, at most 100,000,000. Default: Sample, else an estimate from the input sizes (one
+	// row per 32 input bytes, 10,000 to 50,000,000).
 	ExpectedRows int64
 	// Rejects receives the rejected rows as JSON Lines (nil: counted only).
 	Rejects io.Writer
 	// Now fixes the run timestamp for mappings whose cell timestamp is the job's start (zero: time.Now).
 	Now time.Time
 }
+
+// maxExpectedCells caps the cell duplicate filter at about 120 MB (9.6 bits per cell at the 1%
+// target rate); beyond it the estimate is coarser and the report says so
+// (duplicate_estimate_degraded).
+const maxExpectedCells = 100_000_000
 
 // analyzePlaceholderOut stands in for the output directory, which analysis does not need, so that
 // the job passes Validate; it is never created.
@@ -80,11 +86,16 @@ func Analyze(ctx context.Context, job *Job, opts AnalyzeOptions) (*analyze.Repor
 		}
 		expected = min(max(total/32, 10_000), 50_000_000)
 	}
+	cfg, err := j.MappingConfig()
+	if err != nil {
+		return nil, err
+	}
 	an, err := analyze.New(analyze.Options{
 		Families:       spec.Mapping.Families(),
 		Splits:         spec.Splits,
 		SuggestRegions: regions,
 		ExpectedRows:   expected,
+		ExpectedCells:  min(expected*cellsPerRow(cfg), maxExpectedCells),
 		Table:          j.Table,
 	})
 	if err != nil {
@@ -121,6 +132,19 @@ func Analyze(ctx context.Context, job *Job, opts AnalyzeOptions) (*analyze.Repor
 		RejectExamples: examples.lines,
 	})
 	return r, nil
+}
+
+// cellsPerRow is the most cells one input row can produce under the mapping: one per column with a
+// cell target plus one per cells: entry. It sizes the cell duplicate filter, whose estimate degrades
+// when it holds more keys than it was sized for.
+func cellsPerRow(cfg *pipeline.MappingConfig) int64 {
+	n := int64(len(cfg.Cells))
+	for _, c := range cfg.Columns {
+		if c.Cell != "" {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 // classifyAnalyzeError maps a pipeline failure to the exit-code sentinels, as a run does.

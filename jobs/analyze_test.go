@@ -298,6 +298,11 @@ func TestAnalyzeSample(t *testing.T) {
 	if w := warning(r, "sample"); w == nil || !strings.Contains(w.Message, "first 1000 rows") {
 		t.Errorf("sample warning: %+v", w)
 	}
+	// The filters are sized for the sample and the mapping's cells per row (about 6.4 here), not
+	// overfilled into false duplicate findings.
+	if d := r.Duplicates; d.CellFilterFPRate > 0.02 || d.RowFilterFPRate > 0.02 || warning(r, "duplicate_cells") != nil {
+		t.Errorf("sample 1000: filter fp rates %.3f/%.3f, warnings %v", d.RowFilterFPRate, d.CellFilterFPRate, codes(r))
+	}
 
 	// A limit at or beyond the end is not a sample.
 	for _, n := range []int64{5000, 9000} {

@@ -351,7 +351,7 @@ func (a *Analyzer) warnings(r *Report) {
 			}
 			add("empty_regions", "%d of %d regions receive no cells (e.g. %s): their split points lie where no "+
 				"row keys exist, e.g. byte-uniform splits over hex or decimal text keys. Use split points from "+
-				"the data (suggested_splits) or a uniform split over the keys' alphabet (hfload --split-uniform N --keyspace hex)",
+				"the data (suggested_splits) or a uniform split over the keys' alphabet (hfload --split-uniform N --keyspace hex|decimal)",
 				r.RegionSkew.Empty, len(r.Regions), strings.Join(names, ", "))
 		}
 		mean := float64(a.bytes) / float64(len(r.Regions))
