@@ -39,6 +39,13 @@ added, never renamed or removed).`,
 	cmd.Flags().Int64Var(&sample, "sample", 0, "analyze only the first N rows of the input (0 = all)")
 	cmd.Flags().IntVar(&regions, "regions", 0, "compute the suggested split points for N regions")
 	cmd.Flags().StringVar(&html, "html", "", "also write a self-contained HTML report to this file")
+	// Accepted so that a run command line works with analyze in place of run; analyze has no progress
+	// display and writes no HFiles to verify.
+	var ignored bool
+	for _, name := range []string{"no-progress", "no-verify"} {
+		cmd.Flags().BoolVar(&ignored, name, false, "ignored (accepted for command lines written for run)")
+		cmd.Flags().MarkHidden(name)
+	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		job, err := jf.load(args)
 		if err != nil {
