@@ -52,6 +52,9 @@ func Analyze(ctx context.Context, job *Job, opts AnalyzeOptions) (*analyze.Repor
 	if opts.Sample < 0 || opts.Regions < 0 || opts.ExpectedRows < 0 {
 		return nil, fmt.Errorf("%w: analyze: negative --sample, --regions or expected rows", ErrConfig)
 	}
+	if opts.Regions > 1_000_000 {
+		return nil, fmt.Errorf("%w: analyze: --regions %d (want 1..1000000)", ErrConfig, opts.Regions)
+	}
 	j := *job // Validate normalizes fields; the placeholders stay local
 	if j.Out == "" {
 		j.Out = analyzePlaceholderOut

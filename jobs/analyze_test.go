@@ -123,6 +123,12 @@ mapping:
 	if len(r.Regions) != 16 || r.RegionSkew.Empty != 0 {
 		t.Errorf("salt splits: %d regions, %d empty; want 16, 0", len(r.Regions), r.RegionSkew.Empty)
 	}
+	// A sample keeps the CSV header, so columns mapped by name still bind.
+	// (The one cell per row is status, ~2% NULL: such rows produce no cell.)
+	if rs := runAnalyze(t, sj, AnalyzeOptions{Sample: 500}); rs.Input.RowsRead != 500 || !rs.Input.Sampled ||
+		rs.Rows != 500-rs.Input.NullsSkipped || rs.Rows < 450 {
+		t.Errorf("salted sample 500: rows %d cells %d input %+v", rs.Rows, rs.Cells, rs.Input)
+	}
 	var sum int64
 	for _, rg := range r.Regions {
 		sum += rg.Cells
@@ -398,6 +404,7 @@ func TestAnalyzeConfigErrors(t *testing.T) {
 		{"no input", &Job{Columns: "HBASE_ROW_KEY,d:v"}, AnalyzeOptions{}, "input: required"},
 		{"no mapping", &Job{Input: StringList{"x.csv"}}, AnalyzeOptions{}, "columns or mapping"},
 		{"negative sample", &Job{Input: StringList{"x.csv"}, Columns: "HBASE_ROW_KEY,d:v"}, AnalyzeOptions{Sample: -1}, "negative"},
+		{"too many regions", &Job{Input: StringList{"x.csv"}, Columns: "HBASE_ROW_KEY,d:v"}, AnalyzeOptions{Regions: 2_000_000}, "regions"},
 		{"bad table", &Job{Input: StringList{"x.csv"}, Columns: "HBASE_ROW_KEY,d:v", Table: "-x"}, AnalyzeOptions{}, "table"},
 	}
 	for _, c := range cases {
