@@ -17,7 +17,7 @@ func newAnalyzeCmd() *cobra.Command {
 		html    string
 	)
 	cmd := &cobra.Command{
-		Use:   "analyze [JOB.yaml] [run flags] [--sample N] [--regions N] [--json] [--html report.html]",
+		Use:   "analyze [JOB.yaml] [run flags] [--sample N] [--regions N] [--json] [--html FILE]",
 		Short: "Check a row-key design against the data before loading it",
 		Long: `Maps the input exactly as 'hfload run' would (same job file and flags; --out and --table are not
 needed) and reports, without writing any HFile:
