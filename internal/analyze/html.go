@@ -18,6 +18,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		".warn{color:#a40}</style></head><body>\n")
 	p("<h1>hfload analyze</h1>\n<p>%d rows, %d cells, %d bytes (KeyValue, uncompressed)</p>\n", r.Rows, r.Cells, r.Bytes)
 
+	if in := r.Input; in.Files > 0 || in.RowsRead > 0 {
+		p("<p>input: %d file(s), %d rows read, %d rejected", in.Files, in.RowsRead, in.RowsRejected)
+		if in.Sampled {
+			p(" <b class=\"warn\">(sample: the first %d rows only)</b>", in.SampleLimit)
+		}
+		p("</p>\n")
+	}
 	p("<h2>Bytes per region</h2>\n")
 	writeRegionChart(bw, r)
 	p("<table><tr><th>#</th><th>start</th><th>end</th><th>cells</th><th>bytes</th></tr>\n")

@@ -15,6 +15,9 @@ import (
 // Report is the result of an analysis. Its JSON form is a stable contract: fields may be added, never
 // renamed or removed. Keys are in Bytes.toStringBinary form. Arrays are never null.
 type Report struct {
+	// Input says what was read: filled by the caller that ran the pipeline (jobs.Analyze); zero when
+	// the Analyzer was fed directly.
+	Input      Input      `json:"input"`
 	Rows       int64      `json:"rows"`  // input rows that produced cells
 	Cells      int64      `json:"cells"` // cells
 	Bytes      int64      `json:"bytes"` // KeyValue bytes (4+4+key+value per cell), before compression
@@ -31,6 +34,20 @@ type Report struct {
 	SuggestedSplits  []string  `json:"suggested_splits"`
 	CreateCommand    string    `json:"create_command"`
 	Warnings         []Warning `json:"warnings"`
+}
+
+// Input describes the data the report covers: the pipeline's counts, and whether it was a sample.
+type Input struct {
+	Files        int   `json:"files"`         // input files of the job
+	RowsRead     int64 `json:"rows_read"`     // data rows read (good and bad; headers excluded)
+	RowsRejected int64 `json:"rows_rejected"` // rows that produced no cells: unparsable, bad values, no row key
+	NullsSkipped int64 `json:"nulls_skipped"` // NULL values that produced no cell
+	// SampleLimit is the --sample row limit (0 = none). Sampled is true when the limit stopped the
+	// reading before the end of the input: every figure then describes the first RowsRead rows only.
+	SampleLimit int64 `json:"sample_limit"`
+	Sampled     bool  `json:"sampled"`
+	// RejectExamples are the first rejected rows as the pipeline's JSON Lines records (at most 3).
+	RejectExamples []string `json:"reject_examples"`
 }
 
 // Duplicates are the uniqueness findings. Estimates are corrected for Bloom false positives; the
@@ -134,7 +151,8 @@ type Column struct {
 }
 
 // Warning is one finding. Codes: monotonic_lead, empty_regions, skewed_regions, duplicate_keys,
-// duplicate_cells, duplicate_estimate_degraded, long_names, numbers_as_text.
+// duplicate_cells, duplicate_estimate_degraded, long_names, numbers_as_text; and, added by SetInput,
+// rejected_rows and sample.
 type Warning struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
@@ -157,6 +175,7 @@ func (a *Analyzer) Report() *Report {
 	o := a.opts
 	r := &Report{
 		Rows: a.rows, Cells: a.cells, Bytes: a.bytes,
+		Input:           Input{RejectExamples: []string{}},
 		Families:        slices.Clone(o.Families),
 		Regions:         []Region{},
 		Columns:         []Column{},
@@ -317,7 +336,7 @@ func (a *Analyzer) warnings(r *Report) {
 		add("monotonic_lead", "%.1f%% of consecutive input rows have ascending row keys: the key leads with "+
 			"an increasing value (a time or a sequence), so every new write goes to the last region, a hotspot. "+
 			"Fixes: salt the key with a leading byte hash(key) %% N and pre-split with one region per salt "+
-			"(partition.BySalt), or lead with a hash prefix of the key, or reverse a sequential id, or move "+
+			"(hfload --split-by-salt N), or lead with a hash prefix of the key, or reverse a sequential id, or move "+
 			"the time later in the key (after an entity id). (If the export is merely sorted by a key that new "+
 			"data does not extend, the bulk load itself is unaffected.)", 100*r.Order.AscendingFraction)
 	}
@@ -332,7 +351,7 @@ func (a *Analyzer) warnings(r *Report) {
 			}
 			add("empty_regions", "%d of %d regions receive no cells (e.g. %s): their split points lie where no "+
 				"row keys exist, e.g. byte-uniform splits over hex or decimal text keys. Use split points from "+
-				"the data (suggested_splits) or a uniform split over the keys' alphabet (hfload --splits-uniform hex)",
+				"the data (suggested_splits) or a uniform split over the keys' alphabet (hfload --split-uniform N --keyspace hex|decimal)",
 				r.RegionSkew.Empty, len(r.Regions), strings.Join(names, ", "))
 		}
 		mean := float64(a.bytes) / float64(len(r.Regions))

@@ -22,13 +22,37 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	if in := r.Input; in.Files > 0 || in.RowsRead > 0 {
+		p("input: %d file(s), %d rows read, %d rejected, %d NULLs skipped", in.Files, in.RowsRead, in.RowsRejected, in.NullsSkipped)
+		switch {
+		case in.Sampled:
+			p(" (SAMPLE: stopped after the first %d rows)", in.SampleLimit)
+		case in.SampleLimit > 0:
+			p(" (--sample %d: the whole input is shorter)", in.SampleLimit)
+		}
+		p("\n")
+		for _, e := range in.RejectExamples {
+			p("  rejected: %s\n", e)
+		}
+	}
 	p("rows %d, cells %d, bytes %d (KeyValue, uncompressed)\n", r.Rows, r.Cells, r.Bytes)
 
 	d := r.Duplicates
 	p("\nduplicates (Bloom filters, target false-positive rate %.3g)\n", d.FalsePositiveRate)
 	p("  row keys reused by another input row: ~%d ±%d (exact-sample cross-check ~%d)\n", d.EstimatedRows, d.EstimatedRowsError, d.SampledRows)
 	p("  repeated cells:                       ~%d ±%d (exact-sample cross-check ~%d)\n", d.EstimatedCells, d.EstimatedCellsError, d.SampledCells)
+	// Suspected examples (seen once, flagged by a filter) are noise when the estimate is within its
+	// false-positive error: then only their number is printed (the JSON has them all).
+	quiet := map[string]bool{
+		"row":  d.EstimatedRows <= d.EstimatedRowsError,
+		"cell": d.EstimatedCells <= d.EstimatedCellsError,
+	}
+	hidden := 0
 	for _, e := range d.Examples {
+		if !e.Confirmed && quiet[e.Kind] {
+			hidden++
+			continue
+		}
 		state := "confirmed"
 		if !e.Confirmed {
 			state = "suspected"
@@ -42,6 +66,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			p(" file %d row %d;", o.File, o.Row)
 		}
 		p("\n")
+	}
+	if hidden > 0 {
+		p("  (%d keys flagged once by the filters, within the false-positive error: not listed)\n", hidden)
 	}
 
 	p("\nregions (%d, %d empty, largest/smallest %.2f)\n", len(r.Regions), r.RegionSkew.Empty, r.RegionSkew.LargestSmallestRatio)
