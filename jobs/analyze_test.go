@@ -21,7 +21,7 @@ const ordersColumns = "HBASE_ROW_KEY,d:customer_id,d:product_id,d:order_ts,d:qua
 var analyzeNow = time.UnixMilli(1700000000000)
 
 // genFile writes a generated dataset (with a header row for CSV) into dir.
-func genFile(t *testing.T, dir, name string, opts gen.Options) string {
+func genAnalyzeFile(t *testing.T, dir, name string, opts gen.Options) string {
 	t.Helper()
 	var buf bytes.Buffer
 	opts.Header = true
@@ -75,7 +75,7 @@ func codes(r *analyze.Report) []string {
 // data keyed by a salt byte and pre-split per salt bucket spreads evenly, without the warning.
 func TestAnalyzeMonotonicLeadAndSalt(t *testing.T) {
 	dir := t.TempDir()
-	in := genFile(t, dir, "orders.csv", gen.Options{Dataset: "orders", Rows: 3000, Seed: 1})
+	in := genAnalyzeFile(t, dir, "orders.csv", gen.Options{Dataset: "orders", Rows: 3000, Seed: 1})
 
 	// No out, no table: analysis does not need them.
 	job := &Job{Input: StringList{in}, Header: true, Columns: ordersColumns}
@@ -290,8 +290,8 @@ func TestAnalyzeVerboseQualifierSavings(t *testing.T) {
 // --sample N reads exactly the first N rows: inside a CSV batch, across files, and in Parquet.
 func TestAnalyzeSample(t *testing.T) {
 	dir := t.TempDir()
-	a := genFile(t, dir, "a.csv", gen.Options{Dataset: "orders", Rows: 5000, Seed: 1})
-	b := genFile(t, dir, "b.csv", gen.Options{Dataset: "orders", Rows: 700, Seed: 2})
+	a := genAnalyzeFile(t, dir, "a.csv", gen.Options{Dataset: "orders", Rows: 5000, Seed: 1})
+	b := genAnalyzeFile(t, dir, "b.csv", gen.Options{Dataset: "orders", Rows: 700, Seed: 2})
 	job := &Job{Input: StringList{a}, Header: true, Columns: ordersColumns}
 
 	r := runAnalyze(t, job, AnalyzeOptions{Sample: 1000})

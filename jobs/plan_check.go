@@ -24,7 +24,14 @@ func CheckJob(job *Job) error {
 		errs = append(errs, err)
 	}
 	if job.Columns != "" || !job.Mapping.IsZero() {
-		if cfg, err := job.MappingConfig(); err != nil {
+		cfg, err := job.MappingConfig()
+		if err == nil {
+			dup, derr := ParseDuplicatePolicy(job.Duplicates)
+			if derr == nil {
+				_, err = job.Aggregation(cfg, dup) // may declare the _one column, as Prepare does
+			}
+		}
+		if err != nil {
 			errs = append(errs, err)
 		} else if m, err := pipeline.Compile(cfg); err != nil {
 			where := "mapping"
