@@ -90,45 +90,9 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 			stg.Abort()
 		}
 	}()
-	spec.TempDir = filepath.Join(stg.Dir(), ".spill")
-	if err := os.MkdirAll(spec.TempDir, 0o755); err != nil {
-		return res, fmt.Errorf("%w: %w", ErrIO, err)
-	}
-	rejPath := job.Rejects
-	if rejPath == "" {
-		rejPath = filepath.Join(stg.Dir(), "_rejects.jsonl")
-	}
-	rej, err := os.Create(rejPath)
+	lr, err := loadStaged(ctx, job, spec, stg, job.Out, res, logf)
 	if err != nil {
-		return res, fmt.Errorf("%w: rejects file: %w", ErrIO, err)
-	}
-	spec.Pipeline.Rejects = rej
-
-	lr, err := Load(ctx, spec, stg.Dir())
-	if cerr := rej.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("%w: rejects file: %w", ErrIO, cerr)
-	}
-	os.RemoveAll(spec.TempDir)
-	if lr != nil {
-		res.DupExamples = lr.DupExamples
-		res.Spills = lr.Spills
-		res.PeakSortBytes = lr.PeakMemory
-		res.Seconds = lr.Elapsed.Seconds()
-	}
-	if err != nil {
-		return res, classifyLoadError(err)
-	}
-	if lr.Counts.RowsRejected == 0 && job.Rejects == "" {
-		os.Remove(rejPath)
-	} else if lr.Counts.RowsRejected > 0 {
-		res.RejectsFile = rejPath
-		if job.Rejects == "" {
-			res.RejectsFile = filepath.Join(job.Out, "_rejects.jsonl")
-		}
-		logf("%d rows rejected: see %s", lr.Counts.RowsRejected, res.RejectsFile)
-	}
-	for _, s := range lr.Splits {
-		res.Splits = append(res.Splits, hfilewriter.ToStringBinary(s))
+		return res, err
 	}
 	if spec.SplitSample > 0 {
 		res.CreateCommand = partition.CreateTableCommand(tableOr(job.Table), spec.Mapping.Families(), lr.Splits)
@@ -285,4 +249,51 @@ func (r *ExecuteResult) Summary() string {
 		fmt.Fprintf(&b, "  %s\n", cmd)
 	}
 	return b.String()
+}
+
+// loadStaged runs Load into the staging directory, with the spill files and the rejects file inside it,
+// and fills res with what the load reports. finalDir is where the rejects file is after the commit.
+func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, finalDir string, res *ExecuteResult,
+	logf func(string, ...any)) (*LoadResult, error) {
+	spec.TempDir = filepath.Join(stg.Dir(), ".spill")
+	if err := os.MkdirAll(spec.TempDir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	rejPath := job.Rejects
+	if rejPath == "" {
+		rejPath = filepath.Join(stg.Dir(), "_rejects.jsonl")
+	}
+	rej, err := os.Create(rejPath)
+	if err != nil {
+		return nil, fmt.Errorf("%w: rejects file: %w", ErrIO, err)
+	}
+	spec.Pipeline.Rejects = rej
+
+	lr, err := Load(ctx, spec, stg.Dir())
+	if cerr := rej.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("%w: rejects file: %w", ErrIO, cerr)
+	}
+	os.RemoveAll(spec.TempDir)
+	if lr != nil {
+		res.DupExamples = lr.DupExamples
+		res.Spills = lr.Spills
+		res.PeakSortBytes = lr.PeakMemory
+		res.Seconds = lr.Elapsed.Seconds()
+	}
+	if err != nil {
+		return nil, classifyLoadError(err)
+	}
+	if lr.Counts.RowsRejected == 0 && job.Rejects == "" {
+		os.Remove(rejPath)
+	} else if lr.Counts.RowsRejected > 0 {
+		res.RejectsFile = rejPath
+		if job.Rejects == "" {
+			res.RejectsFile = filepath.Join(finalDir, "_rejects.jsonl")
+		}
+		logf("%d rows rejected: see %s", lr.Counts.RowsRejected, res.RejectsFile)
+	}
+	for _, s := range lr.Splits {
+		res.Splits = append(res.Splits, hfilewriter.ToStringBinary(s))
+	}
+	return lr, nil
 }

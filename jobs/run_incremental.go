@@ -3,13 +3,11 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
@@ -106,45 +104,9 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		}
 	}()
 	res.OutDir = stg.Final()
-	spec.TempDir = filepath.Join(stg.Dir(), ".spill")
-	if err := os.MkdirAll(spec.TempDir, 0o755); err != nil {
-		return res, fmt.Errorf("%w: %w", ErrIO, err)
-	}
-	rejPath := job.Rejects
-	if rejPath == "" {
-		rejPath = filepath.Join(stg.Dir(), "_rejects.jsonl")
-	}
-	rej, err := os.Create(rejPath)
+	lr, err := loadStaged(ctx, job, spec, stg, stg.Final(), res, logf)
 	if err != nil {
-		return res, fmt.Errorf("%w: rejects file: %w", ErrIO, err)
-	}
-	spec.Pipeline.Rejects = rej
-
-	lr, err := Load(ctx, spec, stg.Dir())
-	if cerr := rej.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("%w: rejects file: %w", ErrIO, cerr)
-	}
-	os.RemoveAll(spec.TempDir)
-	if lr != nil {
-		res.DupExamples = lr.DupExamples
-		res.Spills = lr.Spills
-		res.PeakSortBytes = lr.PeakMemory
-		res.Seconds = lr.Elapsed.Seconds()
-	}
-	if err != nil {
-		return res, classifyLoadError(err)
-	}
-	if lr.Counts.RowsRejected == 0 && job.Rejects == "" {
-		os.Remove(rejPath)
-	} else if lr.Counts.RowsRejected > 0 {
-		res.RejectsFile = rejPath
-		if job.Rejects == "" {
-			res.RejectsFile = filepath.Join(stg.Final(), "_rejects.jsonl")
-		}
-		logf("%d rows rejected: see %s", lr.Counts.RowsRejected, res.RejectsFile)
-	}
-	for _, s := range lr.Splits {
-		res.Splits = append(res.Splits, hfilewriter.ToStringBinary(s))
+		return res, err
 	}
 	if spec.SplitSample > 0 {
 		res.CreateCommand = partition.CreateTableCommand(tableOr(job.Table), spec.Mapping.Families(), lr.Splits)
