@@ -23,6 +23,7 @@ type verifyState struct {
 	dataBlocks []int // indexes into blocks
 	cache      map[int64][]byte
 
+	quick             bool // VerifyBlocks: no per-cell order and bloom checks
 	cells             uint64
 	prevKey           []byte
 	keyLenSum, valSum int64
@@ -39,8 +40,19 @@ type verifyState struct {
 // meta and bloom chunk indexes; every cell passes the general bloom (ROW: row; ROWCOL: row+qualifier)
 // and every delete-family cell the delete-family bloom; the trailer's entry count and data block
 // offsets; and the file info's LASTKEY, AVG_KEY_LEN, AVG_VALUE_LEN, MAX_MEMSTORE_TS_KEY and MAX_TAGS_LEN.
-func (r *Reader) Verify() error {
-	v := &verifyState{r: r, byOffset: map[int64]int{}, cache: map[int64][]byte{}}
+func (r *Reader) Verify() error { return r.verify(false) }
+
+// VerifyBlocks is the cheaper check a load runs on every file it wrote before committing it: everything
+// Verify checks about blocks, indexes, bloom chunk layout, trailer and file info totals, including every
+// block's checksum and the cell count, key and value lengths of every data block, but key order only
+// across blocks (first key of each block after the last key of the previous one; the writer refuses
+// out-of-order cells itself) and no bloom membership of each cell. Unencoded data blocks are walked by
+// their length fields without building cells; encoded blocks are decoded and their cells checked in
+// order. It reads every byte of the file.
+func (r *Reader) VerifyBlocks() error { return r.verify(true) }
+
+func (r *Reader) verify(quick bool) error {
+	v := &verifyState{r: r, byOffset: map[int64]int{}, cache: map[int64][]byte{}, quick: quick}
 	for _, step := range []func() error{v.scanBlocks, v.checkDataIndex, v.checkOtherIndexes, v.checkTotals} {
 		if err := step(); err != nil {
 			return fmt.Errorf("hfile verify: %w", err)
@@ -70,6 +82,16 @@ func (v *verifyState) scanBlocks() error {
 			}
 			if off >= t.LoadOnOpenOffset {
 				return fmt.Errorf("data block at offset %d lies in the load-on-open section (from %d)", off, t.LoadOnOpenOffset)
+			}
+			if v.quick && b.Header.Type == BlockData {
+				if err := v.walkNoneBlock(b.Payload, &ref); err != nil {
+					return fmt.Errorf("data block %d at offset %d: %w", n, off, err)
+				}
+				v.dataBlocks = append(v.dataBlocks, len(v.blocks))
+				v.byOffset[off] = len(v.blocks)
+				v.blocks = append(v.blocks, ref)
+				off += int64(ref.Size)
+				continue
 			}
 			cells, err := decodeDataBlock(b.Header.Type, b.Payload, &r.opts)
 			if err != nil {
@@ -101,6 +123,68 @@ func (v *verifyState) scanBlocks() error {
 	return nil
 }
 
+// walkNoneBlock accounts the cells of an unencoded data block from their length fields (VerifyBlocks):
+// count, key and value lengths, tags, mvcc, delete-family cells, first and last key, and the order of the
+// block's first key after the previous block's last key.
+func (v *verifyState) walkNoneBlock(payload []byte, ref *verifyBlockRef) error {
+	o := &v.r.opts
+	c := &decodeCursor{b: payload}
+	var first, last []byte
+	n := 0
+	for c.remaining() > 0 && c.err == nil {
+		start := c.pos
+		klen, vlen := c.i32(), c.i32()
+		if c.err == nil && (klen < KeyInfrastructureSize || vlen < 0) {
+			c.fail("cell %d has key length %d and value length %d", n, klen, vlen)
+		}
+		key := c.take(klen)
+		c.take(vlen)
+		tagsLen := 0
+		if o.Tags {
+			tagsLen = c.u16()
+			c.take(tagsLen)
+		}
+		var seq uint64
+		if o.Mvcc {
+			if o.DecodeMvcc {
+				seq = uint64(c.vlong())
+			} else {
+				c.take(1)
+			}
+		}
+		if c.err != nil {
+			return fmt.Errorf("cell %d at payload offset %d: %w", n, start, c.err)
+		}
+		if !Key(key).Valid() {
+			return fmt.Errorf("cell %d at payload offset %d has a malformed key", n, start)
+		}
+		if first == nil {
+			first = key
+			if v.prevKey != nil && CompareKeys(v.prevKey, key) > 0 {
+				return fmt.Errorf("first key %s is before the previous block's last key %s", Key(key), Key(v.prevKey))
+			}
+		}
+		if t := Key(key).Type(); t == TypeDeleteFamily || t == TypeDeleteFamilyVersion {
+			v.deleteFamilyCells++
+		}
+		last = key
+		n++
+		v.keyLenSum += int64(klen)
+		v.valSum += int64(vlen)
+		v.maxSeq = max(v.maxSeq, seq)
+		v.maxTags = max(v.maxTags, tagsLen)
+	}
+	if n == 0 {
+		return fmt.Errorf("holds no cells")
+	}
+	v.cells += uint64(n)
+	ref.FirstKey = append([]byte(nil), first...)
+	ref.LastKey = append([]byte(nil), last...)
+	ref.Cells = n
+	v.prevKey = ref.LastKey
+	return nil
+}
+
 func (v *verifyState) checkCell(c *Cell) error {
 	r := v.r
 	key := c.Key()
@@ -110,7 +194,7 @@ func (v *verifyState) checkCell(c *Cell) error {
 	if v.prevKey != nil && !bytes.Equal(Key(v.prevKey).Family(), c.Family) {
 		return fmt.Errorf("family %s differs from the previous cell's %s", ToStringBinary(c.Family), ToStringBinary(Key(v.prevKey).Family()))
 	}
-	if r.generalBloom != nil {
+	if r.generalBloom != nil && !v.quick {
 		ok, err := r.bloomLookup(r.generalBloom, r.bloomType, c.Row, c.Qualifier, v.cache)
 		if err != nil {
 			return fmt.Errorf("general bloom lookup: %w", err)
@@ -121,7 +205,7 @@ func (v *verifyState) checkCell(c *Cell) error {
 	}
 	if c.Type == TypeDeleteFamily || c.Type == TypeDeleteFamilyVersion {
 		v.deleteFamilyCells++
-		if r.deleteBloom != nil {
+		if r.deleteBloom != nil && !v.quick {
 			ok, err := r.bloomLookup(r.deleteBloom, BloomRow, c.Row, nil, v.cache)
 			if err != nil {
 				return fmt.Errorf("delete-family bloom lookup: %w", err)

@@ -138,6 +138,16 @@ type Incremental struct {
 // IsZero reports whether no incremental key was set (used by yaml omitempty).
 func (i Incremental) IsZero() bool { return i == Incremental{} }
 
+// MemoryBudget is the run's memory budget in bytes: memory, or 1 GiB when unset. The CLI sets the Go
+// runtime's soft memory limit (GOMEMLIMIT) to it, so that garbage is collected before the process grows
+// past the budget.
+func (j *Job) MemoryBudget() int64 {
+	if j.Memory > 0 {
+		return int64(j.Memory)
+	}
+	return defaultMemory
+}
+
 // RunParent is the directory that holds a job run's output directories:
 // <out>/<name>.
 func (j *Job) RunParent() string { return filepath.Join(j.Out, j.Name) }

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -64,8 +65,12 @@ type RunSpec struct {
 	CombineErr func() error
 	// FoldSeqLast: a folded cell carries the seq of its last input (needed when Combine keeps the last).
 	FoldSeqLast bool
-	// Verify re-reads every written file with the reader (checksums, order, index, blooms) before commit.
+	// Verify re-reads every written file before commit with Reader.VerifyBlocks: every block's checksum,
+	// the index against the blocks, key order across blocks, trailer and file-info totals.
 	Verify bool
+	// VerifyCells (with Verify) runs the full Reader.Verify instead: also every cell's order and its
+	// bloom-filter membership. About 4× the CPU of VerifyBlocks.
+	VerifyCells bool
 	// TempDir holds spill files; default: a directory inside the staging area.
 	TempDir string
 	// SourceTask is stored as BULKLOAD_SOURCE_TASK.
@@ -98,6 +103,8 @@ type LoadResult struct {
 	Spills      int64
 	PeakMemory  int64 // the sorter's accounted peak
 	Elapsed     time.Duration
+	ReadTime    time.Duration // reading, mapping and in-memory sorting/spilling (phase 1)
+	WriteTime   time.Duration // merging and writing HFiles, and verifying them (phase 2)
 }
 
 // FileResult describes one written HFile.
@@ -125,6 +132,9 @@ const (
 	// memoryReserve is what Load keeps outside the sorter's budget for batches in flight, reject
 	// buffers and one HFile writer per worker.
 	memoryReserve = 48 << 20
+	// splitSampleKeys is the capacity of the row sample behind --split-sample: about 1% error on the
+	// bytes of each of 8 regions, a few MiB of memory.
+	splitSampleKeys = 1 << 16
 )
 
 // Load reads the inputs, maps rows to cells, routes them to regions, sorts each region's cells within the
@@ -191,19 +201,76 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		})
 	}
 	splits := spec.Splits
+	// Computed splits come from a deterministic bottom-k sample of the rows with their bytes (the same
+	// sample whatever order batches arrive in), fed once per run of cells of one row.
+	var sampler *partition.Sampler
+	if spec.SplitSample > 0 {
+		sampler = partition.NewSampler(splitSampleKeys, 1)
+	}
+	// The sink groups each batch's cells by sorter (a counting sort of cell indexes) and adds each group
+	// under one lock acquisition. Scratch slices are reused across batches through a sync.Pool.
+	var scratch sync.Pool
 	sink := func(cb *pipeline.CellBatch) error {
+		sc, _ := scratch.Get().(*sinkScratch)
+		if sc == nil {
+			sc = &sinkScratch{}
+		}
+		defer scratch.Put(sc)
+		sc.target = sc.target[:0]
+		sc.count = resized(sc.count, len(sorters)+1)
+		famBytes := resized(sc.famBytes, nf)
+		var sampleRow []byte
+		var sampleBytes int64
 		for i := range cb.Cells {
 			c := &cb.Cells[i]
-			kv := cb.Buf[c.Off : c.Off+c.Len]
-			r := 0
+			t := int(c.Family)
 			if regions > 1 {
-				r = splits.Region(hfilewriter.Key(hfilewriter.KVKey(kv)).Row())
+				kv := cb.Buf[c.Off : c.Off+c.Len]
+				t += splits.Region(hfilewriter.Key(hfilewriter.KVKey(kv)).Row()) * nf
+			} else if sampler != nil {
+				row := hfilewriter.Key(hfilewriter.KVKey(cb.Buf[c.Off : c.Off+c.Len])).Row()
+				if sampleRow == nil || !bytes.Equal(row, sampleRow) {
+					if sampleRow != nil {
+						sampler.Add(sampleRow, sampleBytes)
+					}
+					sampleRow, sampleBytes = row, 0
+				}
+				sampleBytes += int64(c.Len)
 			}
-			if err := sorters[r*nf+int(c.Family)].Add(kv, c.Seq); err != nil {
-				return err
-			}
-			familyBytes[c.Family].Add(int64(c.Len))
+			sc.target = append(sc.target, int32(t))
+			sc.count[t+1]++
+			famBytes[c.Family] += int64(c.Len)
 		}
+		if sampleRow != nil {
+			sampler.Add(sampleRow, sampleBytes)
+		}
+		for t := 1; t < len(sc.count); t++ {
+			sc.count[t] += sc.count[t-1]
+		}
+		if cap(sc.recs) < len(cb.Cells) {
+			sc.recs = make([]sorter.Record, len(cb.Cells))
+		}
+		recs := sc.recs[:len(cb.Cells)]
+		next := append(sc.next[:0], sc.count[:len(sorters)]...)
+		for i := range cb.Cells {
+			c := &cb.Cells[i]
+			t := sc.target[i]
+			recs[next[t]] = sorter.Record{KV: cb.Buf[c.Off : c.Off+c.Len : c.Off+c.Len], Seq: c.Seq}
+			next[t]++
+		}
+		sc.next = next
+		for t := range sorters {
+			if lo, hi := sc.count[t], sc.count[t+1]; hi > lo {
+				if err := sorters[t].AddRecords(recs[lo:hi]); err != nil {
+					return err
+				}
+			}
+		}
+		for f, n := range famBytes {
+			familyBytes[f].Add(n)
+		}
+		sc.famBytes = famBytes
+		clear(recs) // drop references to the batch buffer
 		return nil
 	}
 	popts := spec.Pipeline
@@ -214,6 +281,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	}
 
 	// Phase 2: merge each stream and write HFiles.
+	res.ReadTime = time.Since(start)
 	var total int64
 	for i := range familyBytes {
 		total += familyBytes[i].Load()
@@ -224,7 +292,8 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		out.progress = spec.Progress
 	}
 	if spec.SplitSample > 0 {
-		splits, err = out.writeSampled(ctx, sorters, spec.SplitSample, total)
+		splits = sampler.Splits(spec.SplitSample)
+		err = out.writeRanges(ctx, sorters, splits, workers)
 	} else {
 		err = out.writeRegions(ctx, sorters, regions, workers)
 	}
@@ -242,6 +311,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	res.Spills = pool.Spills()
 	res.PeakMemory = pool.PeakBytes()
 	res.Elapsed = time.Since(start)
+	res.WriteTime = res.Elapsed - res.ReadTime
 	if err != nil {
 		return res, err
 	}
@@ -250,6 +320,25 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 			ErrDuplicates, res.Duplicates, res.DupExamples)
 	}
 	return res, nil
+}
+
+// sinkScratch holds the per-batch grouping buffers of Load's sink.
+type sinkScratch struct {
+	target   []int32
+	count    []int
+	next     []int
+	recs     []sorter.Record
+	famBytes []int64
+}
+
+// resized returns s with length n, all zero, reusing its array when it is large enough.
+func resized[T int | int64](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 func policy(spec *RunSpec) DuplicatePolicy {

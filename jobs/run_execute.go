@@ -26,7 +26,10 @@ type ExecuteOptions struct {
 	Progress func(Progress) // progress events; nil = none
 	Log      func(string)   // warnings and notes; nil = discard
 	Verify   bool           // re-read every HFile with the reader before commit
-	Now      func() time.Time
+	// VerifyCells makes that re-read the full check (Reader.Verify: every cell's order and bloom
+	// membership) instead of Reader.VerifyBlocks (checksums, index, totals).
+	VerifyCells bool
+	Now         func() time.Time
 }
 
 // ExecuteResult is what a run did.
@@ -43,6 +46,9 @@ type ExecuteResult struct {
 	Spills        int64     `json:"spills"`
 	PeakSortBytes int64     `json:"peak_sort_bytes"`
 	Seconds       float64   `json:"seconds"`
+	ReadSeconds   float64   `json:"read_seconds"`   // read, map, sort in memory and spill
+	WriteSeconds  float64   `json:"write_seconds"`  // merge, write and verify HFiles
+	CommitSeconds float64   `json:"commit_seconds"` // fsync and rename into place
 }
 
 // Execute runs a job from start to commit: validate, prepare, load into a staging directory, verify,
@@ -68,7 +74,7 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	if err != nil {
 		return nil, err
 	}
-	spec.Verify = eo.Verify
+	spec.Verify, spec.VerifyCells = eo.Verify, eo.VerifyCells
 	spec.Progress = eo.Progress
 	res := &ExecuteResult{OutDir: job.Out}
 	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
@@ -105,12 +111,23 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	if err := m.Reconcile(); err != nil {
 		return res, fmt.Errorf("internal error, refusing to commit: %w", err)
 	}
-	if err := stg.Commit(m); err != nil {
-		return res, fmt.Errorf("%w: commit: %w", ErrIO, err)
+	if err := res.commit(stg, m); err != nil {
+		return res, err
 	}
 	committed = true
 	res.Manifest = m
 	return res, nil
+}
+
+// commit commits the staging directory and accounts the time it took.
+func (r *ExecuteResult) commit(stg *Staging, m *Manifest) error {
+	t := time.Now()
+	if err := stg.Commit(m); err != nil {
+		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+	}
+	r.CommitSeconds = time.Since(t).Seconds()
+	r.Seconds += r.CommitSeconds
+	return nil
 }
 
 func tableOr(t string) string {
@@ -234,8 +251,8 @@ func (r *ExecuteResult) Summary() string {
 	}
 	fmt.Fprintf(&b, "\nhfiles         %d files, %s, %d regions\n", c.FilesWritten, HumanSize(c.BytesWritten), len(r.Splits)+1)
 	if r.Seconds > 0 {
-		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input), %d spills, peak sort memory %s\n", r.Seconds,
-			float64(c.BytesRead)/1e6/r.Seconds, r.Spills, HumanSize(r.PeakSortBytes))
+		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input): read+sort %.1fs, write %.1fs, commit %.1fs; %d spills, peak sort memory %s\n",
+			r.Seconds, float64(c.BytesRead)/1e6/r.Seconds, r.ReadSeconds, r.WriteSeconds, r.CommitSeconds, r.Spills, HumanSize(r.PeakSortBytes))
 	}
 	if r.RejectsFile != "" {
 		fmt.Fprintf(&b, "rejects        %s\n", r.RejectsFile)
@@ -279,6 +296,7 @@ func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, fina
 		res.Spills = lr.Spills
 		res.PeakSortBytes = lr.PeakMemory
 		res.Seconds = lr.Elapsed.Seconds()
+		res.ReadSeconds, res.WriteSeconds = lr.ReadTime.Seconds(), lr.WriteTime.Seconds()
 	}
 	if err != nil {
 		return nil, classifyLoadError(err)

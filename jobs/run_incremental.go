@@ -44,7 +44,7 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	if err != nil {
 		return res, err
 	}
-	spec.Verify = eo.Verify
+	spec.Verify, spec.VerifyCells = eo.Verify, eo.VerifyCells
 	spec.Progress = eo.Progress
 
 	plan, err := planInputs(ctx, st, spec.Inputs, job.Reload)
@@ -140,8 +140,8 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	if err := st.Begin(rec); err != nil {
 		return res, err
 	}
-	if err := stg.Commit(m); err != nil {
-		return res, fmt.Errorf("%w: commit: %w", ErrIO, err)
+	if err := res.commit(stg, m); err != nil {
+		return res, err
 	}
 	committed = true
 	res.Manifest = m

@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,8 +42,10 @@ type outputWriter struct {
 
 const maxDupExamples = 5
 
-// writeRegions merges and writes every (region, family) sorter, `workers` at a time.
-func (o *outputWriter) writeRegions(ctx context.Context, sorters []*sorter.Sorter, regions, workers int) error {
+// writeTasks runs task(region, family) for every pair with data, `workers` at a time, and stops at the
+// first error.
+func (o *outputWriter) writeTasks(ctx context.Context, regions, workers int, has func(t int) bool,
+	task func(ctx context.Context, region, fam int) error) error {
 	nf := len(o.families)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -56,7 +57,7 @@ func (o *outputWriter) writeRegions(ctx context.Context, sorters []*sorter.Sorte
 		go func() {
 			defer wg.Done()
 			for t := range tasks {
-				if err := o.writeOne(ctx, sorters[t], t/nf, t%nf); err != nil {
+				if err := task(ctx, t/nf, t%nf); err != nil {
 					errc <- err
 					cancel()
 					return
@@ -67,7 +68,7 @@ func (o *outputWriter) writeRegions(ctx context.Context, sorters []*sorter.Sorte
 	var err error
 loop:
 	for t := 0; t < regions*nf; t++ {
-		if sorters[t].Records() == 0 {
+		if !has(t) {
 			continue
 		}
 		select {
@@ -91,13 +92,59 @@ loop:
 	return err
 }
 
-func (o *outputWriter) writeOne(ctx context.Context, s *sorter.Sorter, region, fam int) error {
-	it, err := s.Finish(ctx)
-	if err != nil {
-		return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
+// writeRegions merges and writes every (region, family) sorter, `workers` at a time.
+func (o *outputWriter) writeRegions(ctx context.Context, sorters []*sorter.Sorter, regions, workers int) error {
+	nf := len(o.families)
+	has := func(t int) bool { return sorters[t].Records() > 0 }
+	return o.writeTasks(ctx, regions, workers, has, func(ctx context.Context, region, fam int) error {
+		it, err := sorters[region*nf+fam].Finish(ctx)
+		if err != nil {
+			return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
+		}
+		defer it.Close()
+		return o.writeStream(it, o.spec.Splits, region, fam)
+	})
+}
+
+// writeRanges writes the regions of computed split points: each family's sorter holds all its cells;
+// every (region, family) pair is merged from the runs' row range of the region, `workers` pairs at a
+// time, so that merging and writing run in parallel across regions.
+func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter, splits partition.Splits, workers int) error {
+	nf := len(o.families)
+	ranges := make([]*sorter.Ranges, nf)
+	defer func() {
+		for _, r := range ranges {
+			if r != nil {
+				r.Close()
+			}
+		}
+	}()
+	for f := range ranges {
+		if sorters[f].Records() == 0 {
+			sorters[f].Close()
+			continue
+		}
+		r, err := sorters[f].FinishRanges(ctx)
+		if err != nil {
+			return fmt.Errorf("sorting family %s: %w", o.families[f], err)
+		}
+		ranges[f] = r
 	}
-	defer it.Close()
-	start, end := o.spec.Splits.Bounds(region)
+	has := func(t int) bool { return ranges[t%nf] != nil }
+	return o.writeTasks(ctx, len(splits)+1, workers, has, func(ctx context.Context, region, fam int) error {
+		start, end := splits.Bounds(region)
+		it, err := ranges[fam].Open(ctx, start, end)
+		if err != nil {
+			return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
+		}
+		defer it.Close()
+		return o.writeStream(it, splits, region, fam)
+	})
+}
+
+// writeStream writes the cells of one (region, family) iterator into that region's files.
+func (o *outputWriter) writeStream(it *sorter.Iterator, splits partition.Splits, region, fam int) error {
+	start, end := splits.Bounds(region)
 	fw := o.newFileWriter(region, fam, start, end)
 	st := o.newStream(it)
 	for st.next() {
@@ -111,228 +158,6 @@ func (o *outputWriter) writeOne(ctx context.Context, s *sorter.Sorter, region, f
 		return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
 	}
 	return fw.close()
-}
-
-// writeSampled merges one stream per family, row by row across families, and cuts regions of equal bytes
-// exactly at row boundaries. It returns the split points it chose. The merging goroutine only decides
-// where cells go: each family's HFiles are written by a goroutine of their own, fed chunks of cells.
-func (o *outputWriter) writeSampled(ctx context.Context, sorters []*sorter.Sorter, n int, total int64) (partition.Splits, error) {
-	nf := len(o.families)
-	streams := make([]*stream, nf)
-	for f := 0; f < nf; f++ {
-		it, err := sorters[f].Finish(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("sorting family %s: %w", o.families[f], err)
-		}
-		defer it.Close()
-		streams[f] = o.newStream(it)
-		streams[f].advance()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	fws := make([]*familyWriter, nf)
-	for f := range fws {
-		fws[f] = o.startFamilyWriter(ctx, cancel, f)
-	}
-	stop := func(err error) (partition.Splits, error) {
-		cancel()
-		for _, fw := range fws { // a writer's own error explains a cancellation better
-			if werr := fw.finish(); werr != nil && !errors.Is(werr, context.Canceled) {
-				err = werr
-			}
-		}
-		return nil, err
-	}
-	target := total / int64(max(n, 1))
-	var splits partition.Splits
-	var prevRow []byte
-	region, regionBytes := 0, int64(0)
-	var regionStart []byte
-	for {
-		if err := ctx.Err(); err != nil {
-			return stop(err)
-		}
-		var row []byte // the smallest head row among the families
-		for _, st := range streams {
-			if st.ok && (row == nil || bytes.Compare(st.row(), row) < 0) {
-				row = st.row()
-			}
-		}
-		if row == nil {
-			break
-		}
-		if prevRow != nil && regionBytes >= target && region < n-1 {
-			split := shortestSeparator(prevRow, row)
-			splits = append(splits, split)
-			for _, fw := range fws {
-				if err := fw.cut(split); err != nil {
-					return stop(err)
-				}
-			}
-			region++
-			regionBytes = 0
-			regionStart = split
-		}
-		prevRow = append(prevRow[:0], row...)
-		for f, st := range streams {
-			for st.ok && bytes.Equal(st.row(), prevRow) {
-				if err := fws[f].add(region, regionStart, st.kv); err != nil {
-					return stop(err)
-				}
-				regionBytes += int64(len(st.kv))
-				st.advance()
-			}
-			if err := st.err(); err != nil {
-				return stop(fmt.Errorf("sorting family %s: %w", o.families[f], err))
-			}
-		}
-	}
-	var first error
-	for _, fw := range fws {
-		if err := fw.finish(); err != nil && first == nil {
-			first = err
-		}
-	}
-	if first != nil {
-		return nil, first
-	}
-	o.sortFiles()
-	return splits, nil
-}
-
-// familyWriter writes one family's cells, region after region, on its own goroutine.
-type familyWriter struct {
-	o    *outputWriter
-	fam  int
-	ch   chan *cellChunk
-	free chan *cellChunk
-	cur  *cellChunk
-	done chan error
-	err  error
-}
-
-// cellChunk carries KeyValue records of one region to a familyWriter; cutEnd marks the end of a region.
-type cellChunk struct {
-	region      int
-	regionStart []byte
-	buf         []byte
-	ends        []int
-	cut         bool
-	cutEnd      []byte
-}
-
-const cellChunkSize = 1 << 20
-
-func (o *outputWriter) startFamilyWriter(ctx context.Context, cancel func(), fam int) *familyWriter {
-	fw := &familyWriter{o: o, fam: fam, ch: make(chan *cellChunk, 2), free: make(chan *cellChunk, 4), done: make(chan error, 1)}
-	for i := 0; i < 4; i++ {
-		fw.free <- &cellChunk{buf: make([]byte, 0, cellChunkSize)}
-	}
-	go func() {
-		var w *fileWriter
-		var err error
-		for c := range fw.ch {
-			if err == nil && ctx.Err() != nil {
-				err = ctx.Err()
-			}
-			if err == nil {
-				start := 0
-				for _, end := range c.ends {
-					if w == nil {
-						w = o.newFileWriter(c.region, fam, c.regionStart, nil)
-					}
-					if err = w.append(c.buf[start:end]); err != nil {
-						break
-					}
-					start = end
-				}
-				if err == nil && c.cut && w != nil {
-					w.regionEnd = c.cutEnd
-					err = w.close()
-					w = nil
-				}
-			}
-			c.buf, c.ends, c.cut, c.cutEnd = c.buf[:0], c.ends[:0], false, nil
-			fw.free <- c
-		}
-		if err == nil && w != nil {
-			err = w.close()
-		}
-		if err != nil {
-			if w != nil {
-				w.abort()
-			}
-			cancel()
-		}
-		fw.done <- err
-	}()
-	return fw
-}
-
-// add queues one cell of the given region.
-func (fw *familyWriter) add(region int, regionStart, kv []byte) error {
-	if fw.cur != nil && (fw.cur.region != region || len(fw.cur.buf)+len(kv) > cellChunkSize && len(fw.cur.ends) > 0) {
-		fw.flush()
-	}
-	if fw.cur == nil {
-		select {
-		case fw.cur = <-fw.free:
-		case err := <-fw.done: // the writer stopped early
-			fw.err = err
-			return err
-		}
-		fw.cur.region, fw.cur.regionStart = region, regionStart
-	}
-	fw.cur.buf = append(fw.cur.buf, kv...)
-	fw.cur.ends = append(fw.cur.ends, len(fw.cur.buf))
-	return nil
-}
-
-// cut ends the current region of this family at split.
-func (fw *familyWriter) cut(split []byte) error {
-	if fw.cur == nil {
-		select {
-		case fw.cur = <-fw.free:
-		case err := <-fw.done:
-			fw.err = err
-			return err
-		}
-		fw.cur.region = -1
-	}
-	fw.cur.cut, fw.cur.cutEnd = true, split
-	fw.flush()
-	return nil
-}
-
-func (fw *familyWriter) flush() {
-	if fw.cur != nil {
-		fw.ch <- fw.cur
-		fw.cur = nil
-	}
-}
-
-// finish flushes, waits for the writer goroutine and returns its error.
-func (fw *familyWriter) finish() error {
-	if fw.ch == nil {
-		return fw.err
-	}
-	fw.flush()
-	close(fw.ch)
-	fw.ch = nil
-	if fw.err != nil {
-		return fw.err // done was already consumed by add/cut
-	}
-	fw.err = <-fw.done
-	return fw.err
-}
-
-// shortestSeparator returns the shortest prefix of next that sorts after prev (prev < next).
-func shortestSeparator(prev, next []byte) []byte {
-	i := 0
-	for i < len(prev) && i < len(next) && prev[i] == next[i] {
-		i++
-	}
-	return append([]byte(nil), next[:min(i+1, len(next))]...)
 }
 
 func (o *outputWriter) sortFiles() {
@@ -455,7 +280,7 @@ type fileWriter struct {
 	rel     string
 	lastRow []byte
 	rows    int64        // distinct rows in the current file
-	pending []FileResult // closed files whose region end is not known yet (sampled splits)
+	pending []FileResult // closed files, recorded by close
 }
 
 func (o *outputWriter) newFileWriter(region, fam int, start, end []byte) *fileWriter {
@@ -578,7 +403,7 @@ func (o *outputWriter) verifyAsync(path string) {
 		defer o.verifyWG.Done()
 		o.verifySem <- struct{}{}
 		defer func() { <-o.verifySem }()
-		if err := verifyFile(path); err != nil {
+		if err := verifyFile(path, o.spec.VerifyCells); err != nil {
 			o.mu.Lock()
 			if o.verifyErr == nil {
 				o.verifyErr = err
@@ -595,13 +420,17 @@ func (o *outputWriter) waitVerified() error {
 	return o.verifyErr
 }
 
-func verifyFile(path string) error {
+func verifyFile(path string, cells bool) error {
 	r, c, err := hfilewriter.OpenFile(path)
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", path, err)
 	}
 	defer c.Close()
-	if err := r.Verify(); err != nil {
+	verify := r.VerifyBlocks
+	if cells {
+		verify = r.Verify
+	}
+	if err := verify(); err != nil {
 		return fmt.Errorf("verify %s: %w", path, err)
 	}
 	return nil

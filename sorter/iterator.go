@@ -23,6 +23,7 @@ type Iterator struct {
 	sq       uint64
 	err      error
 	closed   bool
+	ranged   bool // opened by Ranges.Open: closing it leaves the sorter and its runs alone
 }
 
 // newIterator builds the final merge (s.mu held, remainder sorted, reserved already accounted).
@@ -113,6 +114,10 @@ func (it *Iterator) Close() error {
 	}
 	it.s.p.release(it.reserved)
 	it.reserved = 0
+	if it.ranged {
+		it.cur, it.src = nil, nil
+		return errors.Join(errs...)
+	}
 	it.s.mu.Lock()
 	errs = append(errs, it.s.cleanupLocked())
 	it.s.mu.Unlock()

@@ -53,6 +53,7 @@ type Pool struct {
 	slabMax   int
 	reserveIO int64 // fixed I/O reserve (all slots)
 	share     int64 // merge read-buffer share of one sorter
+	spillAt   int64 // a sorter holding this much spills on its own, leaving room to keep adding meanwhile
 
 	slots chan *slot // spill/merge work slots, one per unit of Parallelism
 
@@ -110,6 +111,11 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 			opts.Memory, p.par, p.reserveIO)
 	}
 	p.share = (opts.Memory - p.reserveIO) / int64(2*p.par)
+	p.spillAt = opts.Memory - p.reserveIO
+	if p.par > 1 {
+		// Half the arena memory: one half is sorted and written while the other fills.
+		p.spillAt /= 2
+	}
 	p.used = p.reserveIO
 	p.peak = p.used
 	dir, err := os.MkdirTemp(opts.TempDir, "hfload-sort-")
@@ -261,9 +267,13 @@ var errPoolClosed = errors.New("sorter: pool closed")
 // errNoMemory is returned by reserve when wait is false and the memory is not available.
 var errNoMemory = errors.New("sorter: memory budget exhausted")
 
-// errSelfSpilled is returned by reserve when it made room by spilling self in place: the caller should
-// reuse self's emptied slabs and index instead of allocating.
-var errSelfSpilled = errors.New("sorter: spilled in place")
+// errSpillSelf is returned by reserve when self is the sorter to spill: the caller detaches self's
+// records, lets go of its lock, spills them and tries again.
+var errSpillSelf = errors.New("sorter: spill self")
+
+// errRetry is returned by reserve when self gave its empty memory back while waiting: the caller starts
+// placing its record again from self's new state.
+var errRetry = errors.New("sorter: retry")
 
 // reserve accounts n bytes, spilling sorters (largest in-memory first) to make room. self is the sorter
 // whose lock the caller holds, or nil; it may be spilled directly. With wait false it returns errNoMemory
@@ -300,9 +310,6 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 		spilled, err := p.spillOne(cands, self)
 		if err != nil {
 			return err
-		}
-		if spilled == self && self != nil {
-			return errSelfSpilled
 		}
 		if spilled != nil {
 			continue
@@ -355,7 +362,7 @@ func (p *Pool) reserve(ctx context.Context, n int64, self *Sorter, wait bool) er
 			stop()
 		}
 		if selfReleased {
-			return errSelfSpilled
+			return errRetry
 		}
 		if ctx != nil {
 			if err := ctx.Err(); err != nil {
@@ -401,17 +408,14 @@ func (p *Pool) victimsLocked(self *Sorter) []*Sorter {
 }
 
 // spillOne spills the first candidate that can be spilled without waiting for its lock and returns it.
-// self (whose lock the caller holds) spills in place: it keeps its emptied slabs for its next records.
+// When that is self (whose lock the caller holds) it returns errSpillSelf for the caller to spill.
 func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (*Sorter, error) {
 	for _, v := range cands {
 		if v == self {
 			if v.spillable.Load() == 0 {
 				continue
 			}
-			if err := v.spillLocked(true); err != nil {
-				return nil, err
-			}
-			return v, nil
+			return nil, errSpillSelf
 		}
 		if !v.mu.TryLock() {
 			continue
@@ -420,10 +424,12 @@ func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (*Sorter, error) {
 			v.mu.Unlock()
 			continue
 		}
-		err := v.spillLocked(false)
+		job := v.detachLocked(false)
 		v.mu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("spilling sorter %q to make room: %w", v.name, err)
+		if job != nil {
+			if err := v.runSpill(job); err != nil {
+				return nil, fmt.Errorf("spilling sorter %q to make room: %w", v.name, err)
+			}
 		}
 		return v, nil
 	}

@@ -1,6 +1,7 @@
 package sorter
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/golang/snappy"
 
@@ -29,6 +31,34 @@ type runInfo struct {
 	size      int64 // bytes on disk
 	maxRaw    int   // largest raw chunk
 	maxStored int   // largest snappy-compressed chunk (0 if none)
+	// chunks locates every chunk by the row of its first record, so that a range merge can start
+	// reading a run near a row instead of at its beginning.
+	chunks []chunkRef
+}
+
+// chunkRef is the file offset of a chunk and the row of its first record.
+type chunkRef struct {
+	off int64
+	row []byte
+}
+
+// seek returns the offset of the chunk to start reading at to see every record whose row is >= lo:
+// the chunk before the first one starting at a row >= lo (that row may begin in the previous chunk).
+func (r *runInfo) seek(lo []byte) int64 {
+	if lo == nil || len(r.chunks) == 0 {
+		return 0
+	}
+	j := sort.Search(len(r.chunks), func(i int) bool { return bytes.Compare(r.chunks[i].row, lo) >= 0 })
+	if j == 0 {
+		return 0
+	}
+	return r.chunks[j-1].off
+}
+
+// kvRow returns the row of a KeyValue record.
+func kvRow(kv []byte) []byte {
+	rl := int(binary.BigEndian.Uint16(kv[8:]))
+	return kv[10 : 10+rl]
 }
 
 // bufBytes is the read-buffer memory a reader of this run needs.
@@ -48,6 +78,7 @@ type runWriter struct {
 	sl    *slot
 	chunk int
 	raw   []byte
+	first []byte // row of the current chunk's first record
 }
 
 func (p *Pool) createRun(sl *slot) (*runWriter, error) {
@@ -73,7 +104,11 @@ func (w *runWriter) add(kv []byte, seq uint64) error {
 		}
 	}
 	w.info.records++
+	if len(w.raw) == 0 {
+		w.first = append(w.first[:0], kvRow(kv)...)
+	}
 	if need > w.chunk { // oversized record: a raw chunk of its own, written straight from kv
+		w.info.chunks = append(w.info.chunks, chunkRef{off: w.info.size, row: bytes.Clone(kvRow(kv))})
 		var vb [binary.MaxVarintLen64]byte
 		vn := binary.PutUvarint(vb[:], seq)
 		rawLen := vn + len(kv)
@@ -113,6 +148,7 @@ func (w *runWriter) flush() error {
 	if len(w.raw) == 0 {
 		return nil
 	}
+	w.info.chunks = append(w.info.chunks, chunkRef{off: w.info.size, row: bytes.Clone(w.first)})
 	crc := crc32.Checksum(w.raw, castagnoli)
 	enc := snappy.Encode(w.sl.enc[chunkHdrSz:], w.raw)
 	var err error
@@ -166,14 +202,20 @@ type runReader struct {
 	pos    int
 	cur    []byte
 	sq     uint64
+	keep   bool // close leaves the file (a range reader; the sorter removes its runs)
 }
 
 func openRun(ctx context.Context, info *runInfo) (*runReader, error) {
+	return openRunAt(ctx, info, 0)
+}
+
+// openRunAt opens a run for reading from the chunk at offset off.
+func openRunAt(ctx context.Context, info *runInfo, off int64) (*runReader, error) {
 	f, err := os.Open(info.path)
 	if err != nil {
 		return nil, fmt.Errorf("opening run: %w", err)
 	}
-	return &runReader{ctx: ctx, info: info, f: f}, nil
+	return &runReader{ctx: ctx, info: info, f: f, off: off}, nil
 }
 
 func (r *runReader) corrupt(format string, args ...any) error {
@@ -283,6 +325,9 @@ func (r *runReader) close() error {
 		r.f = nil
 	}
 	r.raw, r.stored, r.buf = nil, nil, nil
+	if r.keep {
+		return err
+	}
 	if e := r.info.remove(); e != nil && err == nil {
 		err = e
 	}

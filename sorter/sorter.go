@@ -52,6 +52,8 @@ type Sorter struct {
 	empty       atomic.Bool  // no records in memory (a victim that is empty is spilled without I/O)
 	nextSlab    int
 	runs        []*runInfo
+	inflight    int        // detached arenas being spilled outside the lock
+	spillDone   *sync.Cond // on mu: signalled when a detached spill ends
 	state       int
 	err         error
 	records     int64
@@ -60,6 +62,7 @@ type Sorter struct {
 // NewSorter returns a sorter drawing on the pool's budget. name appears in errors.
 func (p *Pool) NewSorter(name string, opts SorterOptions) *Sorter {
 	s := &Sorter{p: p, name: name, id: p.fileSeq.Add(1), opts: opts, nextSlab: minSlab, cur: -1}
+	s.spillDone = sync.NewCond(&s.mu)
 	s.empty.Store(true)
 	if err := p.register(s); err != nil {
 		s.err = fmt.Errorf("sorter %q: %w", name, err)
@@ -89,48 +92,100 @@ func (s *Sorter) errorf(format string, args ...any) error {
 	return fmt.Errorf("sorter %q: "+format, append([]any{s.name}, args...)...)
 }
 
+// Record is one KeyValue record for AddRecords: the record bytes (copied) and its input order.
+type Record struct {
+	KV  []byte
+	Seq uint64
+}
+
 // Add copies kv, a KeyValue record (int32 keyLen | int32 valueLen | key | value), into the sorter.
 // Malformed records and records larger than Pool.MaxRecord are rejected without harming the sorter.
 // seq orders records with equal keys (input order). It may spill to disk and may wait for memory.
 func (s *Sorter) Add(kv []byte, seq uint64) error {
-	key, _, n, err := hfilewriter.SplitKeyValue(kv)
-	if err != nil || n != len(kv) || !hfilewriter.Key(key).Valid() {
-		return s.errorf("invalid KeyValue record of %d bytes", len(kv))
-	}
-	if int64(len(kv)) > s.p.MaxRecord() {
-		return s.errorf("KeyValue record of %d bytes exceeds the largest record this budget sorts (%d bytes)",
-			len(kv), s.p.MaxRecord())
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err != nil {
-		return s.err
-	}
-	if s.state != stateAdding {
-		return s.errorf("Add after Finish or Close")
-	}
-	if s.pleaseSpill.Load() {
-		// Another sorter waits for memory and could not take our lock: give our memory back.
-		s.pleaseSpill.Store(false)
-		if err := s.spillLocked(false); err != nil {
-			return s.fail(err)
+	recs := [1]Record{{KV: kv, Seq: seq}}
+	return s.AddRecords(recs[:])
+}
+
+// AddRecords adds many records under one lock acquisition, as Add does for each: callers with batches
+// (the pipeline's cell batches) use it to keep lock traffic off the hot path. Records are validated
+// before any is added; a spill triggered while adding runs outside the sorter's lock, so other
+// goroutines keep adding into a fresh arena while the full one is sorted and written.
+func (s *Sorter) AddRecords(recs []Record) error {
+	for i := range recs {
+		kv := recs[i].KV
+		key, _, n, err := hfilewriter.SplitKeyValue(kv)
+		if err != nil || n != len(kv) || !hfilewriter.Key(key).Valid() {
+			return s.errorf("invalid KeyValue record of %d bytes", len(kv))
+		}
+		if int64(len(kv)) > s.p.MaxRecord() {
+			return s.errorf("KeyValue record of %d bytes exceeds the largest record this budget sorts (%d bytes)",
+				len(kv), s.p.MaxRecord())
 		}
 	}
+	s.mu.Lock()
+	for i := 0; i < len(recs); {
+		if s.err != nil {
+			s.mu.Unlock()
+			return s.err
+		}
+		if s.state != stateAdding {
+			s.mu.Unlock()
+			return s.errorf("Add after Finish or Close")
+		}
+		var job *spillJob
+		if s.pleaseSpill.Load() {
+			// Another sorter waits for memory and could not take our lock: give our memory back.
+			s.pleaseSpill.Store(false)
+			job = s.detachLocked(false)
+		} else {
+			err := s.placeLocked(recs[i].KV, recs[i].Seq)
+			switch {
+			case err == nil:
+				i++
+				continue
+			case errors.Is(err, errSpillSelf):
+				job = s.detachLocked(true)
+			default:
+				err = s.fail(err)
+				s.mu.Unlock()
+				return err
+			}
+		}
+		if job != nil {
+			s.mu.Unlock()
+			if err := s.runSpill(job); err != nil {
+				return err
+			}
+			s.mu.Lock()
+		}
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// placeLocked copies one record into the arena (s.mu held). It returns errSpillSelf when s must spill
+// before the record fits.
+func (s *Sorter) placeLocked(kv []byte, seq uint64) error {
 	for {
 		if len(s.a.idx) == cap(s.a.idx) {
 			if err := s.growIndex(); err != nil {
-				return s.fail(err)
+				return err
 			}
 			continue
 		}
 		if s.cur < 0 || s.slabUsed+len(kv) > len(s.a.slabs[s.cur]) {
-			if s.cur+1 < len(s.a.slabs) { // a slab kept from before an in-place spill
+			if s.cur+1 < len(s.a.slabs) { // a slab kept from before
 				s.cur++
 				s.slabUsed = 0
 				continue
 			}
+			if s.held >= s.p.spillAt && len(s.a.idx) > 0 {
+				// Big enough to be worth a run: spill it now, while the budget still has room for the
+				// others to go on adding during the sort and write.
+				return errSpillSelf
+			}
 			if err := s.newSlab(len(kv)); err != nil {
-				return s.fail(err)
+				return err
 			}
 			continue
 		}
@@ -178,10 +233,10 @@ func (s *Sorter) growIndex() error {
 	need := int64(newCap) * entrySize
 	if old > 0 && s.held+need > s.p.budget-s.p.reserveIO {
 		// The grown index could never fit next to what s holds: spill s instead of growing.
-		return s.spillLocked(true)
+		return errSpillSelf
 	}
 	if err := s.p.reserve(nil, need, s, true); err != nil {
-		if err == errSelfSpilled { // s spilled: start again from the new state
+		if err == errRetry { // s gave its empty memory back: start again from the new state
 			return nil
 		}
 		return err
@@ -200,7 +255,7 @@ func (s *Sorter) newSlab(n int) error {
 	slab := s.p.takeFree(size)
 	if slab == nil {
 		if err := s.p.reserve(nil, int64(size), s, true); err != nil {
-			if err == errSelfSpilled { // s spilled in place: its slabs are free again
+			if err == errRetry { // s gave its empty memory back: start again
 				return nil
 			}
 			return err
@@ -230,37 +285,70 @@ func (s *Sorter) releaseArena() {
 	s.p.release(h)
 }
 
-// spillLocked sorts the in-memory records and writes them as a run (s.mu held). With inPlace (s spills
-// itself because it needs room) the slabs and the index stay with s, empty, for the records to come;
-// otherwise (s is a victim spilled for another sorter, or has nothing to spill) its memory is returned.
-func (s *Sorter) spillLocked(inPlace bool) error {
+// spillJob is an arena taken out of a sorter to be sorted and written as a run outside its lock.
+type spillJob struct {
+	a    arena
+	held int64 // accounted bytes of the arena (slabs + index)
+}
+
+// detachLocked takes the in-memory records out of s (s.mu held) and returns them as a spill job, or nil
+// when s holds no records (its memory is then simply returned). With self (s spills because it needs
+// room) the slabs keep growing for the records to come; a victim spilled for another sorter regrows from
+// small. The job's memory stays accounted until runSpill has written it.
+func (s *Sorter) detachLocked(self bool) *spillJob {
 	if len(s.a.idx) == 0 {
 		s.releaseArena()
 		return nil
 	}
+	job := &spillJob{a: s.a, held: s.held}
+	s.a = arena{}
+	s.cur, s.slabUsed = -1, 0
+	s.empty.Store(true)
+	s.setHeld(0)
+	if !self {
+		s.nextSlab = minSlab // a sorter spilled to make room for others may stay small
+	}
+	s.inflight++
+	return job
+}
+
+// runSpill sorts a detached arena and writes it as a run (s.mu not held), then returns its memory and
+// records the run. Errors are sticky on s.
+func (s *Sorter) runSpill(job *spillJob) error {
 	sl, _ := s.p.acquireSlot(nil)
-	defer s.p.releaseSlot(sl)
-	s.a.sort()
-	info, err := s.writeRun(nil, sl, &memSource{a: &s.a})
+	job.a.sort()
+	info, err := s.writeRun(nil, sl, &memSource{a: &job.a})
+	s.p.releaseSlot(sl)
+	h := job.held
+	for i, b := range job.a.slabs {
+		h -= int64(len(b))
+		s.p.putFree(b)
+		job.a.slabs[i] = nil
+	}
+	s.p.release(h)
+	if err == nil && s.opts.CombineErr != nil {
+		err = s.opts.CombineErr()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight--
+	s.spillDone.Broadcast()
 	if err != nil {
-		return err
+		if info != nil {
+			info.remove()
+		}
+		return s.fail(err)
 	}
 	s.runs = append(s.runs, info)
-	if inPlace {
-		s.a.idx = s.a.idx[:0]
-		s.cur, s.slabUsed = 0, 0
-		s.empty.Store(true)
-	} else {
-		s.releaseArena()
-		s.nextSlab = minSlab // regrow from small: a sorter spilled to make room for others may stay small
-	}
 	s.p.spills.Add(1)
-	if s.opts.CombineErr != nil {
-		if err := s.opts.CombineErr(); err != nil {
-			return err
-		}
-	}
 	return nil
+}
+
+// waitSpillsLocked waits until no detached arena is being written (s.mu held).
+func (s *Sorter) waitSpillsLocked() {
+	for s.inflight > 0 {
+		s.spillDone.Wait()
+	}
 }
 
 // writeRun drains src (sorted) into a new run, folding equal keys when Combine is set.
@@ -311,6 +399,11 @@ func (s *Sorter) Finish(ctx context.Context) (*Iterator, error) {
 	}
 	s.state = stateFinished
 	s.spillable.Store(0)
+	s.waitSpillsLocked()
+	if s.err != nil {
+		s.cleanupLocked()
+		return nil, s.err
+	}
 	it, err := s.finish(ctx)
 	if err != nil {
 		err = s.fail(err)
@@ -445,6 +538,7 @@ func (s *Sorter) mergePass(ctx context.Context) error {
 
 // cleanupLocked frees memory, removes run files and leaves the pool (s.mu held).
 func (s *Sorter) cleanupLocked() error {
+	s.waitSpillsLocked()
 	var errs []error
 	s.releaseArena()
 	for _, r := range s.runs {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -70,11 +71,23 @@ Exit codes: 0 ok (also "nothing to do"), 1 usage or configuration error, 2 bad r
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	var cpuProfile string
-	var profFile *os.File
+	var cpuProfile, traceFile string
+	var profFile, trFile *os.File
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
+	root.PersistentFlags().StringVar(&traceFile, "trace", "", "write a Go execution trace to this file (for performance work)")
 	root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentFlags().MarkHidden("trace")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if traceFile != "" {
+			f, err := os.Create(traceFile)
+			if err != nil {
+				return err
+			}
+			trFile = f
+			if err := trace.Start(f); err != nil {
+				return err
+			}
+		}
 		if cpuProfile == "" {
 			return nil
 		}
@@ -89,6 +102,10 @@ Exit codes: 0 ok (also "nothing to do"), 1 usage or configuration error, 2 bad r
 		if profFile != nil {
 			pprof.StopCPUProfile()
 			profFile.Close()
+		}
+		if trFile != nil {
+			trace.Stop()
+			trFile.Close()
 		}
 	}
 	root.AddCommand(newRunCmd(), newGenCmd())

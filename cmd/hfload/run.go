@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -107,6 +108,7 @@ func (jf *jobFlags) load(args []string) (*jobs.Job, error) {
 
 func newRunCmd() *cobra.Command {
 	var noProgress, noVerify bool
+	var verify string
 	cmd := &cobra.Command{
 		Use:   "run [JOB.yaml] [flags]",
 		Short: "Load CSV/Parquet exports into bulk-loadable HFiles",
@@ -120,17 +122,29 @@ only when every file is complete and verified.`,
 	}
 	jf := addJobFlags(cmd)
 	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress display")
-	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "skip re-reading every written HFile before commit")
+	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "skip re-reading every written HFile before commit (= --verify none)")
+	cmd.Flags().StringVar(&verify, "verify", "blocks", "check of every written HFile before commit: blocks (checksums, index, totals), full (also every cell's order and bloom) or none")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		job, err := jf.load(args)
 		if err != nil {
 			return err
 		}
+		switch verify {
+		case "blocks", "full", "none":
+		default:
+			return exitError{code: jobs.ExitUsage, err: fmt.Errorf("--verify %q: want blocks, full or none", verify)}
+		}
+		if os.Getenv("GOMEMLIMIT") == "" {
+			// Collect garbage before the heap outgrows the budget (the sorter accounts its own memory
+			// within it; this bounds what it cannot see: freed index arrays, batches, buffers).
+			debug.SetMemoryLimit(job.MemoryBudget())
+		}
 		prog := newProgress(cmd.ErrOrStderr(), noProgress || job.JSON)
 		res, err := jobs.Execute(cmd.Context(), job, jobs.ExecuteOptions{
-			Progress: prog.update,
-			Verify:   !noVerify,
-			Log:      prog.log,
+			Progress:    prog.update,
+			Verify:      !noVerify && verify != "none",
+			VerifyCells: verify == "full",
+			Log:         prog.log,
 		})
 		prog.done()
 		if res != nil {

@@ -1,0 +1,165 @@
+package sorter
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/hfload/hfload/hfilewriter"
+)
+
+// drainRange reads one range of r completely.
+func drainRange(t *testing.T, r *Ranges, lo, hi []byte) ([]rec, error) {
+	it, err := r.Open(context.Background(), lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	var out []rec
+	for it.Next() {
+		out = append(out, rec{append([]byte(nil), it.KV()...), it.Seq()})
+	}
+	err = it.Err()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return out, err
+}
+
+// TestRangesConcatenateToTheWhole: the records of a spilled sorter read back as disjoint row ranges,
+// concurrently, are exactly the reference order cut at the range bounds, including bounds that fall
+// inside a row's many records, before the first row and after the last; the runs survive every range
+// and are removed by Close.
+func TestRangesConcatenateToTheWhole(t *testing.T) {
+	for _, par := range []int{1, 2} {
+		t.Run(fmt.Sprintf("par=%d", par), func(t *testing.T) {
+			p := newTestPool(t, 256<<10, par)
+			s := p.NewSorter("ranges", SorterOptions{})
+			rng := rand.New(rand.NewPCG(5, uint64(par)))
+			recs := randRecords(rng, 30000)
+			for _, r := range recs {
+				if err := s.Add(r.kv, r.seq); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := reference(recs)
+			r, err := s.FinishRanges(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Spills() < 3 {
+				t.Fatalf("spills = %d, want several", p.Spills())
+			}
+			// Bounds: the empty start, rows taken from the data at several points (so a bound equals an
+			// existing row with many records), a row between existing ones, and past the end.
+			bounds := [][]byte{nil}
+			for _, i := range []int{3000, 9000, 15000, 21000, 27000} {
+				bounds = append(bounds, kvRow(want[i].kv))
+			}
+			bounds = append(bounds, []byte("r01000x"), []byte("\xff\xff"), nil)
+			sortBounds(bounds[1 : len(bounds)-1])
+			parts := make([][]rec, len(bounds)-1)
+			var wg sync.WaitGroup
+			errs := make([]error, len(parts))
+			for i := range parts {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					parts[i], errs[i] = drainRange(t, r, bounds[i], bounds[i+1])
+				}(i)
+			}
+			wg.Wait()
+			var got []rec
+			for i, part := range parts {
+				if errs[i] != nil {
+					t.Fatal(errs[i])
+				}
+				for _, x := range part {
+					row := kvRow(x.kv)
+					if (bounds[i] != nil && bytes.Compare(row, bounds[i]) < 0) || (bounds[i+1] != nil && bytes.Compare(row, bounds[i+1]) >= 0) {
+						t.Fatalf("range %d [%q, %q) yielded row %q", i, bounds[i], bounds[i+1], row)
+					}
+				}
+				got = append(got, part...)
+			}
+			sameRecords(t, got, want)
+			// A range read twice gives the same records (runs are kept).
+			again, err := drainRange(t, r, bounds[2], bounds[3])
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRecords(t, again, parts[2])
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+			assertDirEmpty(t, p)
+			if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
+				t.Fatalf("after Close %d bytes still accounted, want the I/O reserve %d", u, p.reserveIO)
+			}
+			if _, err := r.Open(context.Background(), nil, nil); err == nil {
+				t.Fatal("Open after Close succeeded")
+			}
+		})
+	}
+}
+
+func sortBounds(b [][]byte) {
+	for i := 1; i < len(b); i++ {
+		for j := i; j > 0 && bytes.Compare(b[j-1], b[j]) > 0; j-- {
+			b[j-1], b[j] = b[j], b[j-1]
+		}
+	}
+}
+
+// TestRangesWithCombine: a combiner folds each key once per range, as Finish would.
+func TestRangesWithCombine(t *testing.T) {
+	p := newTestPool(t, 128<<10, 2)
+	// An associative fold: value = a's value, b's value and one byte, so n records fold to n-1 bytes
+	// however spills and merges group them.
+	count := func(dst, a, b []byte) []byte {
+		v := append(append(append([]byte(nil), hfilewriter.KVValue(a)...), hfilewriter.KVValue(b)...), 'x')
+		return appendKV(dst, hfilewriter.KVKey(a), v)
+	}
+	s := p.NewSorter("combine", SorterOptions{Combine: count})
+	n := 0
+	for round := 0; round < 40; round++ {
+		for row := 0; row < 300; row++ {
+			kv := hfilewriter.AppendKeyValue(nil, fmt.Appendf(nil, "row%04d", row), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, nil)
+			if err := s.Add(kv, uint64(n)); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	r, err := s.FinishRanges(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	total := 0
+	for _, b := range [][2][]byte{{nil, []byte("row0100")}, {[]byte("row0100"), []byte("row0250")}, {[]byte("row0250"), nil}} {
+		got, err := drainRange(t, r, b[0], b[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range got {
+			if v := hfilewriter.KVValue(x.kv); len(v) != 39 {
+				t.Fatalf("row %s folded to %d, want 39 (40 records)", kvRow(x.kv), len(v))
+			}
+		}
+		total += len(got)
+	}
+	if total != 300 {
+		t.Fatalf("%d folded records, want 300", total)
+	}
+}
+
+// appendKV appends a KeyValue record with the given flat key and value.
+func appendKV(dst, key, value []byte) []byte {
+	dst = append(dst, byte(len(key)>>24), byte(len(key)>>16), byte(len(key)>>8), byte(len(key)))
+	dst = append(dst, byte(len(value)>>24), byte(len(value)>>16), byte(len(value)>>8), byte(len(value)))
+	dst = append(dst, key...)
+	return append(dst, value...)
+}
