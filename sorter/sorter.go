@@ -325,12 +325,22 @@ func (s *Sorter) runSpill(job *spillJob) error {
 		s.p.putFree(b)
 		job.a.slabs[i] = nil
 	}
-	s.p.release(h)
 	if err == nil && s.opts.CombineErr != nil {
 		err = s.opts.CombineErr()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// h is now the job's index. If s is still adding with a smaller index (it regrows from small after
+	// a detach), hand the big one over instead of freeing it: growing an index step by step copies it
+	// many times over.
+	if err == nil && s.state == stateAdding && s.err == nil && cap(job.a.idx) > cap(s.a.idx) {
+		old := int64(cap(s.a.idx)) * entrySize
+		s.a.idx = append(job.a.idx[:0], s.a.idx...)
+		s.setHeld(s.held + h - old)
+		h = old
+	}
+	job.a.idx = nil
+	s.p.release(h)
 	s.inflight--
 	s.spillDone.Broadcast()
 	if err != nil {
