@@ -30,11 +30,21 @@ func newHFileWriteCmd() *cobra.Command {
 		blockSize   int
 		createTime  int64
 		noTags      bool
+		labelsPath  string
 	)
 	cmd := &cobra.Command{
 		Use:   "write [flags] CELLS OUT",
-		Short: "Write cell text lines (row<TAB>family:qualifier<TAB>ts<TAB>type<TAB>value; - = stdin) as one HFile",
-		Args:  cobra.ExactArgs(2),
+		Short: "Write cell text lines (row<TAB>family:qualifier<TAB>ts<TAB>type<TAB>value[<TAB>tags]; - = stdin) as one HFile",
+		Long: `Write cell text lines as one HFile. Each line is
+  row<TAB>family:qualifier<TAB>timestamp<TAB>type<TAB>value[<TAB>tags]
+with bytes in HBase's Bytes.toStringBinary notation. The optional tags column (HFile v3 only) is a
+comma-separated list, serialized in the order given:
+  ttl=MS               TTL tag in milliseconds (as ImportTsv's HBASE_CELL_TTL)
+  visibility=EXPR      cell visibility expression, e.g. secret|topsecret (needs --labels)
+  vis=1&!2, visfmt=1   raw visibility tags by label ordinal (what dump prints)
+  tagT=0xHEX           any tag of type T
+--labels names a file of label=ordinal lines, the contents of hbase:labels.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := hfilewriter.DefaultWriterOptions()
 			opts.FormatVersion = version
@@ -63,9 +73,29 @@ func newHFileWriteCmd() *cobra.Command {
 				defer f.Close()
 				in = f
 			}
-			cells, err := hfilewriter.ReadCellText(in)
+			var labels map[string]int
+			if labelsPath != "" {
+				lf, err := os.Open(labelsPath)
+				if err != nil {
+					return err
+				}
+				labels, err = hfilewriter.ReadVisibilityLabels(lf)
+				lf.Close()
+				if err != nil {
+					return fmt.Errorf("%s: %w", labelsPath, err)
+				}
+			}
+			cells, err := hfilewriter.ReadCellTextLabels(in, labels)
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			if version != 3 || noTags {
+				for i := range cells {
+					if len(cells[i].Tags) > 0 {
+						return fmt.Errorf("%s: cell %s has tags, but HFile v2 (and --no-tags) cannot store tags: use --format-version 3",
+							args[0], cells[i].String())
+					}
+				}
 			}
 			out, err := os.Create(args[1])
 			if err != nil {
@@ -91,6 +121,7 @@ func newHFileWriteCmd() *cobra.Command {
 	f.IntVar(&blockSize, "block-size", hfilewriter.DefaultBlockSize, "target uncompressed data block size in bytes")
 	f.Int64Var(&createTime, "create-time", -1, "hfile.CREATE_TIME_TS in milliseconds (default: now)")
 	f.BoolVar(&noTags, "no-tags", false, "v3 without per-cell tags length (StoreFileWriter with includesTags=false)")
+	f.StringVar(&labelsPath, "labels", "", "visibility label map for visibility=EXPR tags: label=ordinal lines (hbase:labels)")
 	return cmd
 }
 
@@ -106,7 +137,7 @@ func openHFile(path string) (*hfilewriter.Reader, func(), error) {
 func newHFileDumpCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "dump FILE",
-		Short: "Print every cell in the cell text format that `hfile write` reads",
+		Short: "Print every cell in the cell text format that `hfile write` reads (tags as a sixth column)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, done, err := openHFile(args[0])
