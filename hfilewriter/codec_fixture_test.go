@@ -258,3 +258,38 @@ func TestFixtureTagsInUnencodedBlock(t *testing.T) {
 		t.Fatalf("block\n got % x\nwant % x", got, want)
 	}
 }
+
+// TestCompressionLevel: levels change the gzip/zstd bytes but not what is read back; invalid
+// levels (or a level for a codec without one) are rejected.
+func TestCompressionLevel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	cells := matrixTestCells(t, rng, 400, true)
+	for _, comp := range []Compression{CompressionGZ, CompressionZSTD} {
+		files := map[int][]byte{}
+		for _, level := range []int{0, 1, 9, 22} {
+			if comp == CompressionGZ && level > 9 {
+				continue
+			}
+			o := DefaultWriterOptions()
+			o.Compression, o.CompressionLevel = comp, level
+			files[level] = writeCells(t, o, cells)
+			writerTestReadBack(t, files[level], cells, o)
+		}
+		if bytes.Equal(files[0], files[1]) || bytes.Equal(files[1], files[9]) {
+			t.Errorf("%s: the level does not change the output", comp)
+		}
+		if comp == CompressionGZ && len(files[1]) <= len(files[9]) {
+			t.Errorf("gz: level 1 file (%d bytes) not larger than level 9 (%d)", len(files[1]), len(files[9]))
+		}
+	}
+	for _, tc := range []struct {
+		c Compression
+		l int
+	}{{CompressionGZ, 10}, {CompressionGZ, -1}, {CompressionZSTD, 23}, {CompressionSnappy, 1}, {CompressionNone, 3}} {
+		o := DefaultWriterOptions()
+		o.Compression, o.CompressionLevel = tc.c, tc.l
+		if _, err := NewWriter(&bytes.Buffer{}, o); err == nil {
+			t.Errorf("%s level %d accepted", tc.c, tc.l)
+		}
+	}
+}

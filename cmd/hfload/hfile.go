@@ -31,6 +31,7 @@ func newHFileWriteCmd() *cobra.Command {
 		createTime  int64
 		noTags      bool
 		labelsPath  string
+		level       int
 	)
 	cmd := &cobra.Command{
 		Use:   "write [flags] CELLS OUT",
@@ -50,6 +51,7 @@ comma-separated list, serialized in the order given:
 			opts.FormatVersion = version
 			opts.NoTags = noTags
 			opts.BlockSize = blockSize
+			opts.CompressionLevel = level
 			var err error
 			if opts.Compression, err = hfilewriter.ParseCompression(compression); err != nil {
 				return err
@@ -116,6 +118,7 @@ comma-separated list, serialized in the order given:
 	f := cmd.Flags()
 	f.IntVar(&version, "format-version", 3, "HFile major version: 3 (v3.3, HBase 2.x) or 2 (v2.3, no tags)")
 	f.StringVar(&compression, "compression", "none", "block compression: none|gz|snappy|lz4|zstd")
+	f.IntVar(&level, "compression-level", 0, "gz 1-9 or zstd 1-22; 0 = HBase's default (gz: zlib level 6, zstd: 3)")
 	f.StringVar(&encoding, "encoding", "none", "data block encoding: none|prefix|diff|fast_diff")
 	f.StringVar(&bloom, "bloom", "row", "general bloom filter: none|row|rowcol")
 	f.IntVar(&blockSize, "block-size", hfilewriter.DefaultBlockSize, "target uncompressed data block size in bytes")
