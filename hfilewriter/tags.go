@@ -66,6 +66,22 @@ func SplitTags(tags []byte) ([]Tag, error) {
 	return out, nil
 }
 
+// checkTags checks that tags is a well-formed tag list without allocating: HBase iterates a cell's
+// tags (TTL, visibility) and would fail on a malformed list, so the writer refuses one.
+func checkTags(tags []byte) error {
+	for pos := 0; pos < len(tags); {
+		if len(tags)-pos < 3 {
+			return fmt.Errorf("malformed tags: %d stray bytes at offset %d", len(tags)-pos, pos)
+		}
+		n := int(binary.BigEndian.Uint16(tags[pos:]))
+		if n < 1 || pos+2+n > len(tags) {
+			return fmt.Errorf("malformed tags: tag at offset %d claims %d bytes, %d left", pos, n, len(tags)-pos-2)
+		}
+		pos += 2 + n
+	}
+	return nil
+}
+
 // VisibilityTags returns the serialized tags HBase stores for a cell visibility expression, exactly
 // as VisibilityUtils.createVisibilityExpTags(expr, withSerializationFormat=true, checkAuths=false, ...)
 // does for bulk loads (ImportTsv's TextSortReducer via DefaultVisibilityExpressionResolver): the
@@ -80,6 +96,9 @@ func VisibilityTags(expr string, labels map[string]int) ([]byte, error) {
 	node, err := visParse(expr)
 	if err != nil {
 		return nil, fmt.Errorf("visibility expression %q: %w", expr, err)
+	}
+	if pos, _ := visClauseBound(node); pos > MaxTagsLength/3 {
+		return nil, fmt.Errorf("visibility expression %q: too complex (expands to more clauses than a cell's %d bytes of tags can hold)", expr, MaxTagsLength)
 	}
 	node = visExpand(node)
 	out, _ := AppendTag(make([]byte, 0, visibilityTagsCapacityHintPerExpr), TagTypeVisibilitySerialization, []byte{VisibilitySortedOrdinalFormat})
@@ -125,6 +144,9 @@ func visOrdinals(n *visNode, labels map[string]int, ords *[]int) error {
 		id := n.label
 		neg := false
 		if n.op == visNot {
+			if len(n.children) != 1 {
+				return errors.New("NOT without an operand")
+			}
 			c := n.children[0]
 			if c.op != visLeaf {
 				return errors.New("a NOT applied to a sub-expression inside an AND clause cannot be stored (HBase fails on it too)")

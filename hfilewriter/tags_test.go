@@ -63,7 +63,14 @@ func TestVisibilityTagBytes(t *testing.T) {
 			t.Errorf("%q: got %x, want %x", tc.expr, got, want)
 		}
 	}
-	for _, bad := range []string{"", "secret&", "secret topsecret", "(secret", "secret)", "secret&&c", "unknown", "se$cret", `"open`, "!"} {
+	huge := "(secret|topsecret)"
+	for i := 0; i < 16; i++ {
+		huge += "&(c|d)"
+	}
+	if _, err := VisibilityTags(huge, labels); err == nil || !strings.Contains(err.Error(), "too complex") {
+		t.Errorf("2^17-clause expression: %v", err)
+	}
+	for _, bad := range []string{"", "secret&", "secret topsecret", "(secret", "secret)", "secret&&c", "unknown", "se$cret", `"open`, "!", "!&secret", "secret|!", "(!)", "secret&!(c|d)"} {
 		if got, err := VisibilityTags(bad, labels); err == nil {
 			t.Errorf("%q accepted: %x", bad, got)
 		}
@@ -141,4 +148,35 @@ func TestCellLineTags(t *testing.T) {
 	if _, err := ParseCellLine("r\tf:q\t1\tPut\tv\tvisibility=secret"); err == nil {
 		t.Fatal("visibility without labels accepted")
 	}
+}
+
+func TestWriterRejectsMalformedTags(t *testing.T) {
+	for _, tags := range [][]byte{{0}, {0, 5, 8, 1}, {0, 0, 8}} {
+		c := Cell{Row: []byte("r"), Family: []byte("f"), Type: TypePut, Tags: tags}
+		if _, err := WriteCells(&bytes.Buffer{}, []Cell{c}, DefaultWriterOptions()); err == nil || !strings.Contains(err.Error(), "malformed tags") {
+			t.Errorf("tags %x: %v", tags, err)
+		}
+	}
+}
+
+// FuzzParseTags: no input panics, and whatever ParseTags accepts, FormatTags prints in a form that
+// parses back to the same bytes.
+func FuzzParseTags(f *testing.F) {
+	for _, s := range []string{"ttl=5", "visibility=a|b", "visibility=(a|b)&!(c&d)", `visibility="x,y"&a`, "vis=1&!2,visfmt=1", "tag9=0x00ff", "visibility=!(!a)", "visibility=((a))|b&c"} {
+		f.Add(s)
+	}
+	labels := map[string]int{"a": 1, "b": 2, "c": 3, "d": 4, "x,y": 5}
+	f.Fuzz(func(t *testing.T, s string) {
+		tags, err := ParseTags(s, labels)
+		if err != nil {
+			return
+		}
+		if err := checkTags(tags); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		back, err := ParseTags(FormatTags(tags), nil)
+		if err != nil || !bytes.Equal(back, tags) {
+			t.Fatalf("%q: FormatTags %q does not round trip: %x vs %x (%v)", s, FormatTags(tags), back, tags, err)
+		}
+	})
 }

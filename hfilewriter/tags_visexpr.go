@@ -401,3 +401,31 @@ func visMerge(outerNode *visNode, outer visOp, single, nl *visNode) *visNode {
 	}
 	return outerNode
 }
+
+// visClauseBound bounds the number of OR-clauses the expansion of n (pos) and of NOT n (neg) can
+// produce, saturating at 1<<30, so that an expression such as (a|b)&(c|d)&... is refused before the
+// expansion grows exponentially.
+func visClauseBound(n *visNode) (pos, neg int) {
+	const limit = 1 << 30
+	sat := func(v int) int { return min(v, limit) }
+	switch n.op {
+	case visNot:
+		if len(n.children) == 0 {
+			return 1, 1
+		}
+		p, q := visClauseBound(n.children[0])
+		return q, p
+	case visAnd, visOr:
+		prodP, sumP, prodN, sumN := 1, 0, 1, 0
+		for _, c := range n.children {
+			p, q := visClauseBound(c)
+			prodP, sumP = sat(prodP*p), sat(sumP+p)
+			prodN, sumN = sat(prodN*q), sat(sumN+q)
+		}
+		if n.op == visAnd {
+			return prodP, sumN
+		}
+		return sumP, prodN
+	}
+	return 1, 1
+}
