@@ -14,7 +14,11 @@ import (
 // with row, family, qualifier and value escaped by ToStringBinary. The sixth column, present only
 // when the cell has tags, is FormatTags(c.Tags) (e.g. ttl=86400000,visfmt=1,vis=1&2). Sequence ids
 // are not part of the format.
-func FormatCellLine(c *Cell) string {
+func FormatCellLine(c *Cell) string { return FormatCellLineLabels(c, nil) }
+
+// FormatCellLineLabels is FormatCellLine with tags formatted by FormatTagsLabels (visibility tags as
+// an expression over the label names in labels).
+func FormatCellLineLabels(c *Cell, labels map[string]int) string {
 	var sb strings.Builder
 	sb.WriteString(ToStringBinary(c.Row))
 	sb.WriteByte('\t')
@@ -29,7 +33,7 @@ func FormatCellLine(c *Cell) string {
 	sb.WriteString(ToStringBinary(c.Value))
 	if len(c.Tags) > 0 {
 		sb.WriteByte('\t')
-		sb.WriteString(FormatTags(c.Tags))
+		sb.WriteString(FormatTagsLabels(c.Tags, labels))
 	}
 	return sb.String()
 }

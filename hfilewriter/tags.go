@@ -179,6 +179,7 @@ func visOrdinals(n *visNode, labels map[string]int, ords *[]int) error {
 // Bytes.toBytes(int ordinal) with the label in column f: (scan 'hbase:labels' shows both).
 func ReadVisibilityLabels(r io.Reader) (map[string]int, error) {
 	labels := map[string]int{}
+	byOrdinal := map[int]string{}
 	sc := bufio.NewScanner(r)
 	n := 0
 	for sc.Scan() {
@@ -199,7 +200,11 @@ func ReadVisibilityLabels(r io.Reader) (map[string]int, error) {
 		if prev, dup := labels[label]; dup {
 			return nil, fmt.Errorf("line %d: label %q given twice (%d and %d)", n, label, prev, o)
 		}
+		if prev, dup := byOrdinal[o]; dup {
+			return nil, fmt.Errorf("line %d: ordinal %d given to both %q and %q", n, o, prev, label)
+		}
 		labels[label] = o
+		byOrdinal[o] = label
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading labels: %w", err)
@@ -316,7 +321,13 @@ func splitTagItems(s string) []string {
 // returns t: ttl=MS for an 8-byte TTL tag, visfmt=N and vis=O&!O for visibility tags (label names are
 // not stored in HFiles, only ordinals), tagT=0xHEX for anything else. Malformed tags are printed as
 // one raw item "tags=0xHEX" that ParseTags rejects.
-func FormatTags(tags []byte) string {
+func FormatTags(tags []byte) string { return FormatTagsLabels(tags, nil) }
+
+// FormatTagsLabels is FormatTags that prints a serialization-format tag followed by visibility tags
+// as one visibility=EXPR item (clauses joined by |, labels of a clause by &) when labels (label →
+// ordinal, as for ParseTags) names every ordinal; ParseTags(text, labels) then rebuilds the same
+// bytes, because HBase's parser and expander keep such an expression's clauses in order.
+func FormatTagsLabels(tags []byte, labels map[string]int) string {
 	if len(tags) == 0 {
 		return ""
 	}
@@ -324,10 +335,26 @@ func FormatTags(tags []byte) string {
 	if err != nil {
 		return "tags=0x" + hex.EncodeToString(tags)
 	}
+	var names map[int]string
+	if len(labels) > 0 {
+		names = make(map[int]string, len(labels))
+		for l, o := range labels {
+			names[o] = l
+		}
+	}
 	var sb strings.Builder
-	for i, t := range list {
+	for i := 0; i < len(list); i++ {
+		t := list[i]
 		if i > 0 {
 			sb.WriteByte(',')
+		}
+		if names != nil && t.Type == TagTypeVisibilitySerialization && len(t.Value) == 1 && t.Value[0] == VisibilitySortedOrdinalFormat {
+			if expr, n := formatVisExpr(list[i+1:], names); n > 0 {
+				sb.WriteString("visibility=")
+				sb.WriteString(expr)
+				i += n
+				continue
+			}
 		}
 		switch {
 		case t.Type == TagTypeTTL && len(t.Value) == 8:
@@ -342,18 +369,71 @@ func FormatTags(tags []byte) string {
 	return sb.String()
 }
 
-// formatVisOrdinals writes vis=... if v is a canonical list of non-zero varint32 ordinals.
-func formatVisOrdinals(sb *strings.Builder, v []byte) bool {
+// formatVisExpr turns the visibility tags at the start of list into an expression over label names;
+// n is the number of tags used (0 if the first tag is not a visibility tag or an ordinal has no name).
+func formatVisExpr(list []Tag, names map[int]string) (expr string, n int) {
+	var clauses []string
+	for _, t := range list {
+		if t.Type != TagTypeVisibility {
+			break
+		}
+		ords, ok := parseVisOrdinals(t.Value)
+		if !ok {
+			return "", 0
+		}
+		parts := make([]string, len(ords))
+		for i, o := range ords {
+			neg := o < 0
+			if neg {
+				o = -o
+			}
+			name, ok := names[int(o)]
+			if !ok || name == "" || strings.TrimSpace(name) != name {
+				return "", 0
+			}
+			parts[i] = quoteVisLabel(name)
+			if neg {
+				parts[i] = "!" + parts[i]
+			}
+		}
+		c := strings.Join(parts, "&")
+		if len(parts) > 1 {
+			c = "(" + c + ")"
+		}
+		clauses = append(clauses, c)
+	}
+	return strings.Join(clauses, "|"), len(clauses)
+}
+
+// quoteVisLabel returns the label as ExpressionParser reads it: bare if every byte is a valid label
+// character, else in double quotes with \ and \" escaped.
+func quoteVisLabel(l string) string {
+	for i := 0; i < len(l); i++ {
+		if !visValidAuthChar(l[i]) {
+			return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(l) + `"`
+		}
+	}
+	return l
+}
+
+// parseVisOrdinals decodes a canonical, non-empty list of non-zero varint32 ordinals.
+func parseVisOrdinals(v []byte) ([]int32, bool) {
 	var ords []int32
 	for p := 0; p < len(v); {
 		u, n := binary.Uvarint(v[p:])
 		if n <= 0 || u > math.MaxUint32 || u == 0 || n != len(binary.AppendUvarint(nil, u)) {
-			return false
+			return nil, false
 		}
 		ords = append(ords, int32(uint32(u)))
 		p += n
 	}
-	if len(ords) == 0 {
+	return ords, len(ords) > 0
+}
+
+// formatVisOrdinals writes vis=... if v is a canonical list of non-zero varint32 ordinals.
+func formatVisOrdinals(sb *strings.Builder, v []byte) bool {
+	ords, ok := parseVisOrdinals(v)
+	if !ok {
 		return false
 	}
 	sb.WriteString("vis=")

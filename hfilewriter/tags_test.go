@@ -3,6 +3,7 @@ package hfilewriter
 import (
 	"bytes"
 	"encoding/hex"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -179,4 +180,55 @@ func FuzzParseTags(f *testing.F) {
 			t.Fatalf("%q: FormatTags %q does not round trip: %x vs %x (%v)", s, FormatTags(tags), back, tags, err)
 		}
 	})
+}
+
+// TestFormatTagsLabels: with the label map, visibility tags print as an expression over label names
+// that ParseTags turns back into the same bytes, for random expressions of labels that need quoting
+// or not.
+func TestFormatTagsLabels(t *testing.T) {
+	labels := map[string]int{"secret": 1, "top.secret": 2, "a b": 3, `q"uo\te`: 4, "x,y": 5, "big": 300}
+	names := []string{"secret", "top.secret", `"a b"`, `"q\"uo\\te"`, `"x,y"`, "big"}
+	tags, err := ParseTags(`visibility=(secret|"a b")&!big,ttl=7`, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := FormatTagsLabels(tags, labels); got != `visibility=(!big&secret)|(!big&"a b"),ttl=7` {
+		t.Fatalf("FormatTagsLabels = %q", got)
+	}
+	if got := FormatTagsLabels(tags, map[string]int{"secret": 1}); got != "visfmt=1,vis=!300&1,vis=!300&3,ttl=7" {
+		t.Fatalf("with an incomplete label map: %q", got)
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	var gen func(depth int) string
+	gen = func(depth int) string {
+		if depth == 0 || rng.IntN(3) == 0 {
+			s := names[rng.IntN(len(names))]
+			if rng.IntN(4) == 0 {
+				s = "!" + s
+			}
+			return s
+		}
+		op := "&"
+		if rng.IntN(2) == 0 {
+			op = "|"
+		}
+		return "(" + gen(depth-1) + op + gen(depth-1) + ")"
+	}
+	checked := 0
+	for i := 0; i < 2000; i++ {
+		expr := gen(3)
+		tags, err := VisibilityTags(expr, labels)
+		if err != nil {
+			continue // e.g. a NOT over a sub-expression inside an AND, which HBase cannot store either
+		}
+		text := FormatTagsLabels(tags, labels)
+		back, err := ParseTags(text, labels)
+		if err != nil || !bytes.Equal(back, tags) {
+			t.Fatalf("%s -> %s -> %x, want %x (%v)", expr, text, back, tags, err)
+		}
+		checked++
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d of 2000 random expressions were storable", checked)
+	}
 }

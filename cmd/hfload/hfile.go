@@ -75,17 +75,9 @@ comma-separated list, serialized in the order given:
 				defer f.Close()
 				in = f
 			}
-			var labels map[string]int
-			if labelsPath != "" {
-				lf, err := os.Open(labelsPath)
-				if err != nil {
-					return err
-				}
-				labels, err = hfilewriter.ReadVisibilityLabels(lf)
-				lf.Close()
-				if err != nil {
-					return fmt.Errorf("%s: %w", labelsPath, err)
-				}
+			labels, err := readLabelsFile(labelsPath)
+			if err != nil {
+				return err
 			}
 			cells, err := hfilewriter.ReadCellTextLabels(in, labels)
 			if err != nil {
@@ -128,6 +120,23 @@ comma-separated list, serialized in the order given:
 	return cmd
 }
 
+// readLabelsFile reads a visibility label map (label=ordinal lines); "" = none.
+func readLabelsFile(path string) (map[string]int, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	labels, err := hfilewriter.ReadVisibilityLabels(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return labels, nil
+}
+
 // openHFile opens path and returns a close function.
 func openHFile(path string) (*hfilewriter.Reader, func(), error) {
 	r, c, err := hfilewriter.OpenFile(path)
@@ -138,8 +147,9 @@ func openHFile(path string) (*hfilewriter.Reader, func(), error) {
 }
 
 func newHFileDumpCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "dump FILE",
+	var labelsPath string
+	cmd := &cobra.Command{
+		Use:   "dump [--labels FILE] FILE",
 		Short: "Print every cell in the cell text format that `hfile write` reads (tags as a sixth column)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -148,12 +158,18 @@ func newHFileDumpCmd() *cobra.Command {
 				return err
 			}
 			defer done()
-			if _, err := r.DumpCellText(cmd.OutOrStdout()); err != nil {
+			labels, err := readLabelsFile(labelsPath)
+			if err != nil {
+				return err
+			}
+			if _, err := r.DumpCellTextLabels(cmd.OutOrStdout(), labels); err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&labelsPath, "labels", "", "print visibility tags as expressions over these label names (label=ordinal lines)")
+	return cmd
 }
 
 func newHFileInspectCmd() *cobra.Command {

@@ -231,7 +231,11 @@ func TestHFileWriteTags(t *testing.T) {
 			t.Fatalf("verify: %q %v", msg, err)
 		}
 	}
-	_, err := runHFile(t, in, "write", "--labels", labels, "--format-version", "2", "-", out)
+	named, err := runHFile(t, "", "dump", "--labels", labels, out)
+	if err != nil || !strings.Contains(named, "r1\tcf:q\t5\tPut\ta\tvisibility=secret|topsecret,ttl=1000\n") {
+		t.Fatalf("dump --labels: %q %v", named, err)
+	}
+	_, err = runHFile(t, in, "write", "--labels", labels, "--format-version", "2", "-", out)
 	if err == nil || !strings.Contains(err.Error(), "cannot store tags") {
 		t.Fatalf("v2 with tags: %v", err)
 	}
