@@ -22,7 +22,7 @@ import (
 // expanded by ExpressionExpander to an OR of AND-clauses, and one type-2 tag per clause holding its
 // label ordinals sorted ascending (a NOT label as the negated ordinal) as protobuf raw varint32s.
 //
-// labels maps label → ordinal, i.e. the contents of hbase:labels (row = ordinal, f:"" = label):
+// labels maps label → ordinal, i.e. the contents of hbase:labels (row = int ordinal, column f:\x00 = label):
 // HBase resolves labels on the cluster, and an offline writer cannot, so the caller supplies them
 // (see ReadVisibilityLabels). An unknown label is an error.
 func VisibilityTags(expr string, labels map[string]int) ([]byte, error) {
@@ -101,7 +101,7 @@ func visOrdinals(n *visNode, labels map[string]int, ords *[]int) error {
 
 // ReadVisibilityLabels reads a label → ordinal map, one "label=ordinal" per line (blank lines and
 // lines starting with # ignored). It is the offline copy of hbase:labels, whose rows are
-// Bytes.toBytes(int ordinal) with the label in column f: (scan 'hbase:labels' shows both).
+// Bytes.toBytes(int ordinal) with the label in column f:\x00 (scan 'hbase:labels' shows both).
 func ReadVisibilityLabels(r io.Reader) (map[string]int, error) {
 	labels := map[string]int{}
 	byOrdinal := map[int]string{}
