@@ -80,6 +80,9 @@ func visOrdinals(n *visNode, labels map[string]int, ords *[]int) error {
 		}
 		o, ok := labels[id]
 		if !ok {
+			if len(labels) == 0 {
+				return fmt.Errorf("label %q is not in the label map (hbase:labels): no label map was given (hfload: --labels FILE)", id)
+			}
 			return fmt.Errorf("label %q is not in the label map (hbase:labels)", id)
 		}
 		if o <= 0 || o > math.MaxInt32 {
