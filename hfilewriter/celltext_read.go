@@ -11,7 +11,11 @@ import (
 // ReadCellText reads cell text lines (see FormatCellLine) and returns the cells sorted in HBase order
 // (CompareKeys; input order kept for equal keys, which are rejected). Blank lines are skipped. Errors
 // name the line number; two cells with the same key are reported with both line numbers.
-func ReadCellText(r io.Reader) ([]Cell, error) {
+func ReadCellText(r io.Reader) ([]Cell, error) { return ReadCellTextLabels(r, nil) }
+
+// ReadCellTextLabels is ReadCellText with a visibility label → ordinal map for the tags column
+// (see ParseTags and ReadVisibilityLabels).
+func ReadCellTextLabels(r io.Reader, labels map[string]int) ([]Cell, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64<<20)
 	var cells []Cell
@@ -23,7 +27,7 @@ func ReadCellText(r io.Reader) ([]Cell, error) {
 		if strings.TrimRight(line, "\r") == "" {
 			continue
 		}
-		c, err := ParseCellLine(line)
+		c, err := ParseCellLineLabels(line, labels)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}

@@ -12,9 +12,30 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// This file holds the compression side of block codecs. Each block payload is compressed as an
-// independent stream, as HBase's HFileBlockDefaultEncodingContext.compressAfterEncoding does
-// (reset, write the whole payload, flush, finish).
+// This file holds the compression side of block codecs. Each block payload (after the 33-byte
+// header, before the checksums, which cover the compressed bytes) is compressed as an independent
+// stream, as HBase's HFileBlockDefaultEncodingContext.compressAfterEncoding does (reset, write the
+// whole payload, flush, finish). The codec is the trailer's compression codec ordinal
+// (Compression.Algorithm: LZO 0, GZ 1, NONE 2, SNAPPY 3, LZ4 4, BZIP2 5, ZSTD 6).
+//
+// What HBase 2.x writes, checked in apache/hbase and apache/hadoop source:
+//
+//   - GZ: hbase-common/.../io/compress/Compression.java maps gz to ReusableStreamGzipCodec
+//     (GZ_CODEC_CLASS_DEFAULT); ReusableStreamGzipCodec.java writes a plain gzip member per block with
+//     the fixed header captured from java.util.zip.GZIPOutputStream (1f 8b 08 00 00000000 00 00) when
+//     native zlib is absent, and Hadoop's GzipCodec (native zlib) otherwise. Neither sets a level:
+//     GZIPOutputStream uses Deflater's default and Hadoop's ZlibFactory.getCompressionLevel defaults
+//     zlib.compress.level to DEFAULT_COMPRESSION, i.e. zlib level 6. We default to level 6 too.
+//   - SNAPPY / LZ4: Hadoop SnappyCodec / Lz4Codec (SNAPPY_CODEC_CLASS_DEFAULT, LZ4_CODEC_CLASS_DEFAULT)
+//     through BlockCompressorStream: BE int32 uncompressed length, then chunks of BE int32 compressed
+//     length + raw block, each chunk at most bufferSize - overhead input bytes (256 KiB buffers).
+//   - ZSTD: Compression.ZSTD_CODEC_CLASS_DEFAULT is org.apache.hadoop.io.compress.ZStandardCodec,
+//     whose createOutputStream(out, compressor) is a plain CompressorStream: the block is one raw
+//     zstd frame (magic 28 b5 2f fd), level 3 by default. HBase's optional
+//     hbase-compression-zstd ZstdCodec (selected with hbase.io.compress.zstd.codec) instead wraps
+//     frames in BlockCompressorStream framing like SNAPPY; both use ordinal 6, which is the
+//     incompatibility of HBASE-27706. We write the raw frame that the default codec reads; our
+//     reader (decompress.go) accepts both, telling them apart by the frame magic.
 
 // writeCompressor compresses one block payload.
 type writeCompressor interface {
@@ -22,12 +43,19 @@ type writeCompressor interface {
 	appendCompressed(dst, src []byte) ([]byte, error)
 }
 
-func newWriteCompressor(c Compression) (writeCompressor, error) {
+func newWriteCompressor(c Compression) (writeCompressor, error) { return newWriteCompressorLevel(c, 0) }
+
+// newWriteCompressorLevel returns the compressor for c at level (0 = HBase's default; see
+// WriterOptions.CompressionLevel; the level was validated by normalize).
+func newWriteCompressorLevel(c Compression, level int) (writeCompressor, error) {
 	switch c {
 	case CompressionNone:
 		return nil, nil
 	case CompressionGZ:
-		return &gzipWriteCompressor{}, nil
+		if level == 0 {
+			level = gzip.DefaultCompression // zlib's default, level 6, as HBase writes
+		}
+		return &gzipWriteCompressor{level: level}, nil
 	case CompressionSnappy:
 		// Hadoop SnappyCodec: 256 KiB buffer, overhead bufferSize/6 + 32.
 		const buf = 256 * 1024
@@ -51,7 +79,11 @@ func newWriteCompressor(c Compression) (writeCompressor, error) {
 	case CompressionZSTD:
 		// Blocks are ~64 KiB: a small window keeps each writer's encoder small (many writers run
 		// at once, one per region and family) at no cost in ratio.
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(256<<10), zstd.WithLowerEncoderMem(true))
+		if level == 0 {
+			level = 3 // Hadoop's IO_COMPRESSION_CODEC_ZSTD_LEVEL_DEFAULT
+		}
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(256<<10), zstd.WithLowerEncoderMem(true),
+			zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)))
 		if err != nil {
 			return nil, fmt.Errorf("zstd encoder: %w", err)
 		}
@@ -63,14 +95,15 @@ func newWriteCompressor(c Compression) (writeCompressor, error) {
 // gzipWriteCompressor writes one gzip member per block with the header Java's
 // ReusableStreamGzipCodec writes (1f 8b 08 00 00000000 00 00: no mtime, XFL 0, OS 0).
 type gzipWriteCompressor struct {
-	zw  *gzip.Writer
-	buf bytes.Buffer
+	level int
+	zw    *gzip.Writer
+	buf   bytes.Buffer
 }
 
 func (g *gzipWriteCompressor) appendCompressed(dst, src []byte) ([]byte, error) {
 	g.buf.Reset()
 	if g.zw == nil {
-		zw, err := gzip.NewWriterLevel(&g.buf, gzip.DefaultCompression)
+		zw, err := gzip.NewWriterLevel(&g.buf, g.level)
 		if err != nil {
 			return nil, err
 		}
@@ -119,8 +152,8 @@ func (h *hadoopBlockWriteCompressor) appendCompressed(dst, src []byte) ([]byte, 
 	return dst, nil
 }
 
-// zstdWriteCompressor writes one standard zstd frame per block (Hadoop ZStandardCodec uses a plain
-// CompressorStream).
+// zstdWriteCompressor writes one standard zstd frame per block, as Hadoop's ZStandardCodec (HBase
+// 2.x's default ZSTD codec) does through a plain CompressorStream; see the file comment.
 type zstdWriteCompressor struct{ enc *zstd.Encoder }
 
 func (z *zstdWriteCompressor) appendCompressed(dst, src []byte) ([]byte, error) {

@@ -41,6 +41,12 @@ type WriterOptions struct {
 	// CompressionSnappy, CompressionLZ4 or CompressionZSTD. DefaultWriterOptions(): CompressionNone.
 	Compression Compression
 
+	// CompressionLevel is the codec's level: 1-9 for GZ, 1-22 for ZSTD (mapped to the nearest of the
+	// Go encoder's four speeds). Default 0: what HBase 2.x uses by default, zlib's default level (6)
+	// for GZ (Hadoop's zlib.compress.level, which both HBase gzip paths honour) and level 3 for ZSTD
+	// (io.compression.codec.zstd.level / hbase.io.compress.zstd.level). SNAPPY and LZ4 have no level.
+	CompressionLevel int
+
 	// Encoding is the data block encoding: EncodingNone, EncodingPrefix, EncodingDiff or
 	// EncodingFastDiff. Default (zero value): EncodingNone.
 	Encoding DataBlockEncoding
@@ -210,6 +216,14 @@ func (o WriterOptions) normalize() (WriterOptions, error) {
 	default:
 		return o, fmt.Errorf("compression %s (ordinal %d) cannot be written (want none, gz, snappy, lz4 or zstd; start from DefaultWriterOptions())",
 			o.Compression, uint32(o.Compression))
+	}
+	if o.CompressionLevel != 0 {
+		switch {
+		case o.Compression == CompressionGZ && o.CompressionLevel >= 1 && o.CompressionLevel <= 9:
+		case o.Compression == CompressionZSTD && o.CompressionLevel >= 1 && o.CompressionLevel <= 22:
+		default:
+			return o, fmt.Errorf("compression level %d is not valid for %s (gz: 1-9, zstd: 1-22, others: none)", o.CompressionLevel, o.Compression)
+		}
 	}
 	switch o.Encoding {
 	case EncodingNone, EncodingPrefix, EncodingDiff, EncodingFastDiff:

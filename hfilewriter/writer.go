@@ -140,7 +140,10 @@ func (w *Writer) Append(c *Cell) error {
 		return fmt.Errorf("hfilewriter: cell %s: %w", c, err)
 	}
 	if len(c.Tags) > 0 && !w.tags {
-		return fmt.Errorf("hfilewriter: cell %s has tags but the file is written without tags", c)
+		return fmt.Errorf("hfilewriter: cell %s has tags but the file is written without tags (tags need HFile v3 without NoTags)", c)
+	}
+	if err := checkTags(c.Tags); err != nil {
+		return fmt.Errorf("hfilewriter: cell %s: %w", c, err)
 	}
 	if c.SeqID != 0 && !w.mvcc {
 		return fmt.Errorf("hfilewriter: cell %s has a sequence id but the file is written without MVCC", c)

@@ -55,7 +55,7 @@ type blockOutput struct {
 }
 
 func newBlockOutput(w io.Writer, opts *WriterOptions) (*blockOutput, error) {
-	comp, err := newWriteCompressor(opts.Compression)
+	comp, err := newWriteCompressorLevel(opts.Compression, opts.CompressionLevel)
 	if err != nil {
 		return nil, err
 	}

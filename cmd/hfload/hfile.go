@@ -30,16 +30,28 @@ func newHFileWriteCmd() *cobra.Command {
 		blockSize   int
 		createTime  int64
 		noTags      bool
+		labelsPath  string
+		level       int
 	)
 	cmd := &cobra.Command{
 		Use:   "write [flags] CELLS OUT",
-		Short: "Write cell text lines (row<TAB>family:qualifier<TAB>ts<TAB>type<TAB>value; - = stdin) as one HFile",
-		Args:  cobra.ExactArgs(2),
+		Short: "Write cell text lines (row<TAB>family:qualifier<TAB>ts<TAB>type<TAB>value[<TAB>tags]; - = stdin) as one HFile",
+		Long: `Write cell text lines as one HFile. Each line is
+  row<TAB>family:qualifier<TAB>timestamp<TAB>type<TAB>value[<TAB>tags]
+with bytes in HBase's Bytes.toStringBinary notation. The optional tags column (HFile v3 only) is a
+comma-separated list, serialized in the order given:
+  ttl=MS               TTL tag in milliseconds (as ImportTsv's HBASE_CELL_TTL)
+  visibility=EXPR      cell visibility expression, e.g. secret|topsecret (needs --labels)
+  vis=1&!2, visfmt=1   raw visibility tags by label ordinal (what dump prints)
+  tagT=0xHEX           any tag of type T
+--labels names a file of label=ordinal lines, the contents of hbase:labels.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := hfilewriter.DefaultWriterOptions()
 			opts.FormatVersion = version
 			opts.NoTags = noTags
 			opts.BlockSize = blockSize
+			opts.CompressionLevel = level
 			var err error
 			if opts.Compression, err = hfilewriter.ParseCompression(compression); err != nil {
 				return err
@@ -63,9 +75,21 @@ func newHFileWriteCmd() *cobra.Command {
 				defer f.Close()
 				in = f
 			}
-			cells, err := hfilewriter.ReadCellText(in)
+			labels, err := readLabelsFile(labelsPath)
+			if err != nil {
+				return err
+			}
+			cells, err := hfilewriter.ReadCellTextLabels(in, labels)
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			if version != 3 || noTags {
+				for i := range cells {
+					if len(cells[i].Tags) > 0 {
+						return fmt.Errorf("%s: cell %s has tags, but HFile v2 (and --no-tags) cannot store tags: use --format-version 3",
+							args[0], cells[i].String())
+					}
+				}
 			}
 			out, err := os.Create(args[1])
 			if err != nil {
@@ -86,12 +110,31 @@ func newHFileWriteCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVar(&version, "format-version", 3, "HFile major version: 3 (v3.3, HBase 2.x) or 2 (v2.3, no tags)")
 	f.StringVar(&compression, "compression", "none", "block compression: none|gz|snappy|lz4|zstd")
+	f.IntVar(&level, "compression-level", 0, "gz 1-9 or zstd 1-22; 0 = HBase's default (gz: zlib level 6, zstd: 3)")
 	f.StringVar(&encoding, "encoding", "none", "data block encoding: none|prefix|diff|fast_diff")
 	f.StringVar(&bloom, "bloom", "row", "general bloom filter: none|row|rowcol")
 	f.IntVar(&blockSize, "block-size", hfilewriter.DefaultBlockSize, "target uncompressed data block size in bytes")
 	f.Int64Var(&createTime, "create-time", -1, "hfile.CREATE_TIME_TS in milliseconds (default: now)")
 	f.BoolVar(&noTags, "no-tags", false, "v3 without per-cell tags length (StoreFileWriter with includesTags=false)")
+	f.StringVar(&labelsPath, "labels", "", "visibility label map for visibility=EXPR tags: label=ordinal lines (hbase:labels)")
 	return cmd
+}
+
+// readLabelsFile reads a visibility label map (label=ordinal lines); "" = none.
+func readLabelsFile(path string) (map[string]int, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	labels, err := hfilewriter.ReadVisibilityLabels(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return labels, nil
 }
 
 // openHFile opens path and returns a close function.
@@ -104,9 +147,10 @@ func openHFile(path string) (*hfilewriter.Reader, func(), error) {
 }
 
 func newHFileDumpCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "dump FILE",
-		Short: "Print every cell in the cell text format that `hfile write` reads",
+	var labelsPath string
+	cmd := &cobra.Command{
+		Use:   "dump [--labels FILE] FILE",
+		Short: "Print every cell in the cell text format that `hfile write` reads (tags as a sixth column)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, done, err := openHFile(args[0])
@@ -114,12 +158,18 @@ func newHFileDumpCmd() *cobra.Command {
 				return err
 			}
 			defer done()
-			if _, err := r.DumpCellText(cmd.OutOrStdout()); err != nil {
+			labels, err := readLabelsFile(labelsPath)
+			if err != nil {
+				return err
+			}
+			if _, err := r.DumpCellTextLabels(cmd.OutOrStdout(), labels); err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&labelsPath, "labels", "", "print visibility tags as expressions over these label names (label=ordinal lines)")
+	return cmd
 }
 
 func newHFileInspectCmd() *cobra.Command {
