@@ -32,7 +32,8 @@ func TestVerifyBlocksGoldens(t *testing.T) {
 // TestVerifyBlocksCatchesEveryBlockByte: like Verify, every byte flipped in the block area (all of the
 // file before the trailer) is caught: checksums cover every block.
 func TestVerifyBlocksCatchesEveryBlockByte(t *testing.T) {
-	for _, name := range []string{corruptGolden, "testdata/hbase-2.6.4/seek-v3-none-rowbloom-256b-blocks.hfile"} {
+	for _, name := range []string{corruptGolden, "testdata/hbase-2.6.4/seek-v3-none-rowbloom-256b-blocks.hfile",
+		"testdata/hbase-1.0.0/v3-none-fastdiff-row-compressedtags.hfile"} {
 		orig, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

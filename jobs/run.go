@@ -101,6 +101,7 @@ type LoadResult struct {
 	Files       []FileResult
 	SpillBytes  int64
 	Spills      int64
+	MergePasses int64 // intermediate merge passes (runs merged into runs before the final merges)
 	PeakMemory  int64 // the sorter's accounted peak
 	Elapsed     time.Duration
 	ReadTime    time.Duration // reading, mapping and in-memory sorting/spilling (phase 1)
@@ -309,6 +310,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	res.Duplicates = out.dups.Load()
 	res.DupExamples = out.dupExamples
 	res.Spills = pool.Spills()
+	res.MergePasses = pool.MergePasses()
 	res.PeakMemory = pool.PeakBytes()
 	res.Elapsed = time.Since(start)
 	res.WriteTime = res.Elapsed - res.ReadTime

@@ -44,6 +44,7 @@ type ExecuteResult struct {
 	DupExamples   []string  `json:"duplicate_examples,omitempty"`
 	Warnings      []string  `json:"warnings,omitempty"`
 	Spills        int64     `json:"spills"`
+	MergePasses   int64     `json:"merge_passes"`
 	PeakSortBytes int64     `json:"peak_sort_bytes"`
 	Seconds       float64   `json:"seconds"`
 	ReadSeconds   float64   `json:"read_seconds"`   // read, map, sort in memory and spill
@@ -251,8 +252,8 @@ func (r *ExecuteResult) Summary() string {
 	}
 	fmt.Fprintf(&b, "\nhfiles         %d files, %s, %d regions\n", c.FilesWritten, HumanSize(c.BytesWritten), len(r.Splits)+1)
 	if r.Seconds > 0 {
-		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input): read+sort %.1fs, write %.1fs, commit %.1fs; %d spills, peak sort memory %s\n",
-			r.Seconds, float64(c.BytesRead)/1e6/r.Seconds, r.ReadSeconds, r.WriteSeconds, r.CommitSeconds, r.Spills, HumanSize(r.PeakSortBytes))
+		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input): read+sort %.1fs, write %.1fs, commit %.1fs; %d spills, %d merge passes, peak sort memory %s\n",
+			r.Seconds, float64(c.BytesRead)/1e6/r.Seconds, r.ReadSeconds, r.WriteSeconds, r.CommitSeconds, r.Spills, r.MergePasses, HumanSize(r.PeakSortBytes))
 	}
 	if r.RejectsFile != "" {
 		fmt.Fprintf(&b, "rejects        %s\n", r.RejectsFile)
@@ -294,6 +295,7 @@ func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, fina
 	if lr != nil {
 		res.DupExamples = lr.DupExamples
 		res.Spills = lr.Spills
+		res.MergePasses = lr.MergePasses
 		res.PeakSortBytes = lr.PeakMemory
 		res.Seconds = lr.Elapsed.Seconds()
 		res.ReadSeconds, res.WriteSeconds = lr.ReadTime.Seconds(), lr.WriteTime.Seconds()

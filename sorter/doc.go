@@ -30,7 +30,8 @@
 //     when the run is written), reserved before a merge opens the run and released when the run is done.
 //   - Combine scratch of a final merge (two buffers of ChunkSize/4).
 //
-// ChunkSize is Memory / (32 × Parallelism), clamped to [4 KiB, 1 MiB]. Add rejects a record larger than
+// ChunkSize is Memory / (256 × Parallelism), clamped to [4 KiB, 1 MiB], so that one merge of about 100
+// runs fits a merge share without intermediate passes. Add rejects a record larger than
 // MaxRecord = (Memory - I/O reserve) / 8 with an error that leaves the sorter usable.
 //
 // Spill policy: when a reservation would exceed the budget, the pool first drops pooled slabs, then

@@ -100,7 +100,9 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	}
 	p := &Pool{budget: opts.Memory, par: opts.Parallelism, sorters: map[*Sorter]struct{}{}}
 	p.cond = sync.NewCond(&p.mu)
-	cs := opts.Memory / int64(32*p.par)
+	// Small enough that one merge of ~100 runs (each holding a raw and a compressed chunk buffer) fits a
+	// merge share without intermediate passes.
+	cs := opts.Memory / int64(256*p.par)
 	cs = max(min(cs, maxChunk), minChunk)
 	p.chunkSize = int(cs)
 	p.slabMax = floorPow2(int(max(min(opts.Memory/16, maxSlab), minSlab)))
