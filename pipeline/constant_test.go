@@ -55,7 +55,8 @@ func TestConstantColumnCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	one := hfilewriter.ToStringBinary(binary.BigEndian.AppendUint64(nil, 1))
-	want := "a/v=x a/n=" + one + " b/n=" + one + " c,1/v=y\\x0Az c,1/n=" + one
+	// Each row's cells in HBase order: qualifier n before v.
+	want := "a/n=" + one + " a/v=x b/n=" + one + " c,1/n=" + one + " c,1/v=y\\x0Az"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("cells\n got %s\nwant %s", strings.Join(got, " "), want)
 	}

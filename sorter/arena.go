@@ -66,6 +66,26 @@ func (a *arena) compare(x, y *entry) int {
 // radixCutoff is the size below which a bucket is sorted by comparisons.
 const radixCutoff = 64
 
+// smallGroup is the largest group of equal prefixes sorted by sortEqualPrefix.
+const smallGroup = 32
+
+// sortEqualPrefix sorts a small group whose prefixes are all equal (typically the cells of one row).
+// It first restores arena order, which is the order the cells were added in: the pipeline emits a
+// row's cells in key order, so the insertion sort that follows mostly confirms the order with one
+// comparison per entry instead of sorting a permutation the radix pass scrambled.
+func (a *arena) sortEqualPrefix(v []entry) {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && (v[j].slab < v[j-1].slab || v[j].slab == v[j-1].slab && v[j].off < v[j-1].off); j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && a.compare(&v[j], &v[j-1]) < 0; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
+
 // sort orders the index by (CompareKeys, seq): an in-place MSD radix sort (American flag sort) on the
 // 8-byte row prefix, needing no extra memory, with pdqsort on the full comparator for small buckets and
 // for groups whose whole prefix is equal.
@@ -73,6 +93,10 @@ func (a *arena) sort() { a.radixSort(a.idx, 0) }
 
 func (a *arena) radixSort(v []entry, depth int) {
 	for {
+		if depth == 8 && len(v) <= smallGroup {
+			a.sortEqualPrefix(v)
+			return
+		}
 		if len(v) < radixCutoff || depth == 8 {
 			slices.SortFunc(v, func(x, y entry) int { return a.compare(&x, &y) })
 			return
