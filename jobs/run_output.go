@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/md5"
@@ -15,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/directio"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 	"github.com/hfload/hfload/sorter"
@@ -274,8 +274,7 @@ type fileWriter struct {
 	regionEnd   []byte
 	part        int
 
-	f       *os.File
-	bw      *bufio.Writer
+	dw      *directio.Writer // the file, written around the page cache where the file system allows
 	w       *hfilewriter.Writer
 	rel     string
 	lastRow []byte
@@ -315,15 +314,16 @@ func (fw *fileWriter) open() error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := directio.Create(path, 0o644)
 	if err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
-	fw.f = f
-	fw.bw = bufio.NewWriterSize(f, 1<<20)
-	fw.w, err = hfilewriter.NewWriter(fw.bw, fw.writerOptions())
+	fw.dw = directio.NewWriter(f, 1<<20)
+	fw.w, err = hfilewriter.NewWriter(fw.dw, fw.writerOptions())
 	if err != nil {
-		f.Close()
+		fw.dw.Close()
+		fw.dw = nil
+		os.Remove(path)
 		return fmt.Errorf("output %s: %w", path, err)
 	}
 	fw.part++
@@ -364,14 +364,11 @@ func (fw *fileWriter) finishFile() error {
 	}
 	path := filepath.Join(fw.o.dir, fw.rel)
 	err := fw.w.Close()
-	if err == nil {
-		err = fw.bw.Flush()
-	}
-	if cerr := fw.f.Close(); err == nil {
+	if cerr := fw.dw.Close(); err == nil {
 		err = cerr
 	}
 	st := fw.w.Stats()
-	fw.w, fw.f, fw.bw = nil, nil, nil
+	fw.w, fw.dw = nil, nil
 	if err != nil {
 		return fmt.Errorf("output %s: %w", path, err)
 	}
@@ -421,11 +418,16 @@ func (o *outputWriter) waitVerified() error {
 }
 
 func verifyFile(path string, cells bool) error {
-	r, c, err := hfilewriter.OpenFile(path)
+	// Read around the page cache too: the bytes were written that way and are read once.
+	f, err := directio.Open(path)
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", path, err)
 	}
-	defer c.Close()
+	defer f.Close()
+	r, err := hfilewriter.OpenReader(f, f.Size())
+	if err != nil {
+		return fmt.Errorf("verify %s: %w", path, err)
+	}
 	verify := r.VerifyBlocks
 	if cells {
 		verify = r.Verify
@@ -453,9 +455,9 @@ func (fw *fileWriter) close() error {
 }
 
 func (fw *fileWriter) abort() {
-	if fw.f != nil {
-		fw.f.Close()
+	if fw.dw != nil {
+		fw.dw.Close()
 		os.Remove(filepath.Join(fw.o.dir, fw.rel))
-		fw.w, fw.f, fw.bw = nil, nil, nil
+		fw.w, fw.dw = nil, nil
 	}
 }

@@ -1,0 +1,243 @@
+package directio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"unsafe"
+)
+
+// Align is the alignment of O_DIRECT buffers, lengths and file offsets (the page size, which covers
+// every logical block size in use).
+const Align = 4096
+
+// alignedBuf returns a zeroed buffer of n bytes (n a multiple of Align) whose first byte is aligned.
+func alignedBuf(n int) []byte {
+	b := make([]byte, n+Align)
+	off := int(uintptr(unsafe.Pointer(&b[0])) & (Align - 1))
+	if off != 0 {
+		off = Align - off
+	}
+	return b[off : off+n : off+n]
+}
+
+// File is an open file and whether it bypasses the page cache.
+type File struct {
+	*os.File
+	direct bool
+}
+
+// Direct reports whether the file currently bypasses the page cache.
+func (f *File) Direct() bool { return f.direct }
+
+// Create creates a new file for writing (it must not exist), with O_DIRECT when possible.
+func Create(path string, perm os.FileMode) (*File, error) {
+	return openFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+}
+
+// Writer buffers writes in two aligned buffers: while one is written to the file (O_DIRECT writes wait
+// for the device), the caller fills the other. It is not safe for concurrent use.
+type Writer struct {
+	f        *File
+	buf      []byte // the buffer being filled
+	spare    []byte // the other buffer (being written while inflight != nil)
+	n        int
+	inflight chan error
+	err      error
+}
+
+// NewWriter returns a Writer for f with two buffers of size bytes (rounded up to Align, at least Align).
+func NewWriter(f *File, size int) *Writer {
+	size = max(Align, (size+Align-1)&^(Align-1))
+	return &Writer{f: f, buf: alignedBuf(size), spare: alignedBuf(size)}
+}
+
+// Write buffers p, handing every full buffer to a background write.
+func (w *Writer) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	total := 0
+	for len(p) > 0 {
+		k := copy(w.buf[w.n:], p)
+		w.n += k
+		p = p[k:]
+		total += k
+		if w.n == len(w.buf) {
+			if err := w.wait(); err != nil {
+				return total, err
+			}
+			full := w.buf
+			w.buf, w.spare, w.n = w.spare, full, 0
+			w.inflight = make(chan error, 1)
+			go func(ch chan error) { ch <- w.write(full) }(w.inflight)
+		}
+	}
+	return total, nil
+}
+
+// wait waits for the background write, if any, and returns the Writer's sticky error.
+func (w *Writer) wait() error {
+	if w.inflight != nil {
+		if err := <-w.inflight; err != nil && w.err == nil {
+			w.err = err
+		}
+		w.inflight = nil
+	}
+	return w.err
+}
+
+// write writes b (aligned in memory and length while direct), leaving direct mode if the file system
+// turns out to refuse it.
+func (w *Writer) write(b []byte) error {
+	for len(b) > 0 {
+		n, err := w.f.Write(b)
+		b = b[n:]
+		if err != nil && w.f.direct && n == 0 && isInvalid(err) {
+			if derr := setDirect(w.f, false); derr != nil {
+				return fmt.Errorf("directio: %s: %w", w.f.Name(), derr)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close writes what is buffered (the aligned part directly, the tail through the page cache) and closes
+// the file. It does not fsync.
+func (w *Writer) Close() error {
+	err := w.flushTail()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Sync writes what is buffered and fsyncs; call it at most once, before Close.
+func (w *Writer) Sync() error {
+	if err := w.flushTail(); err != nil {
+		return err
+	}
+	return w.f.Sync()
+}
+
+func (w *Writer) flushTail() error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	if w.n == 0 {
+		return nil
+	}
+	if w.f.direct {
+		if aligned := w.n &^ (Align - 1); aligned > 0 {
+			if err := w.write(w.buf[:aligned]); err != nil {
+				w.err = err
+				return err
+			}
+			copy(w.buf, w.buf[aligned:w.n])
+			w.n -= aligned
+		}
+		if w.n > 0 && w.f.direct {
+			if err := setDirect(w.f, false); err != nil {
+				w.err = fmt.Errorf("directio: %s: %w", w.f.Name(), err)
+				return w.err
+			}
+		}
+	}
+	if err := w.write(w.buf[:w.n]); err != nil {
+		w.err = err
+		return err
+	}
+	w.n = 0
+	return nil
+}
+
+// Reader reads a file through an aligned window, so that small sequential ReadAt calls (block headers,
+// blocks) become one large read per window. It is safe for concurrent use.
+type Reader struct {
+	f    *File
+	size int64
+
+	mu     sync.Mutex
+	win    []byte
+	winOff int64
+	winLen int
+}
+
+// Open opens path for reading with O_DIRECT when possible, with a 1 MiB window.
+func Open(path string) (*Reader, error) {
+	f, err := openFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Reader{f: f, size: st.Size(), win: alignedBuf(1 << 20), winOff: -1}, nil
+}
+
+// Size returns the file's size.
+func (r *Reader) Size() int64 { return r.size }
+
+// Close closes the file.
+func (r *Reader) Close() error { return r.f.Close() }
+
+// ReadAt implements io.ReaderAt.
+func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("directio: negative offset")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	total := 0
+	for len(p) > 0 {
+		if off >= r.size {
+			return total, io.EOF
+		}
+		if r.winOff < 0 || off < r.winOff || off >= r.winOff+int64(r.winLen) {
+			if err := r.fill(off); err != nil {
+				return total, err
+			}
+		}
+		k := copy(p, r.win[off-r.winOff:r.winLen])
+		p = p[k:]
+		off += int64(k)
+		total += k
+	}
+	return total, nil
+}
+
+// fill reads the window that starts at the aligned offset at or below off.
+func (r *Reader) fill(off int64) error {
+	start := off &^ (Align - 1)
+	want := int(min(int64(len(r.win)), (r.size-start+Align-1)&^(Align-1)))
+	n := 0
+	for n < want {
+		k, err := r.f.ReadAt(r.win[n:want], start+int64(n))
+		n += k
+		if err == io.EOF || (err == nil && k == 0) {
+			break
+		}
+		if err != nil && r.f.direct && k == 0 && isInvalid(err) {
+			if derr := setDirect(r.f, false); derr != nil {
+				return fmt.Errorf("directio: %s: %w", r.f.Name(), derr)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return io.ErrUnexpectedEOF
+	}
+	r.winOff, r.winLen = start, n
+	return nil
+}

@@ -1,0 +1,102 @@
+package directio
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// dirs returns the directories to test in: the test's temp dir and, where it exists, a tmpfs
+// (/dev/shm), whose refusal of O_DIRECT exercises the fallback.
+func dirs(t *testing.T) []string {
+	out := []string{t.TempDir()}
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		d, err := os.MkdirTemp("/dev/shm", "directio-test-")
+		if err == nil {
+			t.Cleanup(func() { os.RemoveAll(d) })
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, dir := range dirs(t) {
+		for _, size := range []int{0, 1, Align - 1, Align, Align + 1, 3*Align + 17, 1<<20 + 13, 3 << 20} {
+			data := make([]byte, size)
+			for i := range data {
+				data[i] = byte(rng.Uint32())
+			}
+			path := filepath.Join(dir, "f")
+			os.Remove(path)
+			f, err := Create(path, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			direct := f.Direct()
+			w := NewWriter(f, 8<<10)
+			for rest := data; len(rest) > 0; { // writes of random sizes
+				k := min(len(rest), 1+rng.IntN(20000))
+				if n, err := w.Write(rest[:k]); err != nil || n != k {
+					t.Fatalf("%s size %d: write %d: %d, %v", dir, size, k, n, err)
+				}
+				rest = rest[k:]
+			}
+			if err := w.Close(); err != nil {
+				t.Fatalf("%s size %d: close: %v", dir, size, err)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%s size %d (direct %v): file differs (%d bytes read, %v)", dir, size, direct, len(got), err)
+			}
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Size() != int64(size) {
+				t.Fatalf("Size() = %d, want %d", r.Size(), size)
+			}
+			for k := 0; k < 50 && size > 0; k++ {
+				off := rng.IntN(size)
+				n := 1 + rng.IntN(min(size-off, 70000))
+				p := make([]byte, n)
+				if m, err := r.ReadAt(p, int64(off)); m != n || (err != nil && err != io.EOF) || !bytes.Equal(p, data[off:off+n]) {
+					t.Fatalf("%s size %d: ReadAt(%d, %d) = %d, %v, equal %v", dir, size, n, off, m, err, bytes.Equal(p[:m], data[off:off+m]))
+				}
+			}
+			p := make([]byte, 10)
+			if m, err := r.ReadAt(p, int64(size)); m != 0 || err != io.EOF {
+				t.Fatalf("ReadAt at the end = %d, %v; want 0, EOF", m, err)
+			}
+			if size > 5 {
+				if m, err := r.ReadAt(p, int64(size-5)); m != 5 || err != io.EOF {
+					t.Fatalf("ReadAt across the end = %d, %v; want 5, EOF", m, err)
+				}
+			}
+			r.Close()
+		}
+	}
+}
+
+// TestDirectOnLinuxDisk: on Linux, a regular disk file system takes O_DIRECT (the point of the
+// package); a tmpfs falls back. Where neither holds (another OS) the test only checks the fallback.
+func TestDirectOnLinuxDisk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d")
+	f, err := Create(path, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	t.Logf("%s: direct %v", path, f.Direct())
+	if runtime.GOOS != "linux" && f.Direct() {
+		t.Fatal("direct I/O reported outside Linux")
+	}
+	if _, err := Create(path, 0o644); err == nil {
+		t.Fatal("Create of an existing file succeeded")
+	}
+}
