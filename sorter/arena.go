@@ -20,6 +20,10 @@ type entry struct {
 type arena struct {
 	slabs [][]byte
 	idx   []entry
+	// segs, after sort, holds the start of every ascending segment of idx when sort found few of them
+	// and left idx as it was: the records are then produced by merging the segments (segMerger).
+	// Nil means idx is fully sorted.
+	segs []int
 }
 
 // rowPrefix returns the first 8 bytes of the row of a KeyValue record, big-endian, zero padded.
@@ -86,10 +90,48 @@ func (a *arena) sortEqualPrefix(v []entry) {
 	}
 }
 
-// sort orders the index by (CompareKeys, seq): an in-place MSD radix sort (American flag sort) on the
-// 8-byte row prefix, needing no extra memory, with pdqsort on the full comparator for small buckets and
-// for groups whose whole prefix is equal.
-func (a *arena) sort() { a.radixSort(a.idx, 0) }
+// minSegment is the average length of ascending segments below which sort gives up on merging them
+// and sorts the index instead.
+const minSegment = 256
+
+// sort readies the index for producing the records in (CompareKeys, seq) order (see source). Records
+// often arrive nearly sorted: exports ordered by primary key give row keys in order, each batch of
+// cells is added under one lock, and a row's cells are emitted in key order. sort first looks for the
+// ascending segments of the index; if there are few (on average at least minSegment records long),
+// it leaves the index as it is and source merges the segments, which costs about one comparison per
+// record. Otherwise it sorts the index in place: an MSD radix sort (American flag sort) on the 8-byte
+// row prefix, needing no extra memory, with pdqsort on the full comparator for small buckets and for
+// groups whose whole prefix is equal.
+func (a *arena) sort() {
+	a.segs = a.segs[:0]
+	n := len(a.idx)
+	limit := n/minSegment + 1
+	segs := append(a.segs, 0)
+	for i := 1; i < n; i++ {
+		if a.compare(&a.idx[i-1], &a.idx[i]) > 0 {
+			if segs = append(segs, i); len(segs) > limit {
+				break
+			}
+		}
+	}
+	switch {
+	case len(segs) == 1: // already sorted
+		a.segs = nil
+	case len(segs) <= limit:
+		a.segs = segs
+	default:
+		a.segs = nil
+		a.radixSort(a.idx, 0)
+	}
+}
+
+// source returns the records of a sorted arena in order.
+func (a *arena) source() source {
+	if a.segs == nil {
+		return &memSource{a: a}
+	}
+	return newSegMerger(a)
+}
 
 func (a *arena) radixSort(v []entry, depth int) {
 	for {
@@ -165,3 +207,81 @@ func (m *memSource) kv() []byte      { return m.cur }
 func (m *memSource) seq() uint64     { return m.sq }
 func (m *memSource) close() error    { return nil }
 func (m *memSource) bufBytes() int64 { return 0 }
+
+// segMerger produces the records of an arena whose index consists of a few ascending segments, with a
+// binary heap of segment cursors ordered by the arena's comparator. On input that was sorted apart from
+// how batches interleaved, the top cursor stays on top for long stretches and each record costs one or
+// two comparisons, mostly on the cached prefixes.
+type segMerger struct {
+	a       *arena
+	h       []segCursor
+	started bool
+	cur     []byte
+	sq      uint64
+}
+
+type segCursor struct{ i, end int }
+
+func newSegMerger(a *arena) *segMerger {
+	m := &segMerger{a: a, h: make([]segCursor, 0, len(a.segs))}
+	for k, start := range a.segs {
+		end := len(a.idx)
+		if k+1 < len(a.segs) {
+			end = a.segs[k+1]
+		}
+		m.h = append(m.h, segCursor{start, end})
+	}
+	for i := len(m.h)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	return m
+}
+
+func (m *segMerger) less(x, y int) bool {
+	return m.a.compare(&m.a.idx[m.h[x].i], &m.a.idx[m.h[y].i]) < 0
+}
+
+func (m *segMerger) down(i int) {
+	n := len(m.h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && m.less(r, l) {
+			j = r
+		}
+		if !m.less(j, i) {
+			return
+		}
+		m.h[i], m.h[j] = m.h[j], m.h[i]
+		i = j
+	}
+}
+
+func (m *segMerger) next() (bool, error) {
+	if m.started && len(m.h) > 0 {
+		top := &m.h[0]
+		top.i++
+		if top.i == top.end {
+			last := len(m.h) - 1
+			m.h[0] = m.h[last]
+			m.h = m.h[:last]
+		}
+		if len(m.h) > 0 {
+			m.down(0)
+		}
+	}
+	m.started = true
+	if len(m.h) == 0 {
+		m.cur = nil
+		return false, nil
+	}
+	e := &m.a.idx[m.h[0].i]
+	m.cur, m.sq = m.a.record(e), e.seq
+	return true, nil
+}
+
+func (m *segMerger) kv() []byte  { return m.cur }
+func (m *segMerger) seq() uint64 { return m.sq }

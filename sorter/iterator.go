@@ -31,7 +31,7 @@ func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, er
 	it := &Iterator{s: s, ctx: ctx, reserved: reserved}
 	var mem source
 	if len(s.a.idx) > 0 {
-		mem = &memSource{a: &s.a}
+		mem = s.a.source()
 	}
 	if len(s.runs) == 0 && mem != nil {
 		it.src = mem

@@ -53,6 +53,7 @@ type Sorter struct {
 	nextSlab    int
 	runs        []*runInfo
 	inflight    int        // detached arenas being spilled outside the lock
+	idxHint     int        // index capacity of the last arena s spilled itself: grow straight to it
 	spillDone   *sync.Cond // on mu: signalled when a detached spill ends
 	state       int
 	err         error
@@ -225,6 +226,9 @@ func (s *Sorter) growIndex() error {
 	old := cap(s.a.idx)
 	newCap := 128
 	switch {
+	case old < s.idxHint:
+		// The arena will likely fill as the last one did: one allocation instead of many copies.
+		newCap = s.idxHint
 	case old >= 1<<16:
 		newCap = old + old/4
 	case old > 0:
@@ -301,6 +305,9 @@ func (s *Sorter) detachLocked(self bool) *spillJob {
 		return nil
 	}
 	job := &spillJob{a: s.a, held: s.held}
+	if self {
+		s.idxHint = cap(s.a.idx)
+	}
 	s.a = arena{}
 	s.cur, s.slabUsed = -1, 0
 	s.empty.Store(true)
@@ -317,7 +324,7 @@ func (s *Sorter) detachLocked(self bool) *spillJob {
 func (s *Sorter) runSpill(job *spillJob) error {
 	sl, _ := s.p.acquireSlot(nil)
 	job.a.sort()
-	info, err := s.writeRun(nil, sl, &memSource{a: &job.a})
+	info, err := s.writeRun(nil, sl, job.a.source())
 	s.p.releaseSlot(sl)
 	h := job.held
 	for i, b := range job.a.slabs {
@@ -480,7 +487,7 @@ func (s *Sorter) spillFinishing(ctx context.Context) error {
 		return err
 	}
 	defer s.p.releaseSlot(sl)
-	info, err := s.writeRun(ctx, sl, &memSource{a: &s.a})
+	info, err := s.writeRun(ctx, sl, s.a.source())
 	if err != nil {
 		return err
 	}
