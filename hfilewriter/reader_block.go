@@ -88,6 +88,12 @@ func readParseBlockHeader(b []byte) (readBlockHeader, error) {
 // readBlockAt reads, checksum-verifies and decompresses the block at off. limit is the end of the region
 // the block must fit in; wantSize, if > 0, is the on-disk size (with header) the index says it has.
 func (r *Reader) readBlockAt(off, limit int64, wantSize int) (*readBlock, error) {
+	return r.readBlockInto(off, limit, wantSize, nil)
+}
+
+// readBlockInto is readBlockAt reading into *buf when it is large enough (growing it otherwise), for
+// sequential scans: the returned block's bytes are valid until the next call with the same buf.
+func (r *Reader) readBlockInto(off, limit int64, wantSize int, buf *[]byte) (*readBlock, error) {
 	if off < 0 || off+BlockHeaderSize > limit {
 		return nil, fmt.Errorf("block offset %d outside the readable region [0, %d)", off, limit)
 	}
@@ -107,7 +113,15 @@ func (r *Reader) readBlockAt(off, limit int64, wantSize int) (*readBlock, error)
 		return nil, fmt.Errorf("%s block at offset %d: on-disk size %d runs past offset %d (file truncated or corrupt header)",
 			h.Type, off, h.OnDiskSize(), limit)
 	}
-	raw := make([]byte, h.OnDiskSize())
+	var raw []byte
+	if buf != nil && cap(*buf) >= h.OnDiskSize() {
+		raw = (*buf)[:h.OnDiskSize()]
+	} else {
+		raw = make([]byte, h.OnDiskSize())
+		if buf != nil {
+			*buf = raw
+		}
+	}
 	copy(raw, hb[:])
 	if err := r.readAt(raw[BlockHeaderSize:], off+BlockHeaderSize); err != nil {
 		return nil, fmt.Errorf("%s block at offset %d: reading body: %w", h.Type, off, err)

@@ -69,8 +69,9 @@ func (v *verifyState) scanBlocks() error {
 	r := v.r
 	limit := r.blockLimit()
 	t := r.trailer
+	var buf []byte // reused: nothing below keeps a reference to a block's bytes
 	for off := int64(0); off < limit; {
-		b, err := r.readBlockAt(off, limit, 0)
+		b, err := r.readBlockInto(off, limit, 0, &buf)
 		if err != nil {
 			return err
 		}

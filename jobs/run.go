@@ -294,7 +294,9 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	}
 	if spec.SplitSample > 0 {
 		splits = sampler.Splits(spec.SplitSample)
-		err = out.writeRanges(ctx, sorters, splits, workers)
+		// Twice as many range merges as workers: a merge waits for its run reads and output writes, and
+		// the read buffers of four merges fit the budget the sorters no longer need for arenas.
+		err = out.writeRanges(ctx, sorters, splits, 2*workers)
 	} else {
 		err = out.writeRegions(ctx, sorters, regions, workers)
 	}

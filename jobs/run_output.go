@@ -280,6 +280,8 @@ type fileWriter struct {
 	lastRow []byte
 	rows    int64        // distinct rows in the current file
 	pending []FileResult // closed files, recorded by close
+
+	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
 }
 
 func (o *outputWriter) newFileWriter(region, fam int, start, end []byte) *fileWriter {
@@ -350,12 +352,27 @@ func (fw *fileWriter) append(kv []byte) error {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
 	fw.lastRow = append(fw.lastRow[:0], row...)
-	fw.o.cells.Add(1)
-	done := fw.o.bytesDone.Add(int64(len(kv)))
-	if fw.o.progress != nil && fw.o.cells.Load()%65536 == 0 {
-		fw.o.progress(Progress{Phase: "write", BytesDone: done, BytesTotal: fw.o.totalBytes, CellsDone: fw.o.cells.Load()})
+	// Counted locally and published every few thousand cells: shared atomics per cell would bounce a
+	// cache line between the writing goroutines.
+	fw.pendCells++
+	fw.pendBytes += int64(len(kv))
+	if fw.pendCells == 4096 {
+		fw.publish()
 	}
 	return nil
+}
+
+// publish adds the locally counted cells and bytes to the shared totals and reports progress.
+func (fw *fileWriter) publish() {
+	if fw.pendCells == 0 {
+		return
+	}
+	cells := fw.o.cells.Add(fw.pendCells)
+	done := fw.o.bytesDone.Add(fw.pendBytes)
+	fw.pendCells, fw.pendBytes = 0, 0
+	if fw.o.progress != nil && cells/65536 != (cells-4096)/65536 {
+		fw.o.progress(Progress{Phase: "write", BytesDone: done, BytesTotal: fw.o.totalBytes, CellsDone: cells})
+	}
 }
 
 func (fw *fileWriter) finishFile() error {
@@ -440,6 +457,7 @@ func verifyFile(path string, cells bool) error {
 
 // close finishes the current file and records every file of this stream.
 func (fw *fileWriter) close() error {
+	fw.publish()
 	if err := fw.finishFile(); err != nil {
 		return err
 	}
@@ -455,6 +473,7 @@ func (fw *fileWriter) close() error {
 }
 
 func (fw *fileWriter) abort() {
+	fw.publish()
 	if fw.dw != nil {
 		fw.dw.Close()
 		os.Remove(filepath.Join(fw.o.dir, fw.rel))

@@ -32,6 +32,9 @@ type Batch struct {
 	// RowGroup is the Parquet row group of the batch's first row (Parquet batches never span row groups).
 	RowGroup int
 
+	// recycle, if set, takes the batch's buffers back for reuse when it is released.
+	recycle func(*Batch)
+
 	// Bad lists rows the source could not split into fields (ragged rows, broken quoting, ...). They count
 	// as read and rejected; they have no fields.
 	Bad []BadRow
@@ -71,6 +74,10 @@ func (b *Batch) Release() {
 	if b.Record != nil {
 		b.Record.Release()
 		b.Record = nil
+	}
+	if r := b.recycle; r != nil {
+		b.recycle = nil
+		r(b)
 	}
 }
 

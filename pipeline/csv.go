@@ -53,6 +53,10 @@ type CSVSource struct {
 	badBytes int  // raw bytes of the bad rows in the batch being built
 
 	hintData, hintRaw int // capacity hints from the previous batch
+
+	// free holds released batches whose buffers Next reuses (Batch.Release hands them back), so that
+	// a long file does not allocate (and the collector scan) fresh megabytes per batch.
+	free chan *Batch
 }
 
 // csvChunk is the read size: large reads keep syscalls and buffer shifting off the profile.
@@ -511,13 +515,32 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 	if s.readErr != nil {
 		return nil, s.readErr
 	}
+	if s.free == nil {
+		s.free = make(chan *Batch, 8)
+	}
+	var old *Batch
+	select {
+	case old = <-s.free:
+	default:
+	}
 	b := &Batch{Source: s.name, FileIndex: s.fileIndex, FirstRow: s.row, NumCols: s.expected}
+	free := s.free
+	b.recycle = func(b *Batch) {
+		select {
+		case free <- b:
+		default:
+		}
+	}
 	rowsWant := s.opts.BatchRows
-	if s.hintData > 0 {
+	if old != nil {
+		b.Data, b.RawData = old.Data[:0], old.RawData[:0]
+		b.Ends, b.Nulls, b.Lines, b.RawEnds = old.Ends[:0], old.Nulls[:0], old.Lines[:0], old.RawEnds[:0]
+	}
+	if s.hintData > 0 && cap(b.Data) < s.hintData {
 		b.Data = make([]byte, 0, s.hintData+s.hintData/8)
 		b.RawData = make([]byte, 0, s.hintRaw+s.hintRaw/8)
 	}
-	if s.expected > 0 {
+	if s.expected > 0 && cap(b.Ends) == 0 {
 		rows := min(rowsWant, 1<<16) // BatchRows may be huge; the byte cap ends a batch anyway
 		b.Ends = make([]int32, 0, rows*s.expected)
 		b.Nulls = make([]bool, 0, rows*s.expected)

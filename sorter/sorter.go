@@ -54,6 +54,7 @@ type Sorter struct {
 	runs        []*runInfo
 	inflight    int        // detached arenas being spilled outside the lock
 	idxHint     int        // index capacity of the last arena s spilled itself: grow straight to it
+	spare       []entry    // an index kept from a spilled arena for the next one (accounted in held)
 	spillDone   *sync.Cond // on mu: signalled when a detached spill ends
 	state       int
 	err         error
@@ -180,7 +181,7 @@ func (s *Sorter) placeLocked(kv []byte, seq uint64) error {
 				s.slabUsed = 0
 				continue
 			}
-			if s.held >= s.p.spillAt && len(s.a.idx) > 0 {
+			if s.held-int64(cap(s.spare))*entrySize >= s.p.spillAt && len(s.a.idx) > 0 {
 				// Big enough to be worth a run: spill it now, while the budget still has room for the
 				// others to go on adding during the sort and write.
 				return errSpillSelf
@@ -234,6 +235,13 @@ func (s *Sorter) growIndex() error {
 	case old > 0:
 		newCap = 2 * old
 	}
+	if cap(s.spare) >= newCap && cap(s.spare) > old {
+		s.a.idx = append(s.spare[:0], s.a.idx...) // the spare's memory is already in s.held
+		s.spare = nil
+		s.setHeld(s.held - int64(old)*entrySize)
+		s.p.release(int64(old) * entrySize)
+		return nil
+	}
 	need := int64(newCap) * entrySize
 	if old > 0 && s.held+need > s.p.budget-s.p.reserveIO {
 		// The grown index could never fit next to what s holds: spill s instead of growing.
@@ -282,7 +290,7 @@ func (s *Sorter) releaseArena() {
 		s.p.putFree(b)
 		s.a.slabs[i] = nil
 	}
-	s.a.slabs, s.a.idx = nil, nil
+	s.a.slabs, s.a.idx, s.spare = nil, nil, nil // h includes the spare index
 	s.cur, s.slabUsed = -1, 0
 	s.empty.Store(true)
 	s.setHeld(0)
@@ -304,14 +312,15 @@ func (s *Sorter) detachLocked(self bool) *spillJob {
 		s.releaseArena()
 		return nil
 	}
-	job := &spillJob{a: s.a, held: s.held}
+	spare := int64(cap(s.spare)) * entrySize
+	job := &spillJob{a: s.a, held: s.held - spare}
 	if self {
 		s.idxHint = cap(s.a.idx)
 	}
 	s.a = arena{}
 	s.cur, s.slabUsed = -1, 0
 	s.empty.Store(true)
-	s.setHeld(0)
+	s.setHeld(spare)
 	if !self {
 		s.nextSlab = minSlab // a sorter spilled to make room for others may stay small
 	}
@@ -340,11 +349,19 @@ func (s *Sorter) runSpill(job *spillJob) error {
 	// h is now the job's index. If s is still adding with a smaller index (it regrows from small after
 	// a detach), hand the big one over instead of freeing it: growing an index step by step copies it
 	// many times over.
-	if err == nil && s.state == stateAdding && s.err == nil && cap(job.a.idx) > cap(s.a.idx) {
+	// Otherwise keep it as s's spare index for its next arena (still accounted, in s.held), so that
+	// two indexes take turns instead of one being allocated per spill.
+	switch {
+	case err != nil || s.state != stateAdding || s.err != nil:
+	case cap(job.a.idx) > cap(s.a.idx):
 		old := int64(cap(s.a.idx)) * entrySize
 		s.a.idx = append(job.a.idx[:0], s.a.idx...)
 		s.setHeld(s.held + h - old)
 		h = old
+	case s.spare == nil:
+		s.spare = job.a.idx[:0]
+		s.setHeld(s.held + h)
+		h = 0
 	}
 	job.a.idx = nil
 	s.p.release(h)

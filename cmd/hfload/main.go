@@ -71,11 +71,13 @@ Exit codes: 0 ok (also "nothing to do"), 1 usage or configuration error, 2 bad r
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	var cpuProfile, traceFile string
+	var cpuProfile, traceFile, memProfile string
 	var profFile, trFile *os.File
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
 	root.PersistentFlags().StringVar(&traceFile, "trace", "", "write a Go execution trace to this file (for performance work)")
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a Go allocation profile to this file at exit (for performance work)")
 	root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentFlags().MarkHidden("memprofile")
 	root.PersistentFlags().MarkHidden("trace")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if traceFile != "" {
@@ -106,6 +108,12 @@ Exit codes: 0 ok (also "nothing to do"), 1 usage or configuration error, 2 bad r
 		if trFile != nil {
 			trace.Stop()
 			trFile.Close()
+		}
+		if memProfile != "" {
+			if f, err := os.Create(memProfile); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
 		}
 	}
 	root.AddCommand(newRunCmd(), newGenCmd())
