@@ -32,6 +32,13 @@ func CompareKeys(a, b []byte) int {
 	if bColLen == 0 && bType == byte(TypeMinimum) {
 		return -1
 	}
+	if afl == bfl {
+		// Same family length: family then qualifier is one lexicographic comparison of fam|qual.
+		if c := bytes.Compare(a[3+arl:aEnd], b[3+brl:bEnd]); c != 0 {
+			return c
+		}
+		return compareTsType(a, b)
+	}
 	if c := bytes.Compare(a[3+arl:3+arl+afl], b[3+brl:3+brl+bfl]); c != 0 {
 		return c
 	}

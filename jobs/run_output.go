@@ -212,7 +212,7 @@ func (s *stream) advance() {
 	for s.it.Next() {
 		kv, seq := s.it.KV(), s.it.Seq()
 		key := hfilewriter.KVKey(kv)
-		dup := s.prev != nil && hfilewriter.CompareKeys(s.prev, key) == 0
+		dup := s.prev != nil && bytes.Equal(s.prev, key) // equal keys are equal bytes
 		if dup {
 			s.o.recordDup(key, s.pseq, seq)
 		}
@@ -334,8 +334,8 @@ func (fw *fileWriter) open() error {
 
 func (fw *fileWriter) append(kv []byte) error {
 	row := hfilewriter.Key(hfilewriter.KVKey(kv)).Row()
-	if fw.w != nil && fw.o.spec.MaxFileSize > 0 && !bytes.Equal(row, fw.lastRow) &&
-		fw.w.EstimatedSize() >= fw.o.spec.MaxFileSize {
+	newRow := !bytes.Equal(row, fw.lastRow)
+	if newRow && fw.w != nil && fw.o.spec.MaxFileSize > 0 && fw.w.EstimatedSize() >= fw.o.spec.MaxFileSize {
 		if err := fw.finishFile(); err != nil {
 			return err
 		}
@@ -345,13 +345,15 @@ func (fw *fileWriter) append(kv []byte) error {
 			return err
 		}
 	}
-	if fw.rows == 0 || !bytes.Equal(row, fw.lastRow) {
+	if fw.rows == 0 || newRow {
 		fw.rows++
 	}
 	if err := fw.w.AppendKeyValue(kv); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
-	fw.lastRow = append(fw.lastRow[:0], row...)
+	if newRow {
+		fw.lastRow = append(fw.lastRow[:0], row...)
+	}
 	// Counted locally and published every few thousand cells: shared atomics per cell would bounce a
 	// cache line between the writing goroutines.
 	fw.pendCells++
