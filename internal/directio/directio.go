@@ -37,27 +37,73 @@ func Create(path string, perm os.FileMode) (*File, error) {
 	return openFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 }
 
-// Writer buffers writes in two aligned buffers: while one is written to the file (O_DIRECT writes wait
-// for the device), the caller fills the other. It is not safe for concurrent use.
+// Writer buffers writes in aligned buffers that a background goroutine writes to the file in order, so
+// that several O_DIRECT writes (which wait for the device) are in flight while the caller fills the next
+// buffer. It is not safe for concurrent use.
 type Writer struct {
-	f        *File
-	buf      []byte // the buffer being filled
-	spare    []byte // the other buffer (being written while inflight != nil)
-	n        int
-	inflight chan error
-	err      error
+	f      *File
+	buf    []byte // the buffer being filled
+	n      int
+	free   chan []byte // buffers to fill
+	full   chan []byte // buffers to write, in order
+	done   chan struct{}
+	closed bool // full is closed and the goroutine has ended
+
+	mu  sync.Mutex
+	err error // first write error (sticky)
 }
 
-// NewWriter returns a Writer for f with two buffers of size bytes (rounded up to Align, at least Align).
+// writerBuffers is the number of buffers of a Writer: one being filled, the others queued or being
+// written.
+const writerBuffers = 4
+
+// NewWriter returns a Writer for f with buffers of size bytes (rounded up to Align, at least Align); it
+// holds writerBuffers of them.
 func NewWriter(f *File, size int) *Writer {
 	size = max(Align, (size+Align-1)&^(Align-1))
-	return &Writer{f: f, buf: alignedBuf(size), spare: alignedBuf(size)}
+	w := &Writer{f: f, buf: alignedBuf(size), free: make(chan []byte, writerBuffers),
+		full: make(chan []byte, writerBuffers), done: make(chan struct{})}
+	for i := 1; i < writerBuffers; i++ {
+		w.free <- alignedBuf(size)
+	}
+	go w.loop()
+	return w
 }
 
-// Write buffers p, handing every full buffer to a background write.
+// loop writes full buffers in order until full is closed; after an error it only recycles them.
+func (w *Writer) loop() {
+	defer close(w.done)
+	for b := range w.full {
+		if w.error() == nil {
+			if err := w.write(b); err != nil {
+				w.setError(err)
+			}
+		}
+		w.free <- b[:cap(b)]
+	}
+}
+
+func (w *Writer) error() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+func (w *Writer) setError(err error) {
+	w.mu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.mu.Unlock()
+}
+
+// Write buffers p, queueing every full buffer for the background writer.
 func (w *Writer) Write(p []byte) (int, error) {
-	if w.err != nil {
-		return 0, w.err
+	if w.closed {
+		return 0, errors.New("directio: write after Close")
+	}
+	if err := w.error(); err != nil {
+		return 0, err
 	}
 	total := 0
 	for len(p) > 0 {
@@ -66,31 +112,18 @@ func (w *Writer) Write(p []byte) (int, error) {
 		p = p[k:]
 		total += k
 		if w.n == len(w.buf) {
-			if err := w.wait(); err != nil {
+			w.full <- w.buf
+			w.buf, w.n = <-w.free, 0
+			if err := w.error(); err != nil {
 				return total, err
 			}
-			full := w.buf
-			w.buf, w.spare, w.n = w.spare, full, 0
-			w.inflight = make(chan error, 1)
-			go func(ch chan error) { ch <- w.write(full) }(w.inflight)
 		}
 	}
 	return total, nil
 }
 
-// wait waits for the background write, if any, and returns the Writer's sticky error.
-func (w *Writer) wait() error {
-	if w.inflight != nil {
-		if err := <-w.inflight; err != nil && w.err == nil {
-			w.err = err
-		}
-		w.inflight = nil
-	}
-	return w.err
-}
-
 // write writes b (aligned in memory and length while direct), leaving direct mode if the file system
-// turns out to refuse it.
+// turns out to refuse it. Only one goroutine writes at a time (the loop, or Close after it ended).
 func (w *Writer) write(b []byte) error {
 	for len(b) > 0 {
 		n, err := w.f.Write(b)
@@ -118,7 +151,7 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// Sync writes what is buffered and fsyncs; call it at most once, before Close.
+// Sync writes what is buffered and fsyncs; after it the Writer only accepts Close.
 func (w *Writer) Sync() error {
 	if err := w.flushTail(); err != nil {
 		return err
@@ -126,8 +159,14 @@ func (w *Writer) Sync() error {
 	return w.f.Sync()
 }
 
+// flushTail waits for the queued buffers, then writes the last, partial one.
 func (w *Writer) flushTail() error {
-	if err := w.wait(); err != nil {
+	if !w.closed {
+		w.closed = true
+		close(w.full)
+		<-w.done
+	}
+	if err := w.error(); err != nil {
 		return err
 	}
 	if w.n == 0 {
@@ -136,7 +175,7 @@ func (w *Writer) flushTail() error {
 	if w.f.direct {
 		if aligned := w.n &^ (Align - 1); aligned > 0 {
 			if err := w.write(w.buf[:aligned]); err != nil {
-				w.err = err
+				w.setError(err)
 				return err
 			}
 			copy(w.buf, w.buf[aligned:w.n])
@@ -144,13 +183,14 @@ func (w *Writer) flushTail() error {
 		}
 		if w.n > 0 && w.f.direct {
 			if err := setDirect(w.f, false); err != nil {
-				w.err = fmt.Errorf("directio: %s: %w", w.f.Name(), err)
-				return w.err
+				err = fmt.Errorf("directio: %s: %w", w.f.Name(), err)
+				w.setError(err)
+				return err
 			}
 		}
 	}
 	if err := w.write(w.buf[:w.n]); err != nil {
-		w.err = err
+		w.setError(err)
 		return err
 	}
 	w.n = 0
