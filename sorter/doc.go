@@ -34,12 +34,16 @@
 // runs fits a merge share without intermediate passes. Add rejects a record larger than
 // MaxRecord = (Memory - I/O reserve) / 8 with an error that leaves the sorter usable.
 //
-// Spill policy: when a reservation would exceed the budget, the pool first drops pooled slabs, then
-// spills one sorter and tries again: sorters holding memory but no records first (no I/O), then the one
-// holding the most accounted bytes. The sorter being added to is a candidate (unless it holds no records,
-// when freeing its memory only to take it again would make no progress) and spills
-// in place (it keeps its emptied slabs and index for the records to come); another sorter is spilled
-// only if its lock can be taken without waiting (it is idle), and gives all its memory back. If nothing
+// Spill policy: a sorter whose arena reaches half the arena memory (all of it with Parallelism 1) spills
+// on its own. Spilling detaches the arena: the goroutine that needs room takes the full arena, lets go
+// of the sorter's lock and sorts and writes it as a run, while other goroutines add to a fresh arena; the
+// detached memory stays accounted until the run is written, and its index then becomes the sorter's
+// spare for its next arena. When a reservation would exceed the budget, the pool first drops pooled
+// slabs, then spills one sorter and tries again: sorters holding memory but no records first (no I/O),
+// then the one holding the most accounted bytes. The sorter being added to is a candidate (unless it
+// holds no records, when freeing its memory only to take it again would make no progress) and spills
+// itself as above; another sorter is spilled only if its lock can be taken without waiting (it is
+// idle), and gives all its memory back. If nothing
 // can be spilled, the largest busy candidate is flagged to give all its memory back at its next Add, a
 // waiting sorter without records gives back its own (empty) index and slabs, and the caller waits until memory is released (a spill, a merge pass or an Iterator.Close) or a 20 ms poll
 // interval passes, then looks again.
@@ -61,6 +65,10 @@
 // seq of its first input (of its last with SorterOptions.FoldSeqLast), so partial groups from different
 // runs merge in the order of their first (last) inputs.
 //
+// Before a spill the arena's index is scanned for ascending stretches (records often arrive nearly
+// sorted: exports ordered by key, added batch by batch); when there are few, the run is written by
+// merging them instead of sorting the index (arena.sort, segMerger).
+//
 // # Merging
 //
 // Finish sorts the in-memory remainder and, when runs exist, merges them with a heap. The read buffers of
@@ -69,6 +77,11 @@
 // holding a spill slot). The remainder stays in memory and joins the final merge when the final read
 // buffers fit the share and can be reserved without waiting; otherwise it is written as one more run
 // first. The final merge streams (it holds no slot): Iterator.KV is valid until the next call of Next.
+//
+// FinishRanges instead writes the remainder as a run and returns a Ranges, whose Open merges any row
+// range of the runs: each run records the offset and first row of every chunk, so a range starts reading
+// each run at the chunk before its first row. Several ranges may be merged at once, each reserving its
+// own read buffers; the runs are removed when the Ranges is closed.
 //
 // Iterators must be closed: they hold memory (the in-memory remainder and read buffers) and run files.
 // A goroutine that waits in Add while it itself holds an open Iterator of the same pool can wait forever
