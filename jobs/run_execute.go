@@ -13,6 +13,7 @@ import (
 
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
 )
 
 // Version is the tool version recorded in manifests (set by the command from its build version).
@@ -150,7 +151,7 @@ func classifyLoadError(err error) error {
 	case errors.Is(err, ErrConfig), errors.Is(err, ErrIO), errors.Is(err, ErrTooManyRejects),
 		errors.Is(err, context.Canceled), errors.Is(err, ErrDuplicates):
 		return err
-	case strings.Contains(err.Error(), "rows rejected") || strings.Contains(err.Error(), "the first bad row fails the run"):
+	case errors.Is(err, pipeline.ErrRejectLimit):
 		return fmt.Errorf("%w: %w", ErrTooManyRejects, err)
 	}
 	var pe *os.PathError

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -196,6 +197,16 @@ func (s *RejectSink) commit(order uint64, rb *rejectBuf) error {
 	}
 }
 
+// ErrRejectLimit is wrapped by the error a RejectSink (and so Run) returns once more rows are rejected
+// than MaxRejects allows.
+var ErrRejectLimit = errors.New("reject limit reached")
+
+// rejectLimitError names the row that crossed the limit; it unwraps to ErrRejectLimit.
+type rejectLimitError struct{ msg string }
+
+func (e *rejectLimitError) Error() string { return e.msg }
+func (e *rejectLimitError) Unwrap() error { return ErrRejectLimit }
+
 func (s *RejectSink) writeLocked(rb *rejectBuf) error {
 	if s.err != nil {
 		return s.err
@@ -209,9 +220,9 @@ func (s *RejectSink) writeLocked(rb *rejectBuf) error {
 		upto = int(s.max - s.n + 1)
 		k := upto - 1
 		if s.max == 0 {
-			limitErr = fmt.Errorf("%s (MaxRejects is 0: the first bad row fails the run)", rb.locs[k])
+			limitErr = &rejectLimitError{fmt.Sprintf("%s (MaxRejects is 0: the first bad row fails the run)", rb.locs[k])}
 		} else {
-			limitErr = fmt.Errorf("%s (more than %d rows rejected)", rb.locs[k], s.max)
+			limitErr = &rejectLimitError{fmt.Sprintf("%s (more than %d rows rejected)", rb.locs[k], s.max)}
 		}
 	}
 	if s.w != nil {

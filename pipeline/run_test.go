@@ -128,11 +128,14 @@ func TestRunMaxRejects(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "f0.csv:5: ") || !strings.Contains(err.Error(), `"x3" is not an integer`) {
 		t.Fatalf("MaxRejects 0: %v", err)
 	}
+	if !errors.Is(err, ErrRejectLimit) { // callers map it to an exit code without matching text
+		t.Fatalf("MaxRejects 0: %v does not unwrap to ErrRejectLimit", err)
+	}
 	// N: fails when more than N; the reject file holds exactly N+1 lines.
 	var rej bytes.Buffer
 	_, err = Run(context.Background(), memInputs(2, 3, 20), m, RunOptions{Workers: 3, MaxRejects: 5, Rejects: &rej, Timestamp: 1},
 		func(*CellBatch) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "more than 5 rows rejected") {
+	if err == nil || !strings.Contains(err.Error(), "more than 5 rows rejected") || !errors.Is(err, ErrRejectLimit) {
 		t.Fatalf("MaxRejects 5: %v", err)
 	}
 	if n := strings.Count(rej.String(), "\n"); n != 6 {
