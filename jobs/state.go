@@ -374,7 +374,7 @@ func WriteRuns(w io.Writer, runs []RunRecord) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RUN\tSTARTED\tSECONDS\tLOADED\tSKIPPED\tROWS READ\tREJECTED\tCELLS\tFILES\tBYTES\tWATERMARK\t")
+	fmt.Fprintln(tw, "RUN\tSTARTED\tSECONDS\tLOADED\tSKIPPED\tROWS READ\tFILTERED\tREJECTED\tCELLS\tFILES\tBYTES\tWATERMARK\t")
 	for _, r := range runs {
 		wm := "-"
 		if r.Watermark != nil && r.Watermark.Value != "" {
@@ -384,8 +384,8 @@ func WriteRuns(w io.Writer, runs []RunRecord) error {
 		if !r.Finished.IsZero() && !r.Started.IsZero() {
 			secs = strconv.FormatFloat(r.Finished.Sub(r.Started).Seconds(), 'f', 1, 64)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", r.RunID, r.Started.UTC().Format(time.RFC3339), secs,
-			len(r.Inputs), len(r.Skipped), r.Counts.RowsRead, r.Counts.RowsRejected, r.Counts.CellsWritten,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", r.RunID, r.Started.UTC().Format(time.RFC3339), secs,
+			len(r.Inputs), len(r.Skipped), r.Counts.RowsRead, r.Counts.RowsFiltered, r.Counts.RowsRejected, r.Counts.CellsWritten,
 			r.Counts.FilesWritten, FormatSize(r.Counts.BytesWritten), wm)
 	}
 	if err := tw.Flush(); err != nil {

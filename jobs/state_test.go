@@ -351,7 +351,7 @@ func TestWriteRuns(t *testing.T) {
 	buf.Reset()
 	runs := []RunRecord{
 		{RunID: "r1", Started: time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC), Finished: time.Date(2026, 11, 21, 2, 0, 12, 500e6, time.UTC),
-			Inputs: make([]InputFile, 3), Counts: Counts{RowsRead: 1000, RowsRejected: 2, CellsWritten: 3000, FilesWritten: 4, BytesWritten: 2 << 20},
+			Inputs: make([]InputFile, 3), Counts: Counts{RowsRead: 1000, RowsFiltered: 7, RowsRejected: 2, CellsWritten: 3000, FilesWritten: 4, BytesWritten: 2 << 20},
 			Watermark: &Watermark{Value: "2026-11-21T01:59:00Z"}},
 		{RunID: "r2", Started: time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC), Skipped: []string{"a"}},
 	}
@@ -363,10 +363,10 @@ func TestWriteRuns(t *testing.T) {
 		t.Fatalf("table:\n%s", buf.String())
 	}
 	f1 := strings.Fields(lines[1])
-	if strings.Join(f1, " ") != "r1 2026-11-21T02:00:00Z 12.5 3 0 1000 2 3000 4 2MiB 2026-11-21T01:59:00Z" {
+	if strings.Join(f1, " ") != "r1 2026-11-21T02:00:00Z 12.5 3 0 1000 7 2 3000 4 2MiB 2026-11-21T01:59:00Z" {
 		t.Errorf("row 1: %q", f1)
 	}
-	if f2 := strings.Fields(lines[2]); strings.Join(f2, " ") != "r2 2026-11-22T02:00:00Z - 0 1 0 0 0 0 0 -" {
+	if f2 := strings.Fields(lines[2]); strings.Join(f2, " ") != "r2 2026-11-22T02:00:00Z - 0 1 0 0 0 0 0 0 -" {
 		t.Errorf("row 2: %q", f2)
 	}
 }
