@@ -35,7 +35,11 @@ const maxRESTBody = 64 << 20
 //   - model/TableRegionModel.java: @XmlAttribute name, id (long), startKey, endKey (byte[]), location.
 //   - provider/JacksonProvider.java: JSON is written by JacksonJaxbJsonProvider, which follows the JAXB
 //     names and writes byte[] as standard base64 (an empty key is "").
+//   - hbase-client .../client/HRegionLocator.java: getAllRegionLocations lists every replica of each
+//     region (same start and end key), and its meta visitor (MetaTableAccessor.DefaultVisitorBase)
+//     skips offline and split-parent regions, so a settled table's regions tile the key space.
 //
+// All paths above are under hbase-rest/src/main/java/org/apache/hadoop/hbase/rest/ unless given.
 // TestTableInfoModel.java's AS_JSON is an example:
 //
 //	{"name":"testtable","Region":[{"endKey":"enp5eng=","id":8731042424,"location":"testhost:9876",
@@ -142,7 +146,7 @@ func FetchRESTSplits(ctx context.Context, client *http.Client, baseURL, table st
 	}
 	s, err := SplitsFromRegions(info.Regions)
 	if err != nil {
-		return nil, fmt.Errorf("REST regions of %s: %w", table, err)
+		return nil, fmt.Errorf("REST regions of %s: %w (if a region split or merge was in progress, retry)", table, err)
 	}
 	return s, nil
 }

@@ -200,8 +200,8 @@ func TestFetchRESTSplitsTiling(t *testing.T) {
 		}
 		srv := newRESTServer(t, http.StatusOK, `{"name":"t","Region":[`+strings.Join(regions, ",")+`]}`)
 		_, err := FetchRESTSplits(context.Background(), srv.Client(), srv.URL, "t")
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Fatalf("%s: error %v, want %q", tc.name, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "retry") {
+			t.Fatalf("%s: error %v, want %q and a retry hint", tc.name, err, tc.want)
 		}
 	}
 }
