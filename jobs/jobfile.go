@@ -62,8 +62,9 @@ type Job struct {
 	Out       string `yaml:"out,omitempty"`
 	Timestamp int64  `yaml:"timestamp,omitempty"` // cell timestamp in ms; 0 = run start time
 
-	// Region splits (at most one of splits, split_uniform, split_by_salt, split_sample).
+	// Region splits (at most one of splits, splits_from, split_uniform, split_by_salt, split_sample).
 	Splits       string `yaml:"splits,omitempty"`        // file: one split key per line, toStringBinary
+	SplitsFrom   string `yaml:"splits_from,omitempty"`   // HBase REST server URL: the live table's regions
 	SplitUniform int    `yaml:"split_uniform,omitempty"` // number of regions, split uniformly over keyspace
 	Keyspace     string `yaml:"keyspace,omitempty"`      // hex | decimal | bytes[:width] (split_uniform only)
 	SplitBySalt  int    `yaml:"split_by_salt,omitempty"` // number of salt buckets

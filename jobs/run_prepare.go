@@ -1,7 +1,11 @@
 package jobs
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
@@ -105,10 +109,37 @@ func (j *Job) WriterOptions(family string) (hfilewriter.WriterOptions, error) {
 	return opts, nil
 }
 
-// Splits returns the split points known before reading data (file, uniform or salt); nil for one
-// region or for split_sample, which computes them from the data.
+// SplitPoints returns the split points known before reading data (file, live table via the HBase
+// REST server, uniform or salt); nil for one region or for split_sample, which computes them from
+// the data.
 func (j *Job) SplitPoints() (partition.Splits, error) {
+	return j.SplitPointsContext(context.Background())
+}
+
+// restSplitsTimeout bounds the request for a live table's regions (splits_from).
+const restSplitsTimeout = 30 * time.Second
+
+// SplitPointsContext is SplitPoints with a context for the splits_from request.
+func (j *Job) SplitPointsContext(ctx context.Context) (partition.Splits, error) {
 	switch {
+	case j.SplitsFrom != "":
+		if j.Table == "" {
+			return nil, fmt.Errorf("%w: splits_from: needs table (the table whose regions are read)", ErrConfig)
+		}
+		ctx, cancel := context.WithTimeout(ctx, restSplitsTimeout)
+		defer cancel()
+		s, err := partition.FetchRESTSplits(ctx, &http.Client{Timeout: restSplitsTimeout}, j.SplitsFrom, j.Table)
+		if err != nil {
+			// An unreachable or failing server is an I/O failure (exit 3); a missing table, an
+			// unexpected answer or regions that do not tile the key space are configuration errors.
+			var ue *url.Error
+			var se *partition.RESTStatusError
+			if errors.As(err, &ue) || (errors.As(err, &se) && se.StatusCode >= 500) {
+				return nil, fmt.Errorf("%w: splits_from %s: %w", ErrIO, j.SplitsFrom, err)
+			}
+			return nil, fmt.Errorf("%w: splits_from %s: %w", ErrConfig, j.SplitsFrom, err)
+		}
+		return s, nil
 	case j.Splits != "":
 		f, err := os.Open(j.Splits)
 		if err != nil {

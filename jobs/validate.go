@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hfload/hfload/partition"
 )
 
 // Enumerations accepted by Validate (lower case; matching is case-insensitive
@@ -111,6 +113,14 @@ func (j *Job) Validate() error {
 	var splitKeys []string
 	if j.Splits != "" {
 		splitKeys = append(splitKeys, "splits")
+	}
+	if j.SplitsFrom != "" {
+		splitKeys = append(splitKeys, "splits_from")
+		if j.Table == "" {
+			add("splits_from: needs table (the table whose regions are read)")
+		} else if _, err := partition.RESTRegionsURL(j.SplitsFrom, j.Table); err != nil {
+			add("splits_from: %v", err)
+		}
 	}
 	for _, s := range []struct {
 		key string

@@ -39,6 +39,7 @@ func addJobFlags(cmd *cobra.Command) *jobFlags {
 	f.String("out", "", "output directory: <out>/<family>/<hfile> + _manifest.json")
 	f.Int64("timestamp", 0, "cell timestamp in epoch ms (default: the run's start time)")
 	f.String("splits", "", "file with one split key per line (HBase shell notation, \\xNN escapes)")
+	f.String("splits-from", "", "HBase REST server URL, e.g. http://rest-host:8080: use the live --table's current regions")
 	f.Int("split-uniform", 0, "N regions split uniformly over --keyspace")
 	f.String("keyspace", "", "key space of --split-uniform: hex, decimal or bytes, optionally :width")
 	f.Int("split-by-salt", 0, "one region per salt bucket (N buckets; row keys start with a salt byte)")
