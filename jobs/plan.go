@@ -369,7 +369,7 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	// Warnings.
 	warn := func(format string, a ...any) { rp.Warnings = append(rp.Warnings, fmt.Sprintf(format, a...)) }
 	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
-		warn("no split points: all output is one region (give splits, split_uniform, split_by_salt or split_sample)")
+		warn("no split points: all output is one region (give splits, splits_from, split_uniform, split_by_salt or split_sample)")
 	}
 	if rp.Sample.DupCells > 0 {
 		warn("%d sampled cells share their key with another sampled cell (duplicates: %s); the run fails unless duplicates is first, last or keep, or aggregate is set",
@@ -422,6 +422,8 @@ func splitSource(job *Job) string {
 		return fmt.Sprintf("split_by_salt %d", job.SplitBySalt)
 	case job.SplitSample > 0:
 		return fmt.Sprintf("split_sample %d (computed here from the sample; the run computes them from all rows)", job.SplitSample)
+	case job.SplitsFrom != "":
+		return fmt.Sprintf("the regions of table %s from the HBase REST server %s", job.Table, job.SplitsFrom)
 	}
 	return "none (one region)"
 }

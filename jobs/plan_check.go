@@ -12,9 +12,10 @@ import (
 // CheckJob is `hfload validate`: everything that can be checked without
 // reading input data. It runs Validate, compiles the mapping, checks every
 // families: entry names a family of the mapping and has valid HFile
-// settings, and reads the split points (a splits file must exist and parse).
+// settings, and reads the split points (a splits file must exist and parse; with splits_from the REST
+// server is asked, and an unreachable server is an I/O error, not a configuration error).
 // Inputs are not expanded: a cron job's files may not exist yet. All
-// problems are reported together (errors.Join), each wrapping ErrConfig.
+// problems are reported together (errors.Join), each wrapping ErrConfig (or ErrIO, above).
 func CheckJob(job *Job) error {
 	var errs []error
 	if err := job.Validate(); err != nil {

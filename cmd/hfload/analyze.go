@@ -23,7 +23,7 @@ func newAnalyzeCmd() *cobra.Command {
 needed) and reports, without writing any HFile:
 
   - duplicate row keys and duplicate cells (estimated, with examples),
-  - cells and bytes per region under the job's split points (--splits, --split-uniform, --split-by-salt),
+  - cells and bytes per region under the job's split points (--splits, --splits-from, --split-uniform, --split-by-salt),
     empty and hot regions,
   - row keys that arrive in ascending order (a time or sequence leading the key: a write hotspot),
   - what row keys, family and qualifier names cost per value byte, and numbers stored as text,
