@@ -198,9 +198,7 @@ func (w *Writer) flushTail() error {
 }
 
 // Reader reads a file through an aligned window, so that small sequential ReadAt calls (block headers,
-// blocks) become one large read per window. When a window follows the previous one, the next is read
-// ahead in the background, so that a sequential scan keeps a read in flight while it works on the
-// current window. It is safe for concurrent use.
+// blocks) become one large read per window. It is safe for concurrent use.
 type Reader struct {
 	f    *File
 	size int64
@@ -209,22 +207,9 @@ type Reader struct {
 	win    []byte
 	winOff int64
 	winLen int
-
-	dmu      sync.Mutex    // serializes leaving direct mode (the read-ahead reads without r.mu)
-	spare    []byte        // the read-ahead buffer (owned by the read-ahead while ahead != nil)
-	ahead    chan aheadRes // the read-ahead of the window at aheadOff, if one is in flight
-	aheadOff int64
 }
 
-type aheadRes struct {
-	n   int
-	err error
-}
-
-// readerWindow is the window size of Open.
-const readerWindow = 1 << 20
-
-// Open opens path for reading with O_DIRECT when possible, with a 1 MiB window and one 1 MiB read-ahead.
+// Open opens path for reading with O_DIRECT when possible, with a 1 MiB window.
 func Open(path string) (*Reader, error) {
 	f, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
@@ -235,22 +220,14 @@ func Open(path string) (*Reader, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Reader{f: f, size: st.Size(), win: alignedBuf(readerWindow), spare: alignedBuf(readerWindow), winOff: -1}, nil
+	return &Reader{f: f, size: st.Size(), win: alignedBuf(1 << 20), winOff: -1}, nil
 }
 
 // Size returns the file's size.
 func (r *Reader) Size() int64 { return r.size }
 
-// Close waits for a read-ahead in flight and closes the file.
-func (r *Reader) Close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ahead != nil {
-		<-r.ahead
-		r.ahead = nil
-	}
-	return r.f.Close()
-}
+// Close closes the file.
+func (r *Reader) Close() error { return r.f.Close() }
 
 // ReadAt implements io.ReaderAt.
 func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
@@ -277,72 +254,30 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	return total, nil
 }
 
-// fill makes the window that starts at the aligned offset at or below off current, taking it from the
-// read-ahead when that is the one in flight, and starts reading the following window ahead.
+// fill reads the window that starts at the aligned offset at or below off.
 func (r *Reader) fill(off int64) error {
 	start := off &^ (Align - 1)
-	if r.ahead != nil {
-		res := <-r.ahead
-		r.ahead = nil
-		if r.aheadOff == start && res.err == nil && res.n > 0 {
-			r.win, r.spare = r.spare, r.win
-			r.winOff, r.winLen = start, res.n
-			r.startAhead()
-			return nil
-		}
-	}
-	n, err := r.readWindow(r.win, start)
-	if err != nil {
-		return err
-	}
-	r.winOff, r.winLen = start, n
-	r.startAhead()
-	return nil
-}
-
-// startAhead reads the window after the current one in the background, if there is one.
-func (r *Reader) startAhead() {
-	next := r.winOff + int64(r.winLen)
-	if r.winLen < len(r.win) || next >= r.size {
-		return
-	}
-	ch := make(chan aheadRes, 1)
-	r.ahead, r.aheadOff = ch, next
-	buf := r.spare
-	go func() {
-		n, err := r.readWindow(buf, next)
-		ch <- aheadRes{n, err}
-	}()
-}
-
-// readWindow reads the window of buf's size at the aligned offset start (shorter at the end of the file).
-func (r *Reader) readWindow(buf []byte, start int64) (int, error) {
-	want := int(min(int64(len(buf)), (r.size-start+Align-1)&^(Align-1)))
+	want := int(min(int64(len(r.win)), (r.size-start+Align-1)&^(Align-1)))
 	n := 0
 	for n < want {
-		k, err := r.f.ReadAt(buf[n:want], start+int64(n))
+		k, err := r.f.ReadAt(r.win[n:want], start+int64(n))
 		n += k
 		if err == io.EOF || (err == nil && k == 0) {
 			break
 		}
 		if err != nil && r.f.direct && k == 0 && isInvalid(err) {
-			r.dmu.Lock()
-			derr := error(nil)
-			if r.f.direct {
-				derr = setDirect(r.f, false)
-			}
-			r.dmu.Unlock()
-			if derr != nil {
-				return n, fmt.Errorf("directio: %s: %w", r.f.Name(), derr)
+			if derr := setDirect(r.f, false); derr != nil {
+				return fmt.Errorf("directio: %s: %w", r.f.Name(), derr)
 			}
 			continue
 		}
 		if err != nil {
-			return n, err
+			return err
 		}
 	}
 	if n == 0 {
-		return 0, io.ErrUnexpectedEOF
+		return io.ErrUnexpectedEOF
 	}
-	return n, nil
+	r.winOff, r.winLen = start, n
+	return nil
 }
