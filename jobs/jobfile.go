@@ -91,7 +91,7 @@ type Job struct {
 	Families    map[string]FamilyOptions `yaml:"families,omitempty"`
 	Mapping     yaml.Node                `yaml:"mapping,omitempty"`   // decoded by pipeline.MappingConfig
 	RowKey      yaml.Node                `yaml:"rowkey,omitempty"`    // decoded by the pipeline
-	Aggregate   yaml.Node                `yaml:"aggregate,omitempty"` // decoded by the pipeline
+	Aggregate   yaml.Node                `yaml:"aggregate,omitempty"` // decoded by AggregateRules (aggregate.go)
 	StateDir    string                   `yaml:"state_dir,omitempty"`
 	Incremental Incremental              `yaml:"incremental,omitempty"`
 
@@ -420,8 +420,8 @@ func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
 
 // checkKeys walks a mapping against the struct type t and reports the first
 // unknown key by line, with the nearest known key as a suggestion. Keys under
-// yaml.Node fields (mapping, rowkey, aggregate) belong to the pipeline and are
-// not checked here.
+// yaml.Node fields are decoded, and their keys checked, elsewhere: mapping and
+// rowkey by the pipeline, aggregate by AggregateRules.
 func checkKeys(name string, n *yaml.Node, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
