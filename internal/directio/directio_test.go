@@ -69,6 +69,20 @@ func TestWriteReadRoundTrip(t *testing.T) {
 					t.Fatalf("%s size %d: ReadAt(%d, %d) = %d, %v, equal %v", dir, size, n, off, m, err, bytes.Equal(p[:m], data[off:off+m]))
 				}
 			}
+			// A sequential scan, as verification reads a file.
+			var scan []byte
+			for off := 0; off < size; {
+				n := min(size-off, []int{33, 70000, 1 << 20}[rng.IntN(3)])
+				p := make([]byte, n)
+				if m, err := r.ReadAt(p, int64(off)); m != n || (err != nil && err != io.EOF) {
+					t.Fatalf("%s size %d: sequential ReadAt(%d, %d) = %d, %v", dir, size, n, off, m, err)
+				}
+				scan = append(scan, p...)
+				off += n
+			}
+			if !bytes.Equal(scan, data) {
+				t.Fatalf("%s size %d: sequential scan differs", dir, size)
+			}
 			p := make([]byte, 10)
 			if m, err := r.ReadAt(p, int64(size)); m != 0 || err != io.EOF {
 				t.Fatalf("ReadAt at the end = %d, %v; want 0, EOF", m, err)
