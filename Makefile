@@ -4,7 +4,7 @@ BIN     := bin/hfload
 PKGS    := ./...
 DEMO    := demo-out
 
-.PHONY: build test bench bench-cli demo lint fuzz clean
+.PHONY: build test bench bench-go bench-cli demo lint fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hfload
@@ -18,8 +18,11 @@ lint:
 	 if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
+# All benchmarks: the Go benchmarks, then the end-to-end CLI benchmark (about 5 minutes, 7 GB of disk).
+bench: bench-go bench-cli
+
 # Go benchmarks (testing.B). Figures are quoted in the README as ratios against baselines measured in the same run.
-bench:
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 # End-to-end CLI benchmark against GNU sort on a generated export (see scripts/bench-cli.sh).
