@@ -76,6 +76,7 @@ type Job struct {
 	Encoding      string `yaml:"encoding,omitempty"`    // none | prefix | diff | fast_diff
 	BlockSize     Size   `yaml:"block_size,omitempty"`
 	FormatVersion int    `yaml:"format_version,omitempty"` // 2 or 3
+	Labels        string `yaml:"labels,omitempty"`         // label=ordinal file for visibility tags
 	Memory        Size   `yaml:"memory,omitempty"`         // hard memory budget
 	MaxFileSize   Size   `yaml:"max_file_size,omitempty"`  // roll HFiles at this size
 

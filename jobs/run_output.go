@@ -27,6 +27,7 @@ type outputWriter struct {
 	families   []string
 	totalBytes int64
 	progress   func(Progress)
+	tagged     bool // records carry cell tags at the end of their values
 
 	verifyWG  sync.WaitGroup
 	verifySem chan struct{}
@@ -348,7 +349,7 @@ func (fw *fileWriter) append(kv []byte) error {
 	if fw.rows == 0 || newRow {
 		fw.rows++
 	}
-	if err := fw.w.AppendKeyValue(kv); err != nil {
+	if err := fw.appendCell(kv); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
 	if newRow {
@@ -362,6 +363,21 @@ func (fw *fileWriter) append(kv []byte) error {
 		fw.publish()
 	}
 	return nil
+}
+
+// appendCell appends one KeyValue record; with cell tags its value ends with the tags (see
+// pipeline.Mapping.CellTags), which are split off and written as the cell's tags.
+func (fw *fileWriter) appendCell(kv []byte) error {
+	if !fw.o.tagged {
+		return fw.w.AppendKeyValue(kv)
+	}
+	value, tags, err := pipeline.SplitTaggedValue(hfilewriter.KVValue(kv))
+	if err != nil {
+		return err
+	}
+	c := hfilewriter.CellFromKey(hfilewriter.KVKey(kv), value)
+	c.Tags = tags
+	return fw.w.Append(&c)
 }
 
 // publish adds the locally counted cells and bytes to the shared totals and reports progress.

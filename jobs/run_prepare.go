@@ -21,6 +21,27 @@ import (
 // MappingConfig returns the job's column mapping: the ImportTsv `columns` spec, or the `mapping:`
 // section (with `rowkey:` at the top level of the job file accepted as mapping.rowkey).
 func (j *Job) MappingConfig() (*pipeline.MappingConfig, error) {
+	cfg, err := j.mappingConfig()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Visibility != "" && j.Labels == "" {
+		return nil, fmt.Errorf("%w: a visibility column needs labels: a label=ordinal file with the ordinals of the cluster's hbase:labels table", ErrConfig)
+	}
+	if j.Labels != "" {
+		f, err := os.Open(j.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("%w: labels: %w", ErrConfig, err)
+		}
+		defer f.Close()
+		if cfg.Labels, err = hfilewriter.ReadVisibilityLabels(f); err != nil {
+			return nil, fmt.Errorf("%w: labels %s: %w", ErrConfig, j.Labels, err)
+		}
+	}
+	return cfg, nil
+}
+
+func (j *Job) mappingConfig() (*pipeline.MappingConfig, error) {
 	hasMapping := j.Mapping.Kind != 0
 	switch {
 	case j.Columns != "" && hasMapping:
@@ -208,7 +229,13 @@ func (j *Job) Prepare(now time.Time) (*RunSpec, error) {
 		if err != nil {
 			return nil, err
 		}
+		if m.CellTags() && (o.FormatVersion == 2 || o.NoTags) {
+			return nil, fmt.Errorf("%w: family %s: cell tags (ttl/visibility columns) need HFile format version 3", ErrConfig, fam)
+		}
 		famOpts[fam] = o
+	}
+	if m.CellTags() && agg != nil {
+		return nil, fmt.Errorf("%w: aggregate cannot be combined with cell tags (ttl/visibility columns)", ErrConfig)
 	}
 	for fam := range j.Families {
 		if _, ok := famOpts[fam]; !ok {

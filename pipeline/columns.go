@@ -29,9 +29,9 @@ const (
 // A NULL field (an empty unquoted CSV field, the --null marker, a Parquet null) produces no cell, as
 // ImportTsv with importtsv.skip.empty.columns=true; a quoted empty field "" is an empty value.
 //
-// HBASE_CELL_TTL and HBASE_CELL_VISIBILITY need cell tags (TTL tag type 8, visibility tag type 2, HFile
-// format v3), which hfload's cell pipeline does not carry: they are refused with an error rather than
-// silently dropped.
+// HBASE_CELL_TTL (milliseconds) and HBASE_CELL_VISIBILITY (an expression) become cell tags as ImportTsv's
+// TextSortReducer writes them: visibility tags first, then a TTL tag (type 8) when the TTL is > 0. They
+// need HFile format v3, and visibility needs the cluster's label ordinals (MappingConfig.Labels).
 func ParseColumns(spec string, opts ...ImportTsvOption) (*MappingConfig, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, errors.New("importtsv columns: empty specification")
@@ -58,9 +58,17 @@ func ParseColumns(spec string, opts ...ImportTsvOption) (*MappingConfig, error) 
 			col.Type = "long"
 			col.OnNull = ""
 		case ImportTsvAttributes:
-		case ImportTsvCellTTL, ImportTsvCellVisibility:
-			return nil, fmt.Errorf("importtsv columns: %s (position %d) needs cell tags (HFile v3 tags), which hfload's "+
-				"cell pipeline does not write; refusing rather than dropping the column silently", e, i+1)
+		case ImportTsvCellTTL:
+			col.Type = "long"
+			if cfg.TTL != "" {
+				return nil, fmt.Errorf("importtsv columns: %s appears twice (position %d)", e, i+1)
+			}
+			cfg.TTL = col.Name
+		case ImportTsvCellVisibility:
+			if cfg.Visibility != "" {
+				return nil, fmt.Errorf("importtsv columns: %s appears twice (position %d)", e, i+1)
+			}
+			cfg.Visibility = col.Name
 		case "":
 			return nil, fmt.Errorf("importtsv columns: empty entry at position %d", i+1)
 		default:

@@ -72,8 +72,8 @@ func TestParseColumnsErrors(t *testing.T) {
 		{"d:a,d:b", "exactly one column as HBASE_ROW_KEY"},
 		{"HBASE_ROW_KEY,HBASE_ROW_KEY,d:a", "twice"},
 		{"HBASE_ROW_KEY,HBASE_TS_KEY", "in addition to the row key"},
-		{"HBASE_ROW_KEY,d:a,HBASE_CELL_TTL", "tags"},
-		{"HBASE_ROW_KEY,d:a,HBASE_CELL_VISIBILITY", "tags"},
+		{"HBASE_ROW_KEY,d:a,HBASE_CELL_TTL,HBASE_CELL_TTL", "twice"},
+		{"HBASE_ROW_KEY,d:a,HBASE_CELL_VISIBILITY,HBASE_CELL_VISIBILITY", "twice"},
 		{"HBASE_ROW_KEY,d:a,,d:b", "empty entry"},
 		{"HBASE_ROW_KEY,:a", "empty family"},
 	} {

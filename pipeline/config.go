@@ -24,6 +24,16 @@ type MappingConfig struct {
 	Cells []CellConfig `yaml:"cells,omitempty" json:"cells,omitempty"`
 	// Timestamp chooses the cells' timestamp; empty = the job's start time (RunOptions.Timestamp).
 	Timestamp TimestampConfig `yaml:"timestamp,omitempty" json:"timestamp,omitempty"`
+	// TTL names a column holding each row's cell TTL in milliseconds (ImportTsv's HBASE_CELL_TTL): every
+	// cell of the row gets a TTL tag (type 8) when the value is > 0. Needs HFile format v3.
+	TTL string `yaml:"ttl,omitempty" json:"ttl,omitempty"`
+	// Visibility names a column holding each row's visibility expression (ImportTsv's
+	// HBASE_CELL_VISIBILITY, e.g. "secret|(admin&!guest)"): every cell gets the visibility tags HBase
+	// derives from it, with labels resolved to ordinals by Labels. Needs HFile format v3.
+	Visibility string `yaml:"visibility,omitempty" json:"visibility,omitempty"`
+	// Labels maps visibility labels to the ordinals of the cluster's hbase:labels table (a
+	// label=ordinal file, see hfilewriter.ReadVisibilityLabels; set by the job's labels key).
+	Labels map[string]int `yaml:"-" json:"-"`
 
 	// ImportTsv selects ImportTsv's row semantics (set by ParseColumns; kept so that a config written
 	// back to YAML means the same): a row with more fields than Columns is rejected, and columns missing

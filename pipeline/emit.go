@@ -20,6 +20,7 @@ type Mapper struct {
 	key    []byte
 	qual   []byte
 	val    []byte
+	tags   []byte // the row's cell tags (CellTags mappings)
 	// per-column scratch for Parquet values that need formatting (large decimals, uint64, times of day)
 	colText [][]byte
 
@@ -228,7 +229,15 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		}
 	}
 
-	// 4. The cells. On a bad value, roll back what this row appended.
+	// 4. The row's cell tags, as ImportTsv's TextSortReducer builds them: visibility first, then TTL.
+	if m.CellTags() {
+		reason := ""
+		if mp.tags, reason = mp.rowTags(mp.tags[:0]); reason != "" {
+			return reason, nil
+		}
+	}
+
+	// 5. The cells. On a bad value, roll back what this row appended.
 	markBuf, markCells := len(out.Buf), len(out.Cells)
 	seq := SeqOf(b.FileIndex, b.FirstRow+int64(i))
 	var skipped int64
@@ -260,6 +269,9 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			}
 			qual = mp.qual
 		}
+		if m.CellTags() { // value | tags | uint16 tags length: see Mapping.CellTags
+			mp.val = append(append(mp.val, mp.tags...), byte(len(mp.tags)>>8), byte(len(mp.tags)))
+		}
 		off := len(out.Buf)
 		out.Buf = hfilewriter.AppendKeyValue(out.Buf, mp.key, cs.fam, qual, ts, hfilewriter.TypePut, mp.val)
 		out.Cells = append(out.Cells, CellRef{Off: uint32(off), Len: uint32(len(out.Buf) - off), Family: cs.family, Seq: seq})
@@ -268,6 +280,41 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	mp.counts.NullsSkipped += skipped
 	mp.counts.CellsEmitted += int64(len(out.Cells) - markCells)
 	return "", nil
+}
+
+// rowTags appends the current row's cell tags to dst, or returns why the row is rejected.
+func (mp *Mapper) rowTags(dst []byte) ([]byte, string) {
+	m := mp.m
+	if c := m.visCol; c >= 0 && !mp.absent[c] {
+		v := &mp.vals[c]
+		switch {
+		case v.kind == vkNull || len(v.b) == 0 && (v.kind == vkText || v.kind == vkBinary):
+		case v.kind != vkText && v.kind != vkBinary:
+			return dst, fmt.Sprintf("visibility column %q: not text", m.cols[c].name)
+		default:
+			vt, err := hfilewriter.VisibilityTags(string(v.b), m.labels)
+			if err != nil {
+				return dst, fmt.Sprintf("visibility column %q: %v", m.cols[c].name, err)
+			}
+			dst = append(dst, vt...)
+		}
+	}
+	if c := m.ttlCol; c >= 0 && !mp.absent[c] {
+		v := &mp.vals[c]
+		if !(v.kind == vkNull || len(v.b) == 0 && (v.kind == vkText || v.kind == vkBinary)) {
+			ttl, err := mp.kb.millis(mp.vals, m.cols, c)
+			if err != nil {
+				return dst, fmt.Sprintf("ttl column %q: %v", m.cols[c].name, err)
+			}
+			if ttl > 0 { // as ImportTsv: no tag for a TTL of 0 or less
+				dst = append(dst, hfilewriter.TTLTag(ttl)...)
+			}
+		}
+	}
+	if len(dst) > hfilewriter.MaxTagsLength {
+		return dst, fmt.Sprintf("cell tags of %d bytes exceed HBase's limit of %d", len(dst), hfilewriter.MaxTagsLength)
+	}
+	return dst, ""
 }
 
 // rowLine is the position of row i comparable with BadRow.Line: its line (CSV) or ordinal (Parquet).

@@ -29,6 +29,9 @@ type Mapping struct {
 	ts        tsSource
 	tsFixed   int64
 	tsCol     int
+	ttlCol    int // -1: no TTL column
+	visCol    int // -1: no visibility column
+	labels    map[string]int
 	importTsv bool
 	// importTsvWidth is the number of columns in an ImportTsv spec (rows with more fields are rejected).
 	importTsvWidth int
@@ -69,7 +72,7 @@ func Compile(cfg *MappingConfig) (*Mapping, error) {
 	if cfg == nil {
 		return nil, errors.New("mapping: no configuration")
 	}
-	m := &Mapping{importTsv: cfg.ImportTsv, tsCol: -1}
+	m := &Mapping{importTsv: cfg.ImportTsv, tsCol: -1, ttlCol: -1, visCol: -1, labels: cfg.Labels}
 	if m.importTsv {
 		m.importTsvWidth = len(cfg.Columns)
 	}
@@ -197,7 +200,35 @@ func Compile(cfg *MappingConfig) (*Mapping, error) {
 		}
 		m.ts, m.tsFixed = tsFixed, *cfg.Timestamp.Value
 	}
+	if cfg.TTL != "" {
+		if m.ttlCol, err = ctx.columnSlot(cfg.TTL); err != nil {
+			return nil, fmt.Errorf("mapping: ttl: %w", err)
+		}
+	}
+	if cfg.Visibility != "" {
+		if m.visCol, err = ctx.columnSlot(cfg.Visibility); err != nil {
+			return nil, fmt.Errorf("mapping: visibility: %w", err)
+		}
+	}
 	return m, nil
+}
+
+// CellTags reports whether the mapping gives cells tags (a ttl or visibility column). Its KeyValue
+// records then carry the tags at the end of the value: value | tags | uint16 tags length (see
+// SplitTaggedValue), so that the sorter, which only looks at keys, moves them with their cells.
+func (m *Mapping) CellTags() bool { return m.ttlCol >= 0 || m.visCol >= 0 }
+
+// SplitTaggedValue splits the value of a record of a CellTags mapping into the cell's value and tags.
+func SplitTaggedValue(v []byte) (value, tags []byte, err error) {
+	if len(v) < 2 {
+		return nil, nil, fmt.Errorf("tagged value of %d bytes has no tags length", len(v))
+	}
+	n := int(v[len(v)-2])<<8 | int(v[len(v)-1])
+	if n > len(v)-2 {
+		return nil, nil, fmt.Errorf("tagged value of %d bytes claims %d bytes of tags", len(v), n)
+	}
+	end := len(v) - 2
+	return v[:end-n], v[end-n : end], nil
 }
 
 func columnLabel(c *ColumnConfig) string {

@@ -1,0 +1,112 @@
+package pipeline
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/hfload/hfload/hfilewriter"
+)
+
+// TestImportTsvCellTags: HBASE_CELL_TTL and HBASE_CELL_VISIBILITY become the tags TextSortReducer writes
+// (visibility first, then TTL when > 0), carried at the end of each cell's value; bad values reject the
+// row; empty fields give no tag.
+func TestImportTsvCellTags(t *testing.T) {
+	cfg, err := ParseColumns("HBASE_ROW_KEY,d:a,HBASE_CELL_TTL,HBASE_CELL_VISIBILITY,d:b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Labels = map[string]int{"secret": 3, "admin": 4}
+	m := mustCompile(t, cfg)
+	if !m.CellTags() {
+		t.Fatal("CellTags() = false for a mapping with ttl and visibility columns")
+	}
+	mp := m.NewMapper()
+	mp.JobTimestamp = 5
+	var cb CellBatch
+	rows := [][]string{
+		{"r1", "x", "86400000", "secret|admin", "y"}, // both tags
+		{"r2", "x", "0", "", "y"},                    // TTL 0 and no expression: no tags
+		{"r3", "x", "abc", "secret", "y"},            // bad TTL: rejected
+		{"r4", "x", "1000", "nosuchlabel", "y"},      // unknown label: rejected
+	}
+	rej := NewRejectSink(nil, -1)
+	if err := mp.MapBatch(textBatch("t.csv", 0, 0, rows), nil, &cb, rej); err != nil {
+		t.Fatal(err)
+	}
+	if len(cb.Cells) != 4 {
+		t.Fatalf("%d cells, want 4 (2 rows × 2 cells)", len(cb.Cells))
+	}
+	vis, err := hfilewriter.VisibilityTags("secret|admin", cfg.Labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTags := append(append([]byte(nil), vis...), hfilewriter.TTLTag(86400000)...)
+	for i, want := range []struct {
+		value string
+		tags  []byte
+	}{{"x", wantTags}, {"y", wantTags}, {"x", nil}, {"y", nil}} {
+		c := cb.Cells[i]
+		kv := cb.Buf[c.Off : c.Off+c.Len]
+		value, tags, err := SplitTaggedValue(hfilewriter.KVValue(kv))
+		if err != nil {
+			t.Fatalf("cell %d: %v", i, err)
+		}
+		if string(value) != want.value || !bytes.Equal(tags, want.tags) {
+			t.Fatalf("cell %d: value %q tags %x, want %q %x", i, value, tags, want.value, want.tags)
+		}
+	}
+	if got := mp.Counts().RowsRejected; got != 2 {
+		t.Fatalf("%d rows rejected, want 2", got)
+	}
+	reasons := strings.Join(mp.rejects.locs, "\n")
+	if !strings.Contains(reasons, "ttl column") || !strings.Contains(reasons, "nosuchlabel") {
+		t.Fatalf("reject reasons:\n%s", reasons)
+	}
+}
+
+func TestSplitTaggedValueErrors(t *testing.T) {
+	for _, v := range [][]byte{nil, {0}, {'a', 0, 5}} {
+		if _, _, err := SplitTaggedValue(v); err == nil {
+			t.Errorf("SplitTaggedValue(%x) accepted a malformed value", v)
+		}
+	}
+	value, tags, err := SplitTaggedValue([]byte{'v', 't', 0, 1})
+	if err != nil || string(value) != "v" || string(tags) != "t" {
+		t.Fatalf("SplitTaggedValue = %q %q %v", value, tags, err)
+	}
+}
+
+// TestYAMLMappingCellTags: the mapping forms ttl: and visibility: name columns like any other; a long
+// TTL column works, and a mapping without them has no tags.
+func TestYAMLMappingCellTags(t *testing.T) {
+	m := compileYAML(t, `
+columns:
+  - {name: id}
+  - {name: v, cell: "d:v"}
+  - {name: ttl, type: long}
+rowkey: [{column: id}]
+ttl: ttl
+`)
+	if !m.CellTags() {
+		t.Fatal("ttl: column gives no cell tags")
+	}
+	mp := m.NewMapper()
+	mp.JobTimestamp = 1
+	var cb CellBatch
+	if err := mp.MapBatch(textBatch("y.csv", 0, 0, [][]string{{"a", "x", "1000"}}), []string{"id", "v", "ttl"}, &cb, NewRejectSink(nil, 0)); err != nil {
+		t.Fatal(err)
+	}
+	kv := cb.Buf[cb.Cells[0].Off : cb.Cells[0].Off+cb.Cells[0].Len]
+	value, tags, err := SplitTaggedValue(hfilewriter.KVValue(kv))
+	if err != nil || string(value) != "x" || !bytes.Equal(tags, hfilewriter.TTLTag(1000)) {
+		t.Fatalf("value %q tags %x (%v), want x and a 1000 ms TTL tag", value, tags, err)
+	}
+	if compileYAML(t, "columns: [{name: id}, {name: v, cell: \"d:v\"}]\nrowkey: [{column: id}]\n").CellTags() {
+		t.Fatal("a mapping without ttl/visibility has cell tags")
+	}
+	if _, err := Compile(&MappingConfig{Columns: []ColumnConfig{{Name: "id"}, {Name: "v", Cell: "d:v"}},
+		RowKey: []PartConfig{{Column: "id"}}, TTL: "nosuch"}); err == nil || !strings.Contains(err.Error(), "ttl") {
+		t.Fatalf("ttl naming an unknown column: %v", err)
+	}
+}
