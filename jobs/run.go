@@ -106,6 +106,7 @@ type LoadResult struct {
 	Elapsed     time.Duration
 	ReadTime    time.Duration // reading, mapping and in-memory sorting/spilling (phase 1)
 	WriteTime   time.Duration // merging and writing HFiles, and verifying them (phase 2)
+	VerifyWait  time.Duration // part of WriteTime spent waiting for verifications after the last write
 }
 
 // FileResult describes one written HFile.
@@ -300,9 +301,11 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	} else {
 		err = out.writeRegions(ctx, sorters, regions, workers)
 	}
+	waitStart := time.Now()
 	if verr := out.waitVerified(); err == nil {
 		err = verr
 	}
+	res.VerifyWait = time.Since(waitStart)
 	res.Splits = splits
 	res.Files = out.files
 	for _, f := range out.files {

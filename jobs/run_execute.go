@@ -35,22 +35,23 @@ type ExecuteOptions struct {
 
 // ExecuteResult is what a run did.
 type ExecuteResult struct {
-	OutDir        string    `json:"out"`
-	Manifest      *Manifest `json:"manifest,omitempty"`
-	NothingToDo   bool      `json:"nothing_to_do,omitempty"`
-	Message       string    `json:"message,omitempty"`
-	Splits        []string  `json:"splits,omitempty"`         // toStringBinary; the boundaries in force
-	CreateCommand string    `json:"create_command,omitempty"` // pre-split create for computed splits
-	RejectsFile   string    `json:"rejects_file,omitempty"`
-	DupExamples   []string  `json:"duplicate_examples,omitempty"`
-	Warnings      []string  `json:"warnings,omitempty"`
-	Spills        int64     `json:"spills"`
-	MergePasses   int64     `json:"merge_passes"`
-	PeakSortBytes int64     `json:"peak_sort_bytes"`
-	Seconds       float64   `json:"seconds"`
-	ReadSeconds   float64   `json:"read_seconds"`   // read, map, sort in memory and spill
-	WriteSeconds  float64   `json:"write_seconds"`  // merge, write and verify HFiles
-	CommitSeconds float64   `json:"commit_seconds"` // fsync and rename into place
+	OutDir            string    `json:"out"`
+	Manifest          *Manifest `json:"manifest,omitempty"`
+	NothingToDo       bool      `json:"nothing_to_do,omitempty"`
+	Message           string    `json:"message,omitempty"`
+	Splits            []string  `json:"splits,omitempty"`         // toStringBinary; the boundaries in force
+	CreateCommand     string    `json:"create_command,omitempty"` // pre-split create for computed splits
+	RejectsFile       string    `json:"rejects_file,omitempty"`
+	DupExamples       []string  `json:"duplicate_examples,omitempty"`
+	Warnings          []string  `json:"warnings,omitempty"`
+	Spills            int64     `json:"spills"`
+	MergePasses       int64     `json:"merge_passes"`
+	PeakSortBytes     int64     `json:"peak_sort_bytes"`
+	Seconds           float64   `json:"seconds"`
+	ReadSeconds       float64   `json:"read_seconds"`        // read, map, sort in memory and spill
+	WriteSeconds      float64   `json:"write_seconds"`       // merge, write and verify HFiles
+	VerifyWaitSeconds float64   `json:"verify_wait_seconds"` // part of write_seconds: verifications finishing after the last write
+	CommitSeconds     float64   `json:"commit_seconds"`      // fsync and rename into place
 }
 
 // Execute runs a job from start to commit: validate, prepare, load into a staging directory, verify,
@@ -253,8 +254,8 @@ func (r *ExecuteResult) Summary() string {
 	}
 	fmt.Fprintf(&b, "\nhfiles         %d files, %s, %d regions\n", c.FilesWritten, HumanSize(c.BytesWritten), len(r.Splits)+1)
 	if r.Seconds > 0 {
-		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input): read+sort %.1fs, write %.1fs, commit %.1fs; %d spills, %d merge passes, peak sort memory %s\n",
-			r.Seconds, float64(c.BytesRead)/1e6/r.Seconds, r.ReadSeconds, r.WriteSeconds, r.CommitSeconds, r.Spills, r.MergePasses, HumanSize(r.PeakSortBytes))
+		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input): read+sort %.1fs, write %.1fs (verify tail %.1fs), commit %.1fs; %d spills, %d merge passes, peak sort memory %s\n",
+			r.Seconds, float64(c.BytesRead)/1e6/r.Seconds, r.ReadSeconds, r.WriteSeconds, r.VerifyWaitSeconds, r.CommitSeconds, r.Spills, r.MergePasses, HumanSize(r.PeakSortBytes))
 	}
 	if r.RejectsFile != "" {
 		fmt.Fprintf(&b, "rejects        %s\n", r.RejectsFile)
@@ -300,6 +301,7 @@ func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, fina
 		res.PeakSortBytes = lr.PeakMemory
 		res.Seconds = lr.Elapsed.Seconds()
 		res.ReadSeconds, res.WriteSeconds = lr.ReadTime.Seconds(), lr.WriteTime.Seconds()
+		res.VerifyWaitSeconds = lr.VerifyWait.Seconds()
 	}
 	if err != nil {
 		return nil, classifyLoadError(err)
