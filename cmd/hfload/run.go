@@ -50,7 +50,7 @@ func addJobFlags(cmd *cobra.Command) *jobFlags {
 	f.String("block-size", "", "HFile block size (default 64KiB)")
 	f.Int("format-version", 0, "HFile format version: 3 (HBase 2.x, default) or 2")
 	f.String("labels", "", "label=ordinal file (the ordinals of hbase:labels) for a visibility column / HBASE_CELL_VISIBILITY")
-	f.String("memory", "", "hard memory budget for sorting (default 1GiB)")
+	f.String("memory", "", "memory budget of the run (default 1GiB): the sorter gets all but 48MiB; also sets GOMEMLIMIT")
 	f.String("max-file-size", "", "roll HFiles at this size, at row boundaries (default 10GiB)")
 	f.String("duplicates", "", "cells with equal keys: error (default), first, last or keep")
 	f.String("state-dir", "", "state directory for incremental runs")
