@@ -69,7 +69,7 @@ func Analyze(ctx context.Context, job *Job, opts AnalyzeOptions) (*analyze.Repor
 	if now.IsZero() {
 		now = time.Now()
 	}
-	spec, err := j.Prepare(now)
+	spec, err := j.PrepareContext(ctx, now)
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,7 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	if n <= 0 {
 		n = defaultPlanSample
 	}
-	spec, err := job.Prepare(now())
+	spec, err := job.PrepareContext(ctx, now())
 	if err != nil {
 		return nil, err
 	}

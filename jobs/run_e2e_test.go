@@ -186,7 +186,7 @@ func TestRunDeterministicOutput(t *testing.T) {
 		out := filepath.Join(dir, fmt.Sprintf("out%d", i))
 		job := baseJob(in, out)
 		job.SplitSample = 3
-		job.Memory = Size(20 << 20) // small budget: spills happen, output must not change
+		job.Memory = Size(20 << 20)  // small budget: spills happen, output must not change
 		job.Workers = []int{1, 4}[i] // nor with how batches interleave across workers
 		if _, err := Execute(context.Background(), job, ExecuteOptions{}); err != nil {
 			t.Fatal(err)

@@ -73,7 +73,7 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 		return executeIncremental(ctx, job, eo, now, logf)
 	}
 	started := now()
-	spec, err := job.Prepare(started)
+	spec, err := job.PrepareContext(ctx, started)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	defer lock.Release()
 
 	started := now()
-	spec, err := job.Prepare(started)
+	spec, err := job.PrepareContext(ctx, started)
 	if err != nil {
 		return res, err
 	}

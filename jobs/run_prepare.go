@@ -191,6 +191,12 @@ func (j *Job) SplitPointsContext(ctx context.Context) (partition.Splits, error) 
 // Prepare resolves a validated job into a RunSpec: expands the inputs, compiles the mapping, reads the
 // split points and fixes the run timestamp (now, unless the job sets one).
 func (j *Job) Prepare(now time.Time) (*RunSpec, error) {
+	return j.PrepareContext(context.Background(), now)
+}
+
+// PrepareContext is Prepare with a context, which cancels reading the split points from a live cluster
+// (splits_from).
+func (j *Job) PrepareContext(ctx context.Context, now time.Time) (*RunSpec, error) {
 	srcOpts, err := j.SourceOptions()
 	if err != nil {
 		return nil, err
@@ -215,7 +221,7 @@ func (j *Job) Prepare(now time.Time) (*RunSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	splits, err := j.SplitPoints()
+	splits, err := j.SplitPointsContext(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // regionsServer serves GET /<table>/regions like HBase's REST server (TableInfoModel JSON, keys in
@@ -129,5 +131,34 @@ func TestSplitsFromErrorsAndExitCodes(t *testing.T) {
 	_, err = j.SplitPoints()
 	if !errors.Is(err, ErrIO) || ExitCode(err) != ExitIO {
 		t.Fatalf("unreachable server: %v (exit %d), want ErrIO", err, ExitCode(err))
+	}
+}
+
+// TestSplitsFromCancelled: cancelling the run's context ends a hanging splits_from request at once
+// instead of after the 30 s request timeout.
+func TestSplitsFromCancelled(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, []byte("id,name,amount\na,b,1\n"), 0o644)
+	job := baseJob(in, filepath.Join(dir, "out"))
+	job.SplitsFrom = srv.URL
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := Execute(ctx, job, ExecuteOptions{})
+	if err == nil {
+		t.Fatal("a run whose splits_from request was cancelled succeeded")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("cancelled run returned after %v", d)
 	}
 }
