@@ -64,3 +64,18 @@ func ExitCode(err error) int {
 		return ExitUsage
 	}
 }
+
+// classified tags an error with a sentinel kind without changing its text:
+// errors.Is(err, kind) holds, and the message stays e.g.
+// "job.yaml:12: unknown key ..." instead of "configuration error: job.yaml:12: ...".
+type classified struct{ kind, err error }
+
+func (e *classified) Error() string   { return e.err.Error() }
+func (e *classified) Unwrap() []error { return []error{e.kind, e.err} }
+
+func classify(kind, err error) error {
+	if err == nil || errors.Is(err, kind) {
+		return err
+	}
+	return &classified{kind: kind, err: err}
+}

@@ -198,7 +198,7 @@ func (j *Job) Family(name string) FamilyOptions {
 func LoadJob(path string, env func(string) (string, bool), sets []string) (*Job, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading job file: %w", ErrConfig, err)
+		return nil, classify(ErrConfig, fmt.Errorf("reading job file: %w", err))
 	}
 	j, err := ParseJob(filepath.Base(path), data, env)
 	if err != nil {
@@ -214,7 +214,7 @@ func LoadJob(path string, env func(string) (string, bool), sets []string) (*Job,
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("%w: --set %q: want key=value", ErrConfig, s)
+			return nil, classify(ErrConfig, fmt.Errorf("--set %q: want key=value", s))
 		}
 		k = strings.TrimSpace(k)
 		if _, dup := ov[k]; !dup {
@@ -237,30 +237,30 @@ func ParseJob(name string, data []byte, env func(string) (string, bool)) (*Job, 
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: %s: empty job file", ErrConfig, name)
+			return nil, classify(ErrConfig, fmt.Errorf("%s: empty job file", name))
 		}
-		return nil, fmt.Errorf("%w: %s", ErrConfig, relineError(name, err))
+		return nil, classify(ErrConfig, errors.New(relineError(name, err)))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, fmt.Errorf("%w: %s:%d: more than one YAML document in a job file", ErrConfig, name, extra.Line)
+		return nil, classify(ErrConfig, fmt.Errorf("%s:%d: more than one YAML document in a job file", name, extra.Line))
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%w: %s:%d: a job file is a mapping of keys (table: ..., input: ...)", ErrConfig, name, root.Line)
+		return nil, classify(ErrConfig, fmt.Errorf("%s:%d: a job file is a mapping of keys (table: ..., input: ...)", name, root.Line))
 	}
 	if err := expandNode(name, root, env); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, classify(ErrConfig, err)
 	}
 	if err := checkKeys(name, root, reflect.TypeOf(Job{}), ""); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, classify(ErrConfig, err)
 	}
 	var j Job
 	if err := root.Decode(&j); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrConfig, relineError(name, err))
+		return nil, classify(ErrConfig, errors.New(relineError(name, err)))
 	}
 	return &j, nil
 }

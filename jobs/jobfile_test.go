@@ -163,6 +163,11 @@ func TestUnknownKeyHasLineAndSuggestion(t *testing.T) {
 			t.Errorf("ExitCode = %d", ExitCode(err))
 		}
 	}
+	// The message is exactly the friendly one, with no prefix.
+	_, err := ParseJob("job.yaml", []byte(cases[0].text), nil)
+	if err == nil || err.Error() != `job.yaml:12: unknown key "tabel" (did you mean "table"?)` {
+		t.Errorf("message: %v", err)
+	}
 	// Keys inside mapping/rowkey/aggregate are the pipeline's business.
 	if _, err := ParseJob("job.yaml", []byte("mapping:\n  whatever: 1\n  nested: {x: y}\n"), nil); err != nil {
 		t.Errorf("free-form mapping: %v", err)

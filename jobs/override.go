@@ -46,11 +46,11 @@ func (j *Job) Set(key, value string) error {
 	segs := strings.Split(key, ".")
 	for _, s := range segs {
 		if s == "" {
-			return fmt.Errorf("%w: key %q: empty segment", ErrConfig, key)
+			return classify(ErrConfig, fmt.Errorf("key %q: empty segment", key))
 		}
 	}
 	if err := setPath(reflect.ValueOf(j).Elem(), segs, "", value); err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
+		return classify(ErrConfig, err)
 	}
 	return nil
 }

@@ -87,10 +87,10 @@ func NewRunStaging(parent, runID string) (*Staging, error) {
 
 func newStaging(parent, runID string, inPlace bool) (*Staging, error) {
 	if err := ValidJobName(runID); err != nil {
-		return nil, fmt.Errorf("%w: run id: %w", ErrConfig, err)
+		return nil, classify(ErrConfig, fmt.Errorf("run id: %w", err))
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: output directory: %w", ErrIO, err)
+		return nil, classify(ErrIO, fmt.Errorf("output directory: %w", err))
 	}
 	lock, err := AcquireLock(filepath.Join(parent, OutLockName), "write "+parent)
 	if err != nil {
@@ -117,7 +117,7 @@ func newStaging(parent, runID string, inPlace bool) (*Staging, error) {
 		}
 	}
 	if err := os.Mkdir(s.dir, 0o755); err != nil {
-		return fail(fmt.Errorf("%w: staging: %w", ErrIO, err))
+		return fail(classify(ErrIO, fmt.Errorf("staging: %w", err)))
 	}
 	return s, nil
 }
@@ -133,7 +133,7 @@ func checkEmptyOutput(dir string) error {
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrIO, err)
+		return classify(ErrIO, err)
 	}
 	var visible []string
 	for _, e := range entries {
@@ -167,11 +167,11 @@ func (s *Staging) FamilyDir(family string) (string, error) {
 		return "", errors.New("staging: already committed or aborted")
 	}
 	if err := ValidFamilyName(family); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrConfig, err)
+		return "", classify(ErrConfig, err)
 	}
 	d := filepath.Join(s.dir, family)
 	if err := os.MkdirAll(d, 0o755); err != nil {
-		return "", fmt.Errorf("%w: staging: %w", ErrIO, err)
+		return "", classify(ErrIO, fmt.Errorf("staging: %w", err))
 	}
 	return d, nil
 }
@@ -191,7 +191,7 @@ func (s *Staging) Abort() error {
 		err = e
 	}
 	if err != nil {
-		return fmt.Errorf("%w: abort: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("abort: %w", err))
 	}
 	return nil
 }
@@ -248,13 +248,13 @@ func (s *Staging) commit(m *Manifest) error {
 		return err
 	}
 	if err := syncTree(s.dir); err != nil {
-		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
 	if err := writeFileSync(filepath.Join(s.dir, ManifestName), body); err != nil {
-		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
 	if err := syncDir(s.dir); err != nil {
-		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
 	if s.inPlace {
 		if err := s.moveInto(); err != nil {
@@ -262,11 +262,11 @@ func (s *Staging) commit(m *Manifest) error {
 		}
 	} else {
 		if err := os.Rename(s.dir, s.final); err != nil {
-			return fmt.Errorf("%w: commit: %w", ErrIO, err)
+			return classify(ErrIO, fmt.Errorf("commit: %w", err))
 		}
 		s.done = true // the output is in place; from here only durability is in doubt
 		if err := syncDir(s.parent); err != nil {
-			return fmt.Errorf("%w: commit: %w", ErrIO, err)
+			return classify(ErrIO, fmt.Errorf("commit: %w", err))
 		}
 	}
 	s.done = true
@@ -278,16 +278,16 @@ func (s *Staging) commit(m *Manifest) error {
 func (s *Staging) moveInto() error {
 	names, err := stagedEntries(s.dir)
 	if err != nil {
-		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
 	var moved []string
 	undo := func(cause error) error {
 		for i := len(moved) - 1; i >= 0; i-- {
 			if e := os.Rename(filepath.Join(s.final, moved[i]), filepath.Join(s.dir, moved[i])); e != nil {
-				return fmt.Errorf("%w: commit: %w; undoing the move of %s also failed: %w", ErrIO, cause, moved[i], e)
+				return classify(ErrIO, fmt.Errorf("commit: %w; undoing the move of %s also failed: %w", cause, moved[i], e))
 			}
 		}
-		return fmt.Errorf("%w: commit: %w", ErrIO, cause)
+		return classify(ErrIO, fmt.Errorf("commit: %w", cause))
 	}
 	for _, name := range names {
 		dst := filepath.Join(s.final, name)
@@ -310,13 +310,13 @@ func (s *Staging) moveInto() error {
 	}
 	s.done = true // complete from here on: never undo
 	if err := syncDir(s.final); err != nil {
-		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
 	if err := os.Remove(s.dir); err != nil {
-		return fmt.Errorf("%w: commit: removing staging dir: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("commit: removing staging dir: %w", err))
 	}
 	if err := syncDir(s.final); err != nil {
-		return fmt.Errorf("%w: commit: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
 	return nil
 }
@@ -415,7 +415,7 @@ func RecoverStaging(dir string, inPlace bool) ([]string, error) {
 func recoverLocked(dir string, inPlace bool) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: recover: %w", ErrIO, err)
+		return nil, classify(ErrIO, fmt.Errorf("recover: %w", err))
 	}
 	var notes []string
 	for _, e := range entries {
@@ -426,19 +426,19 @@ func recoverLocked(dir string, inPlace bool) ([]string, error) {
 		runID := strings.TrimPrefix(e.Name(), StagingPrefix)
 		if _, err := os.Stat(filepath.Join(stg, ManifestName)); err == nil {
 			if err := rollForward(dir, stg, runID, inPlace); err != nil {
-				return notes, fmt.Errorf("%w: completing the interrupted commit of run %s: %w", ErrIO, runID, err)
+				return notes, classify(ErrIO, fmt.Errorf("completing the interrupted commit of run %s: %w", runID, err))
 			}
 			notes = append(notes, fmt.Sprintf("completed the interrupted commit of run %s", runID))
 			continue
 		}
 		if err := os.RemoveAll(stg); err != nil {
-			return notes, fmt.Errorf("%w: removing staging dir of crashed run %s: %w", ErrIO, runID, err)
+			return notes, classify(ErrIO, fmt.Errorf("removing staging dir of crashed run %s: %w", runID, err))
 		}
 		notes = append(notes, fmt.Sprintf("removed the staging dir of crashed run %s", runID))
 	}
 	if len(notes) > 0 {
 		if err := syncDir(dir); err != nil {
-			return notes, fmt.Errorf("%w: recover: %w", ErrIO, err)
+			return notes, classify(ErrIO, fmt.Errorf("recover: %w", err))
 		}
 	}
 	return notes, nil

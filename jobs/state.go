@@ -51,14 +51,14 @@ type RunRecord struct {
 // pending records).
 func OpenState(stateDir, job string) (*State, error) {
 	if err := ValidJobName(job); err != nil {
-		return nil, fmt.Errorf("%w: job name: %w", ErrConfig, err)
+		return nil, classify(ErrConfig, fmt.Errorf("job name: %w", err))
 	}
 	if stateDir == "" {
-		return nil, fmt.Errorf("%w: state_dir is empty", ErrConfig)
+		return nil, classify(ErrConfig, errors.New("state_dir is empty"))
 	}
 	dir := filepath.Join(stateDir, job)
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
-		return nil, fmt.Errorf("%w: state: %w", ErrIO, err)
+		return nil, classify(ErrIO, fmt.Errorf("state: %w", err))
 	}
 	return &State{dir: dir, job: job}, nil
 }
@@ -95,7 +95,7 @@ func (s *State) runsDir() string { return filepath.Join(s.dir, "runs") }
 func (s *State) settlePending() ([]string, error) {
 	entries, err := os.ReadDir(s.runsDir())
 	if err != nil {
-		return nil, fmt.Errorf("%w: state: %w", ErrIO, err)
+		return nil, classify(ErrIO, fmt.Errorf("state: %w", err))
 	}
 	var notes []string
 	for _, e := range entries {
@@ -119,7 +119,7 @@ func (s *State) settlePending() ([]string, error) {
 			}
 		}
 		if err := os.Remove(p); err != nil {
-			return notes, fmt.Errorf("%w: state: %w", ErrIO, err)
+			return notes, classify(ErrIO, fmt.Errorf("state: %w", err))
 		}
 		notes = append(notes, fmt.Sprintf("dropped the pending record of uncommitted run %s", strings.TrimSuffix(e.Name(), ".pending")))
 	}
@@ -130,7 +130,7 @@ func (s *State) settlePending() ([]string, error) {
 // the lock, right before Staging.Commit, with Output = Staging.Final()).
 func (s *State) Begin(rec RunRecord) error {
 	if err := ValidJobName(rec.RunID); err != nil {
-		return fmt.Errorf("%w: run id: %w", ErrConfig, err)
+		return classify(ErrConfig, fmt.Errorf("run id: %w", err))
 	}
 	rec.Job = s.job
 	b, err := json.MarshalIndent(rec, "", "  ")
@@ -138,7 +138,7 @@ func (s *State) Begin(rec RunRecord) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	if err := writeFileAtomic(filepath.Join(s.runsDir(), rec.RunID+".pending"), append(b, '\n')); err != nil {
-		return fmt.Errorf("%w: state: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("state: %w", err))
 	}
 	return nil
 }
@@ -147,7 +147,7 @@ func (s *State) Begin(rec RunRecord) error {
 // removes its pending record.
 func (s *State) Record(rec RunRecord) error {
 	if err := ValidJobName(rec.RunID); err != nil {
-		return fmt.Errorf("%w: run id: %w", ErrConfig, err)
+		return classify(ErrConfig, fmt.Errorf("run id: %w", err))
 	}
 	rec.Job = s.job
 	b, err := json.MarshalIndent(rec, "", "  ")
@@ -155,10 +155,10 @@ func (s *State) Record(rec RunRecord) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	if err := writeFileAtomic(filepath.Join(s.runsDir(), rec.RunID+".json"), append(b, '\n')); err != nil {
-		return fmt.Errorf("%w: state: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("state: %w", err))
 	}
 	if err := os.Remove(filepath.Join(s.runsDir(), rec.RunID+".pending")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w: state: %w", ErrIO, err)
+		return classify(ErrIO, fmt.Errorf("state: %w", err))
 	}
 	return syncDir(s.runsDir())
 }
@@ -179,7 +179,7 @@ func readRecord(path string) (RunRecord, error) {
 func (s *State) Runs() ([]RunRecord, error) {
 	entries, err := os.ReadDir(s.runsDir())
 	if err != nil {
-		return nil, fmt.Errorf("%w: state: %w", ErrIO, err)
+		return nil, classify(ErrIO, fmt.Errorf("state: %w", err))
 	}
 	var runs []RunRecord
 	for _, e := range entries {
@@ -320,11 +320,11 @@ func (s *State) Plan(ctx context.Context, inputs []string, reload bool) (*Plan, 
 	seen := map[string]bool{}
 	for _, path := range inputs {
 		if path == "-" {
-			return nil, fmt.Errorf("%w: stdin cannot be loaded incrementally (it has no identity to remember)", ErrConfig)
+			return nil, classify(ErrConfig, errors.New("stdin cannot be loaded incrementally (it has no identity to remember)"))
 		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrIO, path, err)
+			return nil, classify(ErrIO, fmt.Errorf("%s: %w", path, err))
 		}
 		if seen[abs] {
 			continue
@@ -332,7 +332,7 @@ func (s *State) Plan(ctx context.Context, inputs []string, reload bool) (*Plan, 
 		seen[abs] = true
 		now, err := Fingerprint(ctx, abs, false)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrIO, err)
+			return nil, classify(ErrIO, err)
 		}
 		prev, wasLoaded := last[abs]
 		if wasLoaded && prev.in.Size == now.Size && prev.in.MTime.Equal(now.MTime) {
@@ -340,7 +340,7 @@ func (s *State) Plan(ctx context.Context, inputs []string, reload bool) (*Plan, 
 			continue
 		}
 		if now.Checksum, err = ChecksumFile(ctx, abs); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrIO, err)
+			return nil, classify(ErrIO, err)
 		}
 		switch {
 		case !wasLoaded:

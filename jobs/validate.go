@@ -188,7 +188,7 @@ func (j *Job) Validate() error {
 	if j.File != "" {
 		where = j.File
 	}
-	return fmt.Errorf("%w: %s:\n  %s", ErrConfig, where, strings.Join(probs, "\n  "))
+	return classify(ErrConfig, fmt.Errorf("%s:\n  %s", where, strings.Join(probs, "\n  ")))
 }
 
 // SeparatorByte returns the field separator byte: one character, or the
