@@ -90,13 +90,31 @@ func decodeMakeCell(key, value []byte) (Cell, error) {
 // decodeNoneCells decodes unencoded records: int32 keyLen | int32 valueLen | key | value |
 // [uint16 tagsLen | tags] | [vlong mvcc].
 func decodeNoneCells(payload []byte, o *decodeCellOptions, decodeMvcc bool) ([]Cell, error) {
-	c := &decodeCursor{b: payload}
 	var cells []Cell
-	for c.remaining() > 0 && c.err == nil {
+	err := walkNoneCells(payload, o, decodeMvcc, func(start int, key, value, tags []byte, seq uint64) error {
+		cell, err := decodeMakeCell(key, value)
+		if err != nil {
+			return fmt.Errorf("cell %d at payload offset %d: %w", len(cells), start, err)
+		}
+		cell.Tags, cell.SeqID = decodeNilIfEmpty(tags), seq
+		cells = append(cells, cell)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cells, nil
+}
+
+// walkNoneCells calls fn with every cell of an unencoded data block: where it starts in the payload,
+// its key, value and tags, and its mvcc (0 unless decodeMvcc). It stops at fn's first error.
+func walkNoneCells(payload []byte, o *decodeCellOptions, decodeMvcc bool, fn func(start int, key, value, tags []byte, seq uint64) error) error {
+	c := &decodeCursor{b: payload}
+	for n := 0; c.remaining() > 0 && c.err == nil; n++ {
 		start := c.pos
 		klen, vlen := c.i32(), c.i32()
 		if c.err == nil && (klen < KeyInfrastructureSize || vlen < 0) {
-			c.fail("cell %d has key length %d and value length %d", len(cells), klen, vlen)
+			c.fail("cell %d has key length %d and value length %d", n, klen, vlen)
 		}
 		key := c.take(klen)
 		value := c.take(vlen)
@@ -113,16 +131,13 @@ func decodeNoneCells(payload []byte, o *decodeCellOptions, decodeMvcc bool) ([]C
 			}
 		}
 		if c.err != nil {
-			return nil, fmt.Errorf("cell %d at payload offset %d: %w", len(cells), start, c.err)
+			return fmt.Errorf("cell %d at payload offset %d: %w", n, start, c.err)
 		}
-		cell, err := decodeMakeCell(key, value)
-		if err != nil {
-			return nil, fmt.Errorf("cell %d at payload offset %d: %w", len(cells), start, err)
+		if err := fn(start, key, value, tags, seq); err != nil {
+			return err
 		}
-		cell.Tags, cell.SeqID = decodeNilIfEmpty(tags), seq
-		cells = append(cells, cell)
 	}
-	return cells, nil
+	return nil
 }
 
 func decodeNilIfEmpty(b []byte) []byte {

@@ -87,40 +87,9 @@ func (v *verifyState) scanBlocks() error {
 			if off >= t.LoadOnOpenOffset {
 				return fmt.Errorf("data block at offset %d lies in the load-on-open section (from %d)", off, t.LoadOnOpenOffset)
 			}
-			if v.quick && b.Header.Type == BlockData {
-				if err := v.walkNoneBlock(b.Payload, &ref); err != nil {
-					return fmt.Errorf("data block %d at offset %d: %w", n, off, err)
-				}
-				v.dataBlocks = append(v.dataBlocks, len(v.blocks))
-				v.byOffset[off] = len(v.blocks)
-				v.blocks = append(v.blocks, ref)
-				off += int64(ref.Size)
-				continue
+			if err := v.checkDataBlock(b, &ref); err != nil {
+				return fmt.Errorf("data block %d at offset %d%w", n, off, err)
 			}
-			if v.quick { // an encoded block: checksummed and decompressed above; check its encoding id only
-				if len(b.Payload) < 2 || DataBlockEncoding(binary.BigEndian.Uint16(b.Payload)) != r.opts.Encoding {
-					return fmt.Errorf("data block %d at offset %d does not start with the file's encoding id (%s)", n, off, r.opts.Encoding)
-				}
-				v.undecoded = true
-				v.dataBlocks = append(v.dataBlocks, len(v.blocks))
-				v.byOffset[off] = len(v.blocks)
-				v.blocks = append(v.blocks, ref)
-				off += int64(ref.Size)
-				continue
-			}
-			cells, err := decodeDataBlock(b.Header.Type, b.Payload, &r.opts)
-			if err != nil {
-				return fmt.Errorf("data block %d at offset %d: %w", n, off, err)
-			}
-			if len(cells) == 0 {
-				return fmt.Errorf("data block %d at offset %d holds no cells", n, off)
-			}
-			for i := range cells {
-				if err := v.checkCell(&cells[i]); err != nil {
-					return fmt.Errorf("data block %d at offset %d, cell %d (%s): %w", n, off, i, Key(cells[i].Key()), err)
-				}
-			}
-			ref.FirstKey, ref.LastKey, ref.Cells = cells[0].Key(), cells[len(cells)-1].Key(), len(cells)
 			v.dataBlocks = append(v.dataBlocks, len(v.blocks))
 		}
 		v.byOffset[off] = len(v.blocks)
@@ -138,38 +107,46 @@ func (v *verifyState) scanBlocks() error {
 	return nil
 }
 
+// checkDataBlock checks one data block's cells (how deeply depends on v.quick) and fills ref's keys
+// and cell count. Errors start with ": " or ", cell N" to follow the block's position.
+func (v *verifyState) checkDataBlock(b *readBlock, ref *verifyBlockRef) error {
+	r := v.r
+	if v.quick && b.Header.Type == BlockData {
+		if err := v.walkNoneBlock(b.Payload, ref); err != nil {
+			return fmt.Errorf(": %w", err)
+		}
+		return nil
+	}
+	if v.quick { // an encoded block: checksummed and decompressed already; check its encoding id only
+		if len(b.Payload) < 2 || DataBlockEncoding(binary.BigEndian.Uint16(b.Payload)) != r.opts.Encoding {
+			return fmt.Errorf(" does not start with the file's encoding id (%s)", r.opts.Encoding)
+		}
+		v.undecoded = true
+		return nil
+	}
+	cells, err := decodeDataBlock(b.Header.Type, b.Payload, &r.opts)
+	if err != nil {
+		return fmt.Errorf(": %w", err)
+	}
+	if len(cells) == 0 {
+		return fmt.Errorf(" holds no cells")
+	}
+	for i := range cells {
+		if err := v.checkCell(&cells[i]); err != nil {
+			return fmt.Errorf(", cell %d (%s): %w", i, Key(cells[i].Key()), err)
+		}
+	}
+	ref.FirstKey, ref.LastKey, ref.Cells = cells[0].Key(), cells[len(cells)-1].Key(), len(cells)
+	return nil
+}
+
 // walkNoneBlock accounts the cells of an unencoded data block from their length fields (VerifyBlocks):
 // count, key and value lengths, tags, mvcc, delete-family cells, first and last key, and the order of the
 // block's first key after the previous block's last key.
 func (v *verifyState) walkNoneBlock(payload []byte, ref *verifyBlockRef) error {
-	o := &v.r.opts
-	c := &decodeCursor{b: payload}
 	var first, last []byte
 	n := 0
-	for c.remaining() > 0 && c.err == nil {
-		start := c.pos
-		klen, vlen := c.i32(), c.i32()
-		if c.err == nil && (klen < KeyInfrastructureSize || vlen < 0) {
-			c.fail("cell %d has key length %d and value length %d", n, klen, vlen)
-		}
-		key := c.take(klen)
-		c.take(vlen)
-		tagsLen := 0
-		if o.Tags {
-			tagsLen = c.u16()
-			c.take(tagsLen)
-		}
-		var seq uint64
-		if o.Mvcc {
-			if o.DecodeMvcc {
-				seq = uint64(c.vlong())
-			} else {
-				c.take(1)
-			}
-		}
-		if c.err != nil {
-			return fmt.Errorf("cell %d at payload offset %d: %w", n, start, c.err)
-		}
+	err := walkNoneCells(payload, &v.r.opts, v.r.opts.DecodeMvcc, func(start int, key, value, tags []byte, seq uint64) error {
 		if !Key(key).Valid() {
 			return fmt.Errorf("cell %d at payload offset %d has a malformed key", n, start)
 		}
@@ -184,10 +161,14 @@ func (v *verifyState) walkNoneBlock(payload []byte, ref *verifyBlockRef) error {
 		}
 		last = key
 		n++
-		v.keyLenSum += int64(klen)
-		v.valSum += int64(vlen)
+		v.keyLenSum += int64(len(key))
+		v.valSum += int64(len(value))
 		v.maxSeq = max(v.maxSeq, seq)
-		v.maxTags = max(v.maxTags, tagsLen)
+		v.maxTags = max(v.maxTags, len(tags))
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if n == 0 {
 		return fmt.Errorf("holds no cells")
