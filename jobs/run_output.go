@@ -202,9 +202,6 @@ func (o *outputWriter) newStream(it *sorter.Iterator) *stream {
 
 func (s *stream) err() error { return s.it.Err() }
 
-// row returns the row of the current cell.
-func (s *stream) row() []byte { return hfilewriter.Key(hfilewriter.KVKey(s.kv)).Row() }
-
 // next advances and reports whether there is a current cell.
 func (s *stream) next() bool { s.advance(); return s.ok }
 
@@ -279,8 +276,7 @@ type fileWriter struct {
 	w       *hfilewriter.Writer
 	rel     string
 	lastRow []byte
-	rows    int64        // distinct rows in the current file
-	pending []FileResult // closed files, recorded by close
+	rows    int64 // distinct rows in the current file
 
 	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
 }
@@ -411,19 +407,23 @@ func (fw *fileWriter) finishFile() error {
 		fw.o.verifyAsync(path)
 	}
 	fr := FileResult{
-		Family:   fw.o.families[fw.fam],
-		Path:     fw.rel,
-		Region:   fw.region,
-		FirstKey: hfilewriter.Key(st.FirstKey).String(),
-		LastKey:  hfilewriter.Key(st.LastKey).String(),
-		FirstRow: hfilewriter.ToStringBinary(hfilewriter.Key(st.FirstKey).Row()),
-		LastRow:  hfilewriter.ToStringBinary(hfilewriter.Key(st.LastKey).Row()),
-		Rows:     fw.rows,
-		Cells:    st.Entries,
-		Bytes:    st.BytesWritten,
+		Family:      fw.o.families[fw.fam],
+		Path:        fw.rel,
+		Region:      fw.region,
+		RegionStart: hfilewriter.ToStringBinary(fw.regionStart),
+		RegionEnd:   hfilewriter.ToStringBinary(fw.regionEnd),
+		FirstKey:    hfilewriter.Key(st.FirstKey).String(),
+		LastKey:     hfilewriter.Key(st.LastKey).String(),
+		FirstRow:    hfilewriter.ToStringBinary(hfilewriter.Key(st.FirstKey).Row()),
+		LastRow:     hfilewriter.ToStringBinary(hfilewriter.Key(st.LastKey).Row()),
+		Rows:        fw.rows,
+		Cells:       st.Entries,
+		Bytes:       st.BytesWritten,
 	}
 	fw.rows = 0
-	fw.pending = append(fw.pending, fr)
+	fw.o.mu.Lock()
+	fw.o.files = append(fw.o.files, fr)
+	fw.o.mu.Unlock()
 	return nil
 }
 
@@ -473,21 +473,10 @@ func verifyFile(path string, cells bool) error {
 	return nil
 }
 
-// close finishes the current file and records every file of this stream.
+// close finishes the current file of this stream.
 func (fw *fileWriter) close() error {
 	fw.publish()
-	if err := fw.finishFile(); err != nil {
-		return err
-	}
-	fw.o.mu.Lock()
-	for _, fr := range fw.pending {
-		fr.RegionStart = hfilewriter.ToStringBinary(fw.regionStart)
-		fr.RegionEnd = hfilewriter.ToStringBinary(fw.regionEnd)
-		fw.o.files = append(fw.o.files, fr)
-	}
-	fw.o.mu.Unlock()
-	fw.pending = nil
-	return nil
+	return fw.finishFile()
 }
 
 func (fw *fileWriter) abort() {

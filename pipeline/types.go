@@ -66,18 +66,3 @@ func ParseType(s string) (Type, error) {
 	}
 	return 0, fmt.Errorf("unknown type %q (want one of %s)", s, strings.Join(typeNames[:], ", "))
 }
-
-// fixedWidth is the encoded width of the binary number types (0 for variable-width types).
-func (t Type) fixedWidth() int {
-	switch t {
-	case TypeLong, TypeDouble, TypeTimestamp:
-		return 8
-	case TypeInt, TypeFloat:
-		return 4
-	case TypeShort:
-		return 2
-	case TypeBoolean:
-		return 1
-	}
-	return 0
-}

@@ -203,10 +203,8 @@ func (m *memSource) next() (bool, error) {
 	return true, nil
 }
 
-func (m *memSource) kv() []byte      { return m.cur }
-func (m *memSource) seq() uint64     { return m.sq }
-func (m *memSource) close() error    { return nil }
-func (m *memSource) bufBytes() int64 { return 0 }
+func (m *memSource) kv() []byte  { return m.cur }
+func (m *memSource) seq() uint64 { return m.sq }
 
 // segMerger produces the records of an arena whose index consists of a few ascending segments, with a
 // binary heap of segment cursors ordered by the arena's comparator. On input that was sorted apart from

@@ -313,9 +313,8 @@ func (r *runReader) next() (bool, error) {
 	return true, nil
 }
 
-func (r *runReader) kv() []byte      { return r.cur }
-func (r *runReader) seq() uint64     { return r.sq }
-func (r *runReader) bufBytes() int64 { return r.info.bufBytes() }
+func (r *runReader) kv() []byte  { return r.cur }
+func (r *runReader) seq() uint64 { return r.sq }
 
 // close closes and removes the run file.
 func (r *runReader) close() error {
