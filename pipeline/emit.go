@@ -249,7 +249,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			continue
 		}
 		mp.val = mp.val[:0]
-		empty := v.kind == vkNull || len(v.b) == 0 && (v.kind == vkText || v.kind == vkBinary)
+		empty := v.empty()
 		if v.kind == vkNull && !col.nullEmpty || empty && col.skipEmpty {
 			skipped++ // NULL with on_null: skip, or NULL/empty with skip_empty
 			continue
@@ -288,7 +288,7 @@ func (mp *Mapper) rowTags(dst []byte) ([]byte, string) {
 	if c := m.visCol; c >= 0 && !mp.absent[c] {
 		v := &mp.vals[c]
 		switch {
-		case v.kind == vkNull || len(v.b) == 0 && (v.kind == vkText || v.kind == vkBinary):
+		case v.empty():
 		case v.kind != vkText && v.kind != vkBinary:
 			return dst, fmt.Sprintf("visibility column %q: not text", m.cols[c].name)
 		default:
@@ -301,7 +301,7 @@ func (mp *Mapper) rowTags(dst []byte) ([]byte, string) {
 	}
 	if c := m.ttlCol; c >= 0 && !mp.absent[c] {
 		v := &mp.vals[c]
-		if !(v.kind == vkNull || len(v.b) == 0 && (v.kind == vkText || v.kind == vkBinary)) {
+		if !v.empty() {
 			ttl, err := mp.kb.millis(mp.vals, m.cols, c)
 			if err != nil {
 				return dst, fmt.Sprintf("ttl column %q: %v", m.cols[c].name, err)

@@ -37,6 +37,11 @@ type value struct {
 	f     float64
 }
 
+// empty reports a NULL, or text or bytes of length 0.
+func (v *value) empty() bool {
+	return v.kind == vkNull || len(v.b) == 0 && (v.kind == vkText || v.kind == vkBinary)
+}
+
 // unsafeString views b as a string without copying. The string must not outlive b (it is only passed to
 // parsers, and their errors are formatted before b changes).
 func unsafeString(b []byte) string {
