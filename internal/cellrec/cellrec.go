@@ -1,0 +1,400 @@
+// Package cellrec encodes the cells that one input row gives one column family as one compact record:
+// the unit the pipeline emits, the sorter orders and spills, and the output expands into HFile cells.
+//
+// A KeyValue repeats the row, family, timestamp and type in every cell and spends 8 bytes of lengths on
+// each; an export row of a dozen columns becomes a dozen such copies. A record stores them once, and
+// qualifiers known in advance (a mapping's fixed column qualifiers) as an index into a Dict:
+//
+//	record := uvarint(len(row)) row  uvarint(len(family)) family  ts (int64, big-endian)  type (1 byte)  cell+
+//	cell   := uvarint(2·len(q)) q  uvarint(len(value)) value      a literal qualifier q
+//	        | uvarint(2·i+1)       uvarint(len(value)) value      qualifier i of the Dict
+//
+// The cells of a record are in strictly ascending qualifier order. Since they share row, family,
+// timestamp and type, they are then in strictly ascending HBase order (hfilewriter.CompareKeys), and a
+// record sorts by its first cell. Records carry no length of their own: the container (a pipeline
+// batch, a sorter arena or run) stores it.
+//
+// Usage:
+//
+//	d := cellrec.NewDict([][]byte{[]byte("name"), []byte("age")})
+//	i, _ := d.Index([]byte("age"))
+//	rec := cellrec.AppendHeader(nil, row, []byte("d"), ts, hfilewriter.TypePut)
+//	rec = d.AppendCell(rec, i, value)            // cells in ascending qualifier order
+//	rec = cellrec.AppendLiteralCell(rec, []byte("zip"), zip)
+//	if _, err := d.Validate(rec); err != nil { ... }
+//	h, cells, _ := cellrec.ParseHeader(rec)
+//	for len(cells) > 0 {
+//		var q, v []byte
+//		q, v, cells = d.Next(cells)
+//		kv = cellrec.AppendKeyValue(kv[:0], &h, q, v)
+//	}
+package cellrec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hfload/hfload/hfilewriter"
+)
+
+// Dict is an immutable, sorted list of distinct qualifiers that cells may name by index. Because it is
+// sorted, comparing the indexes of two of its qualifiers compares the qualifiers. A nil *Dict is valid
+// and empty. It is safe for concurrent use.
+type Dict struct {
+	q [][]byte
+}
+
+// NewDict returns a dictionary of copies of quals, sorted and without duplicates.
+func NewDict(quals [][]byte) *Dict {
+	d := &Dict{}
+	for _, q := range quals {
+		d.q = append(d.q, bytes.Clone(q))
+	}
+	slices.SortFunc(d.q, bytes.Compare)
+	d.q = slices.CompactFunc(d.q, bytes.Equal)
+	return d
+}
+
+// Len returns the number of qualifiers.
+func (d *Dict) Len() int {
+	if d == nil {
+		return 0
+	}
+	return len(d.q)
+}
+
+// At returns qualifier i (not to be modified).
+func (d *Dict) At(i int) []byte { return d.q[i] }
+
+// Index returns the index of q, if the dictionary holds it.
+func (d *Dict) Index(q []byte) (int, bool) {
+	if d == nil {
+		return 0, false
+	}
+	return slices.BinarySearchFunc(d.q, q, bytes.Compare)
+}
+
+// Header is what the cells of a record share.
+type Header struct {
+	Row    []byte
+	Family []byte
+	TS     int64
+	Type   hfilewriter.Type
+}
+
+// AppendHeader starts a record: row, family, timestamp and type. Cells follow.
+func AppendHeader(dst, row, family []byte, ts int64, typ hfilewriter.Type) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(row)))
+	dst = append(dst, row...)
+	dst = binary.AppendUvarint(dst, uint64(len(family)))
+	dst = append(dst, family...)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(ts))
+	return append(dst, byte(typ))
+}
+
+// AppendLiteralCell appends a cell whose qualifier is stored in the record.
+func AppendLiteralCell(dst, qualifier, value []byte) []byte {
+	dst = binary.AppendUvarint(dst, 2*uint64(len(qualifier)))
+	dst = append(dst, qualifier...)
+	dst = binary.AppendUvarint(dst, uint64(len(value)))
+	return append(dst, value...)
+}
+
+// AppendCell appends a cell whose qualifier is entry i of d.
+func (d *Dict) AppendCell(dst []byte, i int, value []byte) []byte {
+	dst = binary.AppendUvarint(dst, 2*uint64(i)+1)
+	dst = binary.AppendUvarint(dst, uint64(len(value)))
+	return append(dst, value...)
+}
+
+// AppendQualifierCell appends a cell with qualifier q, by index when d holds it.
+func (d *Dict) AppendQualifierCell(dst, q, value []byte) []byte {
+	if i, ok := d.Index(q); ok {
+		return d.AppendCell(dst, i, value)
+	}
+	return AppendLiteralCell(dst, q, value)
+}
+
+// AppendRecord appends a record made of h and an encoded cells region (from Next's input, or a part of
+// it that starts and ends at cell boundaries).
+func AppendRecord(dst []byte, h *Header, cells []byte) []byte {
+	dst = AppendHeader(dst, h.Row, h.Family, h.TS, h.Type)
+	return append(dst, cells...)
+}
+
+var errShort = errors.New("truncated record")
+
+// uvarint decodes a uvarint with a fast path for one byte. n <= 0 means malformed (binary.Uvarint).
+func uvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return binary.Uvarint(b)
+}
+
+// ParseHeader splits rec into its header and its cells region, checking the header's bounds only.
+func ParseHeader(rec []byte) (Header, []byte, error) {
+	var h Header
+	rl, n := uvarint(rec)
+	if n <= 0 || rl > uint64(len(rec)-n) {
+		return h, nil, errShort
+	}
+	h.Row = rec[n : n+int(rl) : n+int(rl)]
+	rec = rec[n+int(rl):]
+	fl, n := uvarint(rec)
+	if n <= 0 || fl > uint64(len(rec)-n) {
+		return h, nil, errShort
+	}
+	h.Family = rec[n : n+int(fl) : n+int(fl)]
+	rec = rec[n+int(fl):]
+	if len(rec) < 9 {
+		return h, nil, errShort
+	}
+	h.TS = int64(binary.BigEndian.Uint64(rec))
+	h.Type = hfilewriter.Type(rec[8])
+	return h, rec[9:], nil
+}
+
+// Row returns the row of a well-formed record (bounds are Go's).
+func Row(rec []byte) []byte {
+	rl, n := uvarint(rec)
+	return rec[n : n+int(rl) : n+int(rl)]
+}
+
+// RowPrefix returns the first 8 bytes of the row of a well-formed record, big-endian, zero padded:
+// comparing two prefixes as integers orders their rows as bytes.Compare does whenever they differ.
+func RowPrefix(rec []byte) uint64 {
+	return Prefix(Row(rec))
+}
+
+// Prefix returns the first 8 bytes of row, big-endian, zero padded.
+func Prefix(row []byte) uint64 {
+	if len(row) >= 8 {
+		return binary.BigEndian.Uint64(row)
+	}
+	var b [8]byte
+	copy(b[:], row)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// Next decodes the first cell of a well-formed cells region and returns its qualifier, its value and
+// the rest of the region. It does not check bounds beyond Go's: use it on validated records.
+func (d *Dict) Next(cells []byte) (qualifier, value, rest []byte) {
+	q, n := uvarint(cells)
+	cells = cells[n:]
+	if q&1 == 1 {
+		qualifier = d.q[q>>1]
+	} else {
+		l := int(q >> 1)
+		qualifier = cells[:l:l]
+		cells = cells[l:]
+	}
+	vl, n := uvarint(cells)
+	end := n + int(vl)
+	return qualifier, cells[n:end:end], cells[end:]
+}
+
+// Skip returns the rest of a well-formed cells region after its first cell, and that cell's qualifier.
+func (d *Dict) Skip(cells []byte) (qualifier, rest []byte) {
+	q, _, rest := d.Next(cells)
+	return q, rest
+}
+
+// nextChecked is Next with bounds checks.
+func (d *Dict) nextChecked(cells []byte) (qualifier, value, rest []byte, err error) {
+	q, n := uvarint(cells)
+	if n <= 0 {
+		return nil, nil, nil, errShort
+	}
+	cells = cells[n:]
+	if q&1 == 1 {
+		if q>>1 >= uint64(d.Len()) {
+			return nil, nil, nil, fmt.Errorf("qualifier index %d outside the dictionary of %d", q>>1, d.Len())
+		}
+		qualifier = d.q[q>>1]
+	} else {
+		if q>>1 > uint64(len(cells)) {
+			return nil, nil, nil, errShort
+		}
+		l := int(q >> 1)
+		qualifier = cells[:l:l]
+		cells = cells[l:]
+	}
+	vl, n := uvarint(cells)
+	if n <= 0 || vl > uint64(len(cells)-n) {
+		return nil, nil, nil, errShort
+	}
+	end := n + int(vl)
+	return qualifier, cells[n:end:end], cells[end:], nil
+}
+
+// Validate checks that rec is a well-formed record: bounds, at least one cell, a storable type, sizes
+// within HBase's limits (row, family, key and value lengths of the KeyValues it stands for) and
+// strictly ascending qualifiers. It returns the number of cells.
+func (d *Dict) Validate(rec []byte) (int, error) {
+	h, cells, err := ParseHeader(rec)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case len(h.Row) == 0:
+		return 0, errors.New("empty row")
+	case len(h.Row) > hfilewriter.MaxRowLength:
+		return 0, fmt.Errorf("row of %d bytes exceeds HBase's limit of %d", len(h.Row), hfilewriter.MaxRowLength)
+	case len(h.Family) > hfilewriter.MaxFamilyLength:
+		return 0, fmt.Errorf("family of %d bytes exceeds HBase's limit of %d", len(h.Family), hfilewriter.MaxFamilyLength)
+	}
+	switch h.Type {
+	case hfilewriter.TypePut, hfilewriter.TypeDelete, hfilewriter.TypeDeleteColumn, hfilewriter.TypeDeleteFamily,
+		hfilewriter.TypeDeleteFamilyVersion:
+	default:
+		return 0, fmt.Errorf("type %s cannot be stored", h.Type)
+	}
+	if len(cells) == 0 {
+		return 0, errors.New("record without cells")
+	}
+	n := 0
+	var prev []byte
+	for len(cells) > 0 {
+		q, v, rest, err := d.nextChecked(cells)
+		if err != nil {
+			return 0, fmt.Errorf("cell %d: %w", n, err)
+		}
+		if n > 0 && bytes.Compare(prev, q) >= 0 {
+			return 0, fmt.Errorf("cell %d: qualifier %q does not sort after %q", n, hfilewriter.ToStringBinary(q), hfilewriter.ToStringBinary(prev))
+		}
+		if klen := hfilewriter.KeyInfrastructureSize + len(h.Row) + len(h.Family) + len(q); klen > 1<<31-1 || len(v) > 1<<31-1-klen {
+			return 0, fmt.Errorf("cell %d: key and value too large for a KeyValue", n)
+		}
+		prev, cells = q, rest
+		n++
+	}
+	return n, nil
+}
+
+// Cells returns the number of cells of a well-formed cells region.
+func (d *Dict) Cells(cells []byte) int {
+	n := 0
+	for len(cells) > 0 {
+		_, cells = d.Skip(cells)
+		n++
+	}
+	return n
+}
+
+// Last returns the last cell of a well-formed, non-empty cells region: its qualifier and where it starts.
+func (d *Dict) Last(cells []byte) (qualifier []byte, off int) {
+	rest := cells
+	for {
+		q, r := d.Skip(rest)
+		if len(r) == 0 {
+			return q, len(cells) - len(rest)
+		}
+		rest = r
+	}
+}
+
+// KeyValueSize is the size of the KeyValue record (int32 keyLen | int32 valueLen | key | value) of a
+// cell with header h, a qualifier of ql bytes and a value of vl bytes.
+func KeyValueSize(h *Header, ql, vl int) int {
+	return 8 + hfilewriter.KeyInfrastructureSize + len(h.Row) + len(h.Family) + ql + vl
+}
+
+// AppendKeyValue appends the KeyValue record of one cell (no tags, no mvcc).
+func AppendKeyValue(dst []byte, h *Header, qualifier, value []byte) []byte {
+	return hfilewriter.AppendKeyValue(dst, h.Row, h.Family, qualifier, h.TS, h.Type, value)
+}
+
+// AppendKey appends the flat key of one cell.
+func AppendKey(dst []byte, h *Header, qualifier []byte) []byte {
+	return hfilewriter.AppendKey(dst, h.Row, h.Family, qualifier, h.TS, h.Type)
+}
+
+// Compare orders two cells, each given by its header and qualifier, as hfilewriter.CompareKeys orders
+// their keys: row, family and qualifier as unsigned bytes, timestamp and type descending. (Records hold
+// storable types only, so CompareKeys' special case for type Minimum does not arise.)
+func Compare(a *Header, aq []byte, b *Header, bq []byte) int {
+	if c := bytes.Compare(a.Row, b.Row); c != 0 {
+		return c
+	}
+	return CompareInRow(a, aq, b, bq)
+}
+
+// CompareInRow is Compare for two cells known to have equal rows.
+func CompareInRow(a *Header, aq []byte, b *Header, bq []byte) int {
+	if c := bytes.Compare(a.Family, b.Family); c != 0 {
+		return c
+	}
+	if c := bytes.Compare(aq, bq); c != 0 {
+		return c
+	}
+	if a.TS != b.TS {
+		if a.TS > b.TS {
+			return -1
+		}
+		return 1
+	}
+	if a.Type != b.Type {
+		if a.Type > b.Type {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// FromKeyValues encodes KeyValue records (no tags, no mvcc) as records, one per maximal stretch of
+// consecutive cells that share row, family, timestamp and type and have ascending qualifiers, and calls
+// emit with each record and the number of cells in it. It is for tests and tools, not hot paths.
+func (d *Dict) FromKeyValues(kvs [][]byte, emit func(rec []byte, cells int) error) error {
+	var rec []byte
+	var h Header
+	var prevQ []byte
+	n := 0
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		err := emit(rec, n)
+		rec, n = rec[:0], 0
+		return err
+	}
+	for _, kv := range kvs {
+		key, value, m, err := hfilewriter.SplitKeyValue(kv)
+		if err != nil || m != len(kv) || !hfilewriter.Key(key).Valid() {
+			return fmt.Errorf("cellrec: malformed KeyValue record of %d bytes", len(kv))
+		}
+		k := hfilewriter.Key(key)
+		q := k.Qualifier()
+		same := n > 0 && bytes.Equal(h.Row, k.Row()) && bytes.Equal(h.Family, k.Family()) && h.TS == k.Timestamp() &&
+			h.Type == k.Type() && bytes.Compare(prevQ, q) < 0
+		if !same {
+			if err := flush(); err != nil {
+				return err
+			}
+			h = Header{Row: bytes.Clone(k.Row()), Family: bytes.Clone(k.Family()), TS: k.Timestamp(), Type: k.Type()}
+			rec = AppendHeader(rec, h.Row, h.Family, h.TS, h.Type)
+		}
+		rec = d.AppendQualifierCell(rec, q, value)
+		prevQ = append(prevQ[:0], q...)
+		n++
+	}
+	return flush()
+}
+
+// AppendKeyValues appends the KeyValue records of every cell of a well-formed record to dst.
+func (d *Dict) AppendKeyValues(dst []byte, rec []byte) []byte {
+	h, cells, err := ParseHeader(rec)
+	if err != nil {
+		return dst
+	}
+	for len(cells) > 0 {
+		var q, v []byte
+		q, v, cells = d.Next(cells)
+		dst = AppendKeyValue(dst, &h, q, v)
+	}
+	return dst
+}

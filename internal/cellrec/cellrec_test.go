@@ -1,0 +1,226 @@
+package cellrec
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/hfload/hfload/hfilewriter"
+)
+
+func TestRoundTripWithDictAndLiterals(t *testing.T) {
+	d := NewDict([][]byte{[]byte("b"), []byte("a"), []byte("b"), []byte("zz")})
+	if d.Len() != 3 || string(d.At(0)) != "a" || string(d.At(2)) != "zz" {
+		t.Fatalf("dict not sorted and deduplicated: %q", d.q)
+	}
+	ia, _ := d.Index([]byte("a"))
+	izz, _ := d.Index([]byte("zz"))
+	if _, ok := d.Index([]byte("c")); ok {
+		t.Fatal("Index found a qualifier the dictionary does not hold")
+	}
+	rec := AppendHeader(nil, []byte("row1"), []byte("d"), -5, hfilewriter.TypeDelete)
+	rec = d.AppendCell(rec, ia, []byte("va"))
+	rec = AppendLiteralCell(rec, []byte("m"), nil)
+	rec = d.AppendQualifierCell(rec, []byte("y"), bytes.Repeat([]byte{7}, 300)) // literal: not in d
+	rec = d.AppendCell(rec, izz, []byte("vz"))
+	n, err := d.Validate(rec)
+	if err != nil || n != 4 {
+		t.Fatalf("Validate = %d, %v", n, err)
+	}
+	h, cells, err := ParseHeader(rec)
+	if err != nil || string(h.Row) != "row1" || string(h.Family) != "d" || h.TS != -5 || h.Type != hfilewriter.TypeDelete {
+		t.Fatalf("header %+v, %v", h, err)
+	}
+	if got := d.Cells(cells); got != 4 {
+		t.Fatalf("Cells = %d", got)
+	}
+	want := []struct{ q, v string }{{"a", "va"}, {"m", ""}, {"y", strings.Repeat("\x07", 300)}, {"zz", "vz"}}
+	lastQ, lastOff := d.Last(cells)
+	if string(lastQ) != "zz" {
+		t.Fatalf("Last = %q", lastQ)
+	}
+	if q, v, rest := d.Next(cells[lastOff:]); string(q) != "zz" || string(v) != "vz" || len(rest) != 0 {
+		t.Fatalf("Last offset %d does not start the last cell", lastOff)
+	}
+	for i, w := range want {
+		var q, v []byte
+		q, v, cells = d.Next(cells)
+		if string(q) != w.q || string(v) != w.v {
+			t.Fatalf("cell %d = %q=%q, want %q=%q", i, q, v, w.q, w.v)
+		}
+	}
+	if len(cells) != 0 {
+		t.Fatalf("%d bytes left", len(cells))
+	}
+	if string(Row(rec)) != "row1" || RowPrefix(rec) != Prefix([]byte("row1")) {
+		t.Fatal("Row/RowPrefix")
+	}
+	// The KeyValues it stands for.
+	kvs := d.AppendKeyValues(nil, rec)
+	want0 := hfilewriter.AppendKeyValue(nil, []byte("row1"), []byte("d"), []byte("a"), -5, hfilewriter.TypeDelete, []byte("va"))
+	if !bytes.HasPrefix(kvs, want0) {
+		t.Fatalf("first KeyValue %x, want %x", kvs[:len(want0)], want0)
+	}
+	if KeyValueSize(&h, 1, 2) != len(want0) {
+		t.Fatalf("KeyValueSize = %d, want %d", KeyValueSize(&h, 1, 2), len(want0))
+	}
+}
+
+func TestValidateRefusesMalformedRecords(t *testing.T) {
+	d := NewDict([][]byte{[]byte("a"), []byte("b")})
+	good := d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 0, []byte("v"))
+	cases := map[string][]byte{
+		"empty":           nil,
+		"no cells":        AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut),
+		"empty row":       d.AppendCell(AppendHeader(nil, nil, []byte("f"), 1, hfilewriter.TypePut), 0, nil),
+		"type Minimum":    d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypeMinimum), 0, nil),
+		"truncated":       good[:len(good)-1],
+		"index outside":   d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 2, nil),
+		"not ascending":   d.AppendCell(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 1, nil), 0, nil),
+		"equal quals":     AppendLiteralCell(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 0, nil), []byte("a"), nil),
+		"row too long":    d.AppendCell(AppendHeader(nil, make([]byte, hfilewriter.MaxRowLength+1), []byte("f"), 1, hfilewriter.TypePut), 0, nil),
+		"family too long": d.AppendCell(AppendHeader(nil, []byte("r"), make([]byte, 128), 1, hfilewriter.TypePut), 0, nil),
+		"bad row length":  {0xff, 0xff, 0xff},
+	}
+	if _, err := d.Validate(good); err != nil {
+		t.Fatalf("good record refused: %v", err)
+	}
+	for name, rec := range cases {
+		if _, err := d.Validate(rec); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	// Every truncation of a good two-cell record is refused, never a panic, except the one at the end of
+	// its first cell, which is a valid one-cell record.
+	first := d.AppendCell(AppendHeader(nil, []byte("row"), []byte("fam"), 1, hfilewriter.TypePut), 0, []byte("x"))
+	long := AppendLiteralCell(bytes.Clone(first), []byte("c"), []byte("yy"))
+	for i := 0; i < len(long); i++ {
+		if n, err := d.Validate(long[:i]); i == len(first) {
+			if err != nil || n != 1 {
+				t.Errorf("first cell alone: %d, %v", n, err)
+			}
+		} else if err == nil {
+			t.Errorf("truncation to %d bytes accepted", i)
+		}
+	}
+}
+
+// Compare must order cells exactly as hfilewriter.CompareKeys orders their keys.
+func TestCompareAgreesWithCompareKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	pick := func(alphabet string, max int) []byte {
+		n := r.IntN(max + 1)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return b
+	}
+	types := []hfilewriter.Type{hfilewriter.TypePut, hfilewriter.TypeDelete, hfilewriter.TypeDeleteColumn, hfilewriter.TypeDeleteFamily}
+	type cell struct {
+		h Header
+		q []byte
+	}
+	gen := func() cell {
+		row := pick("ab\x00\xff", 3)
+		if len(row) == 0 {
+			row = []byte{'a'}
+		}
+		return cell{Header{Row: row, Family: pick("fg", 2), TS: int64(r.IntN(3)) - 1, Type: types[r.IntN(len(types))]}, pick("xy\x00", 3)}
+	}
+	sign := func(c int) int {
+		switch {
+		case c < 0:
+			return -1
+		case c > 0:
+			return 1
+		}
+		return 0
+	}
+	for i := 0; i < 200000; i++ {
+		a, b := gen(), gen()
+		ka := AppendKey(nil, &a.h, a.q)
+		kb := AppendKey(nil, &b.h, b.q)
+		want := sign(hfilewriter.CompareKeys(ka, kb))
+		if got := sign(Compare(&a.h, a.q, &b.h, b.q)); got != want {
+			t.Fatalf("Compare(%s, %s) = %d, CompareKeys = %d", hfilewriter.Key(ka), hfilewriter.Key(kb), got, want)
+		}
+		if bytes.Equal(a.h.Row, b.h.Row) {
+			if got := sign(CompareInRow(&a.h, a.q, &b.h, b.q)); got != want {
+				t.Fatalf("CompareInRow(%s, %s) = %d, want %d", hfilewriter.Key(ka), hfilewriter.Key(kb), got, want)
+			}
+		}
+		if pa, pb := Prefix(a.h.Row), Prefix(b.h.Row); pa != pb && (pa < pb) != (bytes.Compare(a.h.Row, b.h.Row) < 0) {
+			t.Fatalf("prefixes of %q and %q disagree with the rows", a.h.Row, b.h.Row)
+		}
+	}
+}
+
+func TestFromKeyValuesGroupsRuns(t *testing.T) {
+	d := NewDict([][]byte{[]byte("q1")})
+	kv := func(row, q string, ts int64) []byte {
+		return hfilewriter.AppendKeyValue(nil, []byte(row), []byte("f"), []byte(q), ts, hfilewriter.TypePut, []byte(row+q))
+	}
+	in := [][]byte{kv("r1", "q1", 5), kv("r1", "q2", 5), kv("r1", "q2", 4), kv("r2", "q0", 5), kv("r2", "q0", 5)}
+	var sizes []int
+	var all []byte
+	err := d.FromKeyValues(in, func(rec []byte, n int) error {
+		if m, err := d.Validate(rec); err != nil || m != n {
+			t.Fatalf("emitted record invalid: %d %v", m, err)
+		}
+		sizes = append(sizes, n)
+		all = d.AppendKeyValues(all, rec)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// r1 q1,q2 @5 | r1 q2 @4 | r2 q0 | r2 q0 (equal qualifiers start a new record)
+	if want := []int{2, 1, 1, 1}; !equalInts(sizes, want) {
+		t.Fatalf("record sizes %v, want %v", sizes, want)
+	}
+	if !bytes.Equal(all, bytes.Join(in, nil)) {
+		t.Fatal("records do not expand back to the KeyValues")
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func FuzzValidate(f *testing.F) {
+	d := NewDict([][]byte{[]byte("a"), []byte("bb")})
+	f.Add(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 1, []byte("v")))
+	f.Add([]byte{1, 'r', 0, 0, 0, 0, 0, 0, 0, 0, 1, 4, 2, 'x', 0})
+	f.Fuzz(func(t *testing.T, rec []byte) {
+		n, err := d.Validate(rec)
+		if err != nil {
+			return
+		}
+		// A valid record can be walked without panics and expands to n well-formed KeyValues.
+		h, cells, _ := ParseHeader(rec)
+		if d.Cells(cells) != n {
+			t.Fatalf("Cells = %d, Validate = %d", d.Cells(cells), n)
+		}
+		kvs := d.AppendKeyValues(nil, rec)
+		for i := 0; i < n; i++ {
+			_, _, m, err := hfilewriter.SplitKeyValue(kvs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kvs = kvs[m:]
+		}
+		if len(kvs) != 0 || len(h.Row) == 0 {
+			t.Fatal("expansion mismatch")
+		}
+	})
+}
