@@ -246,14 +246,17 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	}
 
 	// 5. The cells, as records: consecutive cells of one family with strictly ascending qualifiers share
-	// a record (all of a family's cells, for mappings whose qualifiers are all fixed: they are sorted). On
-	// a bad value, roll back what this row appended.
-	markBuf, markRecs := len(out.Buf), len(out.Records)
+	// a record (all of a family's cells, for mappings whose qualifiers are all fixed: they are sorted). The
+	// open record and the buffers are kept in locals and stored in out at the end of the row; on a bad
+	// value, nothing this row appended is kept.
+	buf, recs := out.Buf, out.Records
+	markBuf, markRecs := len(buf), len(recs)
 	seq := SeqOf(b.FileIndex, b.FirstRow+int64(i))
 	kvRow := 8 + hfilewriter.KeyInfrastructureSize + len(mp.key) // KeyValue bytes of a cell, but for family, qualifier, value
 	var skipped int64
 	var cells int
-	rec := -1        // the row's open record in out.Records; -1: none yet
+	var cur RecordRef // the open record, if open
+	open := false
 	prevIdx := -1    // the open record's last qualifier by dictionary index, -1 when literal
 	var prevQ []byte // the open record's last qualifier
 	for k := range m.cells {
@@ -271,7 +274,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		}
 		if v.kind != vkNull { // a NULL here has on_null: empty and gets an empty value
 			if mp.val, err = mp.kb.enc.encode(mp.val, v, col.typ, &col.tf); err != nil {
-				out.Buf, out.Records = out.Buf[:markBuf], out.Records[:markRecs]
+				out.Buf, out.Records = buf[:markBuf], recs[:markRecs]
 				return fmt.Sprintf("column %q: %v", col.name, err), nil
 			}
 		}
@@ -279,7 +282,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		if cs.qparts != nil {
 			mp.qual, err = mp.kb.appendParts(mp.qual[:0], cs.qparts, mp.vals, m.cols)
 			if err != nil {
-				out.Buf, out.Records = out.Buf[:markBuf], out.Records[:markRecs]
+				out.Buf, out.Records = buf[:markBuf], recs[:markRecs]
 				return "qualifier: " + err.Error(), nil
 			}
 			qual = mp.qual
@@ -288,42 +291,43 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			mp.val = append(append(mp.val, mp.tags...), byte(len(mp.tags)>>8), byte(len(mp.tags)))
 		}
 		kv := kvRow + len(cs.fam) + len(qual) + len(mp.val)
-		if rec < 0 || out.Records[rec].Family != cs.family || !qualifierAfter(qidx, qual, prevIdx, prevQ) ||
-			uint64(out.Records[rec].KVBytes)+uint64(kv) > math.MaxUint32 {
-			rec = len(out.Records)
-			out.Records = append(out.Records, RecordRef{Off: uint32(len(out.Buf)), Family: cs.family, Seq: seq})
-			out.Buf = cellrec.AppendHeader(out.Buf, mp.key, cs.fam, ts, hfilewriter.TypePut)
+		// Does the cell continue the open record? Its qualifier must sort strictly after the previous one:
+		// by index when both are in the (sorted) dictionary, else by bytes.
+		after := qidx > prevIdx
+		if qidx < 0 || prevIdx < 0 {
+			after = bytes.Compare(qual, prevQ) > 0
+		}
+		if !open || cur.Family != cs.family || !after || uint64(cur.KVBytes)+uint64(kv) > math.MaxUint32 {
+			if open {
+				cur.Len = uint32(len(buf)) - cur.Off
+				recs = append(recs, cur)
+			}
+			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
+			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, hfilewriter.TypePut)
 		}
 		if qidx >= 0 {
-			out.Buf = m.dict.AppendCell(out.Buf, qidx, mp.val)
+			buf = m.dict.AppendCell(buf, qidx, mp.val)
 			prevQ = cs.qual
 		} else {
-			out.Buf = cellrec.AppendLiteralCell(out.Buf, qual, mp.val)
+			buf = cellrec.AppendLiteralCell(buf, qual, mp.val)
 			// mp.qual is rebuilt for the next data-built qualifier: keep this one in mp.prevQual.
 			mp.prevQual = append(mp.prevQual[:0], qual...)
 			prevQ = mp.prevQual
 		}
 		prevIdx = qidx
-		r := &out.Records[rec]
-		r.Len = uint32(len(out.Buf)) - r.Off
-		r.Cells++
-		r.KVBytes += uint32(kv)
+		cur.Cells++
+		cur.KVBytes += uint32(kv)
 		cells++
 	}
+	if open {
+		cur.Len = uint32(len(buf)) - cur.Off
+		recs = append(recs, cur)
+	}
+	out.Buf, out.Records = buf, recs
 	mp.counts.RowsKeyed++
 	mp.counts.NullsSkipped += skipped
 	mp.counts.CellsEmitted += int64(cells)
 	return "", nil
-}
-
-// qualifierAfter reports whether qualifier q (dictionary index qidx, or -1) sorts strictly after the
-// previous qualifier prevQ (dictionary index prevIdx, or -1). The dictionary is sorted, so two indexes
-// compare as their qualifiers do.
-func qualifierAfter(qidx int, q []byte, prevIdx int, prevQ []byte) bool {
-	if qidx >= 0 && prevIdx >= 0 {
-		return qidx > prevIdx
-	}
-	return bytes.Compare(q, prevQ) > 0
 }
 
 // rowTags appends the current row's cell tags to dst, or returns why the row is rejected.
