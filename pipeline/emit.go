@@ -258,7 +258,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	var cur RecordRef // the open record, if open
 	open := false
 	prevIdx := -1    // the open record's last qualifier by dictionary index, -1 when literal
-	var prevQ []byte // the open record's last qualifier
+	var prevQ []byte // the open record's last qualifier when literal
 	for k := range m.cells {
 		cs := &m.cells[k]
 		v := &mp.vals[cs.col]
@@ -291,13 +291,21 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			mp.val = append(append(mp.val, mp.tags...), byte(len(mp.tags)>>8), byte(len(mp.tags)))
 		}
 		kv := kvRow + len(cs.fam) + len(qual) + len(mp.val)
-		// Does the cell continue the open record? Its qualifier must sort strictly after the previous one:
-		// by index when both are in the (sorted) dictionary, else by bytes.
-		after := qidx > prevIdx
-		if qidx < 0 || prevIdx < 0 {
-			after = bytes.Compare(qual, prevQ) > 0
+		// Does the cell continue the open record? Same family, and a qualifier that sorts strictly after the
+		// previous one: by index when both are in the (sorted) dictionary, else by bytes.
+		newRecord := !open || cur.Family != cs.family || uint64(cur.KVBytes)+uint64(kv) > math.MaxUint32
+		if !newRecord {
+			if qidx >= 0 && prevIdx >= 0 {
+				newRecord = qidx <= prevIdx
+			} else {
+				pq := prevQ
+				if prevIdx >= 0 {
+					pq = m.dict.At(prevIdx)
+				}
+				newRecord = bytes.Compare(qual, pq) <= 0
+			}
 		}
-		if !open || cur.Family != cs.family || !after || uint64(cur.KVBytes)+uint64(kv) > math.MaxUint32 {
+		if newRecord {
 			if open {
 				cur.Len = uint32(len(buf)) - cur.Off
 				recs = append(recs, cur)
@@ -307,7 +315,6 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		}
 		if qidx >= 0 {
 			buf = m.dict.AppendCell(buf, qidx, mp.val)
-			prevQ = cs.qual
 		} else {
 			buf = cellrec.AppendLiteralCell(buf, qual, mp.val)
 			// mp.qual is rebuilt for the next data-built qualifier: keep this one in mp.prevQual.
