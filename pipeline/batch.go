@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -193,28 +194,25 @@ func (cb *CellBatch) KeyValues(dst []byte, refs []KVRef) ([]byte, []KVRef, error
 		if uint64(r.Off)+uint64(r.Len) > uint64(len(cb.Buf)) {
 			return fail(i, "bytes [%d, %d) lie outside the buffer of %d", r.Off, uint64(r.Off)+uint64(r.Len), len(cb.Buf))
 		}
-		rec := cb.Record(i)
-		n, err := cb.Dict.Validate(rec)
-		if err != nil {
+		if uint64(len(dst))+uint64(r.KVBytes) > math.MaxUint32 {
+			return fail(i, "KeyValues beyond 4 GiB")
+		}
+		start := len(dst)
+		var n int
+		var err error
+		if dst, n, err = cb.Dict.AppendKeyValuesChecked(dst, cb.Record(i)); err != nil {
 			return fail(i, "malformed record: %v", err)
 		}
 		if n != int(r.Cells) {
 			return fail(i, "holds %d cells, its reference says %d", n, r.Cells)
 		}
-		if uint64(len(dst))+uint64(r.KVBytes) > math.MaxUint32 {
-			return fail(i, "KeyValues beyond 4 GiB")
-		}
-		h, cells, _ := cellrec.ParseHeader(rec)
-		start := len(dst)
-		for len(cells) > 0 {
-			var q, v []byte
-			q, v, cells = cb.Dict.Next(cells)
-			off := len(dst)
-			dst = cellrec.AppendKeyValue(dst, &h, q, v)
-			refs = append(refs, KVRef{Off: uint32(off), Len: uint32(len(dst) - off), Family: r.Family, Seq: r.Seq})
-		}
 		if kv := len(dst) - start; kv != int(r.KVBytes) {
 			return fail(i, "stands for %d bytes of KeyValues, its reference says %d", kv, r.KVBytes)
+		}
+		for off := start; off < len(dst); {
+			kvLen := 8 + int(binary.BigEndian.Uint32(dst[off:])) + int(binary.BigEndian.Uint32(dst[off+4:]))
+			refs = append(refs, KVRef{Off: uint32(off), Len: uint32(kvLen), Family: r.Family, Seq: r.Seq})
+			off += kvLen
 		}
 	}
 	return dst, refs, nil

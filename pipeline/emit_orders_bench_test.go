@@ -125,3 +125,41 @@ func BenchmarkMapOrdersCSVTyped(b *testing.B) {
 func BenchmarkMapOrdersParquet(b *testing.B) {
 	benchMapOrders(b, compileYAML(b, ordersYAML), "parquet")
 }
+
+// BenchmarkCellBatchKeyValues: expanding the records of the orders export (ImportTsv spec of make
+// bench-cli) into KeyValues, as the run's sink does for the sorter, reusing its buffers.
+func BenchmarkCellBatchKeyValues(b *testing.B) {
+	cfg, err := ParseColumns(ordersColumns)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := mustCompile(b, cfg)
+	batches, header := ordersBatches(b, "csv")
+	mp := m.NewMapper()
+	mp.JobTimestamp = 1700000000000
+	cbs := make([]CellBatch, len(batches))
+	rows, cells := 0, 0
+	for i, bt := range batches {
+		if err := mp.MapBatch(bt, header, &cbs[i], nil); err != nil {
+			b.Fatal(err)
+		}
+		rows += bt.NumRows
+		cells += cbs[i].Cells()
+	}
+	var kv []byte
+	var refs []KVRef
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range cbs {
+			if kv, refs, err = cbs[j].KeyValues(kv[:0], refs[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if len(refs) != cbs[len(cbs)-1].Cells() {
+		b.Fatalf("%d KeyValues for %d cells", len(refs), cbs[len(cbs)-1].Cells())
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(cells), "ns/cell")
+}
