@@ -213,6 +213,8 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 		prevRow []byte
 		ordered = true // distinct row keys increase with the input order
 		rows    = map[string]*planRow{}
+		kvBuf   []byte // the KeyValues of the batch in the sink (under mu)
+		kvRefs  []pipeline.KVRef
 	)
 	var rejBuf bytes.Buffer
 	popts := spec.Pipeline
@@ -222,8 +224,12 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	sink := func(cb *pipeline.CellBatch) error {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, c := range cb.Cells {
-			kv := cb.Buf[c.Off : c.Off+c.Len]
+		var err error
+		if kvBuf, kvRefs, err = cb.KeyValues(kvBuf[:0], kvRefs[:0]); err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
+		for _, c := range kvRefs {
+			kv := kvBuf[c.Off : c.Off+c.Len]
 			key := hfilewriter.KVKey(kv)
 			row := hfilewriter.Key(key).Row()
 			if prevRow != nil && !bytes.Equal(prevRow, row) {

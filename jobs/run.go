@@ -218,19 +218,25 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 			sc = &sinkScratch{}
 		}
 		defer scratch.Put(sc)
+		// The sorter takes KeyValues: expand the batch's records into them (cells in emission order).
+		var err error
+		if sc.kv, sc.kvRefs, err = cb.KeyValues(sc.kv[:0], sc.kvRefs[:0]); err != nil {
+			return err
+		}
+		buf, cells := sc.kv, sc.kvRefs
 		sc.target = sc.target[:0]
 		sc.count = resized(sc.count, len(sorters)+1)
 		famBytes := resized(sc.famBytes, nf)
 		var sampleRow []byte
 		var sampleBytes int64
-		for i := range cb.Cells {
-			c := &cb.Cells[i]
+		for i := range cells {
+			c := &cells[i]
 			t := int(c.Family)
 			if regions > 1 {
-				kv := cb.Buf[c.Off : c.Off+c.Len]
+				kv := buf[c.Off : c.Off+c.Len]
 				t += splits.Region(hfilewriter.Key(hfilewriter.KVKey(kv)).Row()) * nf
 			} else if sampler != nil {
-				row := hfilewriter.Key(hfilewriter.KVKey(cb.Buf[c.Off : c.Off+c.Len])).Row()
+				row := hfilewriter.Key(hfilewriter.KVKey(buf[c.Off : c.Off+c.Len])).Row()
 				if sampleRow == nil || !bytes.Equal(row, sampleRow) {
 					if sampleRow != nil {
 						sampler.Add(sampleRow, sampleBytes)
@@ -249,15 +255,15 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		for t := 1; t < len(sc.count); t++ {
 			sc.count[t] += sc.count[t-1]
 		}
-		if cap(sc.recs) < len(cb.Cells) {
-			sc.recs = make([]sorter.Record, len(cb.Cells))
+		if cap(sc.recs) < len(cells) {
+			sc.recs = make([]sorter.Record, len(cells))
 		}
-		recs := sc.recs[:len(cb.Cells)]
+		recs := sc.recs[:len(cells)]
 		next := append(sc.next[:0], sc.count[:len(sorters)]...)
-		for i := range cb.Cells {
-			c := &cb.Cells[i]
+		for i := range cells {
+			c := &cells[i]
 			t := sc.target[i]
-			recs[next[t]] = sorter.Record{KV: cb.Buf[c.Off : c.Off+c.Len : c.Off+c.Len], Seq: c.Seq}
+			recs[next[t]] = sorter.Record{KV: buf[c.Off : c.Off+c.Len : c.Off+c.Len], Seq: c.Seq}
 			next[t]++
 		}
 		sc.next = next
@@ -272,7 +278,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 			familyBytes[f].Add(n)
 		}
 		sc.famBytes = famBytes
-		clear(recs) // drop references to the batch buffer
+		clear(recs) // drop references to the KeyValue buffer
 		return nil
 	}
 	popts := spec.Pipeline
@@ -336,6 +342,8 @@ type sinkScratch struct {
 	next     []int
 	recs     []sorter.Record
 	famBytes []int64
+	kv       []byte // the batch's cells as KeyValues (CellBatch.KeyValues)
+	kvRefs   []pipeline.KVRef
 }
 
 // resized returns s with length n, all zero, reusing its array when it is large enough.

@@ -2,8 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
 
 	"github.com/apache/arrow/go/v15/arrow"
+
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 // Batch is the unit of work between a source and the mapping workers: up to a few thousand rows of one
@@ -96,30 +101,129 @@ type Input struct {
 	Open  func() (Source, error)
 }
 
-// CellBatch is what mapping one Batch produces: KeyValue records (int32 keyLen | int32 valueLen | key |
-// value; no tags, no mvcc) back to back in Buf, and one CellRef per cell in emission order.
+// CellBatch is what mapping one Batch produces: cellrec records (see package internal/cellrec) back to
+// back in Buf, one RecordRef per record in emission order. A record holds cells of one input row and one
+// family that share the row key, timestamp and type; its fixed qualifiers are indexes into Dict, the
+// mapping's dictionary (Mapping.Dict). The records of one input row are contiguous and the rows are in
+// input order. KeyValues expands a batch into the KeyValue records of its cells.
 // A CellBatch handed to a Sink is only valid during the call: the sink copies what it keeps.
 type CellBatch struct {
-	Buf   []byte
-	Cells []CellRef
+	Buf     []byte        // cellrec records back to back
+	Records []RecordRef   // one per record, in emission order
+	Dict    *cellrec.Dict // the mapping's dictionary (Mapping.Dict()); records' dictionary qualifiers index it
 }
 
-// CellRef locates one cell of a CellBatch.
-type CellRef struct {
-	Off    uint32 // offset of the KeyValue record in Buf
-	Len    uint32 // length of the record
-	Family uint16 // index of the cell's family in the mapping's family list
-	// Seq orders cells by input position: FileIndex<<40 | row ordinal within the file. Equal keys are
-	// resolved by Seq (e.g. --duplicates last keeps the highest Seq), which makes output deterministic.
+// RecordRef locates one record of a CellBatch and says what it stands for.
+type RecordRef struct {
+	Off, Len uint32 // the record is Buf[Off:Off+Len]
+	Cells    uint32 // cells in the record
+	// KVBytes is the size of the KeyValue records its cells stand for: the sum of cellrec.KeyValueSize
+	// over its cells (int32 keyLen | int32 valueLen | key | value; no tags length, no mvcc).
+	KVBytes uint32
+	Family  uint16 // index of the record's family in the mapping's family list (Mapping.Families)
+	// Seq orders records by input position: SeqOf(file, row). Equal keys are resolved by Seq (e.g.
+	// --duplicates last keeps the highest Seq), which makes output deterministic.
 	Seq uint64
 }
 
-// SeqOf builds a CellRef.Seq from a file index and a row ordinal within the file.
+// KVRef locates the KeyValue record of one cell in the buffer filled by CellBatch.KeyValues.
+type KVRef struct {
+	Off, Len uint32 // the KeyValue record is buf[Off:Off+Len]
+	Family   uint16 // as the cell's RecordRef.Family
+	Seq      uint64 // as the cell's RecordRef.Seq
+}
+
+// Reset empties the batch for reuse, keeping its buffers and its Dict.
+func (cb *CellBatch) Reset() { cb.Buf, cb.Records = cb.Buf[:0], cb.Records[:0] }
+
+// Record returns the bytes of record i.
+func (cb *CellBatch) Record(i int) []byte {
+	r := &cb.Records[i]
+	return cb.Buf[r.Off : r.Off+r.Len : r.Off+r.Len]
+}
+
+// Cells returns the number of cells of the batch (the sum of RecordRef.Cells).
+func (cb *CellBatch) Cells() int {
+	n := 0
+	for i := range cb.Records {
+		n += int(cb.Records[i].Cells)
+	}
+	return n
+}
+
+// AppendRecord appends a copy of rec, a record for the family with index family and the input position
+// seq, to the batch, filling its RecordRef (Cells and KVBytes from the record). The record is checked
+// with cb.Dict.Validate. It is for tests and tools that build batches by hand; the mapping writes its
+// records itself.
+func (cb *CellBatch) AppendRecord(rec []byte, family uint16, seq uint64) error {
+	n, err := cb.Dict.Validate(rec)
+	if err != nil {
+		return fmt.Errorf("cell batch: record for seq %d: %w", seq, err)
+	}
+	h, cells, _ := cellrec.ParseHeader(rec)
+	kv := 0
+	for len(cells) > 0 {
+		var q, v []byte
+		q, v, cells = cb.Dict.Next(cells)
+		kv += cellrec.KeyValueSize(&h, len(q), len(v))
+	}
+	if uint64(len(cb.Buf))+uint64(len(rec)) > math.MaxUint32 || uint64(kv) > math.MaxUint32 {
+		return fmt.Errorf("cell batch: record for seq %d: batch or record too large for 32-bit offsets", seq)
+	}
+	cb.Records = append(cb.Records, RecordRef{Off: uint32(len(cb.Buf)), Len: uint32(len(rec)), Cells: uint32(n),
+		KVBytes: uint32(kv), Family: family, Seq: seq})
+	cb.Buf = append(cb.Buf, rec...)
+	return nil
+}
+
+// KeyValues appends the KeyValue records (int32 keyLen | int32 valueLen | key | value; no tags length,
+// no mvcc) of every cell of the batch to dst and one KVRef per cell to refs, in emission order; a
+// KVRef's Off is an offset in the returned buffer. Every record is checked first (bounds,
+// Dict.Validate, and its Cells and KVBytes against what it holds): on a malformed one, KeyValues returns
+// dst and refs as they were and an error naming it. A record of a CellTags mapping expands to values
+// that carry their tags (see SplitTaggedValue).
+func (cb *CellBatch) KeyValues(dst []byte, refs []KVRef) ([]byte, []KVRef, error) {
+	dst0, refs0 := len(dst), len(refs)
+	fail := func(i int, format string, args ...any) ([]byte, []KVRef, error) {
+		r := &cb.Records[i]
+		return dst[:dst0], refs[:refs0], fmt.Errorf("cell batch: record %d (file %d row %d): %s", i,
+			SeqFile(r.Seq), SeqRow(r.Seq), fmt.Sprintf(format, args...))
+	}
+	for i := range cb.Records {
+		r := &cb.Records[i]
+		if uint64(r.Off)+uint64(r.Len) > uint64(len(cb.Buf)) {
+			return fail(i, "bytes [%d, %d) lie outside the buffer of %d", r.Off, uint64(r.Off)+uint64(r.Len), len(cb.Buf))
+		}
+		if uint64(len(dst))+uint64(r.KVBytes) > math.MaxUint32 {
+			return fail(i, "KeyValues beyond 4 GiB")
+		}
+		start := len(dst)
+		var n int
+		var err error
+		if dst, n, err = cb.Dict.AppendKeyValuesChecked(dst, cb.Record(i)); err != nil {
+			return fail(i, "malformed record: %v", err)
+		}
+		if n != int(r.Cells) {
+			return fail(i, "holds %d cells, its reference says %d", n, r.Cells)
+		}
+		if kv := len(dst) - start; kv != int(r.KVBytes) {
+			return fail(i, "stands for %d bytes of KeyValues, its reference says %d", kv, r.KVBytes)
+		}
+		for off := start; off < len(dst); {
+			kvLen := 8 + int(binary.BigEndian.Uint32(dst[off:])) + int(binary.BigEndian.Uint32(dst[off+4:]))
+			refs = append(refs, KVRef{Off: uint32(off), Len: uint32(kvLen), Family: r.Family, Seq: r.Seq})
+			off += kvLen
+		}
+	}
+	return dst, refs, nil
+}
+
+// SeqOf builds a RecordRef.Seq from a file index and a row ordinal within the file.
 func SeqOf(fileIndex int, row int64) uint64 { return uint64(fileIndex)<<40 | uint64(row) }
 
 // SeqFile and SeqRow split a Seq.
 func SeqFile(seq uint64) int  { return int(seq >> 40) }
 func SeqRow(seq uint64) int64 { return int64(seq & (1<<40 - 1)) }
 
-// Sink receives the cells of each mapped batch. It is called concurrently from the mapping workers.
+// Sink receives the records of each mapped batch. It is called concurrently from the mapping workers.
 type Sink func(cb *CellBatch) error

@@ -13,7 +13,7 @@ import (
 // job files (YAML) by the jobs layer and produced by ParseColumns for ImportTsv-style column specs.
 // Compile checks it and turns it into a *Mapping. docs/mapping.md documents every key.
 type MappingConfig struct {
-	// Families fixes the order of the families (Mapping.Families, CellRef.Family). Optional: by default
+	// Families fixes the order of the families (Mapping.Families, RecordRef.Family). Optional: by default
 	// families are numbered in order of first appearance in Columns, then Cells.
 	Families []string `yaml:"families,omitempty" json:"families,omitempty"`
 	// Columns are the input columns the mapping uses (by name or position).

@@ -44,8 +44,12 @@ func TestConstantColumnCSV(t *testing.T) {
 	_, err = Run(context.Background(), inputs, m, RunOptions{Timestamp: 1}, func(cb *CellBatch) error {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, c := range cb.Cells {
-			kv := cb.Buf[c.Off : c.Off+c.Len]
+		buf, refs, err := checkedKeyValues(cb)
+		if err != nil {
+			return err
+		}
+		for _, c := range refs {
+			kv := buf[c.Off : c.Off+c.Len]
 			k := hfilewriter.Key(hfilewriter.KVKey(kv))
 			got = append(got, string(k.Row())+"/"+string(k.Qualifier())+"="+hfilewriter.ToStringBinary(hfilewriter.KVValue(kv)))
 		}

@@ -54,8 +54,9 @@ func mapRows(t *testing.T, m *Mapping, header []string, rows [][]string) []hfile
 		t.Fatal(err)
 	}
 	var cells []hfilewriter.Cell
-	for _, r := range cb.Cells {
-		kv := cb.Buf[r.Off : r.Off+r.Len]
+	buf, refs := batchKeyValues(t, &cb)
+	for _, r := range refs {
+		kv := buf[r.Off : r.Off+r.Len]
 		cells = append(cells, hfilewriter.CellFromKey(hfilewriter.KVKey(kv), hfilewriter.KVValue(kv)))
 	}
 	return cells

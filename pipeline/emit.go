@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 // Mapper maps batches with one Mapping. It holds the reusable scratch space of one worker (values, key
@@ -19,8 +20,10 @@ type Mapper struct {
 	pos    []int
 	key    []byte
 	qual   []byte
-	val    []byte
-	tags   []byte // the row's cell tags (CellTags mappings)
+	// prevQual keeps the last data-built qualifier of the open record while mp.qual builds the next.
+	prevQual []byte
+	val      []byte
+	tags     []byte // the row's cell tags (CellTags mappings)
 	// per-column scratch for Parquet values that need formatting (large decimals, uint64, times of day)
 	colText [][]byte
 
@@ -48,11 +51,15 @@ func (m *Mapping) NewMapper() *Mapper {
 // Counts returns the totals of the batches mapped so far (BytesRead is left to the caller).
 func (mp *Mapper) Counts() Counts { return mp.counts }
 
-// MapBatch maps every row of b: good rows become KeyValue records appended to out (Put cells, CellRef.Seq
-// = SeqOf(b.FileIndex, b.FirstRow+i)); bad rows (including b.Bad) go to rej. header holds the input's
-// column names for name-based columns (nil: Parquet batches use their schema; positional columns need
-// none). out is appended to, not reset. The error is about the batch or the reject limit, not a row.
+// MapBatch maps every row of b: good rows become records appended to out (Put cells, RecordRef.Seq =
+// SeqOf(b.FileIndex, b.FirstRow+i)), and out.Dict is set to the mapping's Dict; bad rows (including
+// b.Bad) go to rej. header holds the input's column names for name-based columns (nil: Parquet batches
+// use their schema; positional columns need none). out is appended to, not reset; it must not hold
+// records of another mapping. The error is about the batch or the reject limit, not a row.
 func (mp *Mapper) MapBatch(b *Batch, header []string, out *CellBatch, rej *RejectSink) error {
+	if out.Dict != mp.m.dict && len(out.Records) > 0 {
+		return fmt.Errorf("%s: the cell batch holds records of another mapping", b.Source)
+	}
 	if err := mp.mapBatch(b, header, out); err != nil {
 		return err
 	}
@@ -107,6 +114,7 @@ func sameHeader(a, b []string) bool {
 func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
 	mp.rejects.reset(b)
 	m := mp.m
+	out.Dict = m.dict
 	mp.counts.RowsRead += int64(b.NumRows + len(b.Bad))
 	mp.counts.RowsRejected += int64(len(b.Bad))
 	// Bad rows from the source are reported in input order among the mapped rows.
@@ -159,8 +167,8 @@ func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
 	return nil
 }
 
-// mapRow maps row i. A non-empty reason rejects the row (nothing was appended to out); an error is
-// about the batch.
+// mapRow maps row i into records appended to out. A non-empty reason rejects the row (nothing was
+// appended to out); an error is about the batch.
 func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, error) {
 	m := mp.m
 	mp.kb.resetRow(len(m.cols))
@@ -237,10 +245,20 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		}
 	}
 
-	// 5. The cells. On a bad value, roll back what this row appended.
-	markBuf, markCells := len(out.Buf), len(out.Cells)
+	// 5. The cells, as records: consecutive cells of one family with strictly ascending qualifiers share
+	// a record (all of a family's cells, for mappings whose qualifiers are all fixed: they are sorted). The
+	// open record and the buffers are kept in locals and stored in out at the end of the row; on a bad
+	// value, nothing this row appended is kept.
+	buf, recs := out.Buf, out.Records
+	markBuf, markRecs := len(buf), len(recs)
 	seq := SeqOf(b.FileIndex, b.FirstRow+int64(i))
+	kvRow := 8 + hfilewriter.KeyInfrastructureSize + len(mp.key) // KeyValue bytes of a cell, but for family, qualifier, value
 	var skipped int64
+	var cells int
+	var cur RecordRef // the open record, if open
+	open := false
+	prevIdx := -1    // the open record's last qualifier by dictionary index, -1 when literal
+	var prevQ []byte // the open record's last qualifier when literal
 	for k := range m.cells {
 		cs := &m.cells[k]
 		v := &mp.vals[cs.col]
@@ -256,15 +274,15 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		}
 		if v.kind != vkNull { // a NULL here has on_null: empty and gets an empty value
 			if mp.val, err = mp.kb.enc.encode(mp.val, v, col.typ, &col.tf); err != nil {
-				out.Buf, out.Cells = out.Buf[:markBuf], out.Cells[:markCells]
+				out.Buf, out.Records = buf[:markBuf], recs[:markRecs]
 				return fmt.Sprintf("column %q: %v", col.name, err), nil
 			}
 		}
-		qual := cs.qual
+		qual, qidx := cs.qual, cs.qidx
 		if cs.qparts != nil {
 			mp.qual, err = mp.kb.appendParts(mp.qual[:0], cs.qparts, mp.vals, m.cols)
 			if err != nil {
-				out.Buf, out.Cells = out.Buf[:markBuf], out.Cells[:markCells]
+				out.Buf, out.Records = buf[:markBuf], recs[:markRecs]
 				return "qualifier: " + err.Error(), nil
 			}
 			qual = mp.qual
@@ -272,13 +290,50 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		if m.CellTags() { // value | tags | uint16 tags length: see Mapping.CellTags
 			mp.val = append(append(mp.val, mp.tags...), byte(len(mp.tags)>>8), byte(len(mp.tags)))
 		}
-		off := len(out.Buf)
-		out.Buf = hfilewriter.AppendKeyValue(out.Buf, mp.key, cs.fam, qual, ts, hfilewriter.TypePut, mp.val)
-		out.Cells = append(out.Cells, CellRef{Off: uint32(off), Len: uint32(len(out.Buf) - off), Family: cs.family, Seq: seq})
+		kv := kvRow + len(cs.fam) + len(qual) + len(mp.val)
+		// Does the cell continue the open record? Same family, and a qualifier that sorts strictly after the
+		// previous one: by index when both are in the (sorted) dictionary, else by bytes.
+		newRecord := !open || cur.Family != cs.family || uint64(cur.KVBytes)+uint64(kv) > math.MaxUint32
+		if !newRecord {
+			if qidx >= 0 && prevIdx >= 0 {
+				newRecord = qidx <= prevIdx
+			} else {
+				pq := prevQ
+				if prevIdx >= 0 {
+					pq = m.dict.At(prevIdx)
+				}
+				newRecord = bytes.Compare(qual, pq) <= 0
+			}
+		}
+		if newRecord {
+			if open {
+				cur.Len = uint32(len(buf)) - cur.Off
+				recs = append(recs, cur)
+			}
+			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
+			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, hfilewriter.TypePut)
+		}
+		if qidx >= 0 {
+			buf = m.dict.AppendCell(buf, qidx, mp.val)
+		} else {
+			buf = cellrec.AppendLiteralCell(buf, qual, mp.val)
+			// mp.qual is rebuilt for the next data-built qualifier: keep this one in mp.prevQual.
+			mp.prevQual = append(mp.prevQual[:0], qual...)
+			prevQ = mp.prevQual
+		}
+		prevIdx = qidx
+		cur.Cells++
+		cur.KVBytes += uint32(kv)
+		cells++
 	}
+	if open {
+		cur.Len = uint32(len(buf)) - cur.Off
+		recs = append(recs, cur)
+	}
+	out.Buf, out.Records = buf, recs
 	mp.counts.RowsKeyed++
 	mp.counts.NullsSkipped += skipped
-	mp.counts.CellsEmitted += int64(len(out.Cells) - markCells)
+	mp.counts.CellsEmitted += int64(cells)
 	return "", nil
 }
 

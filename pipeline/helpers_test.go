@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -40,21 +41,76 @@ func textBatch(source string, fileIndex int, firstRow int64, rows [][]string) *B
 	return b
 }
 
-// cellLines renders a CellBatch as hfload cell text lines, prefixed by family index and Seq.
+// batchKeyValues expands cb into the KeyValue records of its cells (CellBatch.KeyValues), after checking
+// what the mapping promises of every record (see checkedKeyValues).
+func batchKeyValues(t testing.TB, cb *CellBatch) ([]byte, []KVRef) {
+	t.Helper()
+	buf, refs, err := checkedKeyValues(cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf, refs
+}
+
+// checkedKeyValues is CellBatch.KeyValues after checking that every record passes Dict.Validate (which
+// KeyValues checks too), that records lie back to back in Buf and that the records of one input row are
+// contiguous and in input order. It returns an error rather than failing the test, for sinks, which run
+// on the mapping's goroutines.
+func checkedKeyValues(cb *CellBatch) ([]byte, []KVRef, error) {
+	off := uint32(0)
+	for i, r := range cb.Records {
+		if r.Off != off || uint64(r.Off)+uint64(r.Len) > uint64(len(cb.Buf)) {
+			return nil, nil, fmt.Errorf("record %d at [%d, +%d): the previous one ends at %d, the buffer at %d", i, r.Off, r.Len, off, len(cb.Buf))
+		}
+		if _, err := cb.Dict.Validate(cb.Record(i)); err != nil {
+			return nil, nil, fmt.Errorf("record %d (seq %d): %w", i, r.Seq, err)
+		}
+		off = r.Off + r.Len
+		if i > 0 && r.Seq < cb.Records[i-1].Seq {
+			return nil, nil, fmt.Errorf("record %d: seq %d after seq %d", i, r.Seq, cb.Records[i-1].Seq)
+		}
+	}
+	if int(off) != len(cb.Buf) {
+		return nil, nil, fmt.Errorf("records end at %d, the buffer at %d", off, len(cb.Buf))
+	}
+	buf, refs, err := cb.KeyValues(nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(refs) != cb.Cells() {
+		return nil, nil, fmt.Errorf("%d KeyValues from %d cells", len(refs), cb.Cells())
+	}
+	return buf, refs, nil
+}
+
+// cellLines renders a CellBatch's cells as hfload cell text lines, prefixed by family index and Seq.
 func cellLines(t testing.TB, cb *CellBatch) []string {
 	t.Helper()
+	lines, err := batchLines(cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// batchLines is cellLines returning an error.
+func batchLines(cb *CellBatch) ([]string, error) {
+	buf, refs, err := checkedKeyValues(cb)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, r := range cb.Cells {
-		kv := cb.Buf[r.Off : r.Off+r.Len]
+	for _, r := range refs {
+		kv := buf[r.Off : r.Off+r.Len]
 		key, val, n, err := hfilewriter.SplitKeyValue(kv)
 		if err != nil || n != len(kv) {
-			t.Fatalf("bad KeyValue at %d: n=%d len=%d err=%v", r.Off, n, len(kv), err)
+			return nil, fmt.Errorf("bad KeyValue at %d: n=%d len=%d err=%v", r.Off, n, len(kv), err)
 		}
 		c := hfilewriter.CellFromKey(key, val)
 		out = append(out, itoa(int(r.Family))+" "+itoa(SeqFile(r.Seq))+"/"+itoa(int(SeqRow(r.Seq)))+" "+
 			hfilewriter.FormatCellLine(&c))
 	}
-	return out
+	return out, nil
 }
 
 func itoa(i int) string {

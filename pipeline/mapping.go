@@ -1,10 +1,12 @@
 // Package pipeline is everything between an input file and HBase cells: sources read CSV and Parquet
 // into Batches (see batch.go); a Mapping, compiled from a MappingConfig (job YAML) or an ImportTsv
 // column spec (ParseColumns), types and encodes each field, builds the row key and qualifiers, and
-// emits each cell once as KeyValue bytes into a worker's CellBatch; rows that cannot be mapped go to a
-// RejectSink (JSON Lines) under a reject limit; Run fans batches out to workers and reconciles Counts.
+// emits the cells once, as cellrec records (one per input row and family: row key, family, timestamp
+// and type stored once, fixed qualifiers as indexes into the mapping's Dict), into a worker's
+// CellBatch; rows that cannot be mapped go to a RejectSink (JSON Lines) under a reject limit; Run fans
+// batches out to workers and reconciles Counts. CellBatch.KeyValues expands records into KeyValues.
 //
-// Output is deterministic: every cell carries Seq = SeqOf(file, row), rejects are written in input
+// Output is deterministic: every record carries Seq = SeqOf(file, row), rejects are written in input
 // order, and nothing reads the clock (the job's timestamp comes in RunOptions).
 package pipeline
 
@@ -17,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 // Mapping is a compiled, immutable MappingConfig. It is safe for concurrent use; each worker maps
@@ -25,6 +28,7 @@ type Mapping struct {
 	cols      []column
 	key       []part
 	cells     []cellSpec
+	dict      *cellrec.Dict // every fixed qualifier (cellSpec.qidx indexes it)
 	families  []string
 	ts        tsSource
 	tsFixed   int64
@@ -55,6 +59,7 @@ type cellSpec struct {
 	family uint16
 	fam    []byte
 	qual   []byte // fixed qualifier (when qparts is nil)
+	qidx   int    // index of qual in Mapping.dict; -1 when the qualifier is built from data (qparts)
 	qparts []part
 	col    int // value slot
 }
@@ -178,6 +183,25 @@ func Compile(cfg *MappingConfig) (*Mapping, error) {
 		})
 	}
 
+	// The dictionary of fixed qualifiers: each such cell is emitted as its index, found here once.
+	var quals [][]byte
+	for _, cs := range m.cells {
+		if cs.qparts == nil {
+			quals = append(quals, cs.qual)
+		}
+	}
+	m.dict = cellrec.NewDict(quals)
+	for k := range m.cells {
+		cs := &m.cells[k]
+		cs.qidx = -1
+		if cs.qparts == nil {
+			var ok bool
+			if cs.qidx, ok = m.dict.Index(cs.qual); !ok {
+				return nil, fmt.Errorf("mapping: qualifier %q missing from the dictionary", cs.qual)
+			}
+		}
+	}
+
 	if len(cfg.RowKey) == 0 {
 		return nil, errors.New("mapping: rowkey has no parts")
 	}
@@ -213,9 +237,10 @@ func Compile(cfg *MappingConfig) (*Mapping, error) {
 	return m, nil
 }
 
-// CellTags reports whether the mapping gives cells tags (a ttl or visibility column). Its KeyValue
-// records then carry the tags at the end of the value: value | tags | uint16 tags length (see
-// SplitTaggedValue), so that the sorter, which only looks at keys, moves them with their cells.
+// CellTags reports whether the mapping gives cells tags (a ttl or visibility column). The values of its
+// cells (in records, and in the KeyValues they expand to) then carry the tags at the end: value | tags |
+// uint16 tags length (see SplitTaggedValue), so that the sorter, which only looks at keys, moves them
+// with their cells.
 func (m *Mapping) CellTags() bool { return m.ttlCol >= 0 || m.visCol >= 0 }
 
 // SplitTaggedValue splits the value of a record of a CellTags mapping into the cell's value and tags.
@@ -341,8 +366,13 @@ func parseTemplate(s string) ([]PartConfig, error) {
 	return parts, nil
 }
 
-// Families returns the family names in the order of CellRef.Family indexes.
+// Families returns the family names in the order of RecordRef.Family indexes.
 func (m *Mapping) Families() []string { return append([]string(nil), m.families...) }
+
+// Dict returns the dictionary of the mapping's fixed qualifiers (all families; not to be modified): the
+// dictionary qualifiers of the records the mapping emits index it. Qualifiers built from data are
+// written as literal qualifiers.
+func (m *Mapping) Dict() *cellrec.Dict { return m.dict }
 
 // NeedsJobTimestamp reports whether cell timestamps come from RunOptions.Timestamp.
 func (m *Mapping) NeedsJobTimestamp() bool { return m.ts == tsJob }

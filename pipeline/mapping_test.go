@@ -28,7 +28,7 @@ rowkey:
 timestamp: {value: 1000}
 `
 
-func compileYAML(t *testing.T, src string) *Mapping {
+func compileYAML(t testing.TB, src string) *Mapping {
 	t.Helper()
 	var cfg MappingConfig
 	if err := yaml.Unmarshal([]byte(src), &cfg); err != nil {
@@ -179,7 +179,8 @@ timestamp: {value: 1}
 	sum := md5.Sum([]byte("alice"))
 	rest := append(append([]byte{}, sum[:4]...), 0, 0, 0, 7)
 	want := append([]byte{SaltByte(rest, 16)}, rest...)
-	kv := cb.Buf[cb.Cells[0].Off : cb.Cells[0].Off+cb.Cells[0].Len]
+	buf, refs := batchKeyValues(t, &cb)
+	kv := buf[refs[0].Off : refs[0].Off+refs[0].Len]
 	row := kv[10 : 10+len(want)]
 	if !bytes.Equal(row, want) || int(kv[8])<<8|int(kv[9]) != len(want) {
 		t.Fatalf("row %x, want %x", row, want)
@@ -272,8 +273,8 @@ timestamp: {value: 1}
 	if err := mp.MapBatch(b, []string{"k"}, &cb, NewRejectSink(&rej, -1)); err != nil {
 		t.Fatal(err)
 	}
-	if len(cb.Cells) != 1 || mp.Counts().RowsRejected != 2 {
-		t.Fatalf("cells %d counts %+v", len(cb.Cells), mp.Counts())
+	if cb.Cells() != 1 || mp.Counts().RowsRejected != 2 {
+		t.Fatalf("cells %d counts %+v", cb.Cells(), mp.Counts())
 	}
 	if !strings.Contains(rej.String(), "exceeds HBase's limit of 32767") || !strings.Contains(rej.String(), "empty row key") {
 		t.Fatalf("rejects %s", rej.String()[:200])

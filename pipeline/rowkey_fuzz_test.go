@@ -86,8 +86,9 @@ func FuzzRowKey(f *testing.F) {
 		if cnt.RowsRead != 1 || cnt.RowsKeyed+cnt.RowsRejected != 1 || rs.Count() != cnt.RowsRejected {
 			t.Fatalf("counts %+v, rejects %d", cnt, rs.Count())
 		}
-		for _, r := range cb.Cells {
-			key, _, n, err := hfilewriter.SplitKeyValue(cb.Buf[r.Off : r.Off+r.Len])
+		buf, refs := batchKeyValues(t, &cb)
+		for _, r := range refs {
+			key, _, n, err := hfilewriter.SplitKeyValue(buf[r.Off : r.Off+r.Len])
 			if err != nil || n != int(r.Len) {
 				t.Fatalf("bad KeyValue: %v", err)
 			}

@@ -28,7 +28,7 @@ type Counts struct {
 	RowsRead     int64 // data rows read (good and bad; headers excluded)
 	RowsKeyed    int64 // rows that got a row key and whose cells were emitted
 	RowsRejected int64 // rows sent to the reject sink (by the source or the mapping)
-	CellsEmitted int64 // KeyValue records handed to the sink
+	CellsEmitted int64 // cells handed to the sink (in records; each stands for one KeyValue)
 	NullsSkipped int64 // NULL (on_null: skip) or empty (skip_empty) values that produced no cell
 	BytesRead    int64 // input bytes on disk of the inputs read to the end (Input.Size; stdin: not counted)
 }
@@ -50,11 +50,11 @@ type runJob struct {
 	order  uint64
 }
 
-// Run reads inputs in order, maps their batches on opts.Workers goroutines and hands each batch's cells to
-// sink (called concurrently, with a CellBatch owned by the calling worker and reused after the call).
-// Bad rows go to opts.Rejects; the first error (source, sink, reject limit, ctx) stops everything and is
-// returned with the counts so far. Cell order in the output is made deterministic by CellRef.Seq, and
-// rejects are written in input order.
+// Run reads inputs in order, maps their batches on opts.Workers goroutines and hands each batch's records
+// to sink (called concurrently, with a CellBatch owned by the calling worker and reused after the call;
+// batches without records are not handed over). Bad rows go to opts.Rejects; the first error (source,
+// sink, reject limit, ctx) stops everything and is returned with the counts so far. Cell order in the
+// output is made deterministic by RecordRef.Seq, and rejects are written in input order.
 func Run(ctx context.Context, inputs []Input, m *Mapping, opts RunOptions, sink Sink) (Counts, error) {
 	var total Counts
 	if m == nil || sink == nil {
@@ -93,12 +93,12 @@ func Run(ctx context.Context, inputs []Input, m *Mapping, opts RunOptions, sink 
 					j.b.Release()
 					continue
 				}
-				cb.Buf, cb.Cells = cb.Buf[:0], cb.Cells[:0]
+				cb.Reset()
 				err := mp.mapBatch(j.b, j.header, &cb)
 				if err == nil {
 					err = rej.commit(j.order, &mp.rejects)
 				}
-				if err == nil && len(cb.Cells) > 0 {
+				if err == nil && len(cb.Records) > 0 {
 					if err = sink(&cb); err != nil {
 						err = fmt.Errorf("%s: sink: %w", j.b.Source, err)
 					}

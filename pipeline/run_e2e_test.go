@@ -44,7 +44,7 @@ timestamp: {column: ts}
 	}
 	var c collector
 	var rej bytes.Buffer
-	counts, err := Run(context.Background(), inputs, m, RunOptions{Workers: 2, MaxRejects: -1, Rejects: &rej}, c.sink(t))
+	counts, err := Run(context.Background(), inputs, m, RunOptions{Workers: 2, MaxRejects: -1, Rejects: &rej}, c.sink())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestRunParquetFile(t *testing.T) {
 	}
 	var c collector
 	var rej bytes.Buffer
-	counts, err := Run(context.Background(), inputs, mustCompile(t, cfg), RunOptions{MaxRejects: 5, Rejects: &rej, Timestamp: 99}, c.sink(t))
+	counts, err := Run(context.Background(), inputs, mustCompile(t, cfg), RunOptions{MaxRejects: 5, Rejects: &rej, Timestamp: 99}, c.sink())
 	if err != nil {
 		t.Fatal(err)
 	}

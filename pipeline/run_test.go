@@ -72,9 +72,12 @@ type collector struct {
 	lines []string
 }
 
-func (c *collector) sink(t *testing.T) Sink {
+func (c *collector) sink() Sink {
 	return func(cb *CellBatch) error {
-		ls := cellLines(t, cb)
+		ls, err := batchLines(cb)
+		if err != nil {
+			return err
+		}
 		c.mu.Lock()
 		c.lines = append(c.lines, ls...)
 		c.mu.Unlock()
@@ -90,7 +93,7 @@ func TestRunDeterministic(t *testing.T) {
 		var c collector
 		var rej bytes.Buffer
 		counts, err := Run(context.Background(), memInputs(3, 5, 20), m,
-			RunOptions{Workers: workers, MaxRejects: -1, Rejects: &rej, Timestamp: 42}, c.sink(t))
+			RunOptions{Workers: workers, MaxRejects: -1, Rejects: &rej, Timestamp: 42}, c.sink())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,9 +34,10 @@ func TestImportTsvCellTags(t *testing.T) {
 	if err := mp.MapBatch(textBatch("t.csv", 0, 0, rows), nil, &cb, rej); err != nil {
 		t.Fatal(err)
 	}
-	if len(cb.Cells) != 4 {
-		t.Fatalf("%d cells, want 4 (2 rows × 2 cells)", len(cb.Cells))
+	if cb.Cells() != 4 {
+		t.Fatalf("%d cells, want 4 (2 rows × 2 cells)", cb.Cells())
 	}
+	buf, refs := batchKeyValues(t, &cb)
 	vis, err := hfilewriter.VisibilityTags("secret|admin", cfg.Labels)
 	if err != nil {
 		t.Fatal(err)
@@ -46,8 +47,8 @@ func TestImportTsvCellTags(t *testing.T) {
 		value string
 		tags  []byte
 	}{{"x", wantTags}, {"y", wantTags}, {"x", nil}, {"y", nil}} {
-		c := cb.Cells[i]
-		kv := cb.Buf[c.Off : c.Off+c.Len]
+		c := refs[i]
+		kv := buf[c.Off : c.Off+c.Len]
 		value, tags, err := SplitTaggedValue(hfilewriter.KVValue(kv))
 		if err != nil {
 			t.Fatalf("cell %d: %v", i, err)
@@ -97,7 +98,8 @@ ttl: ttl
 	if err := mp.MapBatch(textBatch("y.csv", 0, 0, [][]string{{"a", "x", "1000"}}), []string{"id", "v", "ttl"}, &cb, NewRejectSink(nil, 0)); err != nil {
 		t.Fatal(err)
 	}
-	kv := cb.Buf[cb.Cells[0].Off : cb.Cells[0].Off+cb.Cells[0].Len]
+	buf, refs := batchKeyValues(t, &cb)
+	kv := buf[refs[0].Off : refs[0].Off+refs[0].Len]
 	value, tags, err := SplitTaggedValue(hfilewriter.KVValue(kv))
 	if err != nil || string(value) != "x" || !bytes.Equal(tags, hfilewriter.TTLTag(1000)) {
 		t.Fatalf("value %q tags %x (%v), want x and a 1000 ms TTL tag", value, tags, err)

@@ -95,7 +95,7 @@ timestamp: {column: ts}
 		t.Fatal(err)
 	}
 	// Row 0: u = MaxUint64 overflows long; row 1: ts NULL → rejected for the timestamp.
-	if len(cb.Cells) != 0 || mp.Counts().RowsRejected != 2 {
+	if cb.Cells() != 0 || mp.Counts().RowsRejected != 2 {
 		t.Fatalf("cells %q counts %+v", cellLines(t, &cb), mp.Counts())
 	}
 	lines := strings.Split(strings.TrimSpace(rej.String()), "\n")

@@ -14,7 +14,7 @@ import (
 // Analyzer accumulates the statistics of a stream of CellBatches. Create it with New, feed it with Add
 // (safe for concurrent use, batches in any order) and call Report at the end.
 //
-// Cells of one input row must be contiguous within one CellBatch, as the mapping emits them: a run of
+// Records of one input row must be contiguous within one CellBatch, as the mapping emits them: a run of
 // cells with the same Seq and row key is one input row.
 //
 // Determinism: every count, size, region figure, the order analysis, the suggested split points and
@@ -101,23 +101,24 @@ type rowRun struct {
 	hash       uint64
 }
 
-// Add analyzes one CellBatch. It does not keep references to cb. It has the signature of a
-// pipeline.Sink, so `a.Add` can be handed to the mapping directly. A malformed KeyValue record or a
-// family index outside Options.Families is an error.
+// Add analyzes one CellBatch: the KeyValues its records expand to (CellBatch.KeyValues). It does not
+// keep references to cb. It has the signature of a pipeline.Sink, so `a.Add` can be handed to the
+// mapping directly. A malformed record or a family index outside Options.Families is an error.
 func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
-	if cb == nil || len(cb.Cells) == 0 {
+	if cb == nil || len(cb.Records) == 0 {
 		return nil
 	}
-	keys := make([][]byte, len(cb.Cells))
+	buf, cells, err := cb.KeyValues(nil, nil)
+	if err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	keys := make([][]byte, len(cells))
 	var runs []rowRun
 	var sz sizeTotals
 	var order orderTotals
 	cols := make([]map[string]*columnTotals, len(a.opts.Families)) // per family, by qualifier
-	for i, ref := range cb.Cells {
-		if uint64(ref.Off)+uint64(ref.Len) > uint64(len(cb.Buf)) {
-			return fmt.Errorf("analyze: cell %d of batch (seq %d) lies outside the buffer", i, ref.Seq)
-		}
-		key, value, n, err := hfilewriter.SplitKeyValue(cb.Buf[ref.Off : ref.Off+ref.Len])
+	for i, ref := range cells {
+		key, value, n, err := hfilewriter.SplitKeyValue(buf[ref.Off : ref.Off+ref.Len])
 		if err != nil || n != int(ref.Len) || !hfilewriter.Key(key).Valid() {
 			return fmt.Errorf("analyze: malformed KeyValue record for cell %d (file %d row %d)", i,
 				pipeline.SeqFile(ref.Seq), pipeline.SeqRow(ref.Seq))
@@ -208,7 +209,7 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 		sh.mu.Lock()
 		for c, h := range cellHashes {
 			if shardOf(h) == s {
-				sh.t.observe(keys[c], h, cb.Cells[c].Seq)
+				sh.t.observe(keys[c], h, cells[c].Seq)
 			}
 		}
 		sh.mu.Unlock()
@@ -217,7 +218,7 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.rows += int64(len(runs))
-	a.cells += int64(len(cb.Cells))
+	a.cells += int64(len(cells))
 	for _, r := range runs {
 		a.regions[r.region].cells += int64(r.end - r.first)
 		a.regions[r.region].bytes += r.bytes

@@ -368,11 +368,11 @@ func TestIsIntegerText(t *testing.T) {
 func TestAddErrors(t *testing.T) {
 	a, _ := New(Options{Families: fams})
 	good := makeBatch(fams, []testCell{{row: "r", qual: "q", value: "v"}})
-	bad := &pipeline.CellBatch{Buf: good.Buf[:len(good.Buf)-1], Cells: good.Cells}
+	bad := &pipeline.CellBatch{Buf: good.Buf[:len(good.Buf)-1], Records: good.Records, Dict: good.Dict}
 	if err := a.Add(bad); err == nil || !strings.Contains(err.Error(), "outside the buffer") {
 		t.Errorf("truncated buffer: %v", err)
 	}
-	short := &pipeline.CellBatch{Buf: good.Buf, Cells: []pipeline.CellRef{{Off: 0, Len: 10}}}
+	short := &pipeline.CellBatch{Buf: good.Buf, Records: []pipeline.RecordRef{{Off: 0, Len: 10, Cells: 1}}, Dict: good.Dict}
 	if err := a.Add(short); err == nil || !strings.Contains(err.Error(), "malformed") {
 		t.Errorf("short record: %v", err)
 	}

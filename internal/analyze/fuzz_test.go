@@ -12,20 +12,23 @@ func FuzzAdd(f *testing.F) {
 	good := makeBatch([]string{"d", "e"}, []testCell{{row: "r", qual: "q", value: "12345678901", seq: 1},
 		{row: "r", qual: "p", family: 1, value: "v", seq: 1}, {row: "s", qual: "q", value: "v", seq: 2}})
 	refs := make([]byte, 0)
-	for _, c := range good.Cells {
-		refs = binary.BigEndian.AppendUint32(refs, c.Off)
-		refs = binary.BigEndian.AppendUint32(refs, c.Len)
-		refs = binary.BigEndian.AppendUint16(refs, c.Family)
-		refs = binary.BigEndian.AppendUint64(refs, c.Seq)
+	for _, r := range good.Records {
+		refs = binary.BigEndian.AppendUint32(refs, r.Off)
+		refs = binary.BigEndian.AppendUint32(refs, r.Len)
+		refs = binary.BigEndian.AppendUint32(refs, r.Cells)
+		refs = binary.BigEndian.AppendUint32(refs, r.KVBytes)
+		refs = binary.BigEndian.AppendUint16(refs, r.Family)
+		refs = binary.BigEndian.AppendUint64(refs, r.Seq)
 	}
 	f.Add(good.Buf, refs)
-	f.Add([]byte{0, 0, 0, 12, 0, 0, 0, 0}, []byte{0, 0, 0, 0, 0, 0, 0, 8, 0, 0})
+	f.Add([]byte{1, 'r', 1, 'd', 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0}, []byte{0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 1, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, buf, refs []byte) {
-		cb := &pipeline.CellBatch{Buf: buf}
-		for len(refs) >= 18 {
-			cb.Cells = append(cb.Cells, pipeline.CellRef{Off: binary.BigEndian.Uint32(refs), Len: binary.BigEndian.Uint32(refs[4:]),
-				Family: binary.BigEndian.Uint16(refs[8:]), Seq: binary.BigEndian.Uint64(refs[10:])})
-			refs = refs[18:]
+		cb := &pipeline.CellBatch{Buf: buf, Dict: good.Dict}
+		for len(refs) >= 26 {
+			cb.Records = append(cb.Records, pipeline.RecordRef{Off: binary.BigEndian.Uint32(refs), Len: binary.BigEndian.Uint32(refs[4:]),
+				Cells: binary.BigEndian.Uint32(refs[8:]), KVBytes: binary.BigEndian.Uint32(refs[12:]),
+				Family: binary.BigEndian.Uint16(refs[16:]), Seq: binary.BigEndian.Uint64(refs[18:])})
+			refs = refs[26:]
 		}
 		a, err := New(Options{Families: []string{"d", "e"}, ExpectedRows: 100, Splits: nil, SuggestRegions: 3})
 		if err != nil {
@@ -39,8 +42,8 @@ func FuzzAdd(f *testing.F) {
 		for _, rg := range r.Regions {
 			n += rg.Cells
 		}
-		if n != int64(len(cb.Cells)) || r.Cells != n {
-			t.Fatalf("cells %d, regions hold %d, batch has %d", r.Cells, n, len(cb.Cells))
+		if n != int64(cb.Cells()) || r.Cells != n {
+			t.Fatalf("cells %d, regions hold %d, batch has %d", r.Cells, n, cb.Cells())
 		}
 	})
 }

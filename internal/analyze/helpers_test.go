@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/pipeline"
 )
 
@@ -13,15 +14,37 @@ type testCell struct {
 	seq              uint64
 }
 
-// makeBatch builds a CellBatch with hfilewriter.AppendKeyValue, as the mapping does.
+// makeBatch builds a CellBatch of records as the mapping emits them: consecutive cells with the same row,
+// family, timestamp and Seq and ascending qualifiers share a record, and qualifiers are dictionary
+// indexes (a dictionary of the batch's qualifiers).
 func makeBatch(families []string, cells []testCell) *pipeline.CellBatch {
-	cb := &pipeline.CellBatch{}
+	var quals [][]byte
 	for _, c := range cells {
-		off := len(cb.Buf)
-		cb.Buf = hfilewriter.AppendKeyValue(cb.Buf, []byte(c.row), []byte(families[c.family]), []byte(c.qual),
-			c.ts, hfilewriter.TypePut, []byte(c.value))
-		cb.Cells = append(cb.Cells, pipeline.CellRef{Off: uint32(off), Len: uint32(len(cb.Buf) - off),
-			Family: c.family, Seq: c.seq})
+		quals = append(quals, []byte(c.qual))
+	}
+	cb := &pipeline.CellBatch{Dict: cellrec.NewDict(quals)}
+	var rec []byte
+	flush := func(prev *testCell) {
+		if prev != nil {
+			if err := cb.AppendRecord(rec, prev.family, prev.seq); err != nil {
+				panic(err)
+			}
+		}
+	}
+	for i := range cells {
+		c := &cells[i]
+		var prev *testCell
+		if i > 0 {
+			prev = &cells[i-1]
+		}
+		if prev == nil || prev.row != c.row || prev.family != c.family || prev.ts != c.ts || prev.seq != c.seq || prev.qual >= c.qual {
+			flush(prev)
+			rec = cellrec.AppendHeader(rec[:0], []byte(c.row), []byte(families[c.family]), c.ts, hfilewriter.TypePut)
+		}
+		rec = cb.Dict.AppendQualifierCell(rec, []byte(c.qual), []byte(c.value))
+	}
+	if len(cells) > 0 {
+		flush(&cells[len(cells)-1])
 	}
 	return cb
 }

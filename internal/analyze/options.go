@@ -8,7 +8,7 @@ import (
 
 // Options configure an Analyzer. Zero numeric fields take the documented defaults.
 type Options struct {
-	// Families are the column family names, indexed by CellRef.Family.
+	// Families are the column family names, indexed by RecordRef.Family (pipeline).
 	Families []string
 	// Splits are the split points in force (nil: one region).
 	Splits partition.Splits

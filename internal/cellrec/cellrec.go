@@ -235,44 +235,61 @@ func (d *Dict) nextChecked(cells []byte) (qualifier, value, rest []byte, err err
 // within HBase's limits (row, family, key and value lengths of the KeyValues it stands for) and
 // strictly ascending qualifiers. It returns the number of cells.
 func (d *Dict) Validate(rec []byte) (int, error) {
+	_, n, err := d.check(nil, rec, false)
+	return n, err
+}
+
+// AppendKeyValuesChecked is Validate and AppendKeyValues in one pass: it appends the KeyValue records of
+// every cell of rec to dst and returns the number of cells, or, when rec is not well-formed, dst as it
+// was and Validate's error.
+func (d *Dict) AppendKeyValuesChecked(dst, rec []byte) ([]byte, int, error) {
+	return d.check(dst, rec, true)
+}
+
+// check validates rec and, with expand, appends the KeyValues of its cells to dst as it goes.
+func (d *Dict) check(dst, rec []byte, expand bool) ([]byte, int, error) {
 	h, cells, err := ParseHeader(rec)
 	if err != nil {
-		return 0, err
+		return dst, 0, err
 	}
 	switch {
 	case len(h.Row) == 0:
-		return 0, errors.New("empty row")
+		return dst, 0, errors.New("empty row")
 	case len(h.Row) > hfilewriter.MaxRowLength:
-		return 0, fmt.Errorf("row of %d bytes exceeds HBase's limit of %d", len(h.Row), hfilewriter.MaxRowLength)
+		return dst, 0, fmt.Errorf("row of %d bytes exceeds HBase's limit of %d", len(h.Row), hfilewriter.MaxRowLength)
 	case len(h.Family) > hfilewriter.MaxFamilyLength:
-		return 0, fmt.Errorf("family of %d bytes exceeds HBase's limit of %d", len(h.Family), hfilewriter.MaxFamilyLength)
+		return dst, 0, fmt.Errorf("family of %d bytes exceeds HBase's limit of %d", len(h.Family), hfilewriter.MaxFamilyLength)
 	}
 	switch h.Type {
 	case hfilewriter.TypePut, hfilewriter.TypeDelete, hfilewriter.TypeDeleteColumn, hfilewriter.TypeDeleteFamily,
 		hfilewriter.TypeDeleteFamilyVersion:
 	default:
-		return 0, fmt.Errorf("type %s cannot be stored", h.Type)
+		return dst, 0, fmt.Errorf("type %s cannot be stored", h.Type)
 	}
 	if len(cells) == 0 {
-		return 0, errors.New("record without cells")
+		return dst, 0, errors.New("record without cells")
 	}
+	dst0 := len(dst)
 	n := 0
 	var prev []byte
 	for len(cells) > 0 {
 		q, v, rest, err := d.nextChecked(cells)
 		if err != nil {
-			return 0, fmt.Errorf("cell %d: %w", n, err)
+			return dst[:dst0], 0, fmt.Errorf("cell %d: %w", n, err)
 		}
 		if n > 0 && bytes.Compare(prev, q) >= 0 {
-			return 0, fmt.Errorf("cell %d: qualifier %q does not sort after %q", n, hfilewriter.ToStringBinary(q), hfilewriter.ToStringBinary(prev))
+			return dst[:dst0], 0, fmt.Errorf("cell %d: qualifier %q does not sort after %q", n, hfilewriter.ToStringBinary(q), hfilewriter.ToStringBinary(prev))
 		}
 		if klen := hfilewriter.KeyInfrastructureSize + len(h.Row) + len(h.Family) + len(q); klen > 1<<31-1 || len(v) > 1<<31-1-klen {
-			return 0, fmt.Errorf("cell %d: key and value too large for a KeyValue", n)
+			return dst[:dst0], 0, fmt.Errorf("cell %d: key and value too large for a KeyValue", n)
+		}
+		if expand {
+			dst = AppendKeyValue(dst, &h, q, v)
 		}
 		prev, cells = q, rest
 		n++
 	}
-	return n, nil
+	return dst, n, nil
 }
 
 // CheckCells checks that a cells region is well formed: bounds, dictionary indexes, at least one cell.
