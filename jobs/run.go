@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 	"github.com/hfload/hfload/sorter"
@@ -59,8 +60,9 @@ type RunSpec struct {
 	Memory      int64           // hard budget of the sorter (bytes); default 1 GiB
 	MaxFileSize int64           // roll files at this size, at row boundaries; default 10 GiB
 	Duplicates  DuplicatePolicy // default error
-	// Combine, when set, folds cells with equal keys (aggregation); it replaces the duplicates policy.
-	Combine func(dst, a, b []byte) []byte
+	// Combine, when set, folds the values of cells with equal keys (aggregation); it replaces the
+	// duplicates policy.
+	Combine sorter.CombineFunc
 	// CombineErr reports an error Combine could not return (long overflow, ...): it fails the run.
 	CombineErr func() error
 	// FoldSeqLast: a folded cell carries the seq of its last input (needed when Combine keeps the last).
@@ -162,7 +164,8 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: sortBudget, TempDir: spec.TempDir, Parallelism: workers})
+	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: sortBudget, TempDir: spec.TempDir, Parallelism: workers,
+		Dict: spec.Mapping.Dict()})
 	if err != nil {
 		return nil, fmt.Errorf("run: sorter: %w", err)
 	}
@@ -209,8 +212,8 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	if spec.SplitSample > 0 {
 		sampler = partition.NewSampler(splitSampleKeys, 1)
 	}
-	// The sink groups each batch's cells by sorter (a counting sort of cell indexes) and adds each group
-	// under one lock acquisition. Scratch slices are reused across batches through a sync.Pool.
+	// The sink groups each batch's records by sorter (a counting sort of record indexes) and adds each
+	// group under one lock acquisition. Scratch slices are reused across batches through a sync.Pool.
 	var scratch sync.Pool
 	sink := func(cb *pipeline.CellBatch) error {
 		sc, _ := scratch.Get().(*sinkScratch)
@@ -218,36 +221,31 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 			sc = &sinkScratch{}
 		}
 		defer scratch.Put(sc)
-		// The sorter takes KeyValues: expand the batch's records into them (cells in emission order).
-		var err error
-		if sc.kv, sc.kvRefs, err = cb.KeyValues(sc.kv[:0], sc.kvRefs[:0]); err != nil {
-			return err
-		}
-		buf, cells := sc.kv, sc.kvRefs
+		refs := cb.Records
 		sc.target = sc.target[:0]
 		sc.count = resized(sc.count, len(sorters)+1)
 		famBytes := resized(sc.famBytes, nf)
 		var sampleRow []byte
 		var sampleBytes int64
-		for i := range cells {
-			c := &cells[i]
-			t := int(c.Family)
+		for i := range refs {
+			r := &refs[i]
+			t := int(r.Family)
 			if regions > 1 {
-				kv := buf[c.Off : c.Off+c.Len]
-				t += splits.Region(hfilewriter.Key(hfilewriter.KVKey(kv)).Row()) * nf
+				t += splits.Region(cellrec.Row(cb.Record(i))) * nf
 			} else if sampler != nil {
-				row := hfilewriter.Key(hfilewriter.KVKey(buf[c.Off : c.Off+c.Len])).Row()
+				// Once per run of records of one row, with the bytes of the KeyValues they stand for.
+				row := cellrec.Row(cb.Record(i))
 				if sampleRow == nil || !bytes.Equal(row, sampleRow) {
 					if sampleRow != nil {
 						sampler.Add(sampleRow, sampleBytes)
 					}
 					sampleRow, sampleBytes = row, 0
 				}
-				sampleBytes += int64(c.Len)
+				sampleBytes += int64(r.KVBytes)
 			}
 			sc.target = append(sc.target, int32(t))
 			sc.count[t+1]++
-			famBytes[c.Family] += int64(c.Len)
+			famBytes[r.Family] += int64(r.KVBytes)
 		}
 		if sampleRow != nil {
 			sampler.Add(sampleRow, sampleBytes)
@@ -255,15 +253,14 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		for t := 1; t < len(sc.count); t++ {
 			sc.count[t] += sc.count[t-1]
 		}
-		if cap(sc.recs) < len(cells) {
-			sc.recs = make([]sorter.Record, len(cells))
+		if cap(sc.recs) < len(refs) {
+			sc.recs = make([]sorter.Record, len(refs))
 		}
-		recs := sc.recs[:len(cells)]
+		recs := sc.recs[:len(refs)]
 		next := append(sc.next[:0], sc.count[:len(sorters)]...)
-		for i := range cells {
-			c := &cells[i]
+		for i := range refs {
 			t := sc.target[i]
-			recs[next[t]] = sorter.Record{KV: buf[c.Off : c.Off+c.Len : c.Off+c.Len], Seq: c.Seq}
+			recs[next[t]] = sorter.Record{Rec: cb.Record(i), Seq: refs[i].Seq}
 			next[t]++
 		}
 		sc.next = next
@@ -278,7 +275,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 			familyBytes[f].Add(n)
 		}
 		sc.famBytes = famBytes
-		clear(recs) // drop references to the KeyValue buffer
+		clear(recs) // drop references to the batch buffer
 		return nil
 	}
 	popts := spec.Pipeline
@@ -294,7 +291,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	for i := range familyBytes {
 		total += familyBytes[i].Load()
 	}
-	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(),
+	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(), dict: pool.Dict(),
 		verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if spec.Progress != nil {
 		out.progress = spec.Progress
@@ -342,8 +339,6 @@ type sinkScratch struct {
 	next     []int
 	recs     []sorter.Record
 	famBytes []int64
-	kv       []byte // the batch's cells as KeyValues (CellBatch.KeyValues)
-	kvRefs   []pipeline.KVRef
 }
 
 // resized returns s with length n, all zero, reusing its array when it is large enough.
