@@ -77,6 +77,10 @@ type RunSpec struct {
 	TempDir string
 	// SourceTask is stored as BULKLOAD_SOURCE_TASK.
 	SourceTask string
+	// FingerprintInputs makes Load stat and checksum every input file (LoadResult.Inputs) while it
+	// writes HFiles, once the inputs have been read: the manifest's input list without a serial pass
+	// over the inputs after the load.
+	FingerprintInputs bool
 	// Progress receives progress events; nil = none. It is called from several goroutines.
 	Progress func(Progress)
 }
@@ -95,9 +99,10 @@ type Progress struct {
 // LoadResult is what Load produced in the staging directory.
 type LoadResult struct {
 	Counts      pipeline.Counts
-	Cells       int64 // cells written to HFiles
-	RowsWritten int64 // distinct rows per file, summed
-	Duplicates  int64 // cells with a key equal to another cell's key (all policies count them)
+	Inputs      []InputFile // with FingerprintInputs: every input's size, mtime and checksum
+	Cells       int64       // cells written to HFiles
+	RowsWritten int64       // distinct rows per file, summed
+	Duplicates  int64       // cells with a key equal to another cell's key (all policies count them)
 	DupExamples []string
 	Splits      partition.Splits // the region boundaries in force (computed ones with SplitSample)
 	Files       []FileResult
@@ -285,8 +290,17 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		return res, err
 	}
 
-	// Phase 2: merge each stream and write HFiles.
+	// Phase 2: merge each stream and write HFiles, while the inputs are checksummed for the manifest.
 	res.ReadTime = time.Since(start)
+	var fpDone chan error
+	if spec.FingerprintInputs {
+		fpDone = make(chan error, 1)
+		go func() {
+			var err error
+			res.Inputs, err = fingerprintInputs(ctx, spec.Inputs)
+			fpDone <- err
+		}()
+	}
 	var total int64
 	for i := range familyBytes {
 		total += familyBytes[i].Load()
@@ -309,6 +323,11 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		err = verr
 	}
 	res.VerifyWait = time.Since(waitStart)
+	if fpDone != nil {
+		if ferr := <-fpDone; err == nil {
+			err = ferr
+		}
+	}
 	res.Splits = splits
 	res.Files = out.files
 	for _, f := range out.files {
@@ -330,6 +349,23 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 			ErrDuplicates, res.Duplicates, res.DupExamples)
 	}
 	return res, nil
+}
+
+// fingerprintInputs stats and checksums the inputs (standard input is listed with size -1).
+func fingerprintInputs(ctx context.Context, inputs []pipeline.Input) ([]InputFile, error) {
+	out := make([]InputFile, 0, len(inputs))
+	for _, in := range inputs {
+		if in.Path == "-" {
+			out = append(out, InputFile{Path: "-", Size: -1})
+			continue
+		}
+		fp, err := Fingerprint(ctx, in.Path, true)
+		if err != nil {
+			return nil, fmt.Errorf("%w: fingerprint %s: %w", ErrIO, in.Path, err)
+		}
+		out = append(out, fp)
+	}
+	return out, nil
 }
 
 // sinkScratch holds the per-batch grouping buffers of Load's sink.
