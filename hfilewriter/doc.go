@@ -47,13 +47,18 @@
 //	w, err := hfilewriter.NewWriter(f, opts)
 //	...
 //	for each cell in HBase order {
-//		kv = hfilewriter.AppendKeyValue(kv[:0], row, family, qualifier, ts, hfilewriter.TypePut, value)
-//		if err := w.AppendKeyValue(kv); err != nil { ... } // out of order, duplicate, too big
+//		err := w.AppendParts(row, family, qualifier, ts, hfilewriter.TypePut, value, nil)
+//		if err != nil { ... } // out of order, duplicate, other family, too big
 //	}
 //	err = w.Close() // writes index, file info, blooms, trailer; does not close f
 //
-// Append takes a *Cell (with tags and a sequence id if the file carries them); AppendFileInfo adds
-// metadata such as MAX_SEQ_ID_KEY before Close.
+// AppendParts is the hot path: the writer keeps the previous cell as parts, so a cell of the same
+// row costs one row comparison, and (without data block encoding) writes the cell's KeyValue bytes
+// straight into the data block; flat keys are built only at block boundaries and on Close.
+// Append takes a *Cell (with tags and a sequence id if the file carries them) and AppendKeyValue a
+// KeyValue record (as built by the AppendKeyValue function); all three share one write path, with
+// the same checks and the same bytes. AppendFileInfo adds metadata such as MAX_SEQ_ID_KEY before
+// Close.
 //
 // The writer streams: it holds only the current data block, the pending index entries and the
 // current bloom chunk, so memory stays flat whatever the file size. EstimatedSize tells a caller

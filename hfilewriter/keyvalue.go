@@ -72,7 +72,7 @@ func ParseType(s string) (Type, error) {
 }
 
 // Cell is one HBase cell. It is the convenience form used by tests, the CLI and the reader;
-// the hot path works on KeyValue bytes (see AppendKeyValue) and never builds Cells.
+// the hot path (Writer.AppendParts) takes a cell's parts and never builds Cells.
 type Cell struct {
 	Row       []byte
 	Family    []byte
@@ -95,23 +95,30 @@ func (c *Cell) Key() []byte {
 }
 
 // Validate checks the format's size limits.
-func (c *Cell) Validate() error {
-	if len(c.Row) > MaxRowLength {
-		return fmt.Errorf("row of %d bytes exceeds HBase's limit of %d", len(c.Row), MaxRowLength)
+func (c *Cell) Validate() error { return validateCellSizes(c.Row, c.Family, c.Tags) }
+
+func validateCellSizes(row, family, tags []byte) error {
+	if len(row) > MaxRowLength {
+		return fmt.Errorf("row of %d bytes exceeds HBase's limit of %d", len(row), MaxRowLength)
 	}
-	if len(c.Family) > MaxFamilyLength {
-		return fmt.Errorf("family of %d bytes exceeds HBase's limit of %d", len(c.Family), MaxFamilyLength)
+	if len(family) > MaxFamilyLength {
+		return fmt.Errorf("family of %d bytes exceeds HBase's limit of %d", len(family), MaxFamilyLength)
 	}
-	if len(c.Tags) > MaxTagsLength {
-		return fmt.Errorf("tags of %d bytes exceed HBase's limit of %d", len(c.Tags), MaxTagsLength)
+	if len(tags) > MaxTagsLength {
+		return fmt.Errorf("tags of %d bytes exceed HBase's limit of %d", len(tags), MaxTagsLength)
 	}
 	return nil
 }
 
 // String formats the cell like HBase's KeyValue.toString: row/family:qualifier/ts/type/vlen=N/seqid=S.
 func (c *Cell) String() string {
-	return fmt.Sprintf("%s/%s:%s/%d/%s/vlen=%d/seqid=%d", ToStringBinary(c.Row), ToStringBinary(c.Family),
-		ToStringBinary(c.Qualifier), c.Timestamp, c.Type, len(c.Value), c.SeqID)
+	return formatCell(c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, len(c.Value), c.SeqID)
+}
+
+// formatCell formats a cell given by its parts as Cell.String does.
+func formatCell(row, family, qualifier []byte, ts int64, typ Type, valueLen int, seq uint64) string {
+	return fmt.Sprintf("%s/%s:%s/%d/%s/vlen=%d/seqid=%d", ToStringBinary(row), ToStringBinary(family),
+		ToStringBinary(qualifier), ts, typ, valueLen, seq)
 }
 
 // AppendKey appends the flat KeyValue key (§2.1 of the format spec) to dst:
@@ -214,13 +221,17 @@ func (k Key) String() string {
 	if !k.Valid() {
 		return fmt.Sprintf("<invalid key %s>", ToStringBinary(k))
 	}
-	ts := k.Timestamp()
+	return formatKey(k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type())
+}
+
+// formatKey formats a key given by its parts as Key.String does.
+func formatKey(row, family, qualifier []byte, ts int64, typ Type) string {
 	tss := fmt.Sprint(ts)
 	if ts == LatestTimestamp {
 		tss = "LATEST_TIMESTAMP"
 	}
-	return fmt.Sprintf("%s/%s:%s/%s/%s", ToStringBinary(k.Row()), ToStringBinary(k.Family()),
-		ToStringBinary(k.Qualifier()), tss, k.Type())
+	return fmt.Sprintf("%s/%s:%s/%s/%s", ToStringBinary(row), ToStringBinary(family),
+		ToStringBinary(qualifier), tss, typ)
 }
 
 // CellFromKey fills a Cell from a flat key and a value (sharing their bytes).

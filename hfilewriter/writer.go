@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -49,7 +50,11 @@ type Writer struct {
 	prevLastKey  []byte // last key of the previous data block
 	hasPrevBlock bool
 
-	lastKey  []byte
+	// The last cell appended, as parts (its family is family).
+	lastRow  []byte
+	lastQual []byte
+	lastTs   int64
+	lastType Type
 	firstKey []byte
 	family   []byte
 
@@ -78,8 +83,8 @@ type Writer struct {
 	userInfo writeFileInfoMap // AppendFileInfo entries
 
 	scratch []byte // bloom keys, index keys
+	keyBuf  []byte // flat key of the cell being encoded (data block encoders)
 	aux     []byte // inline / load-on-open block assembly
-	cellBuf []byte // Append's KeyValue record
 }
 
 // NewWriter returns a Writer that writes an HFile to w. Nothing is written until the first data
@@ -136,33 +141,20 @@ func (w *Writer) Append(c *Cell) error {
 	if c == nil {
 		return errors.New("hfilewriter: nil cell")
 	}
-	if err := c.Validate(); err != nil {
-		return fmt.Errorf("hfilewriter: cell %s: %w", c, err)
-	}
-	if len(c.Tags) > 0 && !w.tags {
-		return fmt.Errorf("hfilewriter: cell %s has tags but the file is written without tags (tags need HFile v3 without NoTags)", c)
-	}
-	if err := checkTags(c.Tags); err != nil {
-		return fmt.Errorf("hfilewriter: cell %s: %w", c, err)
-	}
-	if c.SeqID != 0 && !w.mvcc {
-		return fmt.Errorf("hfilewriter: cell %s has a sequence id but the file is written without MVCC", c)
-	}
-	if c.SeqID > math.MaxInt64 {
-		return fmt.Errorf("hfilewriter: cell %s: sequence id out of range", c)
-	}
-	w.cellBuf = AppendCellKeyValue(w.cellBuf[:0], c)
-	return w.append(w.cellBuf, c.Tags, c.SeqID)
+	return w.appendCell(c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value, c.Tags, c.SeqID)
+}
+
+// AppendParts adds a cell given by its parts, as Append does (same checks, same bytes), without
+// building a Cell or a KeyValue first. tags may be nil. It is the hot path: it does not allocate
+// in the steady state and does not retain its arguments; consecutive cells of one row cost least.
+func (w *Writer) AppendParts(row, family, qualifier []byte, ts int64, typ Type, value, tags []byte) error {
+	return w.appendCell(row, family, qualifier, ts, typ, value, tags, 0)
 }
 
 // AppendKeyValue adds a KeyValue record (int32 keyLen | int32 valueLen | key | value, as built by
-// AppendKeyValue) with no tags and sequence id 0. It is the hot path: it does not allocate in the
-// steady state and does not retain kv.
+// AppendKeyValue) with no tags and sequence id 0. It splits the record into its parts and takes
+// the path of AppendParts; it does not allocate in the steady state and does not retain kv.
 func (w *Writer) AppendKeyValue(kv []byte) error {
-	return w.append(kv, nil, 0)
-}
-
-func (w *Writer) append(kv, tags []byte, seq uint64) error {
 	if w.done {
 		return ErrWriterClosed
 	}
@@ -177,31 +169,109 @@ func (w *Writer) append(kv, tags []byte, seq uint64) error {
 	if !k.Valid() {
 		return fmt.Errorf("hfilewriter: malformed key %s", ToStringBinary(key))
 	}
-	if len(k.Family()) > MaxFamilyLength {
-		return fmt.Errorf("hfilewriter: key %s: family of %d bytes exceeds HBase's limit of %d", k, len(k.Family()), MaxFamilyLength)
+	rl := int(binary.BigEndian.Uint16(key))
+	fl := int(key[2+rl])
+	if fl > MaxFamilyLength {
+		return fmt.Errorf("hfilewriter: key %s: family of %d bytes exceeds HBase's limit of %d", k, fl, MaxFamilyLength)
 	}
-	switch k.Type() {
+	return w.appendCell(key[2:2+rl], key[3+rl:3+rl+fl], key[3+rl+fl:len(key)-9],
+		int64(binary.BigEndian.Uint64(key[len(key)-9:])), Type(key[len(key)-1]), value, nil, 0)
+}
+
+// maxCellColumnAndValue bounds len(qualifier)+len(value) so that a cell's KeyValue record
+// (int32 lengths, at most Integer.MAX_VALUE bytes in all) stays representable.
+const maxCellColumnAndValue = math.MaxInt32 - 8 - KeyInfrastructureSize - MaxRowLength - MaxFamilyLength - 2 - MaxTagsLength
+
+// checkCell makes the checks that only cells given by parts need (a KeyValue record cannot fail
+// them): size limits, and tags and sequence id against the file's settings. Errors name the cell
+// as Cell.String does.
+func (w *Writer) checkCell(row, family, qualifier []byte, ts int64, typ Type, value, tags []byte, seq uint64) error {
+	if err := validateCellSizes(row, family, tags); err != nil {
+		return fmt.Errorf("hfilewriter: cell %s: %w", formatCell(row, family, qualifier, ts, typ, len(value), seq), err)
+	}
+	if len(tags) > 0 && !w.tags {
+		return fmt.Errorf("hfilewriter: cell %s has tags but the file is written without tags (tags need HFile v3 without NoTags)",
+			formatCell(row, family, qualifier, ts, typ, len(value), seq))
+	}
+	if err := checkTags(tags); err != nil {
+		return fmt.Errorf("hfilewriter: cell %s: %w", formatCell(row, family, qualifier, ts, typ, len(value), seq), err)
+	}
+	if seq != 0 && !w.mvcc {
+		return fmt.Errorf("hfilewriter: cell %s has a sequence id but the file is written without MVCC",
+			formatCell(row, family, qualifier, ts, typ, len(value), seq))
+	}
+	if seq > math.MaxInt64 {
+		return fmt.Errorf("hfilewriter: cell %s: sequence id out of range", formatCell(row, family, qualifier, ts, typ, len(value), seq))
+	}
+	if n := uint64(len(qualifier)) + uint64(len(value)); n > maxCellColumnAndValue {
+		return fmt.Errorf("hfilewriter: cell %s: qualifier and value of %d bytes exceed the KeyValue format's limit of %d",
+			formatCell(row, family, qualifier, ts, typ, len(value), seq), n, uint64(maxCellColumnAndValue))
+	}
+	return nil
+}
+
+// appendCell is the one write path of Append, AppendParts and AppendKeyValue. The previous cell
+// is kept as parts (lastRow, family, lastQual, lastTs, lastType): a cell of the same row costs a
+// row comparison and a qualifier copy; the row is copied and added to a ROW bloom only when it
+// changes. Flat keys are built only where HBase stores them: first key of a block and last key
+// of the previous block (index entries), keys of encoded cells (in a reused buffer), the biggest
+// cell, and on demand for Stats and Close.
+func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, value, tags []byte, seq uint64) error {
+	// Checks a KeyValue record passes by construction (AppendKeyValue makes its own); the common
+	// cell (small, no tags, sequence id 0) passes them in one comparison chain.
+	if len(row) > MaxRowLength || len(family) > MaxFamilyLength || len(tags) != 0 || seq != 0 ||
+		uint64(len(qualifier))+uint64(len(value)) > maxCellColumnAndValue {
+		if err := w.checkCell(row, family, qualifier, ts, typ, value, tags, seq); err != nil {
+			return err
+		}
+	}
+	if w.done {
+		return ErrWriterClosed
+	}
+	if w.err != nil {
+		return w.err
+	}
+	switch typ {
 	case TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion:
 	default:
-		return fmt.Errorf("hfilewriter: key %s has type %s, which cannot be stored", k, k.Type())
+		return fmt.Errorf("hfilewriter: key %s has type %s, which cannot be stored", formatKey(row, family, qualifier, ts, typ), typ)
 	}
+	// Order against the previous cell, as CompareKeys orders flat keys (row, family, qualifier
+	// ascending, timestamp and type descending; stored types are never Minimum).
+	newRow, newCol := true, true
 	if w.entries > 0 {
-		c := CompareKeys(w.lastKey, key)
-		if c > 0 {
-			return fmt.Errorf("hfilewriter: key out of order: %s sorts before the previous key %s", k, Key(w.lastKey))
+		// Equality first: the same row and the file's family are the common case.
+		c, sameFamily := 0, equalShort(family, w.family)
+		if bytes.Equal(row, w.lastRow) {
+			newRow = false
+			if !sameFamily {
+				c = bytes.Compare(family, w.family)
+			} else if c = bytes.Compare(qualifier, w.lastQual); c == 0 {
+				newCol = false
+				c = compareTsTypeParts(ts, typ, w.lastTs, w.lastType)
+			}
+		} else {
+			c = bytes.Compare(row, w.lastRow)
+		}
+		if c < 0 {
+			return fmt.Errorf("hfilewriter: key out of order: %s sorts before the previous key %s",
+				formatKey(row, family, qualifier, ts, typ), w.lastKeyString())
 		}
 		if c == 0 && !w.opts.AllowDuplicateKeys {
-			return fmt.Errorf("hfilewriter: duplicate key: %s equals the previous key %s", k, Key(w.lastKey))
+			return fmt.Errorf("hfilewriter: duplicate key: %s equals the previous key %s",
+				formatKey(row, family, qualifier, ts, typ), w.lastKeyString())
 		}
-		if !bytes.Equal(k.Family(), w.family) {
+		if !sameFamily {
 			return fmt.Errorf("hfilewriter: key %s has family %q but the file holds family %q (one family per HFile)",
-				k, ToStringBinary(k.Family()), ToStringBinary(w.family))
+				formatKey(row, family, qualifier, ts, typ), ToStringBinary(family), ToStringBinary(w.family))
 		}
 	}
 
 	// Blooms first, as StoreFileWriter.append does (a full chunk is enqueued here and written at
 	// the next data block boundary).
-	w.addToBlooms(k)
+	if newCol || typ == TypeDeleteFamily || typ == TypeDeleteFamilyVersion { // newRow implies newCol
+		w.addToBlooms(row, family, qualifier, typ, newRow, newCol)
+	}
 
 	// Data block boundary (HFileWriterImpl.checkBlockBoundary).
 	if w.blkOpen && (w.blkUnencoded >= w.opts.BlockSize || w.blkEncoded >= w.opts.BlockSize) {
@@ -217,16 +287,24 @@ func (w *Writer) append(kv, tags []byte, seq uint64) error {
 	}
 
 	// Encode the cell.
+	klen := KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
 	before := len(w.blk)
-	unencoded := 8 + len(key) + len(value)
+	unencoded := 8 + klen + len(value)
 	if w.enc == nil {
-		w.blk = append(w.blk, kv...)
+		// keyLength | valueLength | key | value written straight into the block.
+		b := slices.Grow(w.blk, unencoded+2+len(tags)+binary.MaxVarintLen64)
+		b = b[:before+unencoded]
+		putKeyValue(b[before:], klen, row, family, qualifier, ts, typ, value)
 		if w.tags {
-			w.blk = binary.BigEndian.AppendUint16(w.blk, uint16(len(tags)))
-			w.blk = append(w.blk, tags...)
+			b = binary.BigEndian.AppendUint16(b, uint16(len(tags)))
+			if len(tags) > 0 {
+				b = append(b, tags...)
+			}
 		}
+		w.blk = b
 	} else {
-		w.blk = w.enc.encode(w.blk, key, value)
+		w.keyBuf = AppendKey(w.keyBuf[:0], row, family, qualifier, ts, typ)
+		w.blk = w.enc.encode(w.blk, w.keyBuf, value)
 		if w.tags {
 			w.blk = binary.AppendUvarint(w.blk, uint64(len(tags)))
 			w.blk = append(w.blk, tags...)
@@ -248,25 +326,31 @@ func (w *Writer) append(kv, tags []byte, seq uint64) error {
 	w.blkEncoded += len(w.blk) - before
 
 	// Statistics (HFileWriterImpl.append, StoreFileWriter.trackTimestamps).
-	w.totalKeyLen += int64(len(key))
+	w.totalKeyLen += int64(klen)
 	w.totalValueLen += int64(len(value))
-	cellSize := int64(12 + len(key) + len(value))
+	cellSize := int64(12 + klen + len(value))
 	if len(tags) > 0 {
 		cellSize += int64(2 + len(tags))
 	}
 	if w.lenBiggest < cellSize {
 		w.lenBiggest = cellSize
-		w.keyBiggest = append(w.keyBiggest[:0], key...)
+		w.keyBiggest = AppendKey(w.keyBiggest[:0], row, family, qualifier, ts, typ)
 	}
 	if !w.blkHasFirst {
-		w.blkFirstKey = append(w.blkFirstKey[:0], key...)
+		w.blkFirstKey = AppendKey(w.blkFirstKey[:0], row, family, qualifier, ts, typ)
 		w.blkHasFirst = true
 	}
 	if w.entries == 0 {
-		w.firstKey = append([]byte(nil), key...)
-		w.family = append([]byte(nil), k.Family()...)
+		w.firstKey = AppendKey(nil, row, family, qualifier, ts, typ)
+		w.family = append([]byte(nil), family...)
 	}
-	w.lastKey = append(w.lastKey[:0], key...)
+	if newRow {
+		w.lastRow = append(w.lastRow[:0], row...)
+	}
+	if newCol {
+		w.lastQual = append(w.lastQual[:0], qualifier...)
+	}
+	w.lastTs, w.lastType = ts, typ
 	w.entries++
 	if seq > w.maxSeq {
 		w.maxSeq = seq
@@ -274,7 +358,6 @@ func (w *Writer) append(kv, tags []byte, seq uint64) error {
 	if len(tags) > w.maxTagsLen {
 		w.maxTagsLen = len(tags)
 	}
-	ts, typ := k.Timestamp(), k.Type()
 	if typ == TypePut && ts < w.earliestPut {
 		w.earliestPut = ts
 	}
@@ -283,6 +366,64 @@ func (w *Writer) append(kv, tags []byte, seq uint64) error {
 		w.includeTimestamp(0)
 	}
 	return nil
+}
+
+// putKeyValue writes the KeyValue record keyLength | valueLength | key | value into p, which has
+// exactly its length; klen is the key length.
+func putKeyValue(p []byte, klen int, row, family, qualifier []byte, ts int64, typ Type, value []byte) {
+	binary.BigEndian.PutUint32(p, uint32(klen))
+	binary.BigEndian.PutUint32(p[4:], uint32(len(value)))
+	binary.BigEndian.PutUint16(p[8:], uint16(len(row)))
+	i := 10 + copy(p[10:], row)
+	p[i] = byte(len(family))
+	i++
+	for _, c := range family { // a byte or two: cheaper than a call to memmove
+		p[i] = c
+		i++
+	}
+	i += copy(p[i:], qualifier)
+	binary.BigEndian.PutUint64(p[i:], uint64(ts))
+	p[i+8] = byte(typ)
+	copy(p[i+9:], value)
+}
+
+// equalShort is bytes.Equal for a few bytes (a family), without a call to the runtime.
+func equalShort(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// compareTsTypeParts orders two cells of the same column: timestamp descending, then type
+// descending (compareTsType on parts).
+func compareTsTypeParts(ats int64, at Type, bts int64, bt Type) int {
+	switch {
+	case ats > bts:
+		return -1
+	case ats < bts:
+		return 1
+	case at > bt:
+		return -1
+	case at < bt:
+		return 1
+	}
+	return 0
+}
+
+// appendLastKey appends the flat key of the last cell appended (entries > 0).
+func (w *Writer) appendLastKey(dst []byte) []byte {
+	return AppendKey(dst, w.lastRow, w.family, w.lastQual, w.lastTs, w.lastType)
+}
+
+// lastKeyString formats the last cell's key for error messages.
+func (w *Writer) lastKeyString() string {
+	return formatKey(w.lastRow, w.family, w.lastQual, w.lastTs, w.lastType)
 }
 
 func (w *Writer) includeTimestamp(ts int64) {
@@ -295,35 +436,25 @@ func (w *Writer) includeTimestamp(ts int64) {
 }
 
 // addToBlooms feeds the general and delete-family blooms (RowBloomContext / RowColBloomContext:
-// a key is added only when it differs from the previous bloom key).
-func (w *Writer) addToBlooms(k Key) {
+// a key is added only when it differs from the previous bloom key, i.e. when the row, or for
+// ROWCOL the column, changes; the family never changes within a file).
+func (w *Writer) addToBlooms(row, family, qualifier []byte, typ Type, newRow, newCol bool) {
 	if w.bloom != nil {
-		newKey := w.entries == 0
-		if !newKey {
-			last := Key(w.lastKey)
-			newKey = !bytes.Equal(last.Row(), k.Row())
-			if !newKey && w.opts.Bloom == BloomRowCol {
-				newKey = !bytes.Equal(last.Family(), k.Family()) || !bytes.Equal(last.Qualifier(), k.Qualifier())
-			}
-		}
-		if newKey {
-			if w.opts.Bloom == BloomRowCol {
+		if w.opts.Bloom == BloomRowCol {
+			if newCol {
 				// Hashed: (row, empty family, qualifier, LATEST, Maximum); chunk key: firstOnRowCol.
-				row, q := k.Row(), k.Qualifier()
-				w.scratch = AppendKey(w.scratch[:0], row, nil, q, LatestTimestamp, TypeMaximum)
+				w.scratch = AppendKey(w.scratch[:0], row, nil, qualifier, LatestTimestamp, TypeMaximum)
 				hashLen := len(w.scratch)
-				w.scratch = AppendKey(w.scratch, row, k.Family(), q, LatestTimestamp, TypeMaximum)
+				w.scratch = AppendKey(w.scratch, row, family, qualifier, LatestTimestamp, TypeMaximum)
 				w.bloom.add(w.scratch[:hashLen], w.scratch[hashLen:])
-			} else {
-				row := k.Row()
-				w.bloom.add(row, row)
 			}
+		} else if newRow {
+			w.bloom.add(row, row)
 		}
 	}
-	if typ := k.Type(); typ == TypeDeleteFamily || typ == TypeDeleteFamilyVersion {
+	if typ == TypeDeleteFamily || typ == TypeDeleteFamilyVersion {
 		w.deleteFamilies++
 		if w.dfBloom != nil {
-			row := k.Row()
 			if !w.dfHas || !bytes.Equal(w.dfRow, row) {
 				w.dfBloom.add(row, row)
 				w.dfRow = append(w.dfRow[:0], row...)
@@ -339,6 +470,10 @@ func (w *Writer) fail(err error) error {
 }
 
 func (w *Writer) newDataBlock() {
+	if w.entries > 0 {
+		w.prevLastKey = w.appendLastKey(w.prevLastKey[:0])
+		w.hasPrevBlock = true
+	}
 	w.blk = w.blk[:BlockHeaderSize]
 	if w.enc != nil {
 		w.blk = w.enc.start(w.blk)
@@ -347,10 +482,6 @@ func (w *Writer) newDataBlock() {
 	w.blkUnencoded = 0
 	w.blkEncoded = 0
 	w.blkHasFirst = false
-	if w.entries > 0 {
-		w.prevLastKey = append(w.prevLastKey[:0], w.lastKey...)
-		w.hasPrevBlock = true
-	}
 }
 
 // finishDataBlock writes the current data block and adds its index entry.
@@ -540,11 +671,10 @@ func (w *Writer) fileInfo() *writeFileInfoMap {
 	// StoreFileWriter.close: general bloom, delete-family count, historical.
 	if w.bloom != nil && w.bloom.totalKeys > 0 {
 		fi.put(FileInfoBloomType, []byte(w.opts.Bloom.String()))
-		last := Key(w.lastKey)
 		if w.opts.Bloom == BloomRowCol {
-			fi.put(FileInfoLastBloomKey, AppendKey(nil, last.Row(), last.Family(), last.Qualifier(), LatestTimestamp, TypeMaximum))
+			fi.put(FileInfoLastBloomKey, AppendKey(nil, w.lastRow, w.family, w.lastQual, LatestTimestamp, TypeMaximum))
 		} else {
-			fi.put(FileInfoLastBloomKey, append([]byte(nil), last.Row()...))
+			fi.put(FileInfoLastBloomKey, append([]byte(nil), w.lastRow...))
 		}
 	}
 	fi.putInt64(FileInfoDeleteFamilyCnt, w.deleteFamilies)
@@ -568,7 +698,7 @@ func (w *Writer) fileInfo() *writeFileInfoMap {
 		fi.putInt32(FileInfoKeyValueVersion, 1)
 	}
 	if w.entries > 0 {
-		fi.put(FileInfoLastKey, append([]byte(nil), w.lastKey...))
+		fi.put(FileInfoLastKey, w.appendLastKey(nil))
 	}
 	var avgKey, avgValue int32
 	if w.entries > 0 {
@@ -601,7 +731,7 @@ func (w *Writer) Stats() WriterStats {
 	}
 	if w.entries > 0 {
 		s.FirstKey = append([]byte(nil), w.firstKey...)
-		s.LastKey = append([]byte(nil), w.lastKey...)
+		s.LastKey = w.appendLastKey(nil)
 	}
 	if w.bloom != nil {
 		s.BloomKeys = w.bloom.totalKeys
@@ -638,7 +768,11 @@ func (w *Writer) EstimatedSize() int64 {
 		n += int64(bw.index.rootSize+len(bw.ready)*64+64) + blockOverhead // bloom meta
 	}
 	// Meta index, file info (two copies of a key plus fixed entries) and trailer.
-	n += blockOverhead + blockOverhead + 512 + 2*int64(len(w.lastKey))
+	lastKeyLen := 0
+	if w.entries > 0 {
+		lastKeyLen = KeyInfrastructureSize + len(w.lastRow) + len(w.family) + len(w.lastQual)
+	}
+	n += blockOverhead + blockOverhead + 512 + 2*int64(lastKeyLen)
 	if w.opts.FormatVersion == 2 {
 		return n + TrailerSizeV2
 	}

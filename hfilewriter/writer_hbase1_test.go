@@ -143,7 +143,7 @@ type writerTestBlock struct {
 
 // writerTestScannedBlocks walks the scanned block section from offset 0 and returns its blocks
 // with decompressed payloads.
-func writerTestScannedBlocks(t *testing.T, file []byte, comp Compression) []writerTestBlock {
+func writerTestScannedBlocks(t testing.TB, file []byte, comp Compression) []writerTestBlock {
 	t.Helper()
 	var out []writerTestBlock
 	for off := int64(0); off+BlockHeaderSize <= int64(len(file)); {
