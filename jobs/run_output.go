@@ -332,7 +332,6 @@ type fileWriter struct {
 	rows    int64 // distinct rows in the current file
 
 	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
-	kv                   []byte
 }
 
 func (o *outputWriter) newFileWriter(region, fam int, start, end []byte) *fileWriter {
@@ -420,15 +419,13 @@ func (fw *fileWriter) append(h *cellrec.Header, q, v []byte) error {
 // pipeline.Mapping.CellTags), which are split off and written as the cell's tags.
 func (fw *fileWriter) appendCell(h *cellrec.Header, q, v []byte) error {
 	if !fw.o.tagged {
-		fw.kv = cellrec.AppendKeyValue(fw.kv[:0], h, q, v)
-		return fw.w.AppendKeyValue(fw.kv)
+		return fw.w.AppendParts(h.Row, h.Family, q, h.TS, h.Type, v, nil)
 	}
 	value, tags, err := pipeline.SplitTaggedValue(v)
 	if err != nil {
 		return err
 	}
-	c := hfilewriter.Cell{Row: h.Row, Family: h.Family, Qualifier: q, Timestamp: h.TS, Type: h.Type, Value: value, Tags: tags}
-	return fw.w.Append(&c)
+	return fw.w.AppendParts(h.Row, h.Family, q, h.TS, h.Type, value, tags)
 }
 
 // publish adds the locally counted cells and bytes to the shared totals and reports progress.
