@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/pipeline"
 	"github.com/hfload/hfload/sorter"
 )
@@ -328,28 +329,28 @@ func (a *Aggregation) Apply(spec *RunSpec) {
 	}
 }
 
-// Combine folds two KeyValue records with equal keys (a earlier) into dst[:0] with the first rule
-// that matches their family and qualifier; records no rule covers follow the duplicates policy.
-func (a *Aggregation) Combine(dst, x, y []byte) []byte {
-	k := hfilewriter.Key(hfilewriter.KVKey(x))
-	fam, qual := k.Family(), k.Qualifier()
+// Combine folds the values of two cells with equal keys (a's earlier) into dst with the first rule that
+// matches their family and qualifier (a sorter.CombineFunc); cells no rule covers follow the duplicates
+// policy.
+func (a *Aggregation) Combine(dst []byte, h *cellrec.Header, qual, x, y []byte) []byte {
 	for i := range a.rules {
-		if a.rules[i].matches(fam, qual) {
-			return a.rules[i].agg.Combine(dst, x, y)
+		if a.rules[i].matches(h.Family, qual) {
+			return a.rules[i].agg.Combine(dst, h, qual, x, y)
 		}
 	}
 	switch a.dup {
 	case DuplicatesFirst:
-		return append(dst[:0], x...)
+		return append(dst, x...)
 	case DuplicatesLast:
-		return append(dst[:0], y...)
+		return append(dst, y...)
 	}
 	a.mu.Lock()
 	if a.err == nil {
-		a.err = fmt.Errorf("%w: key %s is not covered by any aggregate: rule (add one, or use --duplicates first|last)", ErrDuplicates, k)
+		a.err = fmt.Errorf("%w: key %s is not covered by any aggregate: rule (add one, or use --duplicates first|last)",
+			ErrDuplicates, hfilewriter.Key(cellrec.AppendKey(nil, h, qual)))
 	}
 	a.mu.Unlock()
-	return append(dst[:0], x...)
+	return append(dst, x...)
 }
 
 // Err returns the first error met while folding (a long overflow, a malformed value, a duplicate key no

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/gen"
 )
 
@@ -566,21 +567,21 @@ aggregate:
 	if err != nil {
 		b.Fatal(err)
 	}
-	x := hfilewriter.AppendKeyValue(nil, []byte("customer-0001day1"), []byte("d"), []byte("items"), testTS, hfilewriter.TypePut, []byte(be64(3)))
-	y := hfilewriter.AppendKeyValue(nil, []byte("customer-0001day1"), []byte("d"), []byte("items"), testTS, hfilewriter.TypePut, []byte(be64(4)))
+	h := cellrec.Header{Row: []byte("customer-0001day1"), Family: []byte("d"), TS: testTS, Type: hfilewriter.TypePut}
+	q, x, y := []byte("items"), []byte(be64(3)), []byte(be64(4))
 	dst := make([]byte, 0, 256)
 	b.Run("rules", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			dst = agg.Combine(dst, x, y)
+			dst = agg.Combine(dst[:0], &h, q, x, y)
 		}
 	})
 	b.Run("bare", func(b *testing.B) {
 		g := agg.rules[5].agg
 		for i := 0; i < b.N; i++ {
-			dst = g.Combine(dst, x, y)
+			dst = g.Combine(dst[:0], &h, q, x, y)
 		}
 	})
-	if err := agg.Err(); err != nil || string(hfilewriter.KVValue(dst)) != be64(7) {
-		b.Fatalf("fold = %x, err %v", hfilewriter.KVValue(dst), err)
+	if err := agg.Err(); err != nil || string(dst) != be64(7) {
+		b.Fatalf("fold = %x, err %v", dst, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 	"github.com/hfload/hfload/sorter"
@@ -59,8 +60,9 @@ type RunSpec struct {
 	Memory      int64           // hard budget of the sorter (bytes); default 1 GiB
 	MaxFileSize int64           // roll files at this size, at row boundaries; default 10 GiB
 	Duplicates  DuplicatePolicy // default error
-	// Combine, when set, folds cells with equal keys (aggregation); it replaces the duplicates policy.
-	Combine func(dst, a, b []byte) []byte
+	// Combine, when set, folds the values of cells with equal keys (aggregation); it replaces the
+	// duplicates policy.
+	Combine sorter.CombineFunc
 	// CombineErr reports an error Combine could not return (long overflow, ...): it fails the run.
 	CombineErr func() error
 	// FoldSeqLast: a folded cell carries the seq of its last input (needed when Combine keeps the last).
@@ -75,6 +77,10 @@ type RunSpec struct {
 	TempDir string
 	// SourceTask is stored as BULKLOAD_SOURCE_TASK.
 	SourceTask string
+	// FingerprintInputs makes Load stat and checksum every input file (LoadResult.Inputs) while it
+	// writes HFiles, once the inputs have been read: the manifest's input list without a serial pass
+	// over the inputs after the load.
+	FingerprintInputs bool
 	// Progress receives progress events; nil = none. It is called from several goroutines.
 	Progress func(Progress)
 }
@@ -93,9 +99,10 @@ type Progress struct {
 // LoadResult is what Load produced in the staging directory.
 type LoadResult struct {
 	Counts      pipeline.Counts
-	Cells       int64 // cells written to HFiles
-	RowsWritten int64 // distinct rows per file, summed
-	Duplicates  int64 // cells with a key equal to another cell's key (all policies count them)
+	Inputs      []InputFile // with FingerprintInputs: every input's size, mtime and checksum
+	Cells       int64       // cells written to HFiles
+	RowsWritten int64       // distinct rows per file, summed
+	Duplicates  int64       // cells with a key equal to another cell's key (all policies count them)
 	DupExamples []string
 	Splits      partition.Splits // the region boundaries in force (computed ones with SplitSample)
 	Files       []FileResult
@@ -162,7 +169,8 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: sortBudget, TempDir: spec.TempDir, Parallelism: workers})
+	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: sortBudget, TempDir: spec.TempDir, Parallelism: workers,
+		Dict: spec.Mapping.Dict()})
 	if err != nil {
 		return nil, fmt.Errorf("run: sorter: %w", err)
 	}
@@ -209,8 +217,8 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	if spec.SplitSample > 0 {
 		sampler = partition.NewSampler(splitSampleKeys, 1)
 	}
-	// The sink groups each batch's cells by sorter (a counting sort of cell indexes) and adds each group
-	// under one lock acquisition. Scratch slices are reused across batches through a sync.Pool.
+	// The sink groups each batch's records by sorter (a counting sort of record indexes) and adds each
+	// group under one lock acquisition. Scratch slices are reused across batches through a sync.Pool.
 	var scratch sync.Pool
 	sink := func(cb *pipeline.CellBatch) error {
 		sc, _ := scratch.Get().(*sinkScratch)
@@ -218,36 +226,31 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 			sc = &sinkScratch{}
 		}
 		defer scratch.Put(sc)
-		// The sorter takes KeyValues: expand the batch's records into them (cells in emission order).
-		var err error
-		if sc.kv, sc.kvRefs, err = cb.KeyValues(sc.kv[:0], sc.kvRefs[:0]); err != nil {
-			return err
-		}
-		buf, cells := sc.kv, sc.kvRefs
+		refs := cb.Records
 		sc.target = sc.target[:0]
 		sc.count = resized(sc.count, len(sorters)+1)
 		famBytes := resized(sc.famBytes, nf)
 		var sampleRow []byte
 		var sampleBytes int64
-		for i := range cells {
-			c := &cells[i]
-			t := int(c.Family)
+		for i := range refs {
+			r := &refs[i]
+			t := int(r.Family)
 			if regions > 1 {
-				kv := buf[c.Off : c.Off+c.Len]
-				t += splits.Region(hfilewriter.Key(hfilewriter.KVKey(kv)).Row()) * nf
+				t += splits.Region(cellrec.Row(cb.Record(i))) * nf
 			} else if sampler != nil {
-				row := hfilewriter.Key(hfilewriter.KVKey(buf[c.Off : c.Off+c.Len])).Row()
+				// Once per run of records of one row, with the bytes of the KeyValues they stand for.
+				row := cellrec.Row(cb.Record(i))
 				if sampleRow == nil || !bytes.Equal(row, sampleRow) {
 					if sampleRow != nil {
 						sampler.Add(sampleRow, sampleBytes)
 					}
 					sampleRow, sampleBytes = row, 0
 				}
-				sampleBytes += int64(c.Len)
+				sampleBytes += int64(r.KVBytes)
 			}
 			sc.target = append(sc.target, int32(t))
 			sc.count[t+1]++
-			famBytes[c.Family] += int64(c.Len)
+			famBytes[r.Family] += int64(r.KVBytes)
 		}
 		if sampleRow != nil {
 			sampler.Add(sampleRow, sampleBytes)
@@ -255,15 +258,14 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		for t := 1; t < len(sc.count); t++ {
 			sc.count[t] += sc.count[t-1]
 		}
-		if cap(sc.recs) < len(cells) {
-			sc.recs = make([]sorter.Record, len(cells))
+		if cap(sc.recs) < len(refs) {
+			sc.recs = make([]sorter.Record, len(refs))
 		}
-		recs := sc.recs[:len(cells)]
+		recs := sc.recs[:len(refs)]
 		next := append(sc.next[:0], sc.count[:len(sorters)]...)
-		for i := range cells {
-			c := &cells[i]
+		for i := range refs {
 			t := sc.target[i]
-			recs[next[t]] = sorter.Record{KV: buf[c.Off : c.Off+c.Len : c.Off+c.Len], Seq: c.Seq}
+			recs[next[t]] = sorter.Record{Rec: cb.Record(i), Seq: refs[i].Seq}
 			next[t]++
 		}
 		sc.next = next
@@ -278,7 +280,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 			familyBytes[f].Add(n)
 		}
 		sc.famBytes = famBytes
-		clear(recs) // drop references to the KeyValue buffer
+		clear(recs) // drop references to the batch buffer
 		return nil
 	}
 	popts := spec.Pipeline
@@ -288,13 +290,22 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		return res, err
 	}
 
-	// Phase 2: merge each stream and write HFiles.
+	// Phase 2: merge each stream and write HFiles, while the inputs are checksummed for the manifest.
 	res.ReadTime = time.Since(start)
+	var fpDone chan error
+	if spec.FingerprintInputs {
+		fpDone = make(chan error, 1)
+		go func() {
+			var err error
+			res.Inputs, err = fingerprintInputs(ctx, spec.Inputs)
+			fpDone <- err
+		}()
+	}
 	var total int64
 	for i := range familyBytes {
 		total += familyBytes[i].Load()
 	}
-	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(),
+	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(), dict: pool.Dict(),
 		verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if spec.Progress != nil {
 		out.progress = spec.Progress
@@ -312,6 +323,11 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		err = verr
 	}
 	res.VerifyWait = time.Since(waitStart)
+	if fpDone != nil {
+		if ferr := <-fpDone; err == nil {
+			err = ferr
+		}
+	}
 	res.Splits = splits
 	res.Files = out.files
 	for _, f := range out.files {
@@ -335,6 +351,23 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	return res, nil
 }
 
+// fingerprintInputs stats and checksums the inputs (standard input is listed with size -1).
+func fingerprintInputs(ctx context.Context, inputs []pipeline.Input) ([]InputFile, error) {
+	out := make([]InputFile, 0, len(inputs))
+	for _, in := range inputs {
+		if in.Path == "-" {
+			out = append(out, InputFile{Path: "-", Size: -1})
+			continue
+		}
+		fp, err := Fingerprint(ctx, in.Path, true)
+		if err != nil {
+			return nil, fmt.Errorf("%w: fingerprint %s: %w", ErrIO, in.Path, err)
+		}
+		out = append(out, fp)
+	}
+	return out, nil
+}
+
 // sinkScratch holds the per-batch grouping buffers of Load's sink.
 type sinkScratch struct {
 	target   []int32
@@ -342,8 +375,6 @@ type sinkScratch struct {
 	next     []int
 	recs     []sorter.Record
 	famBytes []int64
-	kv       []byte // the batch's cells as KeyValues (CellBatch.KeyValues)
-	kvRefs   []pipeline.KVRef
 }
 
 // resized returns s with length n, all zero, reusing its array when it is large enough.

@@ -381,6 +381,15 @@ func TestRunRejectsReconcile(t *testing.T) {
 	if err != nil || !bytes.Contains(rej, []byte(`"line":`)) {
 		t.Fatalf("rejects file: %v %s", err, rej)
 	}
+	// The manifest lists the input with its size and checksum (taken while the HFiles were written).
+	sum, err := ChecksumFile(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(in)
+	if ins := res.Manifest.Inputs; len(ins) != 1 || ins[0].Path != in || ins[0].Size != st.Size() || ins[0].Checksum != sum {
+		t.Fatalf("manifest inputs %+v, want %s with size %d and %s", ins, in, st.Size(), sum)
+	}
 }
 
 var _ = partition.Splits{}

@@ -79,6 +79,7 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	}
 	spec.Verify, spec.VerifyCells = eo.Verify, eo.VerifyCells
 	spec.Progress = eo.Progress
+	spec.FingerprintInputs = true
 	res := &ExecuteResult{OutDir: job.Out}
 	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
 		w := "no split points given: all output is one region. If the table already has regions, pass " +
@@ -178,16 +179,10 @@ func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, starte
 		Finished:        finished.UTC(),
 		Settings:        settings,
 	}
-	for _, in := range spec.Inputs {
-		if in.Path == "-" {
-			m.Inputs = append(m.Inputs, InputFile{Path: "-", Size: -1})
-			continue
-		}
-		fp, err := Fingerprint(context.Background(), in.Path, true)
-		if err != nil {
-			return nil, fmt.Errorf("%w: fingerprint %s: %w", ErrIO, in.Path, err)
-		}
-		m.Inputs = append(m.Inputs, fp)
+	if lr.Inputs != nil {
+		m.Inputs = lr.Inputs // taken by Load while it wrote the HFiles
+	} else if m.Inputs, err = fingerprintInputs(context.Background(), spec.Inputs); err != nil {
+		return nil, err
 	}
 	var bytesWritten int64
 	for _, f := range lr.Files {

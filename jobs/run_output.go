@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/directio"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
@@ -28,6 +29,7 @@ type outputWriter struct {
 	totalBytes int64
 	progress   func(Progress)
 	tagged     bool // records carry cell tags at the end of their values
+	dict       *cellrec.Dict
 
 	verifyWG  sync.WaitGroup
 	verifySem chan struct{}
@@ -148,13 +150,11 @@ func (o *outputWriter) writeStream(it *sorter.Iterator, splits partition.Splits,
 	start, end := splits.Bounds(region)
 	fw := o.newFileWriter(region, fam, start, end)
 	st := o.newStream(it)
-	for st.next() {
-		if err := fw.append(st.kv); err != nil {
-			fw.abort()
-			return err
-		}
+	if err := st.run(fw); err != nil {
+		fw.abort()
+		return err
 	}
-	if err := st.err(); err != nil {
+	if err := it.Err(); err != nil {
 		fw.abort()
 		return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
 	}
@@ -177,19 +177,31 @@ func (o *outputWriter) sortFiles() {
 	})
 }
 
-// stream applies the duplicates policy to a sorted iterator (equal keys arrive in input order) and yields
-// each cell to write once. With a combiner the sorter has folded equal keys already.
+// stream applies the duplicates policy to a sorted iterator and hands each cell to write to a
+// fileWriter. The iterator yields views (consecutive cells of one record); equal keys arrive in input
+// order, and since the cells of a view are distinct, a cell can only equal the last cell of the previous
+// view. With a combiner the sorter has folded equal keys already.
 type stream struct {
-	o       *outputWriter
-	it      *sorter.Iterator
-	pol     DuplicatePolicy
-	kv      []byte // the current cell to write, valid until the next advance
-	ok      bool
-	prev    []byte // key of the previous cell read (a copy)
+	o   *outputWriter
+	it  *sorter.Iterator
+	d   *cellrec.Dict
+	pol DuplicatePolicy
+
+	// The last cell handed on: its key (copies) and seq.
+	prev    cellrec.Header
+	prevQ   []byte
 	pseq    uint64
-	held    []byte // last: the pending cell
+	hasPrev bool
+	prevRow []byte // backing of prev.Row
+	prevFam []byte // backing of prev.Family
+	heldH   cellrec.Header
+	heldQ   []byte // last: the pending cell (copies)
+	heldV   []byte
+	heldRow []byte
+	heldFam []byte
 	hasHeld bool
-	out     []byte // last: the buffer kv points into
+	keyBuf  []byte // flat keys for duplicate examples
+	keyBufB []byte
 }
 
 func (o *outputWriter) newStream(it *sorter.Iterator) *stream {
@@ -197,50 +209,91 @@ func (o *outputWriter) newStream(it *sorter.Iterator) *stream {
 	if o.spec.Combine != nil {
 		pol = DuplicatesKeep
 	}
-	return &stream{o: o, it: it, pol: pol}
+	return &stream{o: o, it: it, d: o.dict, pol: pol}
 }
 
-func (s *stream) err() error { return s.it.Err() }
+// setPrev remembers the key of the last cell of a view.
+func (s *stream) setPrev(h *cellrec.Header, q []byte, seq uint64) {
+	if !s.hasPrev || !bytes.Equal(s.prevRow, h.Row) {
+		s.prevRow = append(s.prevRow[:0], h.Row...)
+	}
+	if !s.hasPrev || !bytes.Equal(s.prevFam, h.Family) {
+		s.prevFam = append(s.prevFam[:0], h.Family...)
+	}
+	s.prev = cellrec.Header{Row: s.prevRow, Family: s.prevFam, TS: h.TS, Type: h.Type}
+	s.prevQ = append(s.prevQ[:0], q...)
+	s.pseq = seq
+	s.hasPrev = true
+}
 
-// next advances and reports whether there is a current cell.
-func (s *stream) next() bool { s.advance(); return s.ok }
+// hold keeps a copy of a cell (policy last) until the next view shows whether a later duplicate replaces it.
+func (s *stream) hold(h *cellrec.Header, q, v []byte) {
+	s.heldRow = append(s.heldRow[:0], h.Row...)
+	s.heldFam = append(s.heldFam[:0], h.Family...)
+	s.heldH = cellrec.Header{Row: s.heldRow, Family: s.heldFam, TS: h.TS, Type: h.Type}
+	s.heldQ = append(s.heldQ[:0], q...)
+	s.heldV = append(s.heldV[:0], v...)
+	s.hasHeld = true
+}
 
-func (s *stream) advance() {
-	s.ok = false
+func (s *stream) writeHeld(fw *fileWriter) error {
+	if !s.hasHeld {
+		return nil
+	}
+	s.hasHeld = false
+	return fw.append(&s.heldH, s.heldQ, s.heldV)
+}
+
+// run writes every cell the policy keeps.
+func (s *stream) run(fw *fileWriter) error {
+	last := s.pol == DuplicatesLast
 	for s.it.Next() {
-		kv, seq := s.it.KV(), s.it.Seq()
-		key := hfilewriter.KVKey(kv)
-		dup := s.prev != nil && bytes.Equal(s.prev, key) // equal keys are equal bytes
+		h, seq := s.it.Header(), s.it.Seq()
+		q, v, rest := s.d.Next(s.it.Cells())
+		dup := s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
 		if dup {
-			s.o.recordDup(key, s.pseq, seq)
+			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
+			s.o.recordDup(s.keyBuf, s.pseq, seq)
 		}
-		s.prev = append(s.prev[:0], key...)
-		s.pseq = seq
-		switch s.pol {
-		case DuplicatesKeep:
-			s.kv, s.ok = kv, true
-			return
-		case DuplicatesLast:
-			if s.hasHeld && !dup { // a new key: emit the held cell, hold this one
-				s.out = append(s.out[:0], s.held...)
-				s.held = append(s.held[:0], kv...)
-				s.kv, s.ok = s.out, true
-				return
-			}
-			s.held = append(s.held[:0], kv...)
-			s.hasHeld = true
-		default: // first, error: the first cell of each key
+		switch {
+		case last:
 			if !dup {
-				s.kv, s.ok = kv, true
-				return
+				if err := s.writeHeld(fw); err != nil {
+					return err
+				}
+			}
+			// A duplicate replaces the held cell (the later input wins); either way the first cell is
+			// held if it ends the view, written otherwise.
+			if len(rest) == 0 {
+				s.hold(h, q, v)
+			} else {
+				s.hasHeld = false
+				if err := fw.append(h, q, v); err != nil {
+					return err
+				}
+			}
+		case !dup || s.pol == DuplicatesKeep:
+			if err := fw.append(h, q, v); err != nil {
+				return err
 			}
 		}
+		// The rest of the view: distinct keys, each greater than the first.
+		for len(rest) > 0 {
+			q, v, rest = s.d.Next(rest)
+			if last && len(rest) == 0 {
+				s.hold(h, q, v)
+				break
+			}
+			if err := fw.append(h, q, v); err != nil {
+				return err
+			}
+		}
+		s.setPrev(h, q, seq)
 	}
-	if s.hasHeld {
-		s.out = append(s.out[:0], s.held...)
-		s.hasHeld = false
-		s.kv, s.ok = s.out, true
+	if err := s.it.Err(); err != nil {
+		return nil // reported by writeStream
 	}
+	return s.writeHeld(fw)
 }
 
 func (o *outputWriter) recordDup(key []byte, seqA, seqB uint64) {
@@ -329,9 +382,10 @@ func (fw *fileWriter) open() error {
 	return nil
 }
 
-func (fw *fileWriter) append(kv []byte) error {
-	row := hfilewriter.Key(hfilewriter.KVKey(kv)).Row()
-	newRow := !bytes.Equal(row, fw.lastRow)
+// append writes one cell, rolling to a new file first when the current one has reached MaxFileSize and
+// the cell starts a new row.
+func (fw *fileWriter) append(h *cellrec.Header, q, v []byte) error {
+	newRow := !bytes.Equal(h.Row, fw.lastRow)
 	if newRow && fw.w != nil && fw.o.spec.MaxFileSize > 0 && fw.w.EstimatedSize() >= fw.o.spec.MaxFileSize {
 		if err := fw.finishFile(); err != nil {
 			return err
@@ -345,35 +399,33 @@ func (fw *fileWriter) append(kv []byte) error {
 	if fw.rows == 0 || newRow {
 		fw.rows++
 	}
-	if err := fw.appendCell(kv); err != nil {
+	if err := fw.appendCell(h, q, v); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
 	if newRow {
-		fw.lastRow = append(fw.lastRow[:0], row...)
+		fw.lastRow = append(fw.lastRow[:0], h.Row...)
 	}
 	// Counted locally and published every few thousand cells: shared atomics per cell would bounce a
 	// cache line between the writing goroutines.
 	fw.pendCells++
-	fw.pendBytes += int64(len(kv))
+	fw.pendBytes += int64(cellrec.KeyValueSize(h, len(q), len(v)))
 	if fw.pendCells == 4096 {
 		fw.publish()
 	}
 	return nil
 }
 
-// appendCell appends one KeyValue record; with cell tags its value ends with the tags (see
+// appendCell appends one cell; with cell tags its value ends with the tags (see
 // pipeline.Mapping.CellTags), which are split off and written as the cell's tags.
-func (fw *fileWriter) appendCell(kv []byte) error {
+func (fw *fileWriter) appendCell(h *cellrec.Header, q, v []byte) error {
 	if !fw.o.tagged {
-		return fw.w.AppendKeyValue(kv)
+		return fw.w.AppendParts(h.Row, h.Family, q, h.TS, h.Type, v, nil)
 	}
-	value, tags, err := pipeline.SplitTaggedValue(hfilewriter.KVValue(kv))
+	value, tags, err := pipeline.SplitTaggedValue(v)
 	if err != nil {
 		return err
 	}
-	c := hfilewriter.CellFromKey(hfilewriter.KVKey(kv), value)
-	c.Tags = tags
-	return fw.w.Append(&c)
+	return fw.w.AppendParts(h.Row, h.Family, q, h.TS, h.Type, value, tags)
 }
 
 // publish adds the locally counted cells and bytes to the shared totals and reports progress.

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 // Aggregator folds the values of cells with equal keys for summary tables (issue 7). Use one Aggregator
@@ -92,26 +93,24 @@ func (g *Aggregator) Err() error {
 	return g.err
 }
 
-// Combine folds two KeyValue records with equal keys (a earlier) into dst[:0]. It is safe for concurrent use.
-func (g *Aggregator) Combine(dst, a, b []byte) []byte {
+// Combine folds the values of two cells with equal keys (a earlier) into dst (a CombineFunc). It is
+// safe for concurrent use.
+func (g *Aggregator) Combine(dst []byte, h *cellrec.Header, qualifier, a, b []byte) []byte {
 	switch g.op {
 	case "first":
-		return append(dst[:0], a...)
+		return append(dst, a...)
 	case "last":
-		return append(dst[:0], b...)
+		return append(dst, b...)
 	}
-	klen := int(binary.BigEndian.Uint32(a))
-	dst = append(dst[:0], a[:8+klen]...)
-	out, err := g.fold(dst, hfilewriter.KVValue(a), hfilewriter.KVValue(b))
+	out, err := g.fold(dst, a, b)
 	if err != nil {
 		g.mu.Lock()
 		if g.err == nil {
-			g.err = fmt.Errorf("aggregate %s(%s) at key %s: %w", g.op, g.typ, hfilewriter.Key(hfilewriter.KVKey(a)), err)
+			g.err = fmt.Errorf("aggregate %s(%s) at key %s: %w", g.op, g.typ, hfilewriter.Key(cellrec.AppendKey(nil, h, qualifier)), err)
 		}
 		g.mu.Unlock()
-		return append(dst[:0], a...)
+		return append(dst, a...)
 	}
-	binary.BigEndian.PutUint32(out[4:], uint32(len(out)-8-klen))
 	return out
 }
 

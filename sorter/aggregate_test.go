@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 func longBytes(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
@@ -177,7 +178,7 @@ func TestAggregatorsMatchIndependent(t *testing.T) {
 				s := p.NewSorter("agg", agg.Options())
 				for _, i := range rng.Perm(n) { // shuffled add order; seq = input position
 					kv := hfilewriter.AppendKeyValue(nil, ins[i].row, []byte("s"), []byte(op), 0, hfilewriter.TypePut, ins[i].val)
-					if err := s.Add(kv, uint64(i)); err != nil {
+					if err := s.Add(rc(kv), uint64(i)); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -221,15 +222,12 @@ func TestAggregatorsMatchIndependent(t *testing.T) {
 
 func fold(t *testing.T, g *Aggregator, vals ...string) string {
 	t.Helper()
-	acc := hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 0, hfilewriter.TypePut, []byte(vals[0]))
+	h := cellrec.Header{Row: []byte("r"), Family: []byte("f"), Type: hfilewriter.TypePut}
+	acc := []byte(vals[0])
 	for _, v := range vals[1:] {
-		b := hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 0, hfilewriter.TypePut, []byte(v))
-		acc = g.Combine(nil, acc, b)
+		acc = g.Combine(nil, &h, nil, acc, []byte(v))
 	}
-	if _, _, n, err := hfilewriter.SplitKeyValue(acc); err != nil || n != len(acc) {
-		t.Fatalf("Combine produced a malformed record: %v", err)
-	}
-	return string(hfilewriter.KVValue(acc))
+	return string(acc)
 }
 
 func TestDecimalExact(t *testing.T) {
@@ -283,7 +281,7 @@ func TestLongSumOverflowSurfaces(t *testing.T) {
 	s := p.NewSorter("overflow", agg.Options())
 	for i, v := range []int64{math.MaxInt64, 1} {
 		kv := hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 0, hfilewriter.TypePut, longBytes(v))
-		if err := s.Add(kv, uint64(i)); err != nil {
+		if err := s.Add(rc(kv), uint64(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -320,7 +318,7 @@ func TestMillionRowGroupFoldsWithinBudget(t *testing.T) {
 	s := p.NewSorter("group", agg.Options())
 	kv := hfilewriter.AppendKeyValue(nil, []byte("one-group"), []byte("s"), []byte("cnt"), 0, hfilewriter.TypePut, longBytes(1))
 	for i := 0; i < n; i++ {
-		if err := s.Add(kv, uint64(i)); err != nil {
+		if err := s.Add(rc(kv), uint64(i)); err != nil {
 			t.Fatal(err)
 		}
 	}

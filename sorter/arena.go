@@ -1,52 +1,47 @@
 package sorter
 
 import (
-	"bytes"
-	"encoding/binary"
 	"slices"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 // entry is the index of one record in the arena: 24 bytes, sorted instead of the records.
 type entry struct {
 	prefix uint64 // first 8 bytes of the row, big-endian, zero padded
-	off    uint32 // offset of the record in its slab
+	off    uint32 // offset of the record's length prefix in its slab
 	slab   uint32 // slab id
 	seq    uint64 // input order
 }
 
-// arena holds records back to back in slabs; a record never straddles two slabs.
+// arena holds records back to back in slabs, each preceded by its length (uvarint); a record never
+// straddles two slabs.
 type arena struct {
+	d     *cellrec.Dict
 	slabs [][]byte
 	idx   []entry
 	// segs, after sort, holds the start of every ascending segment of idx when sort found few of them
-	// and left idx as it was: the records are then produced by merging the segments (segMerger).
+	// and left idx as it was: the records are then produced by merging the segments (segOrder).
 	// Nil means idx is fully sorted.
 	segs []int
 }
 
-// rowPrefix returns the first 8 bytes of the row of a KeyValue record, big-endian, zero padded.
-// Comparing prefixes as integers orders rows as bytes.Compare does whenever the prefixes differ.
-func rowPrefix(kv []byte) uint64 {
-	rl := int(binary.BigEndian.Uint16(kv[8:]))
-	row := kv[10 : 10+rl]
-	if len(row) >= 8 {
-		return binary.BigEndian.Uint64(row)
-	}
-	var b [8]byte
-	copy(b[:], row)
-	return binary.BigEndian.Uint64(b[:])
-}
-
-// record returns the KeyValue record of e.
+// record returns the record of e.
 func (a *arena) record(e *entry) []byte {
 	s := a.slabs[e.slab][e.off:]
-	n := 8 + binary.BigEndian.Uint32(s) + binary.BigEndian.Uint32(s[4:])
-	return s[:n:n]
+	n, k := uvarint(s)
+	return s[k : k+int(n) : k+int(n)]
 }
 
-// compare orders two entries by (CompareKeys, seq).
+// head parses the header and the first cell of e's record.
+func (a *arena) head(e *entry) (h cellrec.Header, q, v []byte) {
+	h, cells, _ := cellrec.ParseHeader(a.record(e)) // validated when added
+	q, v, _ = a.d.Next(cells)
+	return h, q, v
+}
+
+// compare orders two entries by their records' first cells, then seq (records of one row and family
+// that overlap are interleaved later, by the resolver).
 func (a *arena) compare(x, y *entry) int {
 	if x.prefix != y.prefix {
 		if x.prefix < y.prefix {
@@ -54,17 +49,9 @@ func (a *arena) compare(x, y *entry) int {
 		}
 		return 1
 	}
-	if c := hfilewriter.CompareKeys(hfilewriter.KVKey(a.record(x)), hfilewriter.KVKey(a.record(y))); c != 0 {
-		return c
-	}
-	switch {
-	case x.seq < y.seq:
-		return -1
-	case x.seq > y.seq:
-		return 1
-	}
-	// Equal key and seq (a caller reusing a seq): order by value so the output stays deterministic.
-	return bytes.Compare(hfilewriter.KVValue(a.record(x)), hfilewriter.KVValue(a.record(y)))
+	hx, qx, vx := a.head(x)
+	hy, qy, vy := a.head(y)
+	return cmpCells(&hx, qx, vx, x.seq, &hy, qy, vy, y.seq)
 }
 
 // radixCutoff is the size below which a bucket is sorted by comparisons.
@@ -73,9 +60,9 @@ const radixCutoff = 64
 // smallGroup is the largest group of equal prefixes sorted by sortEqualPrefix.
 const smallGroup = 32
 
-// sortEqualPrefix sorts a small group whose prefixes are all equal (typically the cells of one row).
-// It first restores arena order, which is the order the cells were added in: the pipeline emits a
-// row's cells in key order, so the insertion sort that follows mostly confirms the order with one
+// sortEqualPrefix sorts a small group whose prefixes are all equal (records of rows sharing their first
+// 8 bytes). It first restores arena order, which is the order the records were added in: exports are
+// often ordered by key, so the insertion sort that follows mostly confirms the order with one
 // comparison per entry instead of sorting a permutation the radix pass scrambled.
 func (a *arena) sortEqualPrefix(v []entry) {
 	for i := 1; i < len(v); i++ {
@@ -94,9 +81,9 @@ func (a *arena) sortEqualPrefix(v []entry) {
 // and sorts the index instead.
 const minSegment = 256
 
-// sort readies the index for producing the records in (CompareKeys, seq) order (see source). Records
-// often arrive nearly sorted: exports ordered by primary key give row keys in order, each batch of
-// cells is added under one lock, and a row's cells are emitted in key order. sort first looks for the
+// sort readies the index for producing the records in (first cell, seq) order (see order). Records
+// often arrive nearly sorted: exports ordered by primary key give row keys in order and each batch of
+// records is added under one lock. sort first looks for the
 // ascending segments of the index; if there are few (on average at least minSegment records long),
 // it leaves the index as it is and source merges the segments, which costs about one comparison per
 // record. Otherwise it sorts the index in place: an MSD radix sort (American flag sort) on the 8-byte
@@ -125,12 +112,12 @@ func (a *arena) sort() {
 	}
 }
 
-// source returns the records of a sorted arena in order.
-func (a *arena) source() source {
+// order returns the positions of a sorted arena's entries in (first cell, seq) order.
+func (a *arena) order() order {
 	if a.segs == nil {
-		return &memSource{a: a}
+		return &idxOrder{n: len(a.idx)}
 	}
-	return newSegMerger(a)
+	return newSegOrder(a)
 }
 
 func (a *arena) radixSort(v []entry, depth int) {
@@ -183,45 +170,36 @@ func (a *arena) radixSort(v []entry, depth int) {
 	}
 }
 
-// memSource iterates a sorted arena.
-type memSource struct {
-	a   *arena
-	i   int
-	cur []byte
-	sq  uint64
+// order yields entry positions of an arena in (first cell, seq) order.
+type order interface {
+	next() (int, bool)
 }
 
-func (m *memSource) next() (bool, error) {
-	if m.i >= len(m.a.idx) {
-		m.cur = nil
-		return false, nil
+// idxOrder walks a fully sorted index.
+type idxOrder struct{ i, n int }
+
+func (o *idxOrder) next() (int, bool) {
+	if o.i >= o.n {
+		return 0, false
 	}
-	e := &m.a.idx[m.i]
-	m.i++
-	m.cur = m.a.record(e)
-	m.sq = e.seq
-	return true, nil
+	o.i++
+	return o.i - 1, true
 }
 
-func (m *memSource) kv() []byte  { return m.cur }
-func (m *memSource) seq() uint64 { return m.sq }
-
-// segMerger produces the records of an arena whose index consists of a few ascending segments, with a
-// binary heap of segment cursors ordered by the arena's comparator. On input that was sorted apart from
-// how batches interleaved, the top cursor stays on top for long stretches and each record costs one or
-// two comparisons, mostly on the cached prefixes.
-type segMerger struct {
+// segOrder produces the positions of an index made of a few ascending segments, with a binary heap of
+// segment cursors ordered by the arena's comparator. On input that was sorted apart from how batches
+// interleaved, the top cursor stays on top for long stretches and each record costs one or two
+// comparisons, mostly on the cached prefixes.
+type segOrder struct {
 	a       *arena
 	h       []segCursor
 	started bool
-	cur     []byte
-	sq      uint64
 }
 
 type segCursor struct{ i, end int }
 
-func newSegMerger(a *arena) *segMerger {
-	m := &segMerger{a: a, h: make([]segCursor, 0, len(a.segs))}
+func newSegOrder(a *arena) *segOrder {
+	m := &segOrder{a: a, h: make([]segCursor, 0, len(a.segs))}
 	for k, start := range a.segs {
 		end := len(a.idx)
 		if k+1 < len(a.segs) {
@@ -235,11 +213,11 @@ func newSegMerger(a *arena) *segMerger {
 	return m
 }
 
-func (m *segMerger) less(x, y int) bool {
+func (m *segOrder) less(x, y int) bool {
 	return m.a.compare(&m.a.idx[m.h[x].i], &m.a.idx[m.h[y].i]) < 0
 }
 
-func (m *segMerger) down(i int) {
+func (m *segOrder) down(i int) {
 	n := len(m.h)
 	for {
 		l := 2*i + 1
@@ -258,7 +236,7 @@ func (m *segMerger) down(i int) {
 	}
 }
 
-func (m *segMerger) next() (bool, error) {
+func (m *segOrder) next() (int, bool) {
 	if m.started && len(m.h) > 0 {
 		top := &m.h[0]
 		top.i++
@@ -273,13 +251,7 @@ func (m *segMerger) next() (bool, error) {
 	}
 	m.started = true
 	if len(m.h) == 0 {
-		m.cur = nil
-		return false, nil
+		return 0, false
 	}
-	e := &m.a.idx[m.h[0].i]
-	m.cur, m.sq = m.a.record(e), e.seq
-	return true, nil
+	return m.h[0].i, true
 }
-
-func (m *segMerger) kv() []byte  { return m.cur }
-func (m *segMerger) seq() uint64 { return m.sq }

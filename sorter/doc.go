@@ -1,23 +1,38 @@
-// Package sorter orders HBase KeyValue records (int32 keyLen | int32 valueLen | key | value, as produced
-// by hfilewriter.AppendKeyValue) with an external merge sort under a hard memory budget.
+// Package sorter orders HBase cells with an external merge sort under a hard memory budget. Its unit is
+// a record (internal/cellrec): the cells one input row gives one family, with row, family, timestamp
+// and type stored once and qualifiers usually as indexes into the pool's dictionary. The output is every
+// cell in HBase order (hfilewriter.CompareKeys), ties broken by seq (input order); should a caller reuse
+// a seq for equal keys, the values break the tie, so the output is still one deterministic order that
+// does not depend on where runs were cut.
 //
-// A Pool owns the budget, a private temporary directory and a bound on concurrent spill/merge work; it
-// hands out Sorters, one per output stream (region × family). Records added to a Sorter are copied once
-// into an arena of slabs; the in-memory sort orders a compact 24-byte index entry per record
-// {prefix, slab offset, slab id, seq} where prefix holds the first 8 bytes of the row (big-endian, zero
-// padded) so that most comparisons never touch the record. Ties on the prefix are resolved by
-// hfilewriter.CompareKeys, ties on the full key by seq (input order). Output order is therefore
-// (CompareKeys, seq) and does not depend on where runs were cut. (Should a caller reuse a seq for equal
-// keys, the value bytes break the tie, so the output is still one deterministic order.) The index is
-// sorted in place by an MSD radix sort on the prefix, with pdqsort on the full comparator for small
-// buckets and equal prefixes.
+// A Pool owns the budget, a private temporary directory, the dictionary and a bound on concurrent
+// spill/merge work; it hands out Sorters, one per output stream (region × family). Records added to a
+// Sorter are copied once into an arena of slabs; the in-memory sort orders a compact 24-byte index
+// entry per record {prefix, slab offset, slab id, seq} by the record's first cell, where prefix holds
+// the first 8 bytes of the row (big-endian, zero padded) so that most comparisons never touch the
+// record. The index is sorted in place by an MSD radix sort on the prefix, with pdqsort on the full
+// comparator for small buckets and equal prefixes.
+//
+// # Records, overlaps and views
+//
+// The cells of a record ascend strictly, so a record sorts by its first cell, and records of different
+// rows or families never interleave: for those (nearly every record of an export with a primary key)
+// the sorter does one index entry, one comparison per heap step and one copy per record, not per cell.
+// Records of one row and family may overlap (the same row twice in the input, or qualifiers built from
+// data): after sorting, the resolver walks the records in first-cell order and merges overlapping ones
+// cell by cell with a heap of 8-byte cursors (accounted with the index: entrySize is 32 bytes). What
+// every stage hands on is a view: one or more consecutive cells of one record with its header and seq;
+// the views of a stage never overlap (every cell of a view sorts before every cell of the next), so a
+// run file, the merge of runs and the Iterator are streams of views. The merge hands on the whole rest
+// of the top view when the runner-up is in another row or family, and cuts views only where views of
+// one row and family interleave.
 //
 // # Memory accounting
 //
 // Every byte the package keeps for records or I/O is accounted against PoolOptions.Memory:
 //
 //   - Fixed I/O reserve, taken at NewPool: Parallelism spill slots, each a raw chunk buffer (ChunkSize), a
-//     snappy output buffer (snappy.MaxEncodedLen(ChunkSize)) and two combine scratch buffers. A spill or an
+//     compressed output buffer (s2.MaxEncodedLen(ChunkSize)) and two combine scratch buffers. A spill or an
 //     intermediate merge pass holds one slot, which bounds concurrent spill/merge work to Parallelism.
 //   - Arena slabs, by capacity, at the moment a slab is allocated. Slab sizes are powers of two, doubling
 //     from 4 KiB up to min(4 MiB, Memory/16, a fair share (Memory - reserve) / (4 × live sorters)); a
@@ -38,7 +53,8 @@
 // on its own. Spilling detaches the arena: the goroutine that needs room takes the full arena, lets go
 // of the sorter's lock and sorts and writes it as a run, while other goroutines add to a fresh arena; the
 // detached memory stays accounted until the run is written, and its index then becomes the sorter's
-// spare for its next arena. When a reservation would exceed the budget, the pool first drops pooled
+// spare for its next arena, if the sorter's lock is free at that moment; otherwise the index is released
+// before the spill waits for the lock (a goroutine holding the lock may be waiting for that memory). When a reservation would exceed the budget, the pool first drops pooled
 // slabs, then spills one sorter and tries again: sorters holding memory but no records first (no I/O),
 // then the one holding the most accounted bytes. The sorter being added to is a candidate (unless it
 // holds no records, when freeing its memory only to take it again would make no progress) and spills
@@ -58,12 +74,16 @@
 // # Runs
 //
 // A spill writes a run file: a sequence of chunks, each a 13-byte header (uint32 raw length, uint32 stored
-// length, uint8 codec 0=raw/1=snappy block, uint32 CRC-32C of the raw bytes) followed by the stored bytes.
-// Raw chunk bytes are entries uvarint(seq) | KeyValue record. Chunks hold about ChunkSize raw bytes; a
-// record larger than that gets a raw chunk of its own. With SorterOptions.Combine, adjacent records with
-// equal keys are folded before they are written and again while merging; a folded record carries the
-// seq of its first input (of its last with SorterOptions.FoldSeqLast), so partial groups from different
-// runs merge in the order of their first (last) inputs.
+// length, uint8 codec 0=raw/1=snappy block format, uint32 CRC-32C of the raw bytes) followed by the
+// stored bytes. Raw chunk bytes are entries uvarint(seq) | uvarint(length) | record, one per view.
+// Chunks are compressed with S2's snappy-compatible encoder (klauspost/compress/s2, about twice
+// golang/snappy's speed on these dense records) and read back with s2.Decode; a chunk that does not
+// shrink is stored raw. Chunks hold about ChunkSize raw bytes; a record larger than that gets a raw
+// chunk of its own. Records read back are checked for structure (a corrupt run is an error, never a
+// panic). With SorterOptions.Combine, cells with equal keys are folded (values, by Combine) before a run
+// is written and again while merging; a folded cell carries the seq of its first input (of its last with
+// SorterOptions.FoldSeqLast), so partial groups from different runs merge in the order of their first
+// (last) inputs.
 //
 // Before a spill the arena's index is scanned for ascending stretches (records often arrive nearly
 // sorted: exports ordered by key, added batch by batch); when there are few, the run is written by
@@ -71,12 +91,12 @@
 //
 // # Merging
 //
-// Finish sorts the in-memory remainder and, when runs exist, merges them with a heap. The read buffers of
+// Finish sorts the in-memory remainder and, when runs exist, merges them with a heap of views. The read buffers of
 // one merge may use at most the sorter's merge share, (Memory - I/O reserve) / (2 × Parallelism); when the
 // runs need more, intermediate passes merge the smallest runs first (at least two at a time, each pass
 // holding a spill slot). The remainder stays in memory and joins the final merge when the final read
 // buffers fit the share and can be reserved without waiting; otherwise it is written as one more run
-// first. The final merge streams (it holds no slot): Iterator.KV is valid until the next call of Next.
+// first. The final merge streams (it holds no slot): Iterator.Cells is valid until the next call of Next.
 //
 // FinishRanges instead writes the remainder as a run and returns a Ranges, whose Open merges any row
 // range of the runs: each run records the offset and first row of every chunk, so a range starts reading

@@ -3,11 +3,25 @@ package sorter
 import (
 	"context"
 	"errors"
+
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
-// Iterator streams the sorted (and, with Combine, folded) records of a finished Sorter.
+// Iterator streams the cells of a finished Sorter in (key, seq) order, folded with Combine when set, as
+// views: each step yields one or more consecutive cells of one record, with their header and seq. The
+// cells of a view are in strictly ascending key order; every cell of a view sorts before every cell of
+// the next one (equal keys can meet only across views). A record added whole comes out as one view
+// unless cells of another record of the same row and family sort between its cells.
 //
-//	for it.Next() { kv := it.KV(); ... }
+//	d := pool.Dict()
+//	for it.Next() {
+//		h := it.Header()
+//		for cells := it.Cells(); len(cells) > 0; {
+//			var q, v []byte
+//			q, v, cells = d.Next(cells)
+//			...
+//		}
+//	}
 //	if err := it.Err(); err != nil { ... }
 //	it.Close()
 type Iterator struct {
@@ -19,8 +33,7 @@ type Iterator struct {
 	scratch  [2][]byte
 	reserved int64 // read buffers + combine scratch
 	n        int
-	cur      []byte
-	sq       uint64
+	cur      *view
 	err      error
 	closed   bool
 	ranged   bool // opened by Ranges.Open: closing it leaves the sorter and its runs alone
@@ -31,12 +44,12 @@ func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, er
 	it := &Iterator{s: s, ctx: ctx, reserved: reserved}
 	var mem source
 	if len(s.a.idx) > 0 {
-		mem = s.a.source()
+		mem = newResolver(&s.a)
 	}
 	if len(s.runs) == 0 && mem != nil {
 		it.src = mem
 	} else {
-		m, err := newMerger(ctx, s.runs, mem)
+		m, err := newMerger(ctx, s.p.dict, s.runs, mem)
 		if err != nil {
 			s.p.release(reserved)
 			return nil, err
@@ -45,13 +58,13 @@ func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, er
 		it.src = m
 	}
 	if s.opts.Combine != nil && it.src != nil {
-		it.cs = newCombineSource(s.p, it.src, s.opts, &it.scratch)
+		it.cs = newCombineSource(s.p, s.p.dict, it.src, s.opts, &it.scratch)
 		it.src = it.cs
 	}
 	return it, nil
 }
 
-// Next advances to the next record. It returns false at the end or on error (see Err).
+// Next advances to the next view. It returns false at the end or on error (see Err).
 func (it *Iterator) Next() bool {
 	if it.err != nil || it.closed || it.src == nil {
 		it.cur = nil
@@ -85,16 +98,20 @@ func (it *Iterator) Next() bool {
 		}
 		return false
 	}
-	it.cur, it.sq = it.src.kv(), it.src.seq()
+	it.cur = it.src.cur()
 	return true
 }
 
-// KV returns the current KeyValue record; it is valid until the next call of Next.
-func (it *Iterator) KV() []byte { return it.cur }
+// Header returns the header of the current view's cells; valid until the next call of Next.
+func (it *Iterator) Header() *cellrec.Header { return &it.cur.h }
 
-// Seq returns the seq of the current record (with Combine: of the first record of its group, or of
-// the last with FoldSeqLast).
-func (it *Iterator) Seq() uint64 { return it.sq }
+// Cells returns the current view's cells (at least one), encoded: walk them with the pool's
+// Dict().Next. Valid until the next call of Next.
+func (it *Iterator) Cells() []byte { return it.cur.cells }
+
+// Seq returns the seq of the current view's record (for a folded cell: of the first cell of its group,
+// or of the last with FoldSeqLast).
+func (it *Iterator) Seq() uint64 { return it.cur.seq }
 
 // Err returns the first error met by Next (I/O, corruption, cancellation, Combine errors).
 func (it *Iterator) Err() error { return it.err }

@@ -1,79 +1,45 @@
 package sorter
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
-// source is a stream of records in (CompareKeys, seq) order. kv is valid until the next call of next.
-type source interface {
-	next() (bool, error)
-	kv() []byte
-	seq() uint64
-}
-
-// merger merges sources with a binary heap ordered by (CompareKeys, seq).
+// merger merges sources of non-overlapping views into one, with a binary heap of the sources' current
+// views ordered by first cell. Each step hands on the longest stretch of the top view that sorts before
+// the smallest other view: the whole view when the runner-up is in another row or family (one comparison,
+// mostly of cached row prefixes), cell by cell only where views of one row and family interleave.
 type merger struct {
-	h       []*head
+	d       *cellrec.Dict
+	h       []source // heap ordered by cur()
 	readers []*runReader
 	started bool
-	advance bool // the top's current record was handed out; move it on the next call
-}
-
-// head caches a source's current record, seq and row prefix so that heap comparisons make no interface
-// calls and most of them end on the prefix.
-type head struct {
-	src    source
-	kv     []byte
-	seq    uint64
-	prefix uint64
-}
-
-func (h *head) next() (bool, error) {
-	ok, err := h.src.next()
-	if !ok || err != nil {
-		h.kv = nil
-		return false, err
-	}
-	h.kv, h.seq = h.src.kv(), h.src.seq()
-	h.prefix = rowPrefix(h.kv)
-	return true, nil
+	emitted int  // cells bytes of h[0].cur() handed out by the last next
+	done    bool // ... and they were all of its view
+	out     view
 }
 
 // newMerger opens the runs (their read buffers must already be reserved) plus an optional extra source.
-func newMerger(ctx context.Context, runs []*runInfo, extra source) (*merger, error) {
-	m := &merger{}
+func newMerger(ctx context.Context, d *cellrec.Dict, runs []*runInfo, extra source) (*merger, error) {
+	m := &merger{d: d}
 	for _, r := range runs {
-		rr, err := openRun(ctx, r)
+		rr, err := openRun(ctx, d, r)
 		if err != nil {
 			m.close()
 			return nil, err
 		}
 		m.readers = append(m.readers, rr)
-		m.h = append(m.h, &head{src: rr})
+		m.h = append(m.h, rr)
 	}
 	if extra != nil {
-		m.h = append(m.h, &head{src: extra})
+		m.h = append(m.h, extra)
 	}
 	return m, nil
 }
 
-func less(a, b *head) bool {
-	if a.prefix != b.prefix {
-		return a.prefix < b.prefix
-	}
-	if c := hfilewriter.CompareKeys(hfilewriter.KVKey(a.kv), hfilewriter.KVKey(b.kv)); c != 0 {
-		return c < 0
-	}
-	if a.seq != b.seq {
-		return a.seq < b.seq
-	}
-	return bytes.Compare(hfilewriter.KVValue(a.kv), hfilewriter.KVValue(b.kv)) < 0
-}
+func (m *merger) less(i, j int) bool { return cmpViews(m.h[i].cur(), m.h[j].cur()) < 0 }
 
 func (m *merger) down(i int) {
 	h := m.h
@@ -84,15 +50,23 @@ func (m *merger) down(i int) {
 			return
 		}
 		j := l
-		if r := l + 1; r < n && less(h[r], h[l]) {
+		if r := l + 1; r < n && m.less(r, l) {
 			j = r
 		}
-		if !less(h[j], h[i]) {
+		if !m.less(j, i) {
 			return
 		}
 		h[i], h[j] = h[j], h[i]
 		i = j
 	}
+}
+
+// pop removes the top source.
+func (m *merger) pop() {
+	last := len(m.h) - 1
+	m.h[0] = m.h[last]
+	m.h[last] = nil
+	m.h = m.h[:last]
 }
 
 func (m *merger) next() (bool, error) {
@@ -112,28 +86,45 @@ func (m *merger) next() (bool, error) {
 		for i := len(m.h)/2 - 1; i >= 0; i-- {
 			m.down(i)
 		}
-	} else if m.advance && len(m.h) > 0 {
-		ok, err := m.h[0].next()
-		if err != nil {
-			return false, err
+	} else if m.emitted > 0 {
+		if m.done {
+			ok, err := m.h[0].next()
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				m.pop()
+			}
+		} else {
+			m.h[0].cur().drop(m.d, m.emitted)
 		}
-		if !ok {
-			last := len(m.h) - 1
-			m.h[0] = m.h[last]
-			m.h = m.h[:last]
-		}
-		if len(m.h) > 0 {
+		m.emitted = 0
+		if len(m.h) > 1 {
 			m.down(0)
 		}
 	}
-	m.advance = true
-	return len(m.h) > 0, nil
+	if len(m.h) == 0 {
+		return false, nil
+	}
+	top := m.h[0].cur()
+	var bound *view
+	if len(m.h) > 1 {
+		bound = m.h[1].cur()
+		if len(m.h) > 2 && cmpViews(m.h[2].cur(), bound) < 0 {
+			bound = m.h[2].cur()
+		}
+	}
+	n := below(m.d, top, bound)
+	m.out = *top
+	m.out.cells = top.cells[:n]
+	m.emitted = n
+	m.done = n == len(top.cells)
+	return true, nil
 }
 
-func (m *merger) kv() []byte  { return m.h[0].kv }
-func (m *merger) seq() uint64 { return m.h[0].seq }
+func (m *merger) cur() *view { return &m.out }
 
-// close closes every run reader, removing the run files.
+// close closes every run reader (removing the run files unless they are kept for other ranges).
 func (m *merger) close() error {
 	var errs []error
 	for _, r := range m.readers {
@@ -145,29 +136,34 @@ func (m *merger) close() error {
 	return errors.Join(errs...)
 }
 
-// combineSource folds adjacent records with equal keys of a sorted source.
+// combineSource folds cells with equal keys of a source of non-overlapping views. Within a view cells
+// are distinct, so equal keys can only meet across views: the last cell of each view is held back (in
+// scratch, as a one-cell record) until the next view shows whether it continues the group.
 type combineSource struct {
 	p       *Pool
+	d       *cellrec.Dict
 	src     source
-	fn      func(dst, a, b []byte) []byte
+	fn      CombineFunc
 	seqLast bool
-	scratch *[2][]byte
-	base    int   // reserved scratch capacity per buffer
-	charged int64 // capacity beyond base, charged to the pool
-	pending bool  // src holds the head of the next group
+	scratch *[2][]byte // [0]: the held cell as a record; [1]: the next one, built while folding
+	base    int        // reserved scratch capacity per buffer
+	charged int64      // capacity beyond base, charged to the pool
+	pend    *view      // the source's current view, from its first cell not yet handed on
+	held    bool
+	hv      view // the held cell, in scratch[0]
+	out     view
+	value   []byte // fold result scratch
 	done    bool
-	cur     []byte
-	sq      uint64
 }
 
-func newCombineSource(p *Pool, src source, opts SorterOptions, scratch *[2][]byte) *combineSource {
+func newCombineSource(p *Pool, d *cellrec.Dict, src source, opts SorterOptions, scratch *[2][]byte) *combineSource {
 	base := p.scratchSize()
 	for i := range scratch {
 		if scratch[i] == nil {
 			scratch[i] = make([]byte, 0, base)
 		}
 	}
-	return &combineSource{p: p, src: src, fn: opts.Combine, seqLast: opts.FoldSeqLast, scratch: scratch, base: base}
+	return &combineSource{p: p, d: d, src: src, fn: opts.Combine, seqLast: opts.FoldSeqLast, scratch: scratch, base: base}
 }
 
 // account charges growth of the scratch buffers beyond their reserved size.
@@ -178,69 +174,92 @@ func (c *combineSource) account() {
 			over += int64(cap(b) - c.base)
 		}
 	}
+	if cap(c.value) > c.base {
+		over += int64(cap(c.value) - c.base)
+	}
 	if over > c.charged {
 		c.p.charge(over - c.charged)
 		c.charged = over
 	}
 }
 
-func (c *combineSource) next() (bool, error) {
-	if c.done {
-		return false, nil
-	}
-	if !c.pending {
-		ok, err := c.src.next()
-		if err != nil || !ok {
-			c.done = true
-			return false, err
-		}
-	}
-	c.pending = false
-	acc := append(c.scratch[0][:0], c.src.kv()...)
-	c.scratch[0] = acc
-	c.sq = c.src.seq()
-	slot := 1
-	for {
-		ok, err := c.src.next()
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			c.done = true
-			break
-		}
-		b := c.src.kv()
-		if hfilewriter.CompareKeys(hfilewriter.KVKey(acc), hfilewriter.KVKey(b)) != 0 {
-			c.pending = true
-			break
-		}
-		out := c.fn(c.scratch[slot][:0], acc, b)
-		key, _, n, err := hfilewriter.SplitKeyValue(out)
-		if err != nil || n != len(out) || !hfilewriter.Key(key).Valid() ||
-			hfilewriter.CompareKeys(key, hfilewriter.KVKey(acc)) != 0 {
-			return false, fmt.Errorf("combine returned an invalid record or changed the key %s",
-				hfilewriter.Key(hfilewriter.KVKey(acc)))
-		}
-		if len(out) > 0 && &out[:1][0] == &c.scratch[slot][:1][0] {
-			c.scratch[slot] = out // written in place
-		} else {
-			// The combiner allocated or returned a or b: keep a private copy (b dies with src.next).
-			c.scratch[slot] = append(c.scratch[slot][:0], out...)
-			out = c.scratch[slot]
-		}
-		acc = out
-		slot ^= 1
-		if c.seqLast {
-			c.sq = c.src.seq()
-		}
-	}
-	c.account()
-	c.cur = acc
-	return true, nil
+// hold copies a cell into scratch[slot] as a one-cell record and makes it the held cell.
+func (c *combineSource) hold(slot int, h *cellrec.Header, q, value []byte, seq uint64) {
+	rec := cellrec.AppendHeader(c.scratch[slot][:0], h.Row, h.Family, h.TS, h.Type)
+	rec = c.d.AppendQualifierCell(rec, q, value)
+	c.scratch[slot] = rec
+	hh, cells, _ := cellrec.ParseHeader(rec)
+	c.hv.set(c.d, &hh, cells, seq)
+	c.held = true
 }
 
-func (c *combineSource) kv() []byte  { return c.cur }
-func (c *combineSource) seq() uint64 { return c.sq }
+func (c *combineSource) next() (bool, error) {
+	for {
+		if c.pend == nil && !c.done {
+			ok, err := c.src.next()
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				c.pend = c.src.cur()
+			} else {
+				c.done = true
+			}
+		}
+		if c.pend == nil { // the source is exhausted
+			if c.held {
+				c.held = false
+				c.out = c.hv
+				c.account()
+				return true, nil
+			}
+			return false, nil
+		}
+		p := c.pend
+		if c.held {
+			if cellrec.Compare(&c.hv.h, c.hv.q, &p.h, p.q) != 0 {
+				// The group is complete: hand it on; p is looked at again next time.
+				c.held = false
+				c.out = c.hv
+				c.account()
+				return true, nil
+			}
+			c.value = c.fn(c.value[:0], &c.hv.h, c.hv.q, c.hv.v, p.v)
+			seq := c.hv.seq
+			if c.seqLast {
+				seq = p.seq
+			}
+			// Build the folded cell in the other buffer (the held one's bytes are the fold's input).
+			h, q := c.hv.h, c.hv.q
+			c.scratch[0], c.scratch[1] = c.scratch[1], c.scratch[0]
+			c.hold(0, &h, q, c.value, seq)
+			c.advancePend()
+			continue
+		}
+		// Nothing held: hand on all but the last cell of p and hold that one.
+		_, lastOff := c.d.Last(p.cells)
+		if lastOff > 0 {
+			c.out = *p
+			c.out.cells = p.cells[:lastOff]
+			p.drop(c.d, lastOff)
+			return true, nil
+		}
+		c.hold(0, &p.h, p.q, p.v, p.seq)
+		c.advancePend()
+	}
+}
+
+// advancePend drops the first cell of the pending view, or the view when that was its last cell.
+func (c *combineSource) advancePend() {
+	_, _, rest := c.d.Next(c.pend.cells)
+	if len(rest) == 0 {
+		c.pend = nil
+		return
+	}
+	c.pend.drop(c.d, len(c.pend.cells)-len(rest))
+}
+
+func (c *combineSource) cur() *view { return &c.out }
 
 // close returns the charged overflow and shrinks oversized scratch buffers back to their reserved size.
 func (c *combineSource) close() {
@@ -252,5 +271,6 @@ func (c *combineSource) close() {
 				c.scratch[i] = make([]byte, 0, c.base)
 			}
 		}
+		c.value = nil
 	}
 }

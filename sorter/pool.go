@@ -12,7 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/golang/snappy"
+	"github.com/klauspost/compress/s2"
+
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 // DefaultMemory is the pool budget when PoolOptions.Memory is 0.
@@ -22,11 +24,13 @@ const DefaultMemory = 1 << 30
 const MinMemory = 64 << 10
 
 const (
-	minChunk  = 4 << 10
-	maxChunk  = 1 << 20
-	minSlab   = 4 << 10
-	maxSlab   = 4 << 20
-	entrySize = 24 // bytes of one index entry
+	minChunk = 4 << 10
+	maxChunk = 1 << 20
+	minSlab  = 4 << 10
+	maxSlab  = 4 << 20
+	// entrySize is what one index entry is accounted at: the 24-byte entry plus room for the 8-byte
+	// cursor the resolver may need for it when records of one row overlap.
+	entrySize = 32
 	// slabClasses is the number of pooled slab sizes: minSlab, 2×minSlab, ..., maxSlab.
 	slabClasses = 11
 	// waitPoll bounds how long a reservation waits before it looks for spillable sorters again.
@@ -42,12 +46,16 @@ type PoolOptions struct {
 	TempDir string
 	// Parallelism bounds concurrent spill and merge work (default GOMAXPROCS).
 	Parallelism int
+	// Dict is the qualifier dictionary of the records added to the pool's sorters (nil: records hold
+	// literal qualifiers only). See internal/cellrec.
+	Dict *cellrec.Dict
 }
 
 // Pool shares one memory budget and one spill directory among many Sorters.
 type Pool struct {
 	budget    int64
 	par       int
+	dict      *cellrec.Dict
 	dir       string
 	chunkSize int
 	slabMax   int
@@ -98,7 +106,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	if opts.TempDir == "" {
 		opts.TempDir = os.TempDir()
 	}
-	p := &Pool{budget: opts.Memory, par: opts.Parallelism, sorters: map[*Sorter]struct{}{}}
+	p := &Pool{budget: opts.Memory, par: opts.Parallelism, dict: opts.Dict, sorters: map[*Sorter]struct{}{}}
 	p.cond = sync.NewCond(&p.mu)
 	// Small enough that one merge of ~100 runs (each holding a raw and a compressed chunk buffer) fits a
 	// merge share without intermediate passes.
@@ -106,7 +114,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	cs = max(min(cs, maxChunk), minChunk)
 	p.chunkSize = int(cs)
 	p.slabMax = floorPow2(int(max(min(opts.Memory/16, maxSlab), minSlab)))
-	slotBytes := int64(chunkHdrSz + p.chunkSize + snappy.MaxEncodedLen(p.chunkSize) + 2*p.scratchSize())
+	slotBytes := int64(chunkHdrSz + p.chunkSize + s2.MaxEncodedLen(p.chunkSize) + 2*p.scratchSize())
 	p.reserveIO = slotBytes * int64(p.par)
 	if p.reserveIO > opts.Memory/2 {
 		return nil, fmt.Errorf("sorter: memory budget %d bytes too small for parallelism %d (I/O reserve %d bytes)",
@@ -203,7 +211,7 @@ func (p *Pool) dropFreeLocked(n int64) {
 	}
 }
 
-// MaxRecord is the largest KeyValue record Add accepts: an eighth of the budget left after the I/O
+// MaxRecord is the largest record Add accepts: an eighth of the budget left after the I/O
 // reserve, so that a merge of runs holding such records still fits.
 func (p *Pool) MaxRecord() int64 { return (p.budget - p.reserveIO) / 8 }
 
@@ -227,6 +235,9 @@ func (p *Pool) Close() error {
 	}
 	return nil
 }
+
+// Dict returns the qualifier dictionary of the pool's records.
+func (p *Pool) Dict() *cellrec.Dict { return p.dict }
 
 // Dir returns the pool's private spill directory.
 func (p *Pool) Dir() string { return p.dir }

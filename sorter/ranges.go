@@ -63,8 +63,8 @@ func (s *Sorter) FinishRanges(ctx context.Context) (*Ranges, error) {
 	return r, nil
 }
 
-// Open returns an Iterator over the records whose row is in [lo, hi) (nil lo: from the first row; nil
-// hi: to the last) in (CompareKeys, seq) order, folded with Combine like Finish's. It reserves the
+// Open returns an Iterator over the cells whose row is in [lo, hi) (nil lo: from the first row; nil
+// hi: to the last) in (key, seq) order, folded with Combine like Finish's. It reserves the
 // merge's read buffers, waiting for memory if needed; Iterators of one Ranges may be used
 // concurrently. Closing the Iterator releases its memory but keeps the runs for other ranges.
 func (r *Ranges) Open(ctx context.Context, lo, hi []byte) (*Iterator, error) {
@@ -85,9 +85,9 @@ func (r *Ranges) Open(ctx context.Context, lo, hi []byte) (*Iterator, error) {
 	}
 	it := &Iterator{s: s, ctx: ctx, reserved: need, ranged: true}
 	if len(runs) > 0 {
-		m := &merger{}
+		m := &merger{d: s.p.dict}
 		for _, ri := range runs {
-			rr, err := openRunAt(ctx, ri, ri.seek(lo))
+			rr, err := openRunAt(ctx, s.p.dict, ri, ri.seek(lo))
 			if err != nil {
 				m.close()
 				s.p.release(need)
@@ -95,12 +95,12 @@ func (r *Ranges) Open(ctx context.Context, lo, hi []byte) (*Iterator, error) {
 			}
 			rr.keep = true
 			m.readers = append(m.readers, rr)
-			m.h = append(m.h, &head{src: &rangeSource{src: rr, lo: lo, hi: hi}})
+			m.h = append(m.h, &rangeSource{src: rr, lo: lo, hi: hi})
 		}
 		it.m, it.src = m, m
 	}
 	if s.opts.Combine != nil && it.src != nil {
-		it.cs = newCombineSource(s.p, it.src, s.opts, &it.scratch)
+		it.cs = newCombineSource(s.p, s.p.dict, it.src, s.opts, &it.scratch)
 		it.src = it.cs
 	}
 	return it, nil
@@ -116,7 +116,7 @@ func (r *Ranges) Close() error {
 	return r.s.cleanupLocked()
 }
 
-// rangeSource limits a sorted source to the records whose row is in [lo, hi).
+// rangeSource limits a source to the views whose row is in [lo, hi).
 type rangeSource struct {
 	src     source
 	lo, hi  []byte
@@ -134,7 +134,7 @@ func (r *rangeSource) next() (bool, error) {
 			r.done = true
 			return false, err
 		}
-		row := kvRow(r.src.kv())
+		row := r.src.cur().h.Row
 		if !r.started {
 			if r.lo != nil && bytes.Compare(row, r.lo) < 0 {
 				continue
@@ -149,5 +149,4 @@ func (r *rangeSource) next() (bool, error) {
 	}
 }
 
-func (r *rangeSource) kv() []byte  { return r.src.kv() }
-func (r *rangeSource) seq() uint64 { return r.src.seq() }
+func (r *rangeSource) cur() *view { return r.src.cur() }

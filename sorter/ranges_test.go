@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 // drainRange reads one range of r completely.
@@ -17,10 +18,7 @@ func drainRange(t *testing.T, r *Ranges, lo, hi []byte) ([]rec, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []rec
-	for it.Next() {
-		out = append(out, rec{append([]byte(nil), it.KV()...), it.Seq()})
-	}
+	out, _ := collect(it, r.s.p.Dict())
 	err = it.Err()
 	if cerr := it.Close(); err == nil {
 		err = cerr
@@ -40,7 +38,7 @@ func TestRangesConcatenateToTheWhole(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, uint64(par)))
 			recs := randRecords(rng, 30000)
 			for _, r := range recs {
-				if err := s.Add(r.kv, r.seq); err != nil {
+				if err := s.Add(rc(r.kv), r.seq); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -56,7 +54,7 @@ func TestRangesConcatenateToTheWhole(t *testing.T) {
 			// existing row with many records), a row between existing ones, and past the end.
 			bounds := [][]byte{nil}
 			for _, i := range []int{3000, 9000, 15000, 21000, 27000} {
-				bounds = append(bounds, kvRow(want[i].kv))
+				bounds = append(bounds, hfilewriter.Key(hfilewriter.KVKey(want[i].kv)).Row())
 			}
 			bounds = append(bounds, []byte("r01000x"), []byte("\xff\xff"), nil)
 			sortBounds(bounds[1 : len(bounds)-1])
@@ -77,7 +75,7 @@ func TestRangesConcatenateToTheWhole(t *testing.T) {
 					t.Fatal(errs[i])
 				}
 				for _, x := range part {
-					row := kvRow(x.kv)
+					row := hfilewriter.Key(hfilewriter.KVKey(x.kv)).Row()
 					if (bounds[i] != nil && bytes.Compare(row, bounds[i]) < 0) || (bounds[i+1] != nil && bytes.Compare(row, bounds[i+1]) >= 0) {
 						t.Fatalf("range %d [%q, %q) yielded row %q", i, bounds[i], bounds[i+1], row)
 					}
@@ -118,16 +116,15 @@ func TestRangesWithCombine(t *testing.T) {
 	p := newTestPool(t, 128<<10, 2)
 	// An associative fold: value = a's value, b's value and one byte, so n records fold to n-1 bytes
 	// however spills and merges group them.
-	count := func(dst, a, b []byte) []byte {
-		v := append(append(append([]byte(nil), hfilewriter.KVValue(a)...), hfilewriter.KVValue(b)...), 'x')
-		return appendKV(dst, hfilewriter.KVKey(a), v)
+	count := func(dst []byte, _ *cellrec.Header, _, a, b []byte) []byte {
+		return append(append(append(dst, a...), b...), 'x')
 	}
 	s := p.NewSorter("combine", SorterOptions{Combine: count})
 	n := 0
 	for round := 0; round < 40; round++ {
 		for row := 0; row < 300; row++ {
 			kv := hfilewriter.AppendKeyValue(nil, fmt.Appendf(nil, "row%04d", row), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, nil)
-			if err := s.Add(kv, uint64(n)); err != nil {
+			if err := s.Add(rc(kv), uint64(n)); err != nil {
 				t.Fatal(err)
 			}
 			n++
@@ -146,7 +143,7 @@ func TestRangesWithCombine(t *testing.T) {
 		}
 		for _, x := range got {
 			if v := hfilewriter.KVValue(x.kv); len(v) != 39 {
-				t.Fatalf("row %s folded to %d, want 39 (40 records)", kvRow(x.kv), len(v))
+				t.Fatalf("row %s folded to %d, want 39 (40 records)", hfilewriter.Key(hfilewriter.KVKey(x.kv)).Row(), len(v))
 			}
 		}
 		total += len(got)
@@ -154,12 +151,4 @@ func TestRangesWithCombine(t *testing.T) {
 	if total != 300 {
 		t.Fatalf("%d folded records, want 300", total)
 	}
-}
-
-// appendKV appends a KeyValue record with the given flat key and value.
-func appendKV(dst, key, value []byte) []byte {
-	dst = append(dst, byte(len(key)>>24), byte(len(key)>>16), byte(len(key)>>8), byte(len(key)))
-	dst = append(dst, byte(len(value)>>24), byte(len(value)>>16), byte(len(value)>>8), byte(len(value)))
-	dst = append(dst, key...)
-	return append(dst, value...)
 }

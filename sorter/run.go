@@ -11,14 +11,14 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/golang/snappy"
+	"github.com/klauspost/compress/s2"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 const (
 	codecRaw    = 0
-	codecSnappy = 1
+	codecSnappy = 1 // snappy block format (written by s2.EncodeSnappy, read by s2.Decode)
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -30,7 +30,7 @@ type runInfo struct {
 	records   int64
 	size      int64 // bytes on disk
 	maxRaw    int   // largest raw chunk
-	maxStored int   // largest snappy-compressed chunk (0 if none)
+	maxStored int   // largest compressed chunk (0 if none)
 	// chunks locates every chunk by the row of its first record, so that a range merge can start
 	// reading a run near a row instead of at its beginning.
 	chunks []chunkRef
@@ -55,10 +55,27 @@ func (r *runInfo) seek(lo []byte) int64 {
 	return r.chunks[j-1].off
 }
 
-// kvRow returns the row of a KeyValue record.
-func kvRow(kv []byte) []byte {
-	rl := int(binary.BigEndian.Uint16(kv[8:]))
-	return kv[10 : 10+rl]
+// uvarint decodes a uvarint with a fast path for one byte. n <= 0 means malformed (binary.Uvarint).
+func uvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return binary.Uvarint(b)
+}
+
+// uvarintLen is the length of the uvarint encoding of x.
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// headerLen is the encoded length of a record header.
+func headerLen(h *cellrec.Header) int {
+	return uvarintLen(uint64(len(h.Row))) + len(h.Row) + uvarintLen(uint64(len(h.Family))) + len(h.Family) + 9
 }
 
 // bufBytes is the read-buffer memory a reader of this run needs.
@@ -79,15 +96,16 @@ type runWriter struct {
 	chunk int
 	raw   []byte
 	first []byte // row of the current chunk's first record
+	pre   []byte // entry prefix of an oversized record
 }
 
 func (p *Pool) createRun(sl *slot) (*runWriter, error) {
 	if sl.raw == nil {
 		sl.raw = make([]byte, 0, p.chunkSize)
-		sl.enc = make([]byte, chunkHdrSz+snappy.MaxEncodedLen(p.chunkSize))
+		sl.enc = make([]byte, chunkHdrSz+s2.MaxEncodedLen(p.chunkSize))
 	}
 	id := p.fileSeq.Add(1)
-	path := filepath.Join(p.dir, fmt.Sprintf("run-%08d.snappy", id))
+	path := filepath.Join(p.dir, fmt.Sprintf("run-%08d", id))
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating run file: %w", err)
@@ -95,9 +113,11 @@ func (p *Pool) createRun(sl *slot) (*runWriter, error) {
 	return &runWriter{f: f, info: &runInfo{path: path, id: id}, sl: sl, chunk: p.chunkSize, raw: sl.raw[:0]}, nil
 }
 
-// add appends one record with its seq.
-func (w *runWriter) add(kv []byte, seq uint64) error {
-	need := binary.MaxVarintLen64 + len(kv)
+// add appends a view as one record (its header and its cells) with its seq: entry = uvarint(seq) |
+// uvarint(record length) | record.
+func (w *runWriter) add(v *view) error {
+	recLen := headerLen(&v.h) + len(v.cells)
+	need := 2*binary.MaxVarintLen64 + recLen
 	if len(w.raw) > 0 && len(w.raw)+need > w.chunk {
 		if err := w.flush(); err != nil {
 			return err
@@ -105,25 +125,29 @@ func (w *runWriter) add(kv []byte, seq uint64) error {
 	}
 	w.info.records++
 	if len(w.raw) == 0 {
-		w.first = append(w.first[:0], kvRow(kv)...)
+		w.first = append(w.first[:0], v.h.Row...)
 	}
-	if need > w.chunk { // oversized record: a raw chunk of its own, written straight from kv
-		w.info.chunks = append(w.info.chunks, chunkRef{off: w.info.size, row: bytes.Clone(kvRow(kv))})
-		var vb [binary.MaxVarintLen64]byte
-		vn := binary.PutUvarint(vb[:], seq)
-		rawLen := vn + len(kv)
-		crc := crc32.Update(crc32.Update(0, castagnoli, vb[:vn]), castagnoli, kv)
+	if need > w.chunk { // oversized record: a raw chunk of its own, written from the view's cells
+		w.info.chunks = append(w.info.chunks, chunkRef{off: w.info.size, row: bytes.Clone(v.h.Row)})
+		w.pre = binary.AppendUvarint(w.pre[:0], v.seq)
+		w.pre = binary.AppendUvarint(w.pre, uint64(recLen))
+		w.pre = cellrec.AppendHeader(w.pre, v.h.Row, v.h.Family, v.h.TS, v.h.Type)
+		rawLen := len(w.pre) + len(v.cells)
+		crc := crc32.Update(crc32.Checksum(w.pre, castagnoli), castagnoli, v.cells)
 		var hdr [chunkHdrSz]byte
 		putHeader(hdr[:], rawLen, rawLen, codecRaw, crc)
-		if err := w.write(hdr[:], vb[:vn], kv); err != nil {
-			return err
-		}
 		w.info.maxRaw = max(w.info.maxRaw, rawLen)
-		return nil
+		return w.write(hdr[:], w.pre, v.cells)
 	}
-	w.raw = binary.AppendUvarint(w.raw, seq)
-	w.raw = append(w.raw, kv...)
+	w.raw = appendEntry(w.raw, v, recLen)
 	return nil
+}
+
+func appendEntry(dst []byte, v *view, recLen int) []byte {
+	dst = binary.AppendUvarint(dst, v.seq)
+	dst = binary.AppendUvarint(dst, uint64(recLen))
+	dst = cellrec.AppendHeader(dst, v.h.Row, v.h.Family, v.h.TS, v.h.Type)
+	return append(dst, v.cells...)
 }
 
 func putHeader(h []byte, rawLen, storedLen int, codec byte, crc uint32) {
@@ -150,7 +174,7 @@ func (w *runWriter) flush() error {
 	}
 	w.info.chunks = append(w.info.chunks, chunkRef{off: w.info.size, row: bytes.Clone(w.first)})
 	crc := crc32.Checksum(w.raw, castagnoli)
-	enc := snappy.Encode(w.sl.enc[chunkHdrSz:], w.raw)
+	enc := s2.EncodeSnappy(w.sl.enc[chunkHdrSz:], w.raw)
 	var err error
 	if len(enc) < len(w.raw) {
 		putHeader(w.sl.enc[:chunkHdrSz], len(w.raw), len(enc), codecSnappy, crc)
@@ -193,6 +217,7 @@ func (w *runWriter) abort() {
 // runReader streams the records of a run; it removes the file when closed.
 type runReader struct {
 	ctx    context.Context
+	d      *cellrec.Dict
 	info   *runInfo
 	f      *os.File
 	off    int64
@@ -200,22 +225,21 @@ type runReader struct {
 	stored []byte
 	buf    []byte // current chunk's raw bytes
 	pos    int
-	cur    []byte
-	sq     uint64
+	v      view
 	keep   bool // close leaves the file (a range reader; the sorter removes its runs)
 }
 
-func openRun(ctx context.Context, info *runInfo) (*runReader, error) {
-	return openRunAt(ctx, info, 0)
+func openRun(ctx context.Context, d *cellrec.Dict, info *runInfo) (*runReader, error) {
+	return openRunAt(ctx, d, info, 0)
 }
 
 // openRunAt opens a run for reading from the chunk at offset off.
-func openRunAt(ctx context.Context, info *runInfo, off int64) (*runReader, error) {
+func openRunAt(ctx context.Context, d *cellrec.Dict, info *runInfo, off int64) (*runReader, error) {
 	f, err := os.Open(info.path)
 	if err != nil {
 		return nil, fmt.Errorf("opening run: %w", err)
 	}
-	return &runReader{ctx: ctx, info: info, f: f, off: off}, nil
+	return &runReader{ctx: ctx, d: d, info: info, f: f, off: off}, nil
 }
 
 func (r *runReader) corrupt(format string, args ...any) error {
@@ -266,13 +290,13 @@ func (r *runReader) loadChunk() (bool, error) {
 		if _, err := r.f.ReadAt(st, r.off+chunkHdrSz); err != nil {
 			return false, r.corrupt("reading chunk: %v", err)
 		}
-		if n, err := snappy.DecodedLen(st); err != nil || n != rawLen {
-			return false, r.corrupt("snappy chunk decodes to %d bytes, header says %d (%v)", n, rawLen, err)
+		if n, err := s2.DecodedLen(st); err != nil || n != rawLen {
+			return false, r.corrupt("compressed chunk decodes to %d bytes, header says %d (%v)", n, rawLen, err)
 		}
 		var err error
-		raw, err = snappy.Decode(r.raw[:rawLen], st)
+		raw, err = s2.Decode(r.raw[:rawLen], st)
 		if err != nil {
-			return false, r.corrupt("snappy: %v", err)
+			return false, r.corrupt("decompressing chunk: %v", err)
 		}
 	default:
 		return false, r.corrupt("unknown chunk codec %d", codec)
@@ -289,32 +313,32 @@ func (r *runReader) next() (bool, error) {
 	if r.pos >= len(r.buf) {
 		ok, err := r.loadChunk()
 		if !ok || err != nil {
-			r.cur = nil
 			return false, err
 		}
 	}
 	b := r.buf[r.pos:]
-	seq, vn := binary.Uvarint(b)
-	if vn <= 0 || len(b) < vn+8 {
+	seq, n1 := uvarint(b)
+	if n1 <= 0 {
 		return false, r.corrupt("truncated entry")
 	}
-	klen := uint64(binary.BigEndian.Uint32(b[vn:]))
-	vlen := uint64(binary.BigEndian.Uint32(b[vn+4:]))
-	n := 8 + klen + vlen
-	if klen < 12 || n > uint64(len(b)-vn) {
-		return false, r.corrupt("entry of %d bytes overruns its chunk", n)
+	l, n2 := uvarint(b[n1:])
+	if n2 <= 0 || l > uint64(len(b)-n1-n2) {
+		return false, r.corrupt("entry overruns its chunk")
 	}
-	if !hfilewriter.Key(b[vn+8 : vn+8+int(klen)]).Valid() {
-		return false, r.corrupt("malformed key")
+	rec := b[n1+n2 : n1+n2+int(l)]
+	h, cells, err := cellrec.ParseHeader(rec)
+	if err == nil {
+		err = r.d.CheckCells(cells)
 	}
-	r.cur = b[vn : vn+int(n) : vn+int(n)]
-	r.sq = seq
-	r.pos += vn + int(n)
+	if err != nil {
+		return false, r.corrupt("malformed record: %v", err)
+	}
+	r.v.set(r.d, &h, cells, seq)
+	r.pos += n1 + n2 + int(l)
 	return true, nil
 }
 
-func (r *runReader) kv() []byte  { return r.cur }
-func (r *runReader) seq() uint64 { return r.sq }
+func (r *runReader) cur() *view { return &r.v }
 
 // close closes and removes the run file.
 func (r *runReader) close() error {
@@ -323,7 +347,7 @@ func (r *runReader) close() error {
 		err = r.f.Close()
 		r.f = nil
 	}
-	r.raw, r.stored, r.buf = nil, nil, nil
+	r.raw, r.stored, r.buf, r.v = nil, nil, nil, view{}
 	if r.keep {
 		return err
 	}

@@ -2,23 +2,27 @@ package sorter
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
+
+// CombineFunc folds the values a and b of two cells with equal keys (a's cell earlier in (key, seq)
+// order): it appends the folded value to dst and returns it. h and qualifier give the key. It must not
+// modify a or b, and must be safe for concurrent use.
+type CombineFunc func(dst []byte, h *cellrec.Header, qualifier, a, b []byte) []byte
 
 // SorterOptions configures one Sorter.
 type SorterOptions struct {
-	// Combine, if set, folds two KeyValue records with equal keys (a earlier in (key, seq) order) into one.
-	// It may append to dst[:0] and return that slice; it must not modify a or b, and its result must be a
-	// well-formed record with the same key. Combine is applied when a run is spilled and while merging,
-	// so every group of equal keys comes out as exactly one record (carrying the seq of its first input,
-	// or of its last with FoldSeqLast).
-	Combine func(dst, a, b []byte) []byte
+	// Combine, if set, folds cells with equal keys. It is applied when a run is spilled and while
+	// merging, so every group of equal keys comes out as exactly one cell (carrying the seq of its first
+	// input, or of its last with FoldSeqLast).
+	Combine CombineFunc
 	// CombineErr, if set, reports an error that Combine could not return (e.g. Aggregator.Err). It is
 	// checked after every spill and merge pass and while iterating; a non-nil result fails the sort:
 	// Add or Finish return it, or Iterator.Next stops and Iterator.Err returns it.
@@ -34,8 +38,8 @@ const (
 	stateClosed
 )
 
-// Sorter sorts the KeyValue records of one output stream. Add is safe for concurrent use; Finish is
-// called once, after the last Add.
+// Sorter sorts the records (internal/cellrec) of one output stream by their cells. Add is safe for
+// concurrent use; Finish is called once, after the last Add.
 type Sorter struct {
 	p    *Pool
 	name string
@@ -44,7 +48,7 @@ type Sorter struct {
 
 	mu          sync.Mutex
 	a           arena
-	held        int64        // accounted arena bytes: slab capacities + index capacity × 24
+	held        int64        // accounted arena bytes: slab capacities + index capacity × entrySize
 	spillable   atomic.Int64 // == held while adding, 0 otherwise (read by the pool without s.mu)
 	cur         int          // current slab; slabs after it are empty (kept across an in-place spill)
 	slabUsed    int          // bytes used in the current slab
@@ -63,7 +67,7 @@ type Sorter struct {
 
 // NewSorter returns a sorter drawing on the pool's budget. name appears in errors.
 func (p *Pool) NewSorter(name string, opts SorterOptions) *Sorter {
-	s := &Sorter{p: p, name: name, id: p.fileSeq.Add(1), opts: opts, nextSlab: minSlab, cur: -1}
+	s := &Sorter{p: p, name: name, id: p.fileSeq.Add(1), opts: opts, nextSlab: minSlab, cur: -1, a: arena{d: p.dict}}
 	s.spillDone = sync.NewCond(&s.mu)
 	s.empty.Store(true)
 	if err := p.register(s); err != nil {
@@ -76,7 +80,8 @@ func (p *Pool) NewSorter(name string, opts SorterOptions) *Sorter {
 // Name returns the sorter's name.
 func (s *Sorter) Name() string { return s.name }
 
-// Records returns the number of records added so far.
+// Records returns the number of records added so far (cells still in the sorter may have been folded
+// or cut into several records since).
 func (s *Sorter) Records() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,34 +99,34 @@ func (s *Sorter) errorf(format string, args ...any) error {
 	return fmt.Errorf("sorter %q: "+format, append([]any{s.name}, args...)...)
 }
 
-// Record is one KeyValue record for AddRecords: the record bytes (copied) and its input order.
+// Record is one record for AddRecords: the record bytes (internal/cellrec, with qualifier indexes into
+// the pool's dictionary; copied) and its input order.
 type Record struct {
-	KV  []byte
+	Rec []byte
 	Seq uint64
 }
 
-// Add copies kv, a KeyValue record (int32 keyLen | int32 valueLen | key | value), into the sorter.
-// Malformed records and records larger than Pool.MaxRecord are rejected without harming the sorter.
-// seq orders records with equal keys (input order). It may spill to disk and may wait for memory.
-func (s *Sorter) Add(kv []byte, seq uint64) error {
-	recs := [1]Record{{KV: kv, Seq: seq}}
+// Add copies rec, a record, into the sorter. Malformed records (cellrec.Dict.Validate) and records larger
+// than Pool.MaxRecord are rejected without harming the sorter. seq orders cells with equal keys (input
+// order). It may spill to disk and may wait for memory.
+func (s *Sorter) Add(rec []byte, seq uint64) error {
+	recs := [1]Record{{Rec: rec, Seq: seq}}
 	return s.AddRecords(recs[:])
 }
 
 // AddRecords adds many records under one lock acquisition, as Add does for each: callers with batches
-// (the pipeline's cell batches) use it to keep lock traffic off the hot path. Records are validated
+// (the pipeline's record batches) use it to keep lock traffic off the hot path. Records are validated
 // before any is added; a spill triggered while adding runs outside the sorter's lock, so other
 // goroutines keep adding into a fresh arena while the full one is sorted and written.
 func (s *Sorter) AddRecords(recs []Record) error {
 	for i := range recs {
-		kv := recs[i].KV
-		key, _, n, err := hfilewriter.SplitKeyValue(kv)
-		if err != nil || n != len(kv) || !hfilewriter.Key(key).Valid() {
-			return s.errorf("invalid KeyValue record of %d bytes", len(kv))
+		rec := recs[i].Rec
+		if _, err := s.p.dict.Validate(rec); err != nil {
+			return s.errorf("invalid record of %d bytes: %w", len(rec), err)
 		}
-		if int64(len(kv)) > s.p.MaxRecord() {
-			return s.errorf("KeyValue record of %d bytes exceeds the largest record this budget sorts (%d bytes)",
-				len(kv), s.p.MaxRecord())
+		if int64(len(rec)) > s.p.MaxRecord() {
+			return s.errorf("record of %d bytes exceeds the largest record this budget sorts (%d bytes)",
+				len(rec), s.p.MaxRecord())
 		}
 	}
 	s.mu.Lock()
@@ -140,7 +145,7 @@ func (s *Sorter) AddRecords(recs []Record) error {
 			s.pleaseSpill.Store(false)
 			job = s.detachLocked(false)
 		} else {
-			err := s.placeLocked(recs[i].KV, recs[i].Seq)
+			err := s.placeLocked(recs[i].Rec, recs[i].Seq)
 			switch {
 			case err == nil:
 				i++
@@ -165,9 +170,10 @@ func (s *Sorter) AddRecords(recs []Record) error {
 	return nil
 }
 
-// placeLocked copies one record into the arena (s.mu held). It returns errSpillSelf when s must spill
-// before the record fits.
-func (s *Sorter) placeLocked(kv []byte, seq uint64) error {
+// placeLocked copies one record, after its length, into the arena (s.mu held). It returns errSpillSelf
+// when s must spill before the record fits.
+func (s *Sorter) placeLocked(rec []byte, seq uint64) error {
+	size := uvarintLen(uint64(len(rec))) + len(rec)
 	for {
 		if len(s.a.idx) == cap(s.a.idx) {
 			if err := s.growIndex(); err != nil {
@@ -175,7 +181,7 @@ func (s *Sorter) placeLocked(kv []byte, seq uint64) error {
 			}
 			continue
 		}
-		if s.cur < 0 || s.slabUsed+len(kv) > len(s.a.slabs[s.cur]) {
+		if s.cur < 0 || s.slabUsed+size > len(s.a.slabs[s.cur]) {
 			if s.cur+1 < len(s.a.slabs) { // a slab kept from before
 				s.cur++
 				s.slabUsed = 0
@@ -186,7 +192,7 @@ func (s *Sorter) placeLocked(kv []byte, seq uint64) error {
 				// others to go on adding during the sort and write.
 				return errSpillSelf
 			}
-			if err := s.newSlab(len(kv)); err != nil {
+			if err := s.newSlab(size); err != nil {
 				return err
 			}
 			continue
@@ -198,9 +204,11 @@ func (s *Sorter) placeLocked(kv []byte, seq uint64) error {
 	}
 	slabID := s.cur
 	off := s.slabUsed
-	copy(s.a.slabs[slabID][off:], kv)
-	s.slabUsed += len(kv)
-	s.a.idx = append(s.a.idx, entry{prefix: rowPrefix(kv), off: uint32(off), slab: uint32(slabID), seq: seq})
+	slab := s.a.slabs[slabID]
+	n := binary.PutUvarint(slab[off:], uint64(len(rec)))
+	copy(slab[off+n:], rec)
+	s.slabUsed += size
+	s.a.idx = append(s.a.idx, entry{prefix: cellrec.RowPrefix(rec), off: uint32(off), slab: uint32(slabID), seq: seq})
 	s.records++
 	return nil
 }
@@ -317,7 +325,7 @@ func (s *Sorter) detachLocked(self bool) *spillJob {
 	if self {
 		s.idxHint = cap(s.a.idx)
 	}
-	s.a = arena{}
+	s.a = arena{d: s.p.dict}
 	s.cur, s.slabUsed = -1, 0
 	s.empty.Store(true)
 	s.setHeld(spare)
@@ -333,7 +341,7 @@ func (s *Sorter) detachLocked(self bool) *spillJob {
 func (s *Sorter) runSpill(job *spillJob) error {
 	sl, _ := s.p.acquireSlot(nil)
 	job.a.sort()
-	info, err := s.writeRun(nil, sl, job.a.source())
+	info, err := s.writeRun(nil, sl, newResolver(&job.a))
 	s.p.releaseSlot(sl)
 	h := job.held
 	for i, b := range job.a.slabs {
@@ -344,15 +352,23 @@ func (s *Sorter) runSpill(job *spillJob) error {
 	if err == nil && s.opts.CombineErr != nil {
 		err = s.opts.CombineErr()
 	}
-	s.mu.Lock()
+	// h is now the job's index. It is handed to s only if s's lock is free right now: a goroutine
+	// holding the lock may be waiting in Pool.reserve for exactly this memory, so otherwise the index is
+	// released before waiting for the lock (to record the run).
+	locked := s.mu.TryLock()
+	if !locked {
+		job.a.idx = nil
+		s.p.release(h)
+		h = 0
+		s.mu.Lock()
+	}
 	defer s.mu.Unlock()
-	// h is now the job's index. If s is still adding with a smaller index (it regrows from small after
-	// a detach), hand the big one over instead of freeing it: growing an index step by step copies it
-	// many times over.
+	// If s is still adding with a smaller index (it regrows from small after a detach), hand the big one
+	// over instead of freeing it: growing an index step by step copies it many times over.
 	// Otherwise keep it as s's spare index for its next arena (still accounted, in s.held), so that
 	// two indexes take turns instead of one being allocated per spill.
 	switch {
-	case err != nil || s.state != stateAdding || s.err != nil:
+	case !locked || err != nil || s.state != stateAdding || s.err != nil:
 	case cap(job.a.idx) > cap(s.a.idx):
 		old := int64(cap(s.a.idx)) * entrySize
 		s.a.idx = append(job.a.idx[:0], s.a.idx...)
@@ -385,14 +401,15 @@ func (s *Sorter) waitSpillsLocked() {
 	}
 }
 
-// writeRun drains src (sorted) into a new run, folding equal keys when Combine is set.
+// writeRun drains src (non-overlapping views in order) into a new run, folding equal keys when Combine
+// is set.
 func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, error) {
 	w, err := s.p.createRun(sl)
 	if err != nil {
 		return nil, err
 	}
 	if s.opts.Combine != nil {
-		cs := newCombineSource(s.p, src, s.opts, &sl.scratch)
+		cs := newCombineSource(s.p, s.p.dict, src, s.opts, &sl.scratch)
 		defer cs.close()
 		src = cs
 	}
@@ -411,7 +428,7 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 		if !ok {
 			break
 		}
-		if err := w.add(src.kv(), src.seq()); err != nil {
+		if err := w.add(src.cur()); err != nil {
 			w.abort()
 			return nil, err
 		}
@@ -419,7 +436,8 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 	return w.finish()
 }
 
-// Finish ends adding and returns the records in (CompareKeys, seq) order. Runs are merged as described
+// Finish ends adding and returns the cells in (key, seq) order, as views: parts of records (see
+// Iterator). Runs are merged as described
 // in the package documentation; the Iterator must be closed. On error every run file is removed.
 func (s *Sorter) Finish(ctx context.Context) (*Iterator, error) {
 	s.mu.Lock()
@@ -504,7 +522,7 @@ func (s *Sorter) spillFinishing(ctx context.Context) error {
 		return err
 	}
 	defer s.p.releaseSlot(sl)
-	info, err := s.writeRun(ctx, sl, s.a.source())
+	info, err := s.writeRun(ctx, sl, newResolver(&s.a))
 	if err != nil {
 		return err
 	}
@@ -545,7 +563,7 @@ func (s *Sorter) mergePass(ctx context.Context) error {
 		return err
 	}
 	defer s.p.releaseSlot(sl)
-	m, err := newMerger(ctx, picked, nil)
+	m, err := newMerger(ctx, s.p.dict, picked, nil)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 type rec struct {
@@ -63,7 +64,7 @@ func reference(recs []rec) []rec {
 
 func newTestPool(t testing.TB, mem int64, par int) *Pool {
 	t.Helper()
-	p, err := NewPool(PoolOptions{Memory: mem, TempDir: t.TempDir(), Parallelism: par})
+	p, err := NewPool(PoolOptions{Memory: mem, TempDir: t.TempDir(), Parallelism: par, Dict: testDict})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +78,7 @@ func drain(t testing.TB, s *Sorter) []rec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []rec
-	for it.Next() {
-		out = append(out, rec{append([]byte(nil), it.KV()...), it.Seq()})
-	}
+	out, _ := collect(it, s.p.Dict())
 	if err := it.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +95,9 @@ func sameRecords(t *testing.T, got, want []rec) {
 	}
 	for i := range want {
 		if got[i].seq != want[i].seq || !bytes.Equal(got[i].kv, want[i].kv) {
-			t.Fatalf("record %d: got seq %d %s, want seq %d %s", i, got[i].seq,
-				hfilewriter.Key(hfilewriter.KVKey(got[i].kv)), want[i].seq, hfilewriter.Key(hfilewriter.KVKey(want[i].kv)))
+			t.Fatalf("record %d: got seq %d %s value %q, want seq %d %s value %q", i, got[i].seq,
+				hfilewriter.Key(hfilewriter.KVKey(got[i].kv)), hfilewriter.KVValue(got[i].kv), want[i].seq,
+				hfilewriter.Key(hfilewriter.KVKey(want[i].kv)), hfilewriter.KVValue(want[i].kv))
 		}
 	}
 }
@@ -134,7 +133,7 @@ func TestSortMatchesReference(t *testing.T) {
 			p := newTestPool(t, tc.mem, tc.par)
 			s := p.NewSorter("t", SorterOptions{})
 			for _, i := range order {
-				if err := s.Add(recs[i].kv, recs[i].seq); err != nil {
+				if err := s.Add(rc(recs[i].kv), recs[i].seq); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -167,7 +166,7 @@ func TestDuplicatesOrderedBySeq(t *testing.T) {
 	for _, sq := range seqs {
 		kv := hfilewriter.AppendKeyValue(nil, []byte("same"), []byte("f"), []byte("q"), 5, hfilewriter.TypePut,
 			binary.BigEndian.AppendUint64(nil, uint64(sq)))
-		if err := s.Add(kv, uint64(sq)); err != nil {
+		if err := s.Add(rc(kv), uint64(sq)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -197,7 +196,7 @@ func TestWideRowWithinBudget(t *testing.T) {
 	for i, v := range perm {
 		binary.BigEndian.PutUint64(q[:], uint64(v))
 		buf = hfilewriter.AppendKeyValue(buf[:0], []byte("the-one-wide-row"), []byte("d"), q[:], 1, hfilewriter.TypePut, q[4:])
-		if err := s.Add(buf, uint64(i)); err != nil {
+		if err := s.Add(rc(buf), uint64(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,11 +206,14 @@ func TestWideRowWithinBudget(t *testing.T) {
 	}
 	j := 0
 	for it.Next() {
-		qual := hfilewriter.Key(hfilewriter.KVKey(it.KV())).Qualifier()
-		if binary.BigEndian.Uint64(qual) != uint64(j) {
-			t.Fatalf("position %d holds qualifier %d", j, binary.BigEndian.Uint64(qual))
+		for cells := it.Cells(); len(cells) > 0; {
+			var qual []byte
+			qual, _, cells = p.Dict().Next(cells)
+			if binary.BigEndian.Uint64(qual) != uint64(j) {
+				t.Fatalf("position %d holds qualifier %d", j, binary.BigEndian.Uint64(qual))
+			}
+			j++
 		}
-		j++
 	}
 	if err := it.Err(); err != nil {
 		t.Fatal(err)
@@ -257,7 +259,7 @@ func TestManySortersShareOnePool(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(recs); i += workers {
-				if err := sorters[assign[i]].Add(recs[i].kv, recs[i].seq); err != nil {
+				if err := sorters[assign[i]].Add(rc(recs[i].kv), recs[i].seq); err != nil {
 					errc <- err
 					return
 				}
@@ -287,9 +289,7 @@ func TestManySortersShareOnePool(t *testing.T) {
 			it, err := sorters[i].Finish(context.Background())
 			var out []rec
 			if err == nil {
-				for it.Next() {
-					out = append(out, rec{append([]byte(nil), it.KV()...), it.Seq()})
-				}
+				out, _ = collect(it, p.Dict())
 				err = it.Err()
 				if cerr := it.Close(); err == nil {
 					err = cerr
@@ -323,22 +323,25 @@ func TestManySortersShareOnePool(t *testing.T) {
 func TestInvalidRecordAndMisuse(t *testing.T) {
 	p := newTestPool(t, 1<<20, 1)
 	s := p.NewSorter("bad", SorterOptions{})
-	good := hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, []byte("v"))
-	for _, bad := range [][]byte{nil, good[:5], good[:len(good)-1], append(append([]byte(nil), good...), 0)} {
+	good := rc(hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, []byte("v")))
+	descending := cellrec.AppendLiteralCell(cellrec.AppendLiteralCell(
+		cellrec.AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), []byte("b"), nil), []byte("a"), nil)
+	dictCell := p.Dict().AppendCell(cellrec.AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), p.Dict().Len(), nil)
+	for _, bad := range [][]byte{nil, good[:5], good[:len(good)-1], append(append([]byte(nil), good...), 0), descending, dictCell} {
 		if err := s.Add(bad, 0); err == nil {
 			t.Fatalf("Add(%x) succeeded", bad)
 		}
 	}
 	// Inconsistent row length inside an otherwise well-sized record.
 	broken := append([]byte(nil), good...)
-	broken[8], broken[9] = 0x7f, 0xff
+	broken[0] = 0x7f
 	if err := s.Add(broken, 0); err == nil {
-		t.Fatal("Add accepted a key with a bad row length")
+		t.Fatal("Add accepted a record with a bad row length")
 	}
 	if err := s.Add(good, 0); err != nil {
 		t.Fatal(err)
 	}
-	huge := hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 1, hfilewriter.TypePut, make([]byte, 2<<20))
+	huge := rc(hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 1, hfilewriter.TypePut, make([]byte, 2<<20)))
 	if err := s.Add(huge, 1); err == nil {
 		t.Fatal("a record larger than the budget was accepted")
 	}
@@ -374,7 +377,7 @@ func TestCancelRemovesRuns(t *testing.T) {
 	p := newTestPool(t, 64<<10, 1)
 	s := p.NewSorter("cancel", SorterOptions{})
 	for _, r := range randRecords(rand.New(rand.NewPCG(5, 5)), 5000) {
-		if err := s.Add(r.kv, r.seq); err != nil {
+		if err := s.Add(rc(r.kv), r.seq); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -394,7 +397,7 @@ func TestCancelRemovesRuns(t *testing.T) {
 	// Cancellation while iterating stops Next with the context's error.
 	s2 := p.NewSorter("cancel2", SorterOptions{})
 	for _, r := range randRecords(rand.New(rand.NewPCG(6, 6)), 5000) {
-		s2.Add(r.kv, r.seq)
+		s2.Add(rc(r.kv), r.seq)
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
@@ -423,7 +426,7 @@ func TestPoolCloseRemovesDir(t *testing.T) {
 	}
 	s := p.NewSorter("left-open", SorterOptions{})
 	for _, r := range randRecords(rand.New(rand.NewPCG(9, 9)), 3000) {
-		s.Add(r.kv, r.seq)
+		s.Add(rc(r.kv), r.seq)
 	}
 	if s.Runs() == 0 {
 		t.Fatal("expected runs")
@@ -434,7 +437,7 @@ func TestPoolCloseRemovesDir(t *testing.T) {
 	if _, err := os.Stat(p.Dir()); !os.IsNotExist(err) {
 		t.Fatalf("spill directory still exists: %v", err)
 	}
-	if err := s.Add(randRecords(rand.New(rand.NewPCG(1, 1)), 1)[0].kv, 0); err == nil {
+	if err := s.Add(rc(randRecords(rand.New(rand.NewPCG(1, 1)), 1)[0].kv), 0); err == nil {
 		// Add may succeed if it fits in memory; Finish must then fail or produce no files.
 		if _, err := s.Finish(context.Background()); err == nil {
 			t.Fatal("Finish after Pool.Close succeeded")
@@ -466,7 +469,7 @@ func TestLargeRecords(t *testing.T) {
 	}
 	s := p.NewSorter("large", SorterOptions{})
 	for _, i := range rng.Perm(len(recs)) {
-		if err := s.Add(recs[i].kv, recs[i].seq); err != nil {
+		if err := s.Add(rc(recs[i].kv), recs[i].seq); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -487,7 +490,7 @@ func TestCorruptRunIsAnError(t *testing.T) {
 			p := newTestPool(t, 64<<10, 1)
 			s := p.NewSorter("corrupt", SorterOptions{})
 			for _, r := range randRecords(rand.New(rand.NewPCG(8, 8)), 3000) {
-				if err := s.Add(r.kv, r.seq); err != nil {
+				if err := s.Add(rc(r.kv), r.seq); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -531,20 +534,20 @@ func TestLargestSorterIsSpilled(t *testing.T) {
 	recs := randRecords(rand.New(rand.NewPCG(4, 4)), 40000)
 	i := 0
 	for ; big.Runs() == 0; i++ {
-		if err := big.Add(recs[i].kv, recs[i].seq); err != nil {
+		if err := big.Add(rc(recs[i].kv), recs[i].seq); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// big just spilled itself; fill it again to just below the point where it spilled last time.
 	filled := i
 	for j := 0; j < filled*8/10; j++ {
-		if err := big.Add(recs[i].kv, recs[i].seq); err != nil {
+		if err := big.Add(rc(recs[i].kv), recs[i].seq); err != nil {
 			t.Fatal(err)
 		}
 		i++
 	}
 	for small.Runs() == 0 && big.Runs() == 1 {
-		if err := small.Add(recs[i].kv, recs[i].seq); err != nil {
+		if err := small.Add(rc(recs[i].kv), recs[i].seq); err != nil {
 			t.Fatal(err)
 		}
 		i++
@@ -568,7 +571,7 @@ func TestWaiterIsNotStarvedByBusySorter(t *testing.T) {
 	for w := 0; w < 3; w++ { // three writers keep b's lock busy
 		go func(w int) {
 			for i := w; i < 25000; i += 3 {
-				if err := b.Add(recs[i].kv, recs[i].seq); err != nil {
+				if err := b.Add(rc(recs[i].kv), recs[i].seq); err != nil {
 					done <- err
 					return
 				}
@@ -578,7 +581,7 @@ func TestWaiterIsNotStarvedByBusySorter(t *testing.T) {
 	}
 	go func() {
 		for _, r := range recs[25000:] {
-			if err := a.Add(r.kv, r.seq); err != nil {
+			if err := a.Add(rc(r.kv), r.seq); err != nil {
 				done <- err
 				return
 			}
@@ -614,7 +617,7 @@ func TestReusedSeqIsDeterministic(t *testing.T) {
 		p := newTestPool(t, mem, 1)
 		s := p.NewSorter("reused", SorterOptions{})
 		for _, i := range rng.Perm(len(recs)) {
-			if err := s.Add(recs[i].kv, recs[i].seq); err != nil {
+			if err := s.Add(rc(recs[i].kv), recs[i].seq); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -652,7 +655,7 @@ func TestAddRecordsWhileSpilling(t *testing.T) {
 			for i := w * batch; i < len(recs); i += workers * batch {
 				buf = buf[:0]
 				for _, r := range recs[i:min(i+batch, len(recs))] {
-					buf = append(buf, Record{KV: r.kv, Seq: r.seq})
+					buf = append(buf, Record{Rec: rc(r.kv), Seq: r.seq})
 				}
 				if err := s.AddRecords(buf); err != nil {
 					errc <- err
@@ -683,15 +686,15 @@ func TestAddRecordsWhileSpilling(t *testing.T) {
 func TestAddRecordsRejectsBadBatchWhole(t *testing.T) {
 	p := newTestPool(t, 1<<20, 1)
 	s := p.NewSorter("bad", SorterOptions{})
-	good := hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, []byte("v"))
-	err := s.AddRecords([]Record{{KV: good, Seq: 1}, {KV: good[:len(good)-1], Seq: 2}})
+	good := rc(hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, []byte("v")))
+	err := s.AddRecords([]Record{{Rec: good, Seq: 1}, {Rec: good[:len(good)-1], Seq: 2}})
 	if err == nil {
 		t.Fatal("a batch with a truncated record was accepted")
 	}
 	if n := s.Records(); n != 0 {
 		t.Fatalf("%d records added from a rejected batch, want 0", n)
 	}
-	if err := s.AddRecords([]Record{{KV: good, Seq: 3}}); err != nil {
+	if err := s.AddRecords([]Record{{Rec: good, Seq: 3}}); err != nil {
 		t.Fatalf("sorter unusable after a rejected batch: %v", err)
 	}
 	s.Close()
@@ -722,7 +725,7 @@ func TestNearlySortedInputMergesSegments(t *testing.T) {
 		for _, b := range batches {
 			rs := make([]Record, len(b))
 			for i, r := range b {
-				rs[i] = Record{KV: r.kv, Seq: r.seq}
+				rs[i] = Record{Rec: rc(r.kv), Seq: r.seq}
 			}
 			if err := s.AddRecords(rs); err != nil {
 				t.Fatal(err)
@@ -744,7 +747,7 @@ func TestNearlySortedInputMergesSegments(t *testing.T) {
 	p := newTestPool(t, 64<<20, 2)
 	s := p.NewSorter("random", SorterOptions{})
 	for _, r := range recs {
-		if err := s.Add(r.kv, r.seq); err != nil {
+		if err := s.Add(rc(r.kv), r.seq); err != nil {
 			t.Fatal(err)
 		}
 	}

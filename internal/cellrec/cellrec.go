@@ -292,6 +292,21 @@ func (d *Dict) check(dst, rec []byte, expand bool) ([]byte, int, error) {
 	return dst, n, nil
 }
 
+// CheckCells checks that a cells region is well formed: bounds, dictionary indexes, at least one cell.
+// Unlike Validate it does not compare qualifiers: it is for records validated once and read back.
+func (d *Dict) CheckCells(cells []byte) error {
+	if len(cells) == 0 {
+		return errors.New("record without cells")
+	}
+	for len(cells) > 0 {
+		var err error
+		if _, _, cells, err = d.nextChecked(cells); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Cells returns the number of cells of a well-formed cells region.
 func (d *Dict) Cells(cells []byte) int {
 	n := 0

@@ -1,0 +1,156 @@
+package sorter
+
+import (
+	"github.com/hfload/hfload/internal/cellrec"
+)
+
+// cursor is a record the resolver is interleaving with others: its entry position and the offset of its
+// current cell in the record's cells region. 8 bytes: entrySize accounts one per index entry, the most
+// the resolver's heap can hold.
+type cursor struct {
+	i   uint32
+	pos uint32
+}
+
+// resolver turns the records of a sorted arena, in (first cell, seq) order, into non-overlapping views
+// in (key, seq) order. Records of different rows or families never overlap, and each then becomes one
+// view after one comparison of cached row prefixes. Records of one row and family may overlap (the same
+// row twice in the input, or qualifiers built from data that interleave): those are merged cell by cell
+// with a heap of cursors, handing on each time the longest stretch of one record that sorts before
+// every other candidate.
+type resolver struct {
+	a       *arena
+	ord     order
+	la      int // lookahead: the next position of ord, -1 at the end
+	heap    []cursor
+	emitted int  // cells bytes of heap[0] handed out by the last next
+	done    bool // ... and they were the rest of its record
+	out     view
+	bnd     view
+}
+
+func newResolver(a *arena) *resolver {
+	r := &resolver{a: a, ord: a.order(), heap: make([]cursor, 0, 4)}
+	r.fetch()
+	return r
+}
+
+func (r *resolver) fetch() {
+	if i, ok := r.ord.next(); ok {
+		r.la = i
+	} else {
+		r.la = -1
+	}
+}
+
+func (r *resolver) cur() *view { return &r.out }
+
+// cells returns the header of c's record and its cells from c's current cell on.
+func (r *resolver) cells(c cursor) (cellrec.Header, []byte) {
+	h, cells, _ := cellrec.ParseHeader(r.a.record(&r.a.idx[c.i])) // validated when added
+	return h, cells[c.pos:]
+}
+
+// less orders two cursors by (current cell, seq). A cursor's current cell is in its record's row, so the
+// entry's row prefix still decides whenever it differs.
+func (r *resolver) less(x, y cursor) bool {
+	ex, ey := &r.a.idx[x.i], &r.a.idx[y.i]
+	if ex.prefix != ey.prefix {
+		return ex.prefix < ey.prefix
+	}
+	hx, cx := r.cells(x)
+	hy, cy := r.cells(y)
+	qx, vx, _ := r.a.d.Next(cx)
+	qy, vy, _ := r.a.d.Next(cy)
+	return cmpCells(&hx, qx, vx, ex.seq, &hy, qy, vy, ey.seq) < 0
+}
+
+func (r *resolver) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !r.less(r.heap[i], r.heap[p]) {
+			return
+		}
+		r.heap[i], r.heap[p] = r.heap[p], r.heap[i]
+		i = p
+	}
+}
+
+func (r *resolver) down(i int) {
+	h := r.heap
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if k := l + 1; k < n && r.less(h[k], h[l]) {
+			j = k
+		}
+		if !r.less(h[j], h[i]) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+func (r *resolver) push(c cursor) {
+	r.heap = append(r.heap, c)
+	r.up(len(r.heap) - 1)
+}
+
+func (r *resolver) next() (bool, error) {
+	if r.emitted > 0 {
+		if r.done {
+			last := len(r.heap) - 1
+			r.heap[0] = r.heap[last]
+			r.heap = r.heap[:last]
+		} else {
+			r.heap[0].pos += uint32(r.emitted)
+		}
+		if len(r.heap) > 1 {
+			r.down(0)
+		}
+		r.emitted = 0
+	}
+	if len(r.heap) == 0 {
+		if r.la < 0 {
+			return false, nil
+		}
+		r.push(cursor{i: uint32(r.la)})
+		r.fetch()
+	}
+	// Records whose first cell sorts before the top's current cell join before the top goes on (later
+	// records start no earlier than this one).
+	for r.la >= 0 && r.less(cursor{i: uint32(r.la)}, r.heap[0]) {
+		r.push(cursor{i: uint32(r.la)})
+		r.fetch()
+	}
+	top := r.heap[0]
+	h, cells := r.cells(top)
+	r.out.set(r.a.d, &h, cells, r.a.idx[top.i].seq)
+	n := len(cells)
+	if len(r.heap) > 1 || r.la >= 0 && r.a.idx[r.la].prefix == r.out.prefix {
+		// Something of the same row prefix comes next: hand on only what sorts before the smallest
+		// other candidate.
+		var b cursor
+		has := false
+		for k := 1; k <= 2 && k < len(r.heap); k++ {
+			if !has || r.less(r.heap[k], b) {
+				b, has = r.heap[k], true
+			}
+		}
+		if la := (cursor{i: uint32(r.la)}); r.la >= 0 && (!has || r.less(la, b)) {
+			b, has = la, true
+		}
+		bh, bc := r.cells(b)
+		r.bnd.set(r.a.d, &bh, bc, r.a.idx[b.i].seq)
+		n = below(r.a.d, &r.out, &r.bnd)
+	}
+	r.done = n == len(cells)
+	r.out.cells = cells[:n]
+	r.emitted = n
+	return true, nil
+}
