@@ -59,8 +59,20 @@ func NewSampler(capacity int, seed int64) *Sampler {
 // Add records that row carries bytes more bytes (e.g. the serialized size of its cells). Call it once
 // per cell or, cheaper, once per run of cells of one row. It copies row when it keeps it.
 func (sm *Sampler) Add(row []byte, bytes int64) {
-	sm.adds.Add(1)
+	sm.Count(1, bytes)
+	sm.Offer(row, bytes)
+}
+
+// Count adds to the totals SampleStats reports (Add calls and their bytes) without offering rows:
+// callers with batches count once per batch and Offer each row, keeping shared counters off the
+// per-row path.
+func (sm *Sampler) Count(adds, bytes int64) {
+	sm.adds.Add(adds)
 	sm.bytes.Add(bytes)
+}
+
+// Offer is Add without counting (see Count).
+func (sm *Sampler) Offer(row []byte, bytes int64) {
 	p := sm.priority(row)
 	if p > sm.threshold.Load() {
 		return

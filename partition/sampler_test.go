@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"sync"
@@ -181,5 +182,35 @@ func BenchmarkSamplerAdd(b *testing.B) {
 		r := rows[i&4095]
 		r[0] = byte(i >> 12)
 		sm.Add(r, 100)
+	}
+}
+
+// Offer with Count once per batch is Add: the same sample, splits and totals.
+func TestOfferAndCountEqualAdd(t *testing.T) {
+	a, b := NewSampler(500, 3), NewSampler(500, 3)
+	var rows, total int64
+	for i := 0; i < 20000; i++ {
+		row := []byte(fmt.Sprintf("row%06d", (i*7919)%12000))
+		n := int64(10 + i%37)
+		a.Add(row, n)
+		b.Offer(row, n)
+		rows, total = rows+1, total+n
+		if i%1000 == 999 {
+			b.Count(rows, total)
+			rows, total = 0, 0
+		}
+	}
+	b.Count(rows, total)
+	if sa, sb := a.Stats(), b.Stats(); sa != sb {
+		t.Fatalf("stats differ: Add %+v, Offer+Count %+v", sa, sb)
+	}
+	sa, sb := a.Splits(8), b.Splits(8)
+	if len(sa) != 7 || len(sa) != len(sb) {
+		t.Fatalf("splits: %d and %d, want 7", len(sa), len(sb))
+	}
+	for i := range sa {
+		if !bytes.Equal(sa[i], sb[i]) {
+			t.Fatalf("split %d: %q vs %q", i, sa[i], sb[i])
+		}
 	}
 }

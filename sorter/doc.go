@@ -79,15 +79,16 @@
 // Chunks are compressed with S2's snappy-compatible encoder (klauspost/compress/s2, about twice
 // golang/snappy's speed on these dense records) and read back with s2.Decode; a chunk that does not
 // shrink is stored raw. Chunks hold about ChunkSize raw bytes; a record larger than that gets a raw
-// chunk of its own. Records read back are checked for structure (a corrupt run is an error, never a
-// panic). With SorterOptions.Combine, cells with equal keys are folded (values, by Combine) before a run
-// is written and again while merging; a folded cell carries the seq of its first input (of its last with
-// SorterOptions.FoldSeqLast), so partial groups from different runs merge in the order of their first
-// (last) inputs.
+// chunk of its own. A chunk whose CRC does not match, or a record header that does not parse, is an
+// error; the cells of records read back are not checked again (they were validated when added, and
+// the CRC covers them). With SorterOptions.Combine, cells with equal keys are folded (values, by
+// Combine) before a run is written and again while merging; a folded cell carries the seq of its first
+// input (of its last with SorterOptions.FoldSeqLast), so partial groups from different runs merge in
+// the order of their first (last) inputs.
 //
 // Before a spill the arena's index is scanned for ascending stretches (records often arrive nearly
 // sorted: exports ordered by key, added batch by batch); when there are few, the run is written by
-// merging them instead of sorting the index (arena.sort, segMerger).
+// merging them instead of sorting the index (arena.sort, segOrder).
 //
 // # Merging
 //
