@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"sort"
 	"sync"
 	"testing"
 )
@@ -211,6 +212,50 @@ func TestOfferAndCountEqualAdd(t *testing.T) {
 	for i := range sa {
 		if !bytes.Equal(sa[i], sb[i]) {
 			t.Fatalf("split %d: %q vs %q", i, sa[i], sb[i])
+		}
+	}
+}
+
+// The kept keys are exactly the capacity distinct rows of lowest (priority, row), with exact bytes.
+func TestSamplerKeepsBottomK(t *testing.T) {
+	const capacity = 300
+	sm := NewSampler(capacity, 11)
+	want := map[string]int64{}
+	rng := rand.New(rand.NewSource(5))
+	for i := 0; i < 50000; i++ {
+		row := fmt.Sprintf("k%05d", rng.Intn(9000))
+		n := int64(1 + rng.Intn(100))
+		sm.Add([]byte(row), n)
+		want[row] += n
+	}
+	type pr struct {
+		prio uint64
+		row  string
+	}
+	var all []pr
+	for row := range want {
+		all = append(all, pr{sm.priority([]byte(row)), row})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].prio != all[j].prio {
+			return all[i].prio < all[j].prio
+		}
+		return all[i].row < all[j].row
+	})
+	keep := map[string]bool{}
+	for _, p := range all[:capacity] {
+		keep[p.row] = true
+	}
+	got := sm.Sample()
+	if len(got) != capacity {
+		t.Fatalf("kept %d keys, want %d", len(got), capacity)
+	}
+	for _, k := range got {
+		if !keep[string(k.Row)] {
+			t.Fatalf("kept %q, which is not among the %d lowest priorities", k.Row, capacity)
+		}
+		if k.Bytes != want[string(k.Row)] {
+			t.Fatalf("%q: %d bytes, want %d", k.Row, k.Bytes, want[string(k.Row)])
 		}
 	}
 }
