@@ -405,3 +405,34 @@ func TestWriterAllowDuplicateKeys(t *testing.T) {
 		}
 	}
 }
+
+// encodeCommonBytes agrees with a byte-by-byte reference for every length and mismatch position.
+func TestEncodeCommonBytesMatchesReference(t *testing.T) {
+	ref := func(a, b []byte) int {
+		i := 0
+		for i < len(a) && i < len(b) && a[i] == b[i] {
+			i++
+		}
+		return i
+	}
+	for la := 0; la <= 20; la++ {
+		for lb := 0; lb <= 20; lb++ {
+			for diff := -1; diff < max(la, lb); diff++ {
+				a := make([]byte, la)
+				b := make([]byte, lb)
+				for i := range a {
+					a[i] = byte(i * 7)
+				}
+				for i := range b {
+					b[i] = byte(i * 7)
+				}
+				if diff >= 0 && diff < lb {
+					b[diff] ^= 0x10
+				}
+				if got, want := encodeCommonBytes(a, b), ref(a, b); got != want {
+					t.Fatalf("len %d/%d, diff at %d: %d, want %d", la, lb, diff, got, want)
+				}
+			}
+		}
+	}
+}

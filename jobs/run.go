@@ -231,7 +231,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		sc.count = resized(sc.count, len(sorters)+1)
 		famBytes := resized(sc.famBytes, nf)
 		var sampleRow []byte
-		var sampleBytes int64
+		var sampleBytes, sampleRows, sampleTotal int64
 		for i := range refs {
 			r := &refs[i]
 			t := int(r.Family)
@@ -242,18 +242,21 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 				row := cellrec.Row(cb.Record(i))
 				if sampleRow == nil || !bytes.Equal(row, sampleRow) {
 					if sampleRow != nil {
-						sampler.Add(sampleRow, sampleBytes)
+						sampler.Offer(sampleRow, sampleBytes)
 					}
 					sampleRow, sampleBytes = row, 0
+					sampleRows++
 				}
 				sampleBytes += int64(r.KVBytes)
+				sampleTotal += int64(r.KVBytes)
 			}
 			sc.target = append(sc.target, int32(t))
 			sc.count[t+1]++
 			famBytes[r.Family] += int64(r.KVBytes)
 		}
 		if sampleRow != nil {
-			sampler.Add(sampleRow, sampleBytes)
+			sampler.Offer(sampleRow, sampleBytes)
+			sampler.Count(sampleRows, sampleTotal)
 		}
 		for t := 1; t < len(sc.count); t++ {
 			sc.count[t] += sc.count[t-1]

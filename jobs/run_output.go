@@ -241,6 +241,9 @@ func (s *stream) writeHeld(fw *fileWriter) error {
 		return nil
 	}
 	s.hasHeld = false
+	if err := fw.startRow(&s.heldH); err != nil {
+		return err
+	}
 	return fw.append(&s.heldH, s.heldQ, s.heldV)
 }
 
@@ -255,13 +258,16 @@ func (s *stream) run(fw *fileWriter) error {
 			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
 			s.o.recordDup(s.keyBuf, s.pseq, seq)
 		}
+		if last && !dup {
+			if err := s.writeHeld(fw); err != nil {
+				return err
+			}
+		}
+		if err := fw.startRow(h); err != nil {
+			return err
+		}
 		switch {
 		case last:
-			if !dup {
-				if err := s.writeHeld(fw); err != nil {
-					return err
-				}
-			}
 			// A duplicate replaces the held cell (the later input wins); either way the first cell is
 			// held if it ends the view, written otherwise.
 			if len(rest) == 0 {
@@ -382,11 +388,14 @@ func (fw *fileWriter) open() error {
 	return nil
 }
 
-// append writes one cell, rolling to a new file first when the current one has reached MaxFileSize and
-// the cell starts a new row.
-func (fw *fileWriter) append(h *cellrec.Header, q, v []byte) error {
-	newRow := !bytes.Equal(h.Row, fw.lastRow)
-	if newRow && fw.w != nil && fw.o.spec.MaxFileSize > 0 && fw.w.EstimatedSize() >= fw.o.spec.MaxFileSize {
+// startRow prepares for cells of row h.Row: when the row is new, it rolls to a new file first if the
+// current one has reached MaxFileSize, and counts the row. Call it before each view's cells (a view's
+// cells share a row).
+func (fw *fileWriter) startRow(h *cellrec.Header) error {
+	if fw.w != nil && bytes.Equal(h.Row, fw.lastRow) {
+		return nil
+	}
+	if fw.w != nil && fw.o.spec.MaxFileSize > 0 && fw.w.EstimatedSize() >= fw.o.spec.MaxFileSize {
 		if err := fw.finishFile(); err != nil {
 			return err
 		}
@@ -396,20 +405,21 @@ func (fw *fileWriter) append(h *cellrec.Header, q, v []byte) error {
 			return err
 		}
 	}
-	if fw.rows == 0 || newRow {
-		fw.rows++
-	}
+	fw.rows++
+	fw.lastRow = append(fw.lastRow[:0], h.Row...)
+	return nil
+}
+
+// append writes one cell of the row given to the last startRow.
+func (fw *fileWriter) append(h *cellrec.Header, q, v []byte) error {
 	if err := fw.appendCell(h, q, v); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
-	}
-	if newRow {
-		fw.lastRow = append(fw.lastRow[:0], h.Row...)
 	}
 	// Counted locally and published every few thousand cells: shared atomics per cell would bounce a
 	// cache line between the writing goroutines.
 	fw.pendCells++
 	fw.pendBytes += int64(cellrec.KeyValueSize(h, len(q), len(v)))
-	if fw.pendCells == 4096 {
+	if fw.pendCells >= 4096 {
 		fw.publish()
 	}
 	return nil

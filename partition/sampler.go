@@ -2,7 +2,6 @@ package partition
 
 import (
 	"bytes"
-	"container/heap"
 	"slices"
 	"sort"
 	"sync"
@@ -42,7 +41,6 @@ type sampleEntry struct {
 	prio  uint64
 	row   string
 	bytes int64
-	idx   int // position in the heap
 }
 
 // NewSampler returns a sampler keeping at most capacity distinct row keys (at least 1), with
@@ -59,8 +57,20 @@ func NewSampler(capacity int, seed int64) *Sampler {
 // Add records that row carries bytes more bytes (e.g. the serialized size of its cells). Call it once
 // per cell or, cheaper, once per run of cells of one row. It copies row when it keeps it.
 func (sm *Sampler) Add(row []byte, bytes int64) {
-	sm.adds.Add(1)
+	sm.Count(1, bytes)
+	sm.Offer(row, bytes)
+}
+
+// Count adds to the totals SampleStats reports (Add calls and their bytes) without offering rows:
+// callers with batches count once per batch and Offer each row, keeping shared counters off the
+// per-row path.
+func (sm *Sampler) Count(adds, bytes int64) {
+	sm.adds.Add(adds)
 	sm.bytes.Add(bytes)
+}
+
+// Offer is Add without counting (see Count).
+func (sm *Sampler) Offer(row []byte, bytes int64) {
 	p := sm.priority(row)
 	if p > sm.threshold.Load() {
 		return
@@ -71,18 +81,22 @@ func (sm *Sampler) Add(row []byte, bytes int64) {
 		e.bytes += bytes
 		return
 	}
+	e := &sampleEntry{prio: p, row: string(row), bytes: bytes}
 	if len(sm.heap) >= sm.capacity {
 		worst := sm.heap[0]
 		sm.evicted = true
-		if p > worst.prio || (p == worst.prio && string(row) > worst.row) {
+		if p > worst.prio || (p == worst.prio && string(row) > worst.e.row) {
 			return
 		}
-		heap.Pop(&sm.heap)
-		delete(sm.keys, worst.row)
+		// Replace the worst key in place: one sift down instead of a pop and a push.
+		delete(sm.keys, worst.e.row)
+		sm.heap[0] = heapItem{p, e}
+		sm.heap.down(0)
+	} else {
+		sm.heap = append(sm.heap, heapItem{p, e})
+		sm.heap.up(len(sm.heap) - 1)
 	}
-	e := &sampleEntry{prio: p, row: string(row), bytes: bytes}
 	sm.keys[e.row] = e
-	heap.Push(&sm.heap, e)
 	if len(sm.heap) >= sm.capacity {
 		sm.threshold.Store(sm.heap[0].prio)
 	}
@@ -102,7 +116,8 @@ func (sm *Sampler) Stats() SampleStats {
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
 	st := SampleStats{Adds: sm.adds.Load(), Bytes: sm.bytes.Load(), Kept: len(sm.heap), Complete: !sm.evicted}
-	for _, e := range sm.heap {
+	for _, it := range sm.heap {
+		e := it.e
 		st.SampleBytes += e.bytes
 	}
 	return st
@@ -118,7 +133,8 @@ type SampleKey struct {
 func (sm *Sampler) Sample() []SampleKey {
 	sm.mu.Lock()
 	out := make([]SampleKey, 0, len(sm.heap))
-	for _, e := range sm.heap {
+	for _, it := range sm.heap {
+		e := it.e
 		out = append(out, SampleKey{Row: []byte(e.row), Bytes: e.bytes})
 	}
 	sm.mu.Unlock()
@@ -206,20 +222,49 @@ func (sm *Sampler) priority(row []byte) uint64 {
 	return h
 }
 
-type sampleHeap []*sampleEntry
+// sampleHeap is a max-heap of the kept keys by (priority, row): the worst kept key is on top. Priorities
+// are held inline so that sifting touches entries only on ties.
+type sampleHeap []heapItem
 
-func (h sampleHeap) Len() int { return len(h) }
-func (h sampleHeap) Less(i, j int) bool {
+type heapItem struct {
+	prio uint64
+	e    *sampleEntry
+}
+
+// worse reports whether item i must be above item j (higher priority, or equal priority and greater row).
+func (h sampleHeap) worse(i, j int) bool {
 	if h[i].prio != h[j].prio {
 		return h[i].prio > h[j].prio
 	}
-	return h[i].row > h[j].row
+	return h[i].e.row > h[j].e.row
 }
-func (h sampleHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].idx = i; h[j].idx = j }
-func (h *sampleHeap) Push(x any)   { e := x.(*sampleEntry); e.idx = len(*h); *h = append(*h, e) }
-func (h *sampleHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
+
+func (h sampleHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.worse(i, p) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (h sampleHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && h.worse(r, l) {
+			j = r
+		}
+		if !h.worse(j, i) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }

@@ -1,8 +1,10 @@
 package partition
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
+	"sort"
 	"sync"
 	"testing"
 )
@@ -181,5 +183,79 @@ func BenchmarkSamplerAdd(b *testing.B) {
 		r := rows[i&4095]
 		r[0] = byte(i >> 12)
 		sm.Add(r, 100)
+	}
+}
+
+// Offer with Count once per batch is Add: the same sample, splits and totals.
+func TestOfferAndCountEqualAdd(t *testing.T) {
+	a, b := NewSampler(500, 3), NewSampler(500, 3)
+	var rows, total int64
+	for i := 0; i < 20000; i++ {
+		row := []byte(fmt.Sprintf("row%06d", (i*7919)%12000))
+		n := int64(10 + i%37)
+		a.Add(row, n)
+		b.Offer(row, n)
+		rows, total = rows+1, total+n
+		if i%1000 == 999 {
+			b.Count(rows, total)
+			rows, total = 0, 0
+		}
+	}
+	b.Count(rows, total)
+	if sa, sb := a.Stats(), b.Stats(); sa != sb {
+		t.Fatalf("stats differ: Add %+v, Offer+Count %+v", sa, sb)
+	}
+	sa, sb := a.Splits(8), b.Splits(8)
+	if len(sa) != 7 || len(sa) != len(sb) {
+		t.Fatalf("splits: %d and %d, want 7", len(sa), len(sb))
+	}
+	for i := range sa {
+		if !bytes.Equal(sa[i], sb[i]) {
+			t.Fatalf("split %d: %q vs %q", i, sa[i], sb[i])
+		}
+	}
+}
+
+// The kept keys are exactly the capacity distinct rows of lowest (priority, row), with exact bytes.
+func TestSamplerKeepsBottomK(t *testing.T) {
+	const capacity = 300
+	sm := NewSampler(capacity, 11)
+	want := map[string]int64{}
+	rng := rand.New(rand.NewSource(5))
+	for i := 0; i < 50000; i++ {
+		row := fmt.Sprintf("k%05d", rng.Intn(9000))
+		n := int64(1 + rng.Intn(100))
+		sm.Add([]byte(row), n)
+		want[row] += n
+	}
+	type pr struct {
+		prio uint64
+		row  string
+	}
+	var all []pr
+	for row := range want {
+		all = append(all, pr{sm.priority([]byte(row)), row})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].prio != all[j].prio {
+			return all[i].prio < all[j].prio
+		}
+		return all[i].row < all[j].row
+	})
+	keep := map[string]bool{}
+	for _, p := range all[:capacity] {
+		keep[p.row] = true
+	}
+	got := sm.Sample()
+	if len(got) != capacity {
+		t.Fatalf("kept %d keys, want %d", len(got), capacity)
+	}
+	for _, k := range got {
+		if !keep[string(k.Row)] {
+			t.Fatalf("kept %q, which is not among the %d lowest priorities", k.Row, capacity)
+		}
+		if k.Bytes != want[string(k.Row)] {
+			t.Fatalf("%q: %d bytes, want %d", k.Row, k.Bytes, want[string(k.Row)])
+		}
 	}
 }

@@ -76,18 +76,21 @@
 // A spill writes a run file: a sequence of chunks, each a 13-byte header (uint32 raw length, uint32 stored
 // length, uint8 codec 0=raw/1=snappy block format, uint32 CRC-32C of the raw bytes) followed by the
 // stored bytes. Raw chunk bytes are entries uvarint(seq) | uvarint(length) | record, one per view.
-// Chunks are compressed with S2's snappy-compatible encoder (klauspost/compress/s2, about twice
-// golang/snappy's speed on these dense records) and read back with s2.Decode; a chunk that does not
-// shrink is stored raw. Chunks hold about ChunkSize raw bytes; a record larger than that gets a raw
-// chunk of its own. Records read back are checked for structure (a corrupt run is an error, never a
-// panic). With SorterOptions.Combine, cells with equal keys are folded (values, by Combine) before a run
-// is written and again while merging; a folded cell carries the seq of its first input (of its last with
-// SorterOptions.FoldSeqLast), so partial groups from different runs merge in the order of their first
-// (last) inputs.
+// Chunks are stored raw by default (PoolOptions.CompressRuns compresses them with S2's snappy-compatible
+// encoder, read back with s2.Decode, keeping a chunk raw when it does not shrink): on the machines we
+// measured, compressing and decompressing these dense records cost more CPU than writing twice the
+// bytes through the page cache. Every run keeps in memory where each chunk is and the row of its first
+// record, so a chunk is read with one pread. Chunks hold about ChunkSize raw bytes; a record larger
+// than that gets a raw chunk of its own. A chunk whose CRC does not match, or a record header that
+// does not parse, is an error; the cells of records read back are not checked again (they were
+// validated when added, and the CRC covers them). With SorterOptions.Combine, cells with equal keys are folded (values, by
+// Combine) before a run is written and again while merging; a folded cell carries the seq of its first
+// input (of its last with SorterOptions.FoldSeqLast), so partial groups from different runs merge in
+// the order of their first (last) inputs.
 //
 // Before a spill the arena's index is scanned for ascending stretches (records often arrive nearly
 // sorted: exports ordered by key, added batch by batch); when there are few, the run is written by
-// merging them instead of sorting the index (arena.sort, segMerger).
+// merging them instead of sorting the index (arena.sort, segOrder).
 //
 // # Merging
 //

@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/klauspost/compress/s2"
-
 	"github.com/hfload/hfload/internal/cellrec"
 )
 
@@ -49,6 +47,10 @@ type PoolOptions struct {
 	// Dict is the qualifier dictionary of the records added to the pool's sorters (nil: records hold
 	// literal qualifiers only). See internal/cellrec.
 	Dict *cellrec.Dict
+	// CompressRuns compresses run chunks (S2, snappy block format). Off by default: on the disks we
+	// measured, compressing and decompressing spills cost more CPU than moving twice the bytes around the
+	// page cache; it halves spill I/O where the disk, not the CPU, is the limit.
+	CompressRuns bool
 }
 
 // Pool shares one memory budget and one spill directory among many Sorters.
@@ -56,6 +58,7 @@ type Pool struct {
 	budget    int64
 	par       int
 	dict      *cellrec.Dict
+	compress  bool
 	dir       string
 	chunkSize int
 	slabMax   int
@@ -106,7 +109,8 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	if opts.TempDir == "" {
 		opts.TempDir = os.TempDir()
 	}
-	p := &Pool{budget: opts.Memory, par: opts.Parallelism, dict: opts.Dict, sorters: map[*Sorter]struct{}{}}
+	p := &Pool{budget: opts.Memory, par: opts.Parallelism, dict: opts.Dict, compress: opts.CompressRuns,
+		sorters: map[*Sorter]struct{}{}}
 	p.cond = sync.NewCond(&p.mu)
 	// Small enough that one merge of ~100 runs (each holding a raw and a compressed chunk buffer) fits a
 	// merge share without intermediate passes.
@@ -114,7 +118,8 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	cs = max(min(cs, maxChunk), minChunk)
 	p.chunkSize = int(cs)
 	p.slabMax = floorPow2(int(max(min(opts.Memory/16, maxSlab), minSlab)))
-	slotBytes := int64(chunkHdrSz + p.chunkSize + s2.MaxEncodedLen(p.chunkSize) + 2*p.scratchSize())
+	rawBuf, encBuf := p.slotBuffers()
+	slotBytes := int64(rawBuf + encBuf + 2*p.scratchSize())
 	p.reserveIO = slotBytes * int64(p.par)
 	if p.reserveIO > opts.Memory/2 {
 		return nil, fmt.Errorf("sorter: memory budget %d bytes too small for parallelism %d (I/O reserve %d bytes)",

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,34 +26,33 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // runInfo describes one sorted run file.
 type runInfo struct {
-	path      string
-	id        uint64 // creation order, for deterministic planning
-	records   int64
-	size      int64 // bytes on disk
-	maxRaw    int   // largest raw chunk
-	maxStored int   // largest compressed chunk (0 if none)
+	path    string
+	id      uint64 // creation order, for deterministic planning
+	records int64
+	size    int64 // bytes on disk
+	maxDisk int   // largest chunk on disk (header included): the read buffer of a reader
+	maxRaw  int   // largest raw chunk of a compressed chunk (0 if none is compressed): the decompression buffer
 	// chunks locates every chunk by the row of its first record, so that a range merge can start
 	// reading a run near a row instead of at its beginning.
 	chunks []chunkRef
 }
 
-// chunkRef is the file offset of a chunk and the row of its first record.
+// chunkRef is where a chunk is on disk (offset and length, header included) and the row of its first
+// record.
 type chunkRef struct {
-	off int64
-	row []byte
+	off  int64
+	disk int
+	row  []byte
 }
 
-// seek returns the offset of the chunk to start reading at to see every record whose row is >= lo:
-// the chunk before the first one starting at a row >= lo (that row may begin in the previous chunk).
-func (r *runInfo) seek(lo []byte) int64 {
+// seek returns the index of the chunk to start reading at to see every record whose row is >= lo: the
+// chunk before the first one starting at a row >= lo (that row may begin in the previous chunk).
+func (r *runInfo) seek(lo []byte) int {
 	if lo == nil || len(r.chunks) == 0 {
 		return 0
 	}
 	j := sort.Search(len(r.chunks), func(i int) bool { return bytes.Compare(r.chunks[i].row, lo) >= 0 })
-	if j == 0 {
-		return 0
-	}
-	return r.chunks[j-1].off
+	return max(j-1, 0)
 }
 
 // uvarint decodes a uvarint with a fast path for one byte. n <= 0 means malformed (binary.Uvarint).
@@ -79,7 +79,7 @@ func headerLen(h *cellrec.Header) int {
 }
 
 // bufBytes is the read-buffer memory a reader of this run needs.
-func (r *runInfo) bufBytes() int64 { return int64(r.maxRaw + r.maxStored) }
+func (r *runInfo) bufBytes() int64 { return int64(r.maxDisk + r.maxRaw) }
 
 func (r *runInfo) remove() error {
 	if err := os.Remove(r.path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -88,21 +88,35 @@ func (r *runInfo) remove() error {
 	return nil
 }
 
-// runWriter writes one run using the buffers of a slot.
+// slotBuffers sizes the buffers of a spill slot: chunk assembly (header + chunk) and, with compression,
+// the compressed chunk.
+func (p *Pool) slotBuffers() (raw, enc int) {
+	raw = chunkHdrSz + p.chunkSize
+	if p.compress {
+		enc = chunkHdrSz + s2.MaxEncodedLen(p.chunkSize)
+	}
+	return raw, enc
+}
+
+// runWriter writes one run using the buffers of a slot, each chunk in one write.
 type runWriter struct {
 	f     *os.File
 	info  *runInfo
 	sl    *slot
+	p     *Pool
 	chunk int
-	raw   []byte
+	raw   []byte // chunkHdrSz bytes of room, then the chunk's entries
 	first []byte // row of the current chunk's first record
 	pre   []byte // entry prefix of an oversized record
 }
 
 func (p *Pool) createRun(sl *slot) (*runWriter, error) {
 	if sl.raw == nil {
-		sl.raw = make([]byte, 0, p.chunkSize)
-		sl.enc = make([]byte, chunkHdrSz+s2.MaxEncodedLen(p.chunkSize))
+		rawSize, encSize := p.slotBuffers()
+		sl.raw = make([]byte, 0, rawSize)
+		if encSize > 0 {
+			sl.enc = make([]byte, encSize)
+		}
 	}
 	id := p.fileSeq.Add(1)
 	path := filepath.Join(p.dir, fmt.Sprintf("run-%08d", id))
@@ -110,7 +124,8 @@ func (p *Pool) createRun(sl *slot) (*runWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating run file: %w", err)
 	}
-	return &runWriter{f: f, info: &runInfo{path: path, id: id}, sl: sl, chunk: p.chunkSize, raw: sl.raw[:0]}, nil
+	return &runWriter{f: f, info: &runInfo{path: path, id: id}, sl: sl, p: p, chunk: p.chunkSize,
+		raw: sl.raw[:chunkHdrSz]}, nil
 }
 
 // add appends a view as one record (its header and its cells) with its seq: entry = uvarint(seq) |
@@ -118,26 +133,24 @@ func (p *Pool) createRun(sl *slot) (*runWriter, error) {
 func (w *runWriter) add(v *view) error {
 	recLen := headerLen(&v.h) + len(v.cells)
 	need := 2*binary.MaxVarintLen64 + recLen
-	if len(w.raw) > 0 && len(w.raw)+need > w.chunk {
+	if len(w.raw) > chunkHdrSz && len(w.raw)-chunkHdrSz+need > w.chunk {
 		if err := w.flush(); err != nil {
 			return err
 		}
 	}
 	w.info.records++
-	if len(w.raw) == 0 {
+	if len(w.raw) == chunkHdrSz {
 		w.first = append(w.first[:0], v.h.Row...)
 	}
-	if need > w.chunk { // oversized record: a raw chunk of its own, written from the view's cells
-		w.info.chunks = append(w.info.chunks, chunkRef{off: w.info.size, row: bytes.Clone(v.h.Row)})
+	if need > w.chunk {
+		// An oversized record: a raw chunk of its own, written from the view's cells (no copy of them).
 		w.pre = binary.AppendUvarint(w.pre[:0], v.seq)
 		w.pre = binary.AppendUvarint(w.pre, uint64(recLen))
 		w.pre = cellrec.AppendHeader(w.pre, v.h.Row, v.h.Family, v.h.TS, v.h.Type)
 		rawLen := len(w.pre) + len(v.cells)
-		crc := crc32.Update(crc32.Checksum(w.pre, castagnoli), castagnoli, v.cells)
 		var hdr [chunkHdrSz]byte
-		putHeader(hdr[:], rawLen, rawLen, codecRaw, crc)
-		w.info.maxRaw = max(w.info.maxRaw, rawLen)
-		return w.write(hdr[:], w.pre, v.cells)
+		putHeader(hdr[:], rawLen, rawLen, codecRaw, crc32.Update(crc32.Checksum(w.pre, castagnoli), castagnoli, v.cells))
+		return w.write(v.h.Row, hdr[:], w.pre, v.cells)
 	}
 	w.raw = appendEntry(w.raw, v, recLen)
 	return nil
@@ -157,36 +170,48 @@ func putHeader(h []byte, rawLen, storedLen int, codec byte, crc uint32) {
 	binary.BigEndian.PutUint32(h[9:], crc)
 }
 
-func (w *runWriter) write(parts ...[]byte) error {
+// writeChunk writes buf (chunkHdrSz bytes of room, then the entries) as one chunk, compressed when the
+// pool compresses runs and it shrinks.
+func (w *runWriter) writeChunk(buf []byte) error {
+	rawLen := len(buf) - chunkHdrSz
+	crc := crc32.Checksum(buf[chunkHdrSz:], castagnoli)
+	if w.p.compress {
+		enc := s2.EncodeSnappy(w.sl.enc[chunkHdrSz:], buf[chunkHdrSz:])
+		if len(enc) < rawLen && &enc[0] == &w.sl.enc[chunkHdrSz] {
+			out := w.sl.enc[:chunkHdrSz+len(enc)]
+			putHeader(out, rawLen, len(enc), codecSnappy, crc)
+			w.info.maxRaw = max(w.info.maxRaw, rawLen)
+			return w.write(w.first, out)
+		}
+	}
+	putHeader(buf, rawLen, rawLen, codecRaw, crc)
+	return w.write(w.first, buf)
+}
+
+// write writes one chunk given in parts (its header first) and records it with the row of its first
+// record.
+func (w *runWriter) write(first []byte, parts ...[]byte) error {
+	n := 0
 	for _, b := range parts {
-		n, err := w.f.Write(b)
-		w.info.size += int64(n)
-		if err != nil {
+		n += len(b)
+	}
+	w.info.chunks = append(w.info.chunks, chunkRef{off: w.info.size, disk: n, row: bytes.Clone(first)})
+	for _, b := range parts {
+		if _, err := w.f.Write(b); err != nil {
 			return fmt.Errorf("writing run %s: %w", w.info.path, err)
 		}
 	}
+	w.info.size += int64(n)
+	w.info.maxDisk = max(w.info.maxDisk, n)
 	return nil
 }
 
 func (w *runWriter) flush() error {
-	if len(w.raw) == 0 {
+	if len(w.raw) == chunkHdrSz {
 		return nil
 	}
-	w.info.chunks = append(w.info.chunks, chunkRef{off: w.info.size, row: bytes.Clone(w.first)})
-	crc := crc32.Checksum(w.raw, castagnoli)
-	enc := s2.EncodeSnappy(w.sl.enc[chunkHdrSz:], w.raw)
-	var err error
-	if len(enc) < len(w.raw) {
-		putHeader(w.sl.enc[:chunkHdrSz], len(w.raw), len(enc), codecSnappy, crc)
-		err = w.write(w.sl.enc[:chunkHdrSz+len(enc)])
-		w.info.maxStored = max(w.info.maxStored, len(enc))
-	} else {
-		var hdr [chunkHdrSz]byte
-		putHeader(hdr[:], len(w.raw), len(w.raw), codecRaw, crc)
-		err = w.write(hdr[:], w.raw)
-	}
-	w.info.maxRaw = max(w.info.maxRaw, len(w.raw))
-	w.raw = w.raw[:0]
+	err := w.writeChunk(w.raw)
+	w.raw = w.raw[:chunkHdrSz]
 	return err
 }
 
@@ -216,38 +241,42 @@ func (w *runWriter) abort() {
 
 // runReader streams the records of a run; it removes the file when closed.
 type runReader struct {
-	ctx    context.Context
-	d      *cellrec.Dict
-	info   *runInfo
-	f      *os.File
-	off    int64
-	raw    []byte
-	stored []byte
-	buf    []byte // current chunk's raw bytes
-	pos    int
-	v      view
-	keep   bool // close leaves the file (a range reader; the sorter removes its runs)
+	ctx   context.Context
+	d     *cellrec.Dict
+	info  *runInfo
+	f     *os.File
+	chunk int    // index of the next chunk to load
+	disk  []byte // read buffer (maxDisk)
+	raw   []byte // decompression buffer (maxRaw), when the run has compressed chunks
+	buf   []byte // current chunk's raw bytes
+	pos   int
+	v     view
+	keep  bool // close leaves the file (a range reader; the sorter removes its runs)
 }
 
 func openRun(ctx context.Context, d *cellrec.Dict, info *runInfo) (*runReader, error) {
 	return openRunAt(ctx, d, info, 0)
 }
 
-// openRunAt opens a run for reading from the chunk at offset off.
-func openRunAt(ctx context.Context, d *cellrec.Dict, info *runInfo, off int64) (*runReader, error) {
+// openRunAt opens a run for reading from chunk number chunk.
+func openRunAt(ctx context.Context, d *cellrec.Dict, info *runInfo, chunk int) (*runReader, error) {
 	f, err := os.Open(info.path)
 	if err != nil {
 		return nil, fmt.Errorf("opening run: %w", err)
 	}
-	return &runReader{ctx: ctx, d: d, info: info, f: f, off: off}, nil
+	return &runReader{ctx: ctx, d: d, info: info, f: f, chunk: chunk}, nil
 }
 
 func (r *runReader) corrupt(format string, args ...any) error {
-	return fmt.Errorf("run %s at offset %d: %s", r.info.path, r.off, fmt.Sprintf(format, args...))
+	off := int64(-1)
+	if i := r.chunk - 1; i >= 0 && i < len(r.info.chunks) {
+		off = r.info.chunks[i].off
+	}
+	return fmt.Errorf("run %s, chunk at offset %d: %s", r.info.path, off, fmt.Sprintf(format, args...))
 }
 
 func (r *runReader) loadChunk() (bool, error) {
-	if r.off >= r.info.size {
+	if r.chunk >= len(r.info.chunks) {
 		return false, nil
 	}
 	if r.ctx != nil {
@@ -255,47 +284,45 @@ func (r *runReader) loadChunk() (bool, error) {
 			return false, err
 		}
 	}
-	var hdr [chunkHdrSz]byte
-	if _, err := r.f.ReadAt(hdr[:], r.off); err != nil {
-		return false, r.corrupt("reading chunk header: %v", err)
+	c := r.info.chunks[r.chunk]
+	r.chunk++
+	if c.disk > r.info.maxDisk || c.disk < chunkHdrSz {
+		return false, r.corrupt("bad chunk length %d", c.disk)
 	}
-	rawLen := int(binary.BigEndian.Uint32(hdr[0:]))
-	storedLen := int(binary.BigEndian.Uint32(hdr[4:]))
-	codec := hdr[8]
-	crc := binary.BigEndian.Uint32(hdr[9:])
-	if rawLen > r.info.maxRaw || rawLen == 0 {
-		return false, r.corrupt("bad raw chunk length %d", rawLen)
+	if r.disk == nil {
+		r.disk = make([]byte, r.info.maxDisk)
 	}
-	if r.raw == nil {
-		r.raw = make([]byte, r.info.maxRaw)
+	n, err := r.f.ReadAt(r.disk[:c.disk], c.off)
+	if err != nil && !(err == io.EOF && n == c.disk) {
+		return false, r.corrupt("reading %d bytes: %v", c.disk, err)
 	}
+	b := r.disk[:c.disk]
+	rawLen := int(binary.BigEndian.Uint32(b[0:]))
+	storedLen := int(binary.BigEndian.Uint32(b[4:]))
+	codec := b[8]
+	crc := binary.BigEndian.Uint32(b[9:])
+	if storedLen == 0 || chunkHdrSz+storedLen != c.disk {
+		return false, r.corrupt("bad stored chunk length %d", storedLen)
+	}
+	stored := b[chunkHdrSz : chunkHdrSz+storedLen]
 	var raw []byte
 	switch codec {
 	case codecRaw:
 		if storedLen != rawLen {
 			return false, r.corrupt("raw chunk with stored length %d != %d", storedLen, rawLen)
 		}
-		raw = r.raw[:rawLen]
-		if _, err := r.f.ReadAt(raw, r.off+chunkHdrSz); err != nil {
-			return false, r.corrupt("reading chunk: %v", err)
-		}
+		raw = stored
 	case codecSnappy:
-		if storedLen > r.info.maxStored || storedLen == 0 {
-			return false, r.corrupt("bad stored chunk length %d", storedLen)
+		if rawLen > r.info.maxRaw || rawLen == 0 {
+			return false, r.corrupt("bad raw chunk length %d", rawLen)
 		}
-		if r.stored == nil {
-			r.stored = make([]byte, r.info.maxStored)
-		}
-		st := r.stored[:storedLen]
-		if _, err := r.f.ReadAt(st, r.off+chunkHdrSz); err != nil {
-			return false, r.corrupt("reading chunk: %v", err)
-		}
-		if n, err := s2.DecodedLen(st); err != nil || n != rawLen {
+		if n, err := s2.DecodedLen(stored); err != nil || n != rawLen {
 			return false, r.corrupt("compressed chunk decodes to %d bytes, header says %d (%v)", n, rawLen, err)
 		}
-		var err error
-		raw, err = s2.Decode(r.raw[:rawLen], st)
-		if err != nil {
+		if r.raw == nil {
+			r.raw = make([]byte, r.info.maxRaw)
+		}
+		if raw, err = s2.Decode(r.raw[:rawLen], stored); err != nil {
 			return false, r.corrupt("decompressing chunk: %v", err)
 		}
 	default:
@@ -304,7 +331,6 @@ func (r *runReader) loadChunk() (bool, error) {
 	if crc32.Checksum(raw, castagnoli) != crc {
 		return false, r.corrupt("chunk checksum mismatch")
 	}
-	r.off += chunkHdrSz + int64(storedLen)
 	r.buf, r.pos = raw, 0
 	return true, nil
 }
@@ -325,10 +351,12 @@ func (r *runReader) next() (bool, error) {
 	if n2 <= 0 || l > uint64(len(b)-n1-n2) {
 		return false, r.corrupt("entry overruns its chunk")
 	}
+	// The chunk's CRC matched, so these are the bytes of a record that was validated when it was added:
+	// its header is parsed with bounds checks, its cells are not walked again.
 	rec := b[n1+n2 : n1+n2+int(l)]
 	h, cells, err := cellrec.ParseHeader(rec)
-	if err == nil {
-		err = r.d.CheckCells(cells)
+	if err == nil && len(cells) == 0 {
+		err = errors.New("record without cells")
 	}
 	if err != nil {
 		return false, r.corrupt("malformed record: %v", err)
@@ -347,7 +375,7 @@ func (r *runReader) close() error {
 		err = r.f.Close()
 		r.f = nil
 	}
-	r.raw, r.stored, r.buf, r.v = nil, nil, nil, view{}
+	r.disk, r.raw, r.buf, r.v = nil, nil, nil, view{}
 	if r.keep {
 		return err
 	}

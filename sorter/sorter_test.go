@@ -64,7 +64,17 @@ func reference(recs []rec) []rec {
 
 func newTestPool(t testing.TB, mem int64, par int) *Pool {
 	t.Helper()
-	p, err := NewPool(PoolOptions{Memory: mem, TempDir: t.TempDir(), Parallelism: par, Dict: testDict})
+	return newTestPoolOpts(t, PoolOptions{Memory: mem, Parallelism: par})
+}
+
+// newTestPoolOpts makes a pool with opts in a test directory, with testDict unless opts has a Dict.
+func newTestPoolOpts(t testing.TB, opts PoolOptions) *Pool {
+	t.Helper()
+	opts.TempDir = t.TempDir()
+	if opts.Dict == nil {
+		opts.Dict = testDict
+	}
+	p, err := NewPool(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,19 +128,22 @@ func TestSortMatchesReference(t *testing.T) {
 		mem        int64
 		par        int
 		n          int
+		compress   bool
 		wantSpill  bool
 		wantPasses bool
 	}{
 		{mem: 64 << 10, par: 1, n: 20000, wantSpill: true, wantPasses: true},
+		{mem: 64 << 10, par: 1, n: 20000, compress: true, wantSpill: true, wantPasses: true},
 		{mem: 256 << 10, par: 2, n: 20000, wantSpill: true, wantPasses: true},
+		{mem: 256 << 10, par: 2, n: 20000, compress: true, wantSpill: true, wantPasses: true},
 		{mem: 8 << 20, par: 2, n: 20000}, // fits: a single sorter spills at half the arena memory
 	} {
-		t.Run(fmt.Sprintf("mem=%d/par=%d", tc.mem, tc.par), func(t *testing.T) {
+		t.Run(fmt.Sprintf("mem=%d/par=%d/compress=%v", tc.mem, tc.par, tc.compress), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(tc.mem), 1))
 			recs := randRecords(rng, tc.n)
 			// Add in a shuffled order: seq, not add order, breaks ties.
 			order := rng.Perm(len(recs))
-			p := newTestPool(t, tc.mem, tc.par)
+			p := newTestPoolOpts(t, PoolOptions{Memory: tc.mem, Parallelism: tc.par, CompressRuns: tc.compress})
 			s := p.NewSorter("t", SorterOptions{})
 			for _, i := range order {
 				if err := s.Add(rc(recs[i].kv), recs[i].seq); err != nil {
@@ -485,9 +498,13 @@ func TestLargeRecords(t *testing.T) {
 }
 
 func TestCorruptRunIsAnError(t *testing.T) {
-	for _, where := range []string{"payload", "header", "truncate"} {
-		t.Run(where, func(t *testing.T) {
-			p := newTestPool(t, 64<<10, 1)
+	for _, tc := range []struct {
+		where    string
+		compress bool
+	}{{"payload", false}, {"header", false}, {"truncate", false}, {"payload", true}, {"header", true}, {"truncate", true}} {
+		where := tc.where
+		t.Run(fmt.Sprintf("%s/compress=%v", where, tc.compress), func(t *testing.T) {
+			p := newTestPoolOpts(t, PoolOptions{Memory: 64 << 10, Parallelism: 1, CompressRuns: tc.compress})
 			s := p.NewSorter("corrupt", SorterOptions{})
 			for _, r := range randRecords(rand.New(rand.NewPCG(8, 8)), 3000) {
 				if err := s.Add(rc(r.kv), r.seq); err != nil {

@@ -205,19 +205,26 @@ func (d *Dict) Skip(cells []byte) (qualifier, rest []byte) {
 
 // nextChecked is Next with bounds checks.
 func (d *Dict) nextChecked(cells []byte) (qualifier, value, rest []byte, err error) {
+	qualifier, value, rest, _, err = d.nextCode(cells)
+	return qualifier, value, rest, err
+}
+
+// nextCode is nextChecked that also returns the cell's qualifier code (2·i+1 for entry i of the
+// dictionary, even for a literal).
+func (d *Dict) nextCode(cells []byte) (qualifier, value, rest []byte, code uint64, err error) {
 	q, n := uvarint(cells)
 	if n <= 0 {
-		return nil, nil, nil, errShort
+		return nil, nil, nil, 0, errShort
 	}
 	cells = cells[n:]
 	if q&1 == 1 {
 		if q>>1 >= uint64(d.Len()) {
-			return nil, nil, nil, fmt.Errorf("qualifier index %d outside the dictionary of %d", q>>1, d.Len())
+			return nil, nil, nil, 0, fmt.Errorf("qualifier index %d outside the dictionary of %d", q>>1, d.Len())
 		}
 		qualifier = d.q[q>>1]
 	} else {
 		if q>>1 > uint64(len(cells)) {
-			return nil, nil, nil, errShort
+			return nil, nil, nil, 0, errShort
 		}
 		l := int(q >> 1)
 		qualifier = cells[:l:l]
@@ -225,10 +232,10 @@ func (d *Dict) nextChecked(cells []byte) (qualifier, value, rest []byte, err err
 	}
 	vl, n := uvarint(cells)
 	if n <= 0 || vl > uint64(len(cells)-n) {
-		return nil, nil, nil, errShort
+		return nil, nil, nil, 0, errShort
 	}
 	end := n + int(vl)
-	return qualifier, cells[n:end:end], cells[end:], nil
+	return qualifier, cells[n:end:end], cells[end:], q, nil
 }
 
 // Validate checks that rec is a well-formed record: bounds, at least one cell, a storable type, sizes
@@ -272,21 +279,30 @@ func (d *Dict) check(dst, rec []byte, expand bool) ([]byte, int, error) {
 	dst0 := len(dst)
 	n := 0
 	var prev []byte
+	var prevCode uint64
+	base := hfilewriter.KeyInfrastructureSize + len(h.Row) + len(h.Family)
 	for len(cells) > 0 {
-		q, v, rest, err := d.nextChecked(cells)
+		q, v, rest, code, err := d.nextCode(cells)
 		if err != nil {
 			return dst[:dst0], 0, fmt.Errorf("cell %d: %w", n, err)
 		}
-		if n > 0 && bytes.Compare(prev, q) >= 0 {
-			return dst[:dst0], 0, fmt.Errorf("cell %d: qualifier %q does not sort after %q", n, hfilewriter.ToStringBinary(q), hfilewriter.ToStringBinary(prev))
+		if n > 0 {
+			// Two qualifiers of the (sorted) dictionary compare as their indexes.
+			ascending := code > prevCode
+			if code&1 == 0 || prevCode&1 == 0 {
+				ascending = bytes.Compare(prev, q) < 0
+			}
+			if !ascending {
+				return dst[:dst0], 0, fmt.Errorf("cell %d: qualifier %q does not sort after %q", n, hfilewriter.ToStringBinary(q), hfilewriter.ToStringBinary(prev))
+			}
 		}
-		if klen := hfilewriter.KeyInfrastructureSize + len(h.Row) + len(h.Family) + len(q); klen > 1<<31-1 || len(v) > 1<<31-1-klen {
+		if klen := base + len(q); klen > 1<<31-1 || len(v) > 1<<31-1-klen {
 			return dst[:dst0], 0, fmt.Errorf("cell %d: key and value too large for a KeyValue", n)
 		}
 		if expand {
 			dst = AppendKeyValue(dst, &h, q, v)
 		}
-		prev, cells = q, rest
+		prev, prevCode, cells = q, code, rest
 		n++
 	}
 	return dst, n, nil
