@@ -88,12 +88,13 @@ func readParseBlockHeader(b []byte) (readBlockHeader, error) {
 // readBlockAt reads, checksum-verifies and decompresses the block at off. limit is the end of the region
 // the block must fit in; wantSize, if > 0, is the on-disk size (with header) the index says it has.
 func (r *Reader) readBlockAt(off, limit int64, wantSize int) (*readBlock, error) {
-	return r.readBlockInto(off, limit, wantSize, nil)
+	return r.readBlockInto(off, limit, wantSize, nil, nil)
 }
 
-// readBlockInto is readBlockAt reading into *buf when it is large enough (growing it otherwise), for
-// sequential scans: the returned block's bytes are valid until the next call with the same buf.
-func (r *Reader) readBlockInto(off, limit int64, wantSize int, buf *[]byte) (*readBlock, error) {
+// readBlockInto is readBlockAt reading into *buf and decompressing into *payloadBuf when they are
+// large enough (growing them otherwise), for sequential scans: the returned block's bytes are valid
+// until the next call with the same buffers.
+func (r *Reader) readBlockInto(off, limit int64, wantSize int, buf, payloadBuf *[]byte) (*readBlock, error) {
 	if off < 0 || off+BlockHeaderSize > limit {
 		return nil, fmt.Errorf("block offset %d outside the readable region [0, %d)", off, limit)
 	}
@@ -124,7 +125,7 @@ func (r *Reader) readBlockInto(off, limit int64, wantSize int, buf *[]byte) (*re
 	if err := r.readAt(raw[BlockHeaderSize:], off+BlockHeaderSize); err != nil {
 		return nil, fmt.Errorf("%s block at offset %d: reading body: %w", h.Type, off, err)
 	}
-	return decodeRawBlock(raw, off, h, r.trailer.Compression, r.trailer.Encrypted, r.skipChecksums)
+	return decodeRawBlock(raw, off, h, r.trailer.Compression, r.trailer.Encrypted, r.skipChecksums, payloadBuf)
 }
 
 // checkBlockExtent checks a block's parsed header against where it must lie: limit is the end of
@@ -142,9 +143,9 @@ func checkBlockExtent(h *readBlockHeader, off, limit int64, wantSize int) error 
 }
 
 // decodeRawBlock checks the checksums of one whole on-disk block at off (raw: header, payload and
-// checksums; h: its parsed header) and decompresses its payload with codec. The payload may alias
-// raw (CompressionNone).
-func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec Compression, encrypted, skipChecksums bool) (*readBlock, error) {
+// checksums; h: its parsed header) and decompresses its payload with codec, into *payloadBuf if not
+// nil (see decompressBlockPayloadInto). The payload may alias raw (CompressionNone).
+func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec Compression, encrypted, skipChecksums bool, payloadBuf *[]byte) (*readBlock, error) {
 	data := raw[:h.OnDiskDataSizeWithHeader]
 	if !skipChecksums {
 		if err := VerifyChecksums(data, raw[h.OnDiskDataSizeWithHeader:], h.ChecksumType, h.BytesPerChecksum); err != nil {
@@ -154,7 +155,7 @@ func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec Compression,
 	if encrypted {
 		return nil, fmt.Errorf("%s block at offset %d: encrypted HFiles are not supported", h.Type, off)
 	}
-	payload, err := decompressBlockPayload(codec, data[BlockHeaderSize:], h.UncompressedSizeWithoutHeader)
+	payload, err := decompressBlockPayloadInto(codec, data[BlockHeaderSize:], h.UncompressedSizeWithoutHeader, payloadBuf)
 	if err != nil {
 		return nil, fmt.Errorf("%s block at offset %d: decompressing %d bytes: %w", h.Type, off, len(data)-BlockHeaderSize, err)
 	}

@@ -56,6 +56,7 @@ type StreamVerifier struct {
 	pend      []byte // bytes of the block (or trailer) that started at off, when it spans Writes
 	pendSize  int    // on-disk size of the pending block once its header is parsed, else 0
 	inTrailer bool   // the trailer magic was found at off: pend collects the trailer
+	payload   []byte // decompressed payloads, reused from block to block
 
 	err  error // sticky
 	done bool
@@ -220,12 +221,15 @@ func (s *StreamVerifier) block(raw []byte) error {
 	if err != nil { // parsed already by unitSize
 		return fmt.Errorf("block at offset %d: %w", s.off, err)
 	}
-	b, err := decodeRawBlock(raw, s.off, h, s.codec, false, false)
+	b, err := decodeRawBlock(raw, s.off, h, s.codec, false, false, &s.payload)
 	if err != nil {
 		return err
 	}
 	if err := s.v.addBlock(b); err != nil {
 		return err
+	}
+	if cap(s.payload) > streamMaxPend {
+		s.payload = nil
 	}
 	s.off += int64(len(raw))
 	return nil
@@ -246,7 +250,7 @@ func (s *StreamVerifier) Finish() error {
 			s.err = fmt.Errorf("hfile stream verify: %w", err)
 		}
 	}
-	s.v, s.pend = nil, nil
+	s.v, s.pend, s.payload = nil, nil, nil
 	return s.err
 }
 

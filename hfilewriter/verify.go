@@ -101,9 +101,9 @@ func verifyKeepsPayload(t BlockType) bool {
 func (v *verifyState) scanBlocks() error {
 	r := v.r
 	limit := r.blockLimit()
-	var buf []byte // reused: nothing below keeps a reference to a block's bytes
+	var buf, payload []byte // reused: nothing below keeps a reference to a block's bytes
 	for off := int64(0); off < limit; {
-		b, err := r.readBlockInto(off, limit, 0, &buf)
+		b, err := r.readBlockInto(off, limit, 0, &buf, &payload)
 		if err != nil {
 			return err
 		}
