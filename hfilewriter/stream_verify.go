@@ -40,10 +40,11 @@ import (
 // first and last key and cell count); it keeps the decompressed payloads of the index blocks (leaf,
 // intermediate and root: about one key plus 16 bytes per data block, the trailer's uncompressed
 // data index size), of the file info and of the bloom metadata (one entry per bloom chunk), which
-// Finish reads back; and it buffers at most one block, or the trailer, at a time, only while its
-// bytes span several Write calls (a block that arrives whole in one Write is checked in place). Its
-// work per byte is VerifyBlocks' without the reads and copies: one checksum pass, the decompression
-// and the walk of the data blocks.
+// Finish reads back. It buffers at most one block, or the trailer, at a time, only while its bytes
+// span several Write calls (a block that arrives whole in one Write is checked in place), and, for a
+// compressed file, decompresses every block into one reused buffer (buffers above 4 MiB, for blocks
+// with huge cells, are dropped after use). Its work per byte is VerifyBlocks' without the reads and
+// copies: one checksum pass, the decompression and the walk of the data blocks.
 //
 // A StreamVerifier is not safe for concurrent use.
 type StreamVerifier struct {
