@@ -91,7 +91,7 @@ func decodeMakeCell(key, value []byte) (Cell, error) {
 // [uint16 tagsLen | tags] | [vlong mvcc].
 func decodeNoneCells(payload []byte, o *decodeCellOptions, decodeMvcc bool) ([]Cell, error) {
 	var cells []Cell
-	err := walkNoneCells(payload, o, decodeMvcc, func(start int, key, value, tags []byte, seq uint64) error {
+	err := walkNoneCells(payload, o, decodeMvcc, func(start, _ int, key, value, tags []byte, seq uint64) error {
 		cell, err := decodeMakeCell(key, value)
 		if err != nil {
 			return fmt.Errorf("cell %d at payload offset %d: %w", len(cells), start, err)
@@ -106,9 +106,9 @@ func decodeNoneCells(payload []byte, o *decodeCellOptions, decodeMvcc bool) ([]C
 	return cells, nil
 }
 
-// walkNoneCells calls fn with every cell of an unencoded data block: where it starts in the payload,
-// its key, value and tags, and its mvcc (0 unless decodeMvcc). It stops at fn's first error.
-func walkNoneCells(payload []byte, o *decodeCellOptions, decodeMvcc bool, fn func(start int, key, value, tags []byte, seq uint64) error) error {
+// walkNoneCells calls fn with every cell of an unencoded data block: where it starts and ends in the
+// payload, its key, value and tags, and its mvcc (0 unless decodeMvcc). It stops at fn's first error.
+func walkNoneCells(payload []byte, o *decodeCellOptions, decodeMvcc bool, fn func(start, end int, key, value, tags []byte, seq uint64) error) error {
 	c := &decodeCursor{b: payload}
 	for n := 0; c.remaining() > 0 && c.err == nil; n++ {
 		start := c.pos
@@ -133,7 +133,7 @@ func walkNoneCells(payload []byte, o *decodeCellOptions, decodeMvcc bool, fn fun
 		if c.err != nil {
 			return fmt.Errorf("cell %d at payload offset %d: %w", n, start, c.err)
 		}
-		if err := fn(start, key, value, tags, seq); err != nil {
+		if err := fn(start, c.pos, key, value, tags, seq); err != nil {
 			return err
 		}
 	}

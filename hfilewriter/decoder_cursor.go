@@ -102,6 +102,12 @@ func (c *decodeCursor) vlong() int64 {
 	if c.err != nil {
 		return 0
 	}
+	if c.pos < len(c.b) {
+		if v := int8(c.b[c.pos]); v >= -112 { // one byte: what almost every sequence id takes
+			c.pos++
+			return int64(v)
+		}
+	}
 	v, n, err := ReadVLong(c.b[c.pos:])
 	if err != nil {
 		c.fail("%v", err)

@@ -19,6 +19,13 @@ var zstdFrameMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
 // decompressBlockPayload decompresses one block's on-disk payload with the file's codec; the result
 // must be exactly n bytes (the header's uncompressedSizeWithoutHeader).
 func decompressBlockPayload(codec Compression, src []byte, n int) ([]byte, error) {
+	return decompressBlockPayloadInto(codec, src, n, nil)
+}
+
+// decompressBlockPayloadInto is decompressBlockPayload decompressing into *buf when it is large
+// enough (growing it otherwise), for sequential scans that drop each payload before the next: the
+// result is valid until the next call with the same buf. A nil buf allocates every time.
+func decompressBlockPayloadInto(codec Compression, src []byte, n int, buf *[]byte) ([]byte, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("negative uncompressed size %d", n)
 	}
@@ -29,56 +36,75 @@ func decompressBlockPayload(codec Compression, src []byte, n int) ([]byte, error
 		}
 		return src, nil
 	case CompressionGZ:
-		return decompressReadGzip(src, n)
+		return decompressReadGzip(src, n, buf)
 	case CompressionSnappy:
-		return decompressReadHadoopBlocks(src, n, decompressReadSnappyChunk)
+		return decompressReadHadoopBlocks(src, n, buf, decompressReadSnappyChunk)
 	case CompressionLZ4:
-		return decompressReadHadoopBlocks(src, n, decompressReadLZ4Chunk)
+		return decompressReadHadoopBlocks(src, n, buf, decompressReadLZ4Chunk)
 	case CompressionZSTD:
 		if bytes.HasPrefix(src, zstdFrameMagic) {
-			return decompressReadZstdStream(src, n)
+			return decompressReadZstdStream(src, n, buf)
 		}
-		return decompressReadZstdChunks(src, n)
+		return decompressReadZstdChunks(src, n, buf)
 	}
 	return nil, fmt.Errorf("unsupported compression codec %s (ordinal %d)", codec, uint32(codec))
 }
 
-// decompressReadExact reads exactly n bytes from rd and requires that nothing but EOF follows.
-func decompressReadExact(rd io.Reader, n int) ([]byte, error) {
-	var buf bytes.Buffer
+// decompressOut returns n bytes of *buf (growing it) or, with a nil buf, a new slice.
+func decompressOut(buf *[]byte, n int) []byte {
+	if buf == nil {
+		return make([]byte, n)
+	}
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	return (*buf)[:n]
+}
+
+// decompressReadExact reads exactly n bytes from rd and requires that nothing but EOF follows. With
+// buf, it reads into *buf's storage and keeps what it grew to there.
+func decompressReadExact(rd io.Reader, n int, buf *[]byte) ([]byte, error) {
+	var dst []byte
+	if buf != nil {
+		dst = (*buf)[:0]
+	}
+	b := bytes.NewBuffer(dst)
 	// Grow gradually: n comes from an untrusted header.
-	buf.Grow(min(n, 1<<20))
-	got, err := io.Copy(&buf, io.LimitReader(rd, int64(n)+1))
+	b.Grow(min(n, 1<<20))
+	got, err := io.Copy(b, io.LimitReader(rd, int64(n)+1))
+	if buf != nil {
+		*buf = b.Bytes()[:0]
+	}
 	if err != nil {
 		return nil, err
 	}
 	if got != int64(n) {
 		return nil, fmt.Errorf("decompressed to %d bytes, header says %d", got, n)
 	}
-	return buf.Bytes(), nil
+	return b.Bytes(), nil
 }
 
-func decompressReadGzip(src []byte, n int) ([]byte, error) {
+func decompressReadGzip(src []byte, n int, buf *[]byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(src))
 	if err != nil {
 		return nil, fmt.Errorf("gzip: %w", err)
 	}
 	zr.Multistream(false)
-	out, err := decompressReadExact(zr, n)
+	out, err := decompressReadExact(zr, n, buf)
 	if err != nil {
 		return nil, fmt.Errorf("gzip: %w", err)
 	}
 	return out, nil
 }
 
-func decompressReadZstdStream(src []byte, n int) ([]byte, error) {
+func decompressReadZstdStream(src []byte, n int, buf *[]byte) ([]byte, error) {
 	zr, err := zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxMemory(uint64(n)+1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
 	defer zr.Close()
-	out, err := decompressReadExact(zr, n)
+	out, err := decompressReadExact(zr, n, buf)
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
@@ -91,12 +117,12 @@ type decompressChunkFunc func(dst, chunk []byte) (int, error)
 
 // decompressReadHadoopBlocks undoes Hadoop's BlockCompressorStream framing: repeated
 // [int32 outerUncompressedLen][int32 chunkLen][chunk]... until the outer length is produced.
-func decompressReadHadoopBlocks(src []byte, n int, chunkFn decompressChunkFunc) ([]byte, error) {
+func decompressReadHadoopBlocks(src []byte, n int, buf *[]byte, chunkFn decompressChunkFunc) ([]byte, error) {
 	// A raw chunk expands at most ~255x (LZ4); refuse absurd sizes before allocating.
 	if int64(n) > 256*int64(len(src))+64 {
 		return nil, fmt.Errorf("header claims %d uncompressed bytes from %d compressed bytes", n, len(src))
 	}
-	out := make([]byte, n)
+	out := decompressOut(buf, n)
 	pos := 0
 	for len(src) > 0 {
 		if len(src) < 4 {
@@ -168,14 +194,14 @@ func decompressReadLZ4Chunk(dst, chunk []byte) (int, error) {
 
 // decompressReadZstdChunks decodes Hadoop-framed zstd chunks (each a complete zstd frame) with one
 // decoder per block.
-func decompressReadZstdChunks(src []byte, n int) ([]byte, error) {
+func decompressReadZstdChunks(src []byte, n int, buf *[]byte) ([]byte, error) {
 	zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxMemory(uint64(n)+1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
 	defer zd.Close()
-	return decompressReadHadoopBlocks(src, n, func(dst, chunk []byte) (int, error) {
+	return decompressReadHadoopBlocks(src, n, buf, func(dst, chunk []byte) (int, error) {
 		out, err := zd.DecodeAll(chunk, dst[:0:len(dst)])
 		if err != nil {
 			return 0, fmt.Errorf("zstd: %w", err)

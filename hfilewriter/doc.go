@@ -64,4 +64,44 @@
 // current bloom chunk, so memory stays flat whatever the file size. EstimatedSize tells a caller
 // when to roll to a new file. Given the same cells and settings, it writes the same bytes as
 // HBase 2.6.4 (checked against files HBase wrote, in testdata/hbase-2.6.4).
+//
+// # Verifying
+//
+// Three checks, from cheapest to most thorough; each returns the first problem with the offset of
+// the block it is in:
+//
+//   - StreamVerifier checks a file from its bytes as they are written, without reading it back: an
+//     io.Writer between the Writer and the file that passes every Write on, then checks each block
+//     as its last byte arrives (parsing the stream by the block headers' sizes, whatever the Write
+//     boundaries), and on Finish the trailer, the load-on-open section, the indexes and the totals.
+//     It makes VerifyBlocks' checks on the bytes handed to the file (and that the file declares the
+//     layout they were checked with); what it cannot see is damage done after that (by the disk,
+//     the file system or another writer). It keeps no data or bloom chunk bytes, only per-block
+//     offsets, sizes, types and first/last keys, the index blocks and the load-on-open section. The
+//     layout the blocks need before the trailer arrives (codec, encoding, tags, mvcc) comes from
+//     the WriterOptions; Finish checks that the file agrees.
+//
+//   - Reader.VerifyBlocks re-reads the whole file: every block's header, checksums and
+//     decompression, blocks tiling the file up to the trailer, unencoded data blocks walked by their
+//     length fields (cell count, key and value lengths, tags, mvcc, first and last key, order across
+//     blocks; encoded blocks: their encoding id), the data index at every level against the data
+//     blocks, the meta and bloom chunk indexes, the trailer's entry count and data block offsets and
+//     the file info totals. Run on a file read from disk it also catches storage corruption.
+//
+//   - Reader.Verify is VerifyBlocks plus every cell decoded (encoded blocks too): key order within
+//     blocks, one family, and every cell found in the general and delete-family bloom filters. It
+//     needs random access to the file (bloom chunks are read by offset) and costs several times
+//     VerifyBlocks.
+//
+// Writing through a StreamVerifier:
+//
+//	sv, err := hfilewriter.NewStreamVerifier(f, opts)
+//	w, err := hfilewriter.NewWriter(sv, opts) // the same options
+//	... w.AppendParts(...) ...
+//	err = w.Close()
+//	err = sv.Finish() // nil: the bytes written pass VerifyBlocks' checks
+//
+// Over the same bytes in memory the stream verifier costs about what VerifyBlocks does (it walks
+// the blocks with the same code, without copying them); in a load it replaces re-reading every file
+// from disk. Re-reading with VerifyBlocks remains the check for storage corruption.
 package hfilewriter

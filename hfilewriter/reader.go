@@ -36,6 +36,10 @@ type Reader struct {
 	// skipChecksums disables checksum verification (fuzzing only, to reach the decoders).
 	skipChecksums bool
 
+	// blocks, when set, serves the blocks readBlockAt asks for instead of readAt: the Reader a
+	// StreamVerifier builds from the blocks it saw go by (it keeps no bytes of the file to read).
+	blocks func(off, limit int64, wantSize int) (*readBlock, error)
+
 	mu         sync.Mutex
 	bloomCache map[int64][]byte // chunk offset -> bit array, for MayContain
 }

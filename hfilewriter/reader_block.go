@@ -88,14 +88,18 @@ func readParseBlockHeader(b []byte) (readBlockHeader, error) {
 // readBlockAt reads, checksum-verifies and decompresses the block at off. limit is the end of the region
 // the block must fit in; wantSize, if > 0, is the on-disk size (with header) the index says it has.
 func (r *Reader) readBlockAt(off, limit int64, wantSize int) (*readBlock, error) {
-	return r.readBlockInto(off, limit, wantSize, nil)
+	return r.readBlockInto(off, limit, wantSize, nil, nil)
 }
 
-// readBlockInto is readBlockAt reading into *buf when it is large enough (growing it otherwise), for
-// sequential scans: the returned block's bytes are valid until the next call with the same buf.
-func (r *Reader) readBlockInto(off, limit int64, wantSize int, buf *[]byte) (*readBlock, error) {
+// readBlockInto is readBlockAt reading into *buf and decompressing into *payloadBuf when they are
+// large enough (growing them otherwise), for sequential scans: the returned block's bytes are valid
+// until the next call with the same buffers.
+func (r *Reader) readBlockInto(off, limit int64, wantSize int, buf, payloadBuf *[]byte) (*readBlock, error) {
 	if off < 0 || off+BlockHeaderSize > limit {
 		return nil, fmt.Errorf("block offset %d outside the readable region [0, %d)", off, limit)
+	}
+	if r.blocks != nil {
+		return r.blocks(off, limit, wantSize)
 	}
 	var hb [BlockHeaderSize]byte
 	if err := r.readAt(hb[:], off); err != nil {
@@ -105,13 +109,8 @@ func (r *Reader) readBlockInto(off, limit int64, wantSize int, buf *[]byte) (*re
 	if err != nil {
 		return nil, fmt.Errorf("block at offset %d: %w", off, err)
 	}
-	if wantSize > 0 && h.OnDiskSize() != wantSize {
-		return nil, fmt.Errorf("%s block at offset %d: on-disk size %d does not match the %d recorded in the index",
-			h.Type, off, h.OnDiskSize(), wantSize)
-	}
-	if int64(h.OnDiskSize()) > limit-off {
-		return nil, fmt.Errorf("%s block at offset %d: on-disk size %d runs past offset %d (file truncated or corrupt header)",
-			h.Type, off, h.OnDiskSize(), limit)
+	if err := checkBlockExtent(&h, off, limit, wantSize); err != nil {
+		return nil, err
 	}
 	var raw []byte
 	if buf != nil && cap(*buf) >= h.OnDiskSize() {
@@ -126,16 +125,37 @@ func (r *Reader) readBlockInto(off, limit int64, wantSize int, buf *[]byte) (*re
 	if err := r.readAt(raw[BlockHeaderSize:], off+BlockHeaderSize); err != nil {
 		return nil, fmt.Errorf("%s block at offset %d: reading body: %w", h.Type, off, err)
 	}
+	return decodeRawBlock(raw, off, h, r.trailer.Compression, r.trailer.Encrypted, r.skipChecksums, payloadBuf)
+}
+
+// checkBlockExtent checks a block's parsed header against where it must lie: limit is the end of
+// the region the block must fit in; wantSize, if > 0, is the on-disk size the index records.
+func checkBlockExtent(h *readBlockHeader, off, limit int64, wantSize int) error {
+	if wantSize > 0 && h.OnDiskSize() != wantSize {
+		return fmt.Errorf("%s block at offset %d: on-disk size %d does not match the %d recorded in the index",
+			h.Type, off, h.OnDiskSize(), wantSize)
+	}
+	if int64(h.OnDiskSize()) > limit-off {
+		return fmt.Errorf("%s block at offset %d: on-disk size %d runs past offset %d (file truncated or corrupt header)",
+			h.Type, off, h.OnDiskSize(), limit)
+	}
+	return nil
+}
+
+// decodeRawBlock checks the checksums of one whole on-disk block at off (raw: header, payload and
+// checksums; h: its parsed header) and decompresses its payload with codec, into *payloadBuf if not
+// nil (see decompressBlockPayloadInto). The payload may alias raw (CompressionNone).
+func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec Compression, encrypted, skipChecksums bool, payloadBuf *[]byte) (*readBlock, error) {
 	data := raw[:h.OnDiskDataSizeWithHeader]
-	if !r.skipChecksums {
+	if !skipChecksums {
 		if err := VerifyChecksums(data, raw[h.OnDiskDataSizeWithHeader:], h.ChecksumType, h.BytesPerChecksum); err != nil {
 			return nil, fmt.Errorf("%s block at offset %d: checksum: %w", h.Type, off, err)
 		}
 	}
-	if r.trailer.Encrypted {
+	if encrypted {
 		return nil, fmt.Errorf("%s block at offset %d: encrypted HFiles are not supported", h.Type, off)
 	}
-	payload, err := decompressBlockPayload(r.trailer.Compression, data[BlockHeaderSize:], h.UncompressedSizeWithoutHeader)
+	payload, err := decompressBlockPayloadInto(codec, data[BlockHeaderSize:], h.UncompressedSizeWithoutHeader, payloadBuf)
 	if err != nil {
 		return nil, fmt.Errorf("%s block at offset %d: decompressing %d bytes: %w", h.Type, off, len(data)-BlockHeaderSize, err)
 	}

@@ -9,20 +9,36 @@ import (
 // verifyBlockRef is one block found by the sequential scan of the file.
 type verifyBlockRef struct {
 	Offset   int64
-	Size     int
+	Size     int // on-disk size with header and checksums
 	Type     BlockType
+	Payload  int    // uncompressed payload size (a bloom chunk's bit array)
 	FirstKey []byte // data blocks only
 	LastKey  []byte
 	Cells    int
 }
 
-// verifyState accumulates what Verify has seen.
+// verifyState accumulates what the sequential scan of a file has seen, for the checks that follow
+// it. The scan takes its blocks from a Reader (Verify, VerifyBlocks: scanBlocks) or from the bytes
+// a StreamVerifier is handed (addBlock); the later steps (checkDataIndex, checkOtherIndexes,
+// checkTotals) read the trailer and the load-on-open section through r, which a StreamVerifier builds
+// on Finish from the blocks it kept.
 type verifyState struct {
-	r          *Reader
+	r          *Reader            // nil in a StreamVerifier until Finish
+	opts       *decodeCellOptions // the cell layout data blocks are walked with
 	blocks     []verifyBlockRef
 	byOffset   map[int64]int
-	dataBlocks []int // indexes into blocks
-	cache      map[int64][]byte
+	dataBlocks []int            // indexes into blocks
+	cache      map[int64][]byte // bloom chunks read for Verify's lookups
+
+	// keep (StreamVerifier) keeps the decompressed payloads of the blocks the later steps read back
+	// by offset, in kept: index blocks (leaf, intermediate, root), file info and bloom metadata.
+	keep bool
+	kept map[int64]*readBlock
+
+	// mvccWidth (StreamVerifier, which walks sequence ids as vlongs before the file info tells
+	// whether readers decode them) records in mvccWidthErr the first sequence id longer than a byte.
+	mvccWidth    bool
+	mvccWidthErr error
 
 	quick             bool // VerifyBlocks: no per-cell order and bloom checks
 	undecoded         bool // VerifyBlocks left encoded data blocks undecoded: no cell totals
@@ -51,11 +67,12 @@ func (r *Reader) Verify() error { return r.verify(false) }
 // out-of-order cells itself) and no bloom membership of each cell. Unencoded data blocks are walked by
 // their length fields without building cells. Encoded data blocks (PREFIX, DIFF, FAST_DIFF) are
 // checksummed and decompressed but not decoded, so for them the index keys, cell totals and file-info
-// averages are not checked. It reads every byte of the file.
+// averages are not checked. It reads every byte of the file; StreamVerifier makes the same checks on
+// the bytes as they are written.
 func (r *Reader) VerifyBlocks() error { return r.verify(true) }
 
 func (r *Reader) verify(quick bool) error {
-	v := &verifyState{r: r, byOffset: map[int64]int{}, cache: map[int64][]byte{}, quick: quick}
+	v := newVerifyState(r, &r.opts, quick)
 	for _, step := range []func() error{v.scanBlocks, v.checkDataIndex, v.checkOtherIndexes, v.checkTotals} {
 		if err := step(); err != nil {
 			return fmt.Errorf("hfile verify: %w", err)
@@ -64,38 +81,85 @@ func (r *Reader) verify(quick bool) error {
 	return nil
 }
 
-// scanBlocks reads every block from offset 0 to the trailer and decodes and checks every cell.
+func newVerifyState(r *Reader, opts *decodeCellOptions, quick bool) *verifyState {
+	return &verifyState{r: r, opts: opts, byOffset: map[int64]int{}, cache: map[int64][]byte{}, quick: quick}
+}
+
+func isDataBlockType(t BlockType) bool { return t == BlockData || t == BlockEncodedData }
+
+// verifyKeepsPayload reports whether a StreamVerifier keeps the payload of a block of type t: the
+// blocks the index walk and the load-on-open section read back.
+func verifyKeepsPayload(t BlockType) bool {
+	switch t {
+	case BlockLeafIndex, BlockIntermediateIndex, BlockRootIndex, BlockFileInfo, BlockGeneralBloomMeta, BlockDeleteFamilyBloomMeta:
+		return true
+	}
+	return false
+}
+
+// scanBlocks reads every block from offset 0 to the trailer and checks it (addBlock).
 func (v *verifyState) scanBlocks() error {
 	r := v.r
 	limit := r.blockLimit()
-	t := r.trailer
-	var buf []byte // reused: nothing below keeps a reference to a block's bytes
+	var buf, payload []byte // reused: nothing below keeps a reference to a block's bytes
 	for off := int64(0); off < limit; {
-		b, err := r.readBlockInto(off, limit, 0, &buf)
+		b, err := r.readBlockInto(off, limit, 0, &buf, &payload)
 		if err != nil {
 			return err
 		}
-		ref := verifyBlockRef{Offset: off, Size: b.Header.OnDiskSize(), Type: b.Header.Type}
-		if b.Header.Type == BlockData || b.Header.Type == BlockEncodedData {
-			n := len(v.dataBlocks)
-			if n == 0 && off != t.FirstDataBlockOffset {
-				return fmt.Errorf("first data block is at offset %d but the trailer says %d", off, t.FirstDataBlockOffset)
+		if isDataBlockType(b.Header.Type) {
+			if err := v.checkDataPlacement(len(v.dataBlocks), off); err != nil {
+				return err
 			}
-			if off > t.LastDataBlockOffset {
-				return fmt.Errorf("data block at offset %d lies after the trailer's last data block offset %d", off, t.LastDataBlockOffset)
-			}
-			if off >= t.LoadOnOpenOffset {
-				return fmt.Errorf("data block at offset %d lies in the load-on-open section (from %d)", off, t.LoadOnOpenOffset)
-			}
-			if err := v.checkDataBlock(b, &ref); err != nil {
-				return fmt.Errorf("data block %d at offset %d%w", n, off, err)
-			}
-			v.dataBlocks = append(v.dataBlocks, len(v.blocks))
 		}
-		v.byOffset[off] = len(v.blocks)
-		v.blocks = append(v.blocks, ref)
-		off += int64(ref.Size)
+		if err := v.addBlock(b); err != nil {
+			return err
+		}
+		off += int64(b.Header.OnDiskSize())
 	}
+	return v.checkScanEnd()
+}
+
+// addBlock records the next block of the file (checksummed and decompressed already) and checks it
+// if it is a data block. It keeps no reference to b's bytes, except, with keep, a copy of the
+// payload of the blocks verifyKeepsPayload names.
+func (v *verifyState) addBlock(b *readBlock) error {
+	ref := verifyBlockRef{Offset: b.Offset, Size: b.Header.OnDiskSize(), Type: b.Header.Type, Payload: len(b.Payload)}
+	if isDataBlockType(b.Header.Type) {
+		n := len(v.dataBlocks)
+		if err := v.checkDataBlock(b, &ref); err != nil {
+			return fmt.Errorf("data block %d at offset %d%w", n, b.Offset, err)
+		}
+		v.dataBlocks = append(v.dataBlocks, len(v.blocks))
+	} else if v.keep && verifyKeepsPayload(b.Header.Type) {
+		k := *b
+		k.Payload = bytes.Clone(b.Payload)
+		v.kept[b.Offset] = &k
+	}
+	v.byOffset[b.Offset] = len(v.blocks)
+	v.blocks = append(v.blocks, ref)
+	return nil
+}
+
+// checkDataPlacement checks the position of data block n, at off, against the trailer.
+func (v *verifyState) checkDataPlacement(n int, off int64) error {
+	t := v.r.trailer
+	if n == 0 && off != t.FirstDataBlockOffset {
+		return fmt.Errorf("first data block is at offset %d but the trailer says %d", off, t.FirstDataBlockOffset)
+	}
+	if off > t.LastDataBlockOffset {
+		return fmt.Errorf("data block at offset %d lies after the trailer's last data block offset %d", off, t.LastDataBlockOffset)
+	}
+	if off >= t.LoadOnOpenOffset {
+		return fmt.Errorf("data block at offset %d lies in the load-on-open section (from %d)", off, t.LoadOnOpenOffset)
+	}
+	return nil
+}
+
+// checkScanEnd checks, once every block is scanned, the last data block and the load-on-open offset
+// against the trailer.
+func (v *verifyState) checkScanEnd() error {
+	t := v.r.trailer
 	if len(v.dataBlocks) > 0 {
 		if last := v.blocks[v.dataBlocks[len(v.dataBlocks)-1]].Offset; last != t.LastDataBlockOffset {
 			return fmt.Errorf("last data block is at offset %d but the trailer says %d", last, t.LastDataBlockOffset)
@@ -107,10 +171,27 @@ func (v *verifyState) scanBlocks() error {
 	return nil
 }
 
+// keptBlock serves a StreamVerifier's Reader (Reader.blocks): the scanned block at off with its kept
+// payload, or, for a block whose payload is not kept (data, bloom chunk, meta), its type and size only.
+func (v *verifyState) keptBlock(off, limit int64, wantSize int) (*readBlock, error) {
+	i, ok := v.byOffset[off]
+	if !ok {
+		return nil, fmt.Errorf("block at offset %d: no block of the file starts there", off)
+	}
+	b := v.kept[off]
+	if b == nil {
+		ref := &v.blocks[i]
+		b = &readBlock{Offset: off, Header: readBlockHeader{Type: ref.Type, OnDiskSizeWithoutHeader: ref.Size - BlockHeaderSize}}
+	}
+	if err := checkBlockExtent(&b.Header, off, limit, wantSize); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 // checkDataBlock checks one data block's cells (how deeply depends on v.quick) and fills ref's keys
 // and cell count. Errors start with ": " or ", cell N" to follow the block's position.
 func (v *verifyState) checkDataBlock(b *readBlock, ref *verifyBlockRef) error {
-	r := v.r
 	if v.quick && b.Header.Type == BlockData {
 		if err := v.walkNoneBlock(b.Payload, ref); err != nil {
 			return fmt.Errorf(": %w", err)
@@ -118,13 +199,13 @@ func (v *verifyState) checkDataBlock(b *readBlock, ref *verifyBlockRef) error {
 		return nil
 	}
 	if v.quick { // an encoded block: checksummed and decompressed already; check its encoding id only
-		if len(b.Payload) < 2 || DataBlockEncoding(binary.BigEndian.Uint16(b.Payload)) != r.opts.Encoding {
-			return fmt.Errorf(" does not start with the file's encoding id (%s)", r.opts.Encoding)
+		if len(b.Payload) < 2 || DataBlockEncoding(binary.BigEndian.Uint16(b.Payload)) != v.opts.Encoding {
+			return fmt.Errorf(" does not start with the file's encoding id (%s)", v.opts.Encoding)
 		}
 		v.undecoded = true
 		return nil
 	}
-	cells, err := decodeDataBlock(b.Header.Type, b.Payload, &r.opts)
+	cells, err := decodeDataBlock(b.Header.Type, b.Payload, v.opts)
 	if err != nil {
 		return fmt.Errorf(": %w", err)
 	}
@@ -146,9 +227,20 @@ func (v *verifyState) checkDataBlock(b *readBlock, ref *verifyBlockRef) error {
 func (v *verifyState) walkNoneBlock(payload []byte, ref *verifyBlockRef) error {
 	var first, last []byte
 	n := 0
-	err := walkNoneCells(payload, &v.r.opts, v.r.opts.DecodeMvcc, func(start int, key, value, tags []byte, seq uint64) error {
+	o := v.opts
+	err := walkNoneCells(payload, o, o.DecodeMvcc, func(start, end int, key, value, tags []byte, seq uint64) error {
 		if !Key(key).Valid() {
 			return fmt.Errorf("cell %d at payload offset %d has a malformed key", n, start)
+		}
+		if v.mvccWidth && v.mvccWidthErr == nil {
+			body := start + 8 + len(key) + len(value)
+			if o.Tags {
+				body += 2 + len(tags)
+			}
+			if w := end - body; w > 1 {
+				v.mvccWidthErr = fmt.Errorf("data block %d at offset %d, cell %d at payload offset %d: its sequence id takes %d bytes, but with %s 0 readers take one byte",
+					len(v.dataBlocks), ref.Offset, n, start, w, FileInfoMaxMemstoreTS)
+			}
 		}
 		if first == nil {
 			first = key
@@ -328,14 +420,11 @@ func (v *verifyState) checkOtherIndexes() error {
 		var total int64
 		for i, e := range m.Chunks {
 			what := fmt.Sprintf("%s chunk index entry %d", m.BlockType, i)
-			if _, err := v.blockAt(what, e, BlockBloomChunk); err != nil {
-				return err
-			}
-			bits, err := r.bloomChunk(m, i, v.cache)
+			b, err := v.blockAt(what, e, BlockBloomChunk)
 			if err != nil {
 				return err
 			}
-			total += int64(len(bits))
+			total += int64(b.Payload) // the chunk's bit array, as the scan decompressed it
 			if i > 0 && bytes.Compare(m.Chunks[i-1].Key, e.Key) >= 0 && r.bloomType != BloomRowCol {
 				return fmt.Errorf("%s key %s is not after the previous chunk's key", what, ToStringBinary(e.Key))
 			}
