@@ -112,3 +112,51 @@ func TestVerifyBlocksCatchesBadOrderAndCounts(t *testing.T) {
 		t.Fatal("a wrong trailer entry count passed VerifyBlocks")
 	}
 }
+
+// Duplicate keys (AllowDuplicateKeys, --duplicates keep) that straddle block boundaries make an index
+// key equal to the previous block's last key (HBase's midpoint of equal keys is the right key): every
+// check accepts such files, on every encoding.
+func TestVerifyAcceptsDuplicatesAcrossBlocks(t *testing.T) {
+	for _, enc := range []DataBlockEncoding{EncodingNone, EncodingPrefix, EncodingDiff, EncodingFastDiff} {
+		opts := DefaultWriterOptions()
+		opts.BlockSize = 256
+		opts.Encoding = enc
+		opts.AllowDuplicateKeys = true
+		var buf bytes.Buffer
+		sv, err := NewStreamVerifier(&buf, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewWriter(sv, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < 20; r++ {
+			row := []byte{'r', byte('a' + r)}
+			for d := 0; d < 12; d++ { // the same key twelve times: every block boundary inside falls between equal keys
+				if err := w.AppendParts(row, []byte("f"), []byte("q"), 7, TypePut, bytes.Repeat([]byte{byte(d)}, 20), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := sv.Finish(); err != nil {
+			t.Fatalf("%s: stream verifier: %v", enc, err)
+		}
+		r, err := OpenReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Trailer().DataIndexCount < 10 {
+			t.Fatalf("%s: only %d data blocks; the test needs boundaries between equal keys", enc, r.Trailer().DataIndexCount)
+		}
+		if err := r.VerifyBlocks(); err != nil {
+			t.Fatalf("%s: VerifyBlocks: %v", enc, err)
+		}
+		if err := r.Verify(); err != nil {
+			t.Fatalf("%s: Verify: %v", enc, err)
+		}
+	}
+}
