@@ -26,11 +26,9 @@ func SetToolVersion(v string) { toolVersion = v }
 type ExecuteOptions struct {
 	Progress func(Progress) // progress events; nil = none
 	Log      func(string)   // warnings and notes; nil = discard
-	Verify   bool           // re-read every HFile with the reader before commit
-	// VerifyCells makes that re-read the full check (Reader.Verify: every cell's order and bloom
-	// membership) instead of Reader.VerifyBlocks (checksums, index, totals).
-	VerifyCells bool
-	Now         func() time.Time
+	// Verify is how every HFile is checked before commit (VerifyStream when empty).
+	Verify VerifyMode
+	Now    func() time.Time
 }
 
 // ExecuteResult is what a run did.
@@ -77,7 +75,7 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	if err != nil {
 		return nil, err
 	}
-	spec.Verify, spec.VerifyCells = eo.Verify, eo.VerifyCells
+	spec.Verify = eo.Verify
 	spec.Progress = eo.Progress
 	spec.FingerprintInputs = true
 	res := &ExecuteResult{OutDir: job.Out}

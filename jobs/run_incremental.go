@@ -44,7 +44,7 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	if err != nil {
 		return res, err
 	}
-	spec.Verify, spec.VerifyCells = eo.Verify, eo.VerifyCells
+	spec.Verify = eo.Verify
 	spec.Progress = eo.Progress
 
 	plan, err := planInputs(ctx, st, spec.Inputs, job.Reload)

@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -331,7 +332,8 @@ type fileWriter struct {
 	regionEnd   []byte
 	part        int
 
-	dw      *directio.Writer // the file, written around the page cache where the file system allows
+	dw      *directio.Writer            // the file, written around the page cache where the file system allows
+	sv      *hfilewriter.StreamVerifier // between w and dw with VerifyStream
 	w       *hfilewriter.Writer
 	rel     string
 	lastRow []byte
@@ -377,7 +379,18 @@ func (fw *fileWriter) open() error {
 		return fmt.Errorf("output: %w", err)
 	}
 	fw.dw = directio.NewWriter(f, 1<<20)
-	fw.w, err = hfilewriter.NewWriter(fw.dw, fw.writerOptions())
+	opts := fw.writerOptions()
+	var out io.Writer = fw.dw
+	if fw.o.verify() == VerifyStream {
+		if fw.sv, err = hfilewriter.NewStreamVerifier(fw.dw, opts); err != nil {
+			fw.dw.Close()
+			fw.dw = nil
+			os.Remove(path)
+			return fmt.Errorf("output %s: %w", path, err)
+		}
+		out = fw.sv
+	}
+	fw.w, err = hfilewriter.NewWriter(out, opts)
 	if err != nil {
 		fw.dw.Close()
 		fw.dw = nil
@@ -460,13 +473,18 @@ func (fw *fileWriter) finishFile() error {
 	if cerr := fw.dw.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && fw.sv != nil {
+		if verr := fw.sv.Finish(); verr != nil {
+			err = fmt.Errorf("verify: %w", verr)
+		}
+	}
 	st := fw.w.Stats()
-	fw.w, fw.dw = nil, nil
+	fw.w, fw.dw, fw.sv = nil, nil, nil
 	if err != nil {
 		return fmt.Errorf("output %s: %w", path, err)
 	}
-	if fw.o.spec.Verify {
-		fw.o.verifyAsync(path)
+	if m := fw.o.verify(); m == VerifyBlocks || m == VerifyFull {
+		fw.o.verifyAsync(path, m == VerifyFull)
 	}
 	fr := FileResult{
 		Family:      fw.o.families[fw.fam],
@@ -489,15 +507,23 @@ func (fw *fileWriter) finishFile() error {
 	return nil
 }
 
-// verifyAsync re-reads a finished file in the background (at most GOMAXPROCS at a time); waitVerified
-// returns the first failure.
-func (o *outputWriter) verifyAsync(path string) {
+// verify returns the run's verify mode.
+func (o *outputWriter) verify() VerifyMode {
+	if o.spec.Verify == "" {
+		return VerifyStream
+	}
+	return o.spec.Verify
+}
+
+// verifyAsync re-reads a finished file in the background (at most GOMAXPROCS at a time), with the full
+// check when cells is set; waitVerified returns the first failure.
+func (o *outputWriter) verifyAsync(path string, cells bool) {
 	o.verifyWG.Add(1)
 	go func() {
 		defer o.verifyWG.Done()
 		o.verifySem <- struct{}{}
 		defer func() { <-o.verifySem }()
-		if err := verifyFile(path, o.spec.VerifyCells); err != nil {
+		if err := verifyFile(path, cells); err != nil {
 			o.mu.Lock()
 			if o.verifyErr == nil {
 				o.verifyErr = err

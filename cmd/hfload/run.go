@@ -124,17 +124,19 @@ only when every file is complete and verified.`,
 	}
 	jf := addJobFlags(cmd)
 	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress display")
-	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "skip re-reading every written HFile before commit (= --verify none)")
-	cmd.Flags().StringVar(&verify, "verify", "blocks", "check of every written HFile before commit: blocks (checksums, index, totals), full (also every cell's order and bloom) or none")
+	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "skip checking every written HFile before commit (= --verify none)")
+	cmd.Flags().StringVar(&verify, "verify", "stream", "check of every written HFile before commit: stream (checksums, index, totals of the bytes as written), blocks (the same, re-reading each file from disk), full (re-read, also every cell's order and bloom) or none")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		job, err := jf.load(args)
 		if err != nil {
 			return err
 		}
-		switch verify {
-		case "blocks", "full", "none":
-		default:
-			return exitError{code: jobs.ExitUsage, err: fmt.Errorf("--verify %q: want blocks, full or none", verify)}
+		mode, err := jobs.ParseVerifyMode(verify)
+		if err != nil {
+			return exitError{code: jobs.ExitUsage, err: fmt.Errorf("--verify: %w", err)}
+		}
+		if noVerify {
+			mode = jobs.VerifyNone
 		}
 		if os.Getenv("GOMEMLIMIT") == "" {
 			// Collect garbage before the heap outgrows the budget (the sorter accounts its own memory
@@ -143,10 +145,9 @@ only when every file is complete and verified.`,
 		}
 		prog := newProgress(cmd.ErrOrStderr(), noProgress || job.JSON)
 		res, err := jobs.Execute(cmd.Context(), job, jobs.ExecuteOptions{
-			Progress:    prog.update,
-			Verify:      !noVerify && verify != "none",
-			VerifyCells: verify == "full",
-			Log:         prog.log,
+			Progress: prog.update,
+			Verify:   mode,
+			Log:      prog.log,
 		})
 		prog.done()
 		if res != nil {
