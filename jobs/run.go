@@ -335,7 +335,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	for i := range familyBytes {
 		total += familyBytes[i].Load()
 	}
-	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(), dict: pool.Dict(),
+	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(), dict: pool.Dict(), pool: pool,
 		verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if spec.Progress != nil {
 		out.progress = spec.Progress

@@ -31,6 +31,8 @@ type outputWriter struct {
 	progress   func(Progress)
 	tagged     bool // records carry cell tags at the end of their values
 	dict       *cellrec.Dict
+	pool       *sorter.Pool // the budget the output buffers are reserved from (nil: not accounted)
+	bufSize    int          // direct-I/O buffer size of each HFile (outputBufferSize)
 
 	verifyWG  sync.WaitGroup
 	verifySem chan struct{}
@@ -46,11 +48,36 @@ type outputWriter struct {
 
 const maxDupExamples = 5
 
+// Output buffers: an HFile is written through directio buffers of up to maxOutputBuffer bytes (large
+// writes keep the disk busy: see directio.NewWriter), and the buffers of all HFiles written at once take
+// at most a quarter of the sorter's budget.
+const (
+	maxOutputBuffer = 4 << 20
+	minOutputBuffer = 64 << 10
+)
+
+// outputBufferSize is the directio buffer size of each of files HFiles written at once from a budget.
+func outputBufferSize(budget int64, files int) int {
+	size := budget / 4 / int64(max(files, 1)) / directio.WriterBuffers
+	size = min(max(size, minOutputBuffer), maxOutputBuffer)
+	return int(size) &^ (minOutputBuffer - 1)
+}
+
 // writeTasks runs task(region, family) for every pair with data, `workers` at a time, and stops at the
-// first error.
+// first error. The output buffers of the `workers` files written at once are reserved from the
+// sorter's budget before the first task starts (a task holding read buffers never waits for them).
 func (o *outputWriter) writeTasks(ctx context.Context, regions, workers int, has func(t int) bool,
 	task func(ctx context.Context, region, fam int) error) error {
 	nf := len(o.families)
+	o.bufSize = 1 << 20
+	if o.pool != nil {
+		o.bufSize = outputBufferSize(o.pool.Budget(), workers)
+		n := int64(workers) * directio.WriterMemory(o.bufSize)
+		if err := o.pool.Reserve(ctx, n); err != nil {
+			return fmt.Errorf("output buffers: %w", err)
+		}
+		defer o.pool.Release(n)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tasks := make(chan int)
@@ -378,7 +405,7 @@ func (fw *fileWriter) open() error {
 	if err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
-	fw.dw = directio.NewWriter(f, 1<<20)
+	fw.dw = directio.NewWriter(f, fw.o.bufSize)
 	opts := fw.writerOptions()
 	var out io.Writer = fw.dw
 	if fw.o.verify() == VerifyStream {
