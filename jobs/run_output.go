@@ -497,26 +497,27 @@ func (fw *fileWriter) finishFile() error {
 	}
 	path := filepath.Join(fw.o.dir, fw.rel)
 	err := fw.w.Close()
+	if err == nil {
+		// fsync now, while other files are still being written, rather than one file after another at
+		// commit (which then finds nothing left to flush).
+		err = fw.dw.Sync()
+	}
+	if cerr := fw.dw.Close(); err == nil {
+		err = cerr
+	}
 	if err == nil && fw.sv != nil {
 		if verr := fw.sv.Finish(); verr != nil {
 			err = fmt.Errorf("verify: %w", verr)
 		}
 	}
 	st := fw.w.Stats()
-	f, derr := fw.dw.Detach()
-	if err == nil {
-		err = derr
-	}
 	fw.w, fw.dw, fw.sv = nil, nil, nil
 	if err != nil {
-		if f != nil {
-			f.Close()
-		}
 		return fmt.Errorf("output %s: %w", path, err)
 	}
-	// fsync and close in the background while the next file is written (then re-read it with
-	// --verify blocks|full), rather than one file after another at commit.
-	fw.o.finishAsync(path, f)
+	if m := fw.o.verify(); m == VerifyBlocks || m == VerifyFull {
+		fw.o.verifyAsync(path, m == VerifyFull)
+	}
 	fr := FileResult{
 		Family:      fw.o.families[fw.fam],
 		Path:        fw.rel,
@@ -546,25 +547,15 @@ func (o *outputWriter) verify() VerifyMode {
 	return o.spec.Verify
 }
 
-// finishAsync fsyncs and closes a written file in the background and, with --verify blocks or full,
-// re-reads it (at most GOMAXPROCS re-reads at a time); waitVerified waits for every file and returns
-// the first failure.
-func (o *outputWriter) finishAsync(path string, f *directio.File) {
+// verifyAsync re-reads a finished file in the background (at most GOMAXPROCS at a time), with the full
+// check when cells is set; waitVerified returns the first failure.
+func (o *outputWriter) verifyAsync(path string, cells bool) {
 	o.verifyWG.Add(1)
 	go func() {
 		defer o.verifyWG.Done()
-		err := f.Sync()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			err = fmt.Errorf("%w: output %s: %w", ErrIO, path, err)
-		} else if m := o.verify(); m == VerifyBlocks || m == VerifyFull {
-			o.verifySem <- struct{}{}
-			err = verifyFile(path, m == VerifyFull)
-			<-o.verifySem
-		}
-		if err != nil {
+		o.verifySem <- struct{}{}
+		defer func() { <-o.verifySem }()
+		if err := verifyFile(path, cells); err != nil {
 			o.mu.Lock()
 			if o.verifyErr == nil {
 				o.verifyErr = err

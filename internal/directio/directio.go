@@ -158,19 +158,6 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// Detach writes what is buffered, lets go of the buffers and returns the file, still open, for the
-// caller to fsync and close (say in the background while the next file is written). After it the
-// Writer accepts no more calls.
-func (w *Writer) Detach() (*File, error) {
-	err := w.flushTail()
-	f := w.f
-	w.f, w.buf = nil, nil
-	for len(w.free) > 0 {
-		<-w.free
-	}
-	return f, err
-}
-
 // Sync writes what is buffered and fsyncs; after it the Writer only accepts Close.
 func (w *Writer) Sync() error {
 	if err := w.flushTail(); err != nil {

@@ -114,38 +114,3 @@ func TestDirectOnLinuxDisk(t *testing.T) {
 		t.Fatal("Create of an existing file succeeded")
 	}
 }
-
-// Detach writes everything buffered and hands back the open file: fsync and close give a file with
-// exactly the bytes written, on a disk and on tmpfs.
-func TestDetach(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for _, dir := range dirs(t) {
-		path := filepath.Join(dir, "d")
-		f, err := Create(path, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := NewWriter(f, 64<<10)
-		want := make([]byte, 3*64<<10+1234)
-		for i := range want {
-			want[i] = byte(rng.Uint32())
-		}
-		if _, err := w.Write(want); err != nil {
-			t.Fatal(err)
-		}
-		df, err := w.Detach()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := df.Sync(); err != nil {
-			t.Fatal(err)
-		}
-		if err := df.Close(); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("%s: read back %d bytes (%v), want the %d written", dir, len(got), err, len(want))
-		}
-	}
-}
