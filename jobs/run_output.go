@@ -497,11 +497,6 @@ func (fw *fileWriter) finishFile() error {
 	}
 	path := filepath.Join(fw.o.dir, fw.rel)
 	err := fw.w.Close()
-	if err == nil {
-		// fsync now, while other files are still being written, rather than one file after another at
-		// commit (which then finds nothing left to flush).
-		err = fw.dw.Sync()
-	}
 	if cerr := fw.dw.Close(); err == nil {
 		err = cerr
 	}
