@@ -28,7 +28,10 @@ type ExecuteOptions struct {
 	Log      func(string)   // warnings and notes; nil = discard
 	// Verify is how every HFile is checked before commit (VerifyStream when empty).
 	Verify VerifyMode
-	Now    func() time.Time
+	// DefaultWorkers is the number of mapping workers when the job sets none (0: GOMAXPROCS). A
+	// command that runs with more processors than cores (see cmd/hfload) passes the number of cores.
+	DefaultWorkers int
+	Now            func() time.Time
 }
 
 // ExecuteResult is what a run did.
@@ -76,6 +79,9 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 		return nil, err
 	}
 	spec.Verify = eo.Verify
+	if spec.Pipeline.Workers == 0 {
+		spec.Pipeline.Workers = eo.DefaultWorkers
+	}
 	spec.Progress = eo.Progress
 	spec.FingerprintInputs = true
 	res := &ExecuteResult{OutDir: job.Out}

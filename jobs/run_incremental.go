@@ -45,6 +45,9 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		return res, err
 	}
 	spec.Verify = eo.Verify
+	if spec.Pipeline.Workers == 0 {
+		spec.Pipeline.Workers = eo.DefaultWorkers
+	}
 	spec.Progress = eo.Progress
 
 	plan, err := planInputs(ctx, st, spec.Inputs, job.Reload)
