@@ -2,6 +2,8 @@ package hfilewriter
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -110,5 +112,122 @@ func TestVerifyBlocksCatchesBadOrderAndCounts(t *testing.T) {
 	}
 	if err == nil {
 		t.Fatal("a wrong trailer entry count passed VerifyBlocks")
+	}
+}
+
+// Duplicate keys (AllowDuplicateKeys, --duplicates keep) that straddle block boundaries make an index
+// key equal to the previous block's last key (HBase's midpoint of equal keys is the right key): every
+// check accepts such files, on every encoding.
+func TestVerifyAcceptsDuplicatesAcrossBlocks(t *testing.T) {
+	for _, enc := range []DataBlockEncoding{EncodingNone, EncodingPrefix, EncodingDiff, EncodingFastDiff} {
+		opts := DefaultWriterOptions()
+		opts.BlockSize = 256
+		opts.Encoding = enc
+		opts.AllowDuplicateKeys = true
+		var buf bytes.Buffer
+		sv, err := NewStreamVerifier(&buf, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewWriter(sv, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < 20; r++ {
+			row := []byte{'r', byte('a' + r)}
+			for d := 0; d < 12; d++ { // the same key twelve times: every block boundary inside falls between equal keys
+				if err := w.AppendParts(row, []byte("f"), []byte("q"), 7, TypePut, bytes.Repeat([]byte{byte(d)}, 20), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := sv.Finish(); err != nil {
+			t.Fatalf("%s: stream verifier: %v", enc, err)
+		}
+		r, err := OpenReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Trailer().DataIndexCount < 10 {
+			t.Fatalf("%s: only %d data blocks; the test needs boundaries between equal keys", enc, r.Trailer().DataIndexCount)
+		}
+		if err := r.VerifyBlocks(); err != nil {
+			t.Fatalf("%s: VerifyBlocks: %v", enc, err)
+		}
+		if err := r.Verify(); err != nil {
+			t.Fatalf("%s: Verify: %v", enc, err)
+		}
+	}
+}
+
+// The fast walk of unencoded blocks agrees with the cell-by-cell walk: wherever it accepts a block, the
+// walk accepts it too with the same totals and keys; damaged blocks (truncated, bad lengths, bad keys,
+// long sequence ids, order across blocks) it leaves to the walk.
+func TestWalkNoneBlockFastMatchesCells(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	accepted := 0
+	for iter := 0; iter < 3000; iter++ {
+		o := &decodeCellOptions{Tags: rng.IntN(2) == 0, Mvcc: rng.IntN(2) == 0}
+		o.DecodeMvcc = o.Mvcc && rng.IntN(4) != 0
+		var p []byte
+		for c := 0; c < 1+rng.IntN(6); c++ {
+			row := make([]byte, 1+rng.IntN(12))
+			for i := range row {
+				row[i] = byte('a' + rng.IntN(3))
+			}
+			typ := []Type{TypePut, TypeDelete, TypeDeleteFamily, TypeDeleteFamilyVersion}[rng.IntN(4)]
+			key := AppendKey(nil, row, []byte("f"), []byte{byte(rng.IntN(4))}, int64(rng.IntN(3)), typ)
+			value := make([]byte, rng.IntN(9))
+			p = binary.BigEndian.AppendUint32(p, uint32(len(key)))
+			p = binary.BigEndian.AppendUint32(p, uint32(len(value)))
+			p = append(append(p, key...), value...)
+			if o.Tags {
+				tags := make([]byte, rng.IntN(3)*4)
+				p = binary.BigEndian.AppendUint16(p, uint16(len(tags)))
+				p = append(p, tags...)
+			}
+			if o.Mvcc {
+				p = AppendVLong(p, []int64{0, 5, 120, 300, -3}[rng.IntN(5)])
+			}
+		}
+		if rng.IntN(3) == 0 { // damage
+			switch rng.IntN(3) {
+			case 0:
+				p = p[:rng.IntN(len(p))]
+			case 1:
+				p[rng.IntN(len(p))] ^= byte(1 << rng.IntN(8))
+			case 2:
+				p = append(p, byte(rng.IntN(256)))
+			}
+		}
+		var prev []byte
+		if rng.IntN(2) == 0 {
+			prev = AppendKey(nil, []byte{byte('a' + rng.IntN(3))}, []byte("f"), nil, 1, TypePut)
+		}
+		fast := &verifyState{opts: o, prevKey: prev, maxSeq: 2, maxTags: 1}
+		slow := &verifyState{opts: o, prevKey: prev, maxSeq: 2, maxTags: 1}
+		var fr, sr verifyBlockRef
+		if !fast.walkNoneBlockFast(p, &fr) {
+			if fast.cells != 0 || fr.Cells != 0 || fast.keyLenSum != 0 {
+				t.Fatalf("iteration %d: the fast walk gave up but changed the state", iter)
+			}
+			continue
+		}
+		accepted++
+		if err := slow.walkNoneBlockCells(p, &sr); err != nil {
+			t.Fatalf("iteration %d: the fast walk accepted a block the cell walk refuses: %v", iter, err)
+		}
+		if fast.cells != slow.cells || fast.keyLenSum != slow.keyLenSum || fast.valSum != slow.valSum ||
+			fast.maxSeq != slow.maxSeq || fast.maxTags != slow.maxTags || fast.deleteFamilyCells != slow.deleteFamilyCells ||
+			fr.Cells != sr.Cells || !bytes.Equal(fr.FirstKey, sr.FirstKey) || !bytes.Equal(fr.LastKey, sr.LastKey) ||
+			!bytes.Equal(fast.prevKey, slow.prevKey) {
+			t.Fatalf("iteration %d: fast %+v %+v, cells %+v %+v", iter, *fast, fr, *slow, sr)
+		}
+	}
+	if accepted < 1000 {
+		t.Fatalf("the fast walk took only %d of 3000 blocks", accepted)
 	}
 }

@@ -120,7 +120,7 @@ func TestAggregateWideRowBuckets(t *testing.T) {
 	}
 	os.WriteFile(in, []byte("metric,host,ts,value\n"+strings.Join(lines, "\n")+"\n"), 0o644)
 	out := filepath.Join(dir, "out")
-	res, err := Execute(context.Background(), aggJob(t, wideJob, in, out), ExecuteOptions{Verify: true})
+	res, err := Execute(context.Background(), aggJob(t, wideJob, in, out), ExecuteOptions{Verify: VerifyFull})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func testDailyRevenue(t *testing.T, format string) {
 		t.Fatal(err)
 	}
 	job.Timestamp = testTS
-	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true})
+	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyBlocks})
 	if err != nil {
 		t.Fatal(err)
 	}

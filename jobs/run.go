@@ -67,12 +67,8 @@ type RunSpec struct {
 	CombineErr func() error
 	// FoldSeqLast: a folded cell carries the seq of its last input (needed when Combine keeps the last).
 	FoldSeqLast bool
-	// Verify re-reads every written file before commit with Reader.VerifyBlocks: every block's checksum,
-	// the index against the blocks, key order across blocks, trailer and file-info totals.
-	Verify bool
-	// VerifyCells (with Verify) runs the full Reader.Verify instead: also every cell's order and its
-	// bloom-filter membership. About 4× the CPU of VerifyBlocks.
-	VerifyCells bool
+	// Verify is how every written file is checked before commit (VerifyStream when empty).
+	Verify VerifyMode
 	// TempDir holds spill files; default: a directory inside the staging area.
 	TempDir string
 	// SourceTask is stored as BULKLOAD_SOURCE_TASK.
@@ -130,6 +126,37 @@ type FileResult struct {
 	Rows        int64  `json:"rows"`
 	Cells       int64  `json:"cells"`
 	Bytes       int64  `json:"bytes"`
+}
+
+// VerifyMode is how a run checks every HFile it wrote before committing it (--verify).
+type VerifyMode string
+
+// Verify modes.
+const (
+	// VerifyStream (the default; the empty mode means it) makes Reader.VerifyBlocks' checks on each
+	// file's bytes as they are written (hfilewriter.StreamVerifier): every block's header, checksums
+	// and decompression, the cells of unencoded blocks by their length fields, the data index against
+	// the blocks, the trailer and the file-info totals. Nothing is read back.
+	VerifyStream VerifyMode = "stream"
+	// VerifyBlocks makes the same checks on each file read back from disk once it is written: it also
+	// catches storage that returns other bytes than it was given, at the cost of reading every byte.
+	VerifyBlocks VerifyMode = "blocks"
+	// VerifyFull reads each file back and also decodes every cell: order and bloom-filter membership
+	// (Reader.Verify, what `hfload hfile verify` runs). Several times the CPU of VerifyBlocks.
+	VerifyFull VerifyMode = "full"
+	// VerifyNone checks nothing (the writer still refuses out-of-order cells).
+	VerifyNone VerifyMode = "none"
+)
+
+// ParseVerifyMode validates a --verify value ("" is VerifyStream).
+func ParseVerifyMode(s string) (VerifyMode, error) {
+	switch m := VerifyMode(s); m {
+	case "":
+		return VerifyStream, nil
+	case VerifyStream, VerifyBlocks, VerifyFull, VerifyNone:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown verify mode %q (want stream, blocks, full or none)", s)
 }
 
 // ErrDuplicates is returned (wrapped) when --duplicates error finds equal keys.
@@ -308,7 +335,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	for i := range familyBytes {
 		total += familyBytes[i].Load()
 	}
-	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(), dict: pool.Dict(),
+	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(), dict: pool.Dict(), pool: pool,
 		verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if spec.Progress != nil {
 		out.progress = spec.Progress

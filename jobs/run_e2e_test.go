@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/directio"
 	"github.com/hfload/hfload/partition"
 )
 
@@ -112,7 +113,7 @@ func readOutput(t *testing.T, out string, m *Manifest) []string {
 				t.Fatalf("%s: row %q outside region [%q, %q)", f.Path, cell.Row, start, end)
 			}
 			k := cell.Key()
-			if prev != nil && hfilewriter.CompareKeys(prev, k) >= 0 {
+			if prev != nil && hfilewriter.CompareKeys(prev, k) > 0 { // equal keys: --duplicates keep
 				t.Fatalf("%s: keys out of order", f.Path)
 			}
 			prev = k
@@ -140,7 +141,7 @@ func TestRunEndToEndCSVWithSplits(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	job := baseJob(in, out)
 	job.Splits = splitsFile
-	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true})
+	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyStream})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestRunSampledSplitsEqualBytes(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	job := baseJob(in, out)
 	job.SplitSample = 4
-	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true})
+	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyStream})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestRunParquetInput(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	job := baseJob(in, out)
 	job.Header = false
-	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true})
+	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyStream})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestRunDuplicatesPolicies(t *testing.T) {
 		out := filepath.Join(dir, tc.policy)
 		job := baseJob(in, out)
 		job.Duplicates = tc.policy
-		res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true})
+		res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyStream})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +339,7 @@ func TestRunRollsFilesAtRowBoundaries(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	job := baseJob(in, out)
 	job.MaxFileSize = Size(1 << 20) // the smallest Validate allows; the data makes about 4 MiB of HFiles
-	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true})
+	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyStream})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +427,7 @@ mapping:
 		t.Fatal(err)
 	}
 	var events int
-	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true, Progress: func(Progress) { events++ }})
+	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyBlocks, Progress: func(Progress) { events++ }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,5 +438,60 @@ mapping:
 	}
 	if events == 0 {
 		t.Fatal("no progress events")
+	}
+}
+
+// --duplicates keep writes every copy; with small blocks, copies of one key straddle block boundaries
+// (the index key then equals the previous block's last key) and every verify mode accepts the files.
+func TestRunKeepDuplicatesAcrossBlocks(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	var b strings.Builder
+	b.WriteString("key,name,amount\n")
+	for r := 0; r < 300; r++ {
+		for c := 0; c < 4; c++ {
+			fmt.Fprintf(&b, "row%04d,name-%d,%d\n", r, c, c)
+		}
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	for _, mode := range []VerifyMode{VerifyStream, VerifyBlocks, VerifyFull} {
+		out := filepath.Join(dir, string(mode))
+		job := baseJob(in, out)
+		job.Duplicates = "keep"
+		job.BlockSize = Size(1024)
+		res, err := Execute(context.Background(), job, ExecuteOptions{Verify: mode})
+		if err != nil {
+			t.Fatalf("--verify %s: %v", mode, err)
+		}
+		c := res.Manifest.Counts
+		if c.CellsWritten != 2400 || c.Duplicates != 0 {
+			t.Fatalf("--verify %s: counts %+v, want all 2400 cells written", mode, c)
+		}
+		if got := len(readOutput(t, out, res.Manifest)); got != 2400 {
+			t.Fatalf("--verify %s: read back %d cells", mode, got)
+		}
+	}
+}
+
+// The output buffers of the files written at once take at most a quarter of the sorter's budget, each
+// between 64 KiB and 4 MiB, in 64 KiB steps.
+func TestOutputBufferSize(t *testing.T) {
+	for _, tc := range []struct {
+		budget int64
+		files  int
+		want   int
+	}{
+		{208 << 20, 4, 4 << 20},  // the 256 MiB benchmark budget on 2 cores: the largest buffers
+		{16 << 20, 4, 320 << 10}, // 16 MiB / 4 / 4 files / 3 buffers = 341 KiB, rounded down
+		{16 << 20, 64, 64 << 10}, // never below 64 KiB
+		{1 << 40, 1, 4 << 20},    // never above 4 MiB
+	} {
+		got := outputBufferSize(tc.budget, tc.files)
+		if got != tc.want {
+			t.Errorf("outputBufferSize(%d, %d) = %d, want %d", tc.budget, tc.files, got, tc.want)
+		}
+		if total := int64(tc.files) * directio.WriterMemory(got); got > 64<<10 && total > tc.budget/4 {
+			t.Errorf("budget %d, %d files: buffers take %d bytes, over a quarter", tc.budget, tc.files, total)
+		}
 	}
 }

@@ -26,11 +26,12 @@ func SetToolVersion(v string) { toolVersion = v }
 type ExecuteOptions struct {
 	Progress func(Progress) // progress events; nil = none
 	Log      func(string)   // warnings and notes; nil = discard
-	Verify   bool           // re-read every HFile with the reader before commit
-	// VerifyCells makes that re-read the full check (Reader.Verify: every cell's order and bloom
-	// membership) instead of Reader.VerifyBlocks (checksums, index, totals).
-	VerifyCells bool
-	Now         func() time.Time
+	// Verify is how every HFile is checked before commit (VerifyStream when empty).
+	Verify VerifyMode
+	// DefaultWorkers is the number of mapping workers when the job sets none (0: GOMAXPROCS). A
+	// command that runs with more processors than cores (see cmd/hfload) passes the number of cores.
+	DefaultWorkers int
+	Now            func() time.Time
 }
 
 // ExecuteResult is what a run did.
@@ -77,7 +78,10 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	if err != nil {
 		return nil, err
 	}
-	spec.Verify, spec.VerifyCells = eo.Verify, eo.VerifyCells
+	spec.Verify = eo.Verify
+	if spec.Pipeline.Workers == 0 {
+		spec.Pipeline.Workers = eo.DefaultWorkers
+	}
 	spec.Progress = eo.Progress
 	spec.FingerprintInputs = true
 	res := &ExecuteResult{OutDir: job.Out}

@@ -44,7 +44,10 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	if err != nil {
 		return res, err
 	}
-	spec.Verify, spec.VerifyCells = eo.Verify, eo.VerifyCells
+	spec.Verify = eo.Verify
+	if spec.Pipeline.Workers == 0 {
+		spec.Pipeline.Workers = eo.DefaultWorkers
+	}
 	spec.Progress = eo.Progress
 
 	plan, err := planInputs(ctx, st, spec.Inputs, job.Reload)

@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,6 +31,8 @@ type outputWriter struct {
 	progress   func(Progress)
 	tagged     bool // records carry cell tags at the end of their values
 	dict       *cellrec.Dict
+	pool       *sorter.Pool // the budget the output buffers are reserved from (nil: not accounted)
+	bufSize    int          // direct-I/O buffer size of each HFile (outputBufferSize)
 
 	verifyWG  sync.WaitGroup
 	verifySem chan struct{}
@@ -45,11 +48,36 @@ type outputWriter struct {
 
 const maxDupExamples = 5
 
+// Output buffers: an HFile is written through directio buffers of up to maxOutputBuffer bytes (large
+// writes keep the disk busy: see directio.NewWriter), and the buffers of all HFiles written at once take
+// at most a quarter of the sorter's budget.
+const (
+	maxOutputBuffer = 4 << 20
+	minOutputBuffer = 64 << 10
+)
+
+// outputBufferSize is the directio buffer size of each of files HFiles written at once from a budget.
+func outputBufferSize(budget int64, files int) int {
+	size := budget / 4 / int64(max(files, 1)) / directio.WriterBuffers
+	size = min(max(size, minOutputBuffer), maxOutputBuffer)
+	return int(size) &^ (minOutputBuffer - 1)
+}
+
 // writeTasks runs task(region, family) for every pair with data, `workers` at a time, and stops at the
-// first error.
+// first error. The output buffers of the `workers` files written at once are reserved from the
+// sorter's budget before the first task starts (a task holding read buffers never waits for them).
 func (o *outputWriter) writeTasks(ctx context.Context, regions, workers int, has func(t int) bool,
 	task func(ctx context.Context, region, fam int) error) error {
 	nf := len(o.families)
+	o.bufSize = 1 << 20
+	if o.pool != nil {
+		o.bufSize = outputBufferSize(o.pool.Budget(), workers)
+		n := int64(workers) * directio.WriterMemory(o.bufSize)
+		if err := o.pool.Reserve(ctx, n); err != nil {
+			return fmt.Errorf("output buffers: %w", err)
+		}
+		defer o.pool.Release(n)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tasks := make(chan int)
@@ -331,7 +359,8 @@ type fileWriter struct {
 	regionEnd   []byte
 	part        int
 
-	dw      *directio.Writer // the file, written around the page cache where the file system allows
+	dw      *directio.Writer            // the file, written around the page cache where the file system allows
+	sv      *hfilewriter.StreamVerifier // between w and dw with VerifyStream
 	w       *hfilewriter.Writer
 	rel     string
 	lastRow []byte
@@ -376,8 +405,19 @@ func (fw *fileWriter) open() error {
 	if err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
-	fw.dw = directio.NewWriter(f, 1<<20)
-	fw.w, err = hfilewriter.NewWriter(fw.dw, fw.writerOptions())
+	fw.dw = directio.NewWriter(f, fw.o.bufSize)
+	opts := fw.writerOptions()
+	var out io.Writer = fw.dw
+	if fw.o.verify() == VerifyStream {
+		if fw.sv, err = hfilewriter.NewStreamVerifier(fw.dw, opts); err != nil {
+			fw.dw.Close()
+			fw.dw = nil
+			os.Remove(path)
+			return fmt.Errorf("output %s: %w", path, err)
+		}
+		out = fw.sv
+	}
+	fw.w, err = hfilewriter.NewWriter(out, opts)
 	if err != nil {
 		fw.dw.Close()
 		fw.dw = nil
@@ -460,13 +500,18 @@ func (fw *fileWriter) finishFile() error {
 	if cerr := fw.dw.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && fw.sv != nil {
+		if verr := fw.sv.Finish(); verr != nil {
+			err = fmt.Errorf("verify: %w", verr)
+		}
+	}
 	st := fw.w.Stats()
-	fw.w, fw.dw = nil, nil
+	fw.w, fw.dw, fw.sv = nil, nil, nil
 	if err != nil {
 		return fmt.Errorf("output %s: %w", path, err)
 	}
-	if fw.o.spec.Verify {
-		fw.o.verifyAsync(path)
+	if m := fw.o.verify(); m == VerifyBlocks || m == VerifyFull {
+		fw.o.verifyAsync(path, m == VerifyFull)
 	}
 	fr := FileResult{
 		Family:      fw.o.families[fw.fam],
@@ -489,15 +534,23 @@ func (fw *fileWriter) finishFile() error {
 	return nil
 }
 
-// verifyAsync re-reads a finished file in the background (at most GOMAXPROCS at a time); waitVerified
-// returns the first failure.
-func (o *outputWriter) verifyAsync(path string) {
+// verify returns the run's verify mode.
+func (o *outputWriter) verify() VerifyMode {
+	if o.spec.Verify == "" {
+		return VerifyStream
+	}
+	return o.spec.Verify
+}
+
+// verifyAsync re-reads a finished file in the background (at most GOMAXPROCS at a time), with the full
+// check when cells is set; waitVerified returns the first failure.
+func (o *outputWriter) verifyAsync(path string, cells bool) {
 	o.verifyWG.Add(1)
 	go func() {
 		defer o.verifyWG.Done()
 		o.verifySem <- struct{}{}
 		defer func() { <-o.verifySem }()
-		if err := verifyFile(path, o.spec.VerifyCells); err != nil {
+		if err := verifyFile(path, cells); err != nil {
 			o.mu.Lock()
 			if o.verifyErr == nil {
 				o.verifyErr = err

@@ -42,7 +42,7 @@ func TestRunCellTags(t *testing.T) {
 	job.Labels = labels
 	job.Memory = Size(16 << 20)
 	job.SplitSample = 3
-	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true, VerifyCells: true})
+	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyFull})
 	if err != nil {
 		t.Fatal(err)
 	}

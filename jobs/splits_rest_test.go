@@ -56,7 +56,7 @@ func TestRunSplitsFromRESTServer(t *testing.T) {
 	if err := job.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: true})
+	res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyStream})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -272,11 +272,17 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			skipped++ // NULL with on_null: skip, or NULL/empty with skip_empty
 			continue
 		}
-		if v.kind != vkNull { // a NULL here has on_null: empty and gets an empty value
+		val := mp.val
+		switch {
+		case v.kind == vkNull: // on_null: empty gives an empty value
+		case col.typ == TypeBytes && (v.kind == vkText || v.kind == vkBinary) && !m.CellTags():
+			val = v.b // bytes as they are: no copy before the one into the record
+		default:
 			if mp.val, err = mp.kb.enc.encode(mp.val, v, col.typ, &col.tf); err != nil {
 				out.Buf, out.Records = buf[:markBuf], recs[:markRecs]
 				return fmt.Sprintf("column %q: %v", col.name, err), nil
 			}
+			val = mp.val
 		}
 		qual, qidx := cs.qual, cs.qidx
 		if cs.qparts != nil {
@@ -289,8 +295,9 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		}
 		if m.CellTags() { // value | tags | uint16 tags length: see Mapping.CellTags
 			mp.val = append(append(mp.val, mp.tags...), byte(len(mp.tags)>>8), byte(len(mp.tags)))
+			val = mp.val
 		}
-		kv := kvRow + len(cs.fam) + len(qual) + len(mp.val)
+		kv := kvRow + len(cs.fam) + len(qual) + len(val)
 		// Does the cell continue the open record? Same family, and a qualifier that sorts strictly after the
 		// previous one: by index when both are in the (sorted) dictionary, else by bytes.
 		newRecord := !open || cur.Family != cs.family || uint64(cur.KVBytes)+uint64(kv) > math.MaxUint32
@@ -314,9 +321,9 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, hfilewriter.TypePut)
 		}
 		if qidx >= 0 {
-			buf = m.dict.AppendCell(buf, qidx, mp.val)
+			buf = m.dict.AppendCell(buf, qidx, val)
 		} else {
-			buf = cellrec.AppendLiteralCell(buf, qual, mp.val)
+			buf = cellrec.AppendLiteralCell(buf, qual, val)
 			// mp.qual is rebuilt for the next data-built qualifier: keep this one in mp.prevQual.
 			mp.prevQual = append(mp.prevQual[:0], qual...)
 			prevQ = mp.prevQual

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # CLI benchmark (make bench-cli): end-to-end hfload run on a generated export versus GNU sort of the same
 # file, measured in the same run on the same machine. GNU sort is the floor: it only moves lines, while
-# hfload parses, types, keys, sorts cells, writes blocks, indexes and blooms, fsyncs and verifies.
+# hfload parses, types, keys, sorts cells, writes blocks, indexes and blooms, verifies and fsyncs.
 #
 # Two hfload runs: the HBase defaults (no compression, no encoding: every cell written as a full
 # KeyValue, about 4.5x the CSV bytes) and a typical production family (FAST_DIFF + snappy).
+# Machines (VMs especially) change speed from minute to minute, so the three commands run in
+# interleaved rounds and every round reports its own ratios; compare within a round.
 #
-#   SIZE=1GB MEMORY=256MiB bash scripts/bench-cli.sh
+#   SIZE=1GB MEMORY=256MiB ROUNDS=3 bash scripts/bench-cli.sh
 set -euo pipefail
 size=${SIZE:-1GB}
 memory=${MEMORY:-256MiB}
+rounds=${ROUNDS:-3}
 work=${WORK:-$(mktemp -d -t hfload-bench.XXXXXX)}
 bin=${BIN:-bin/hfload}
 trap 'rm -rf "$work"' EXIT
@@ -17,14 +20,13 @@ trap 'rm -rf "$work"' EXIT
 echo "# generating a $size orders export in $work"
 "$bin" gen orders --size "$size" --seed 1 --out "$work/orders.csv"
 bytes=$(stat -c %s "$work/orders.csv")
-echo "# input: $bytes bytes, $(nproc) cores, memory budget $memory"
+echo "# input: $bytes bytes, $(nproc) cores, memory budget $memory, $rounds rounds"
 
-measure() { # name, command...: prints "name wall-seconds peak-RSS-KiB"
+measure() { # name, command...: prints "wall-seconds peak-RSS-KiB"
   local name=$1; shift
   /usr/bin/time -f "%e %M" -o "$work/time.$name" "$@" >"$work/out.$name" 2>"$work/err.$name" || {
-    echo "$name failed:"; cat "$work/err.$name"; exit 1; }
-  read -r secs rss <"$work/time.$name"
-  echo "$name $secs $rss"
+    echo "$name failed:" >&2; cat "$work/err.$name" >&2; exit 1; }
+  cat "$work/time.$name"
 }
 
 hfload_run() { # name, extra flags...
@@ -35,28 +37,28 @@ hfload_run() { # name, extra flags...
     --columns 'HBASE_ROW_KEY,d:customer_id,d:product_id,d:order_ts,d:quantity,d:unit_price,d:status,d:comment' \
     --table orders --out "$work/hfiles" --timestamp 1700000000000 --split-sample 8 --memory "$memory" \
     --max-rejects -1 --no-progress "$@"
-  grep -E '^(hfiles|time) ' "$work/out.$name" | sed 's/^/#   /'
+  grep -E '^(hfiles|time) ' "$work/out.$name" | sed 's/^/#   /' >&2
 }
 
-sync
-sortline=$(measure sort env LC_ALL=C sort -t, -k1,1 -S 256M -T "$work" -o "$work/sorted.csv" "$work/orders.csv")
-rm -f "$work/sorted.csv"
-hfline=$(hfload_run hfload-none)
-echo "$hfline" | grep '^#' || true
-hfline=$(echo "$hfline" | grep -v '^#')
-hfline2=$(hfload_run hfload-fastdiff-snappy --encoding fast_diff --compression snappy)
-echo "$hfline2" | grep '^#' || true
-hfline2=$(echo "$hfline2" | grep -v '^#')
-
-read -r _ ssecs srss <<<"$sortline"
-read -r _ hsecs hrss <<<"$hfline"
-read -r _ h2secs h2rss <<<"$hfline2"
-budget_kib=$(numfmt --from=iec-i "$memory" 2>/dev/null | awk '{print int($1/1024)}' || echo 0)
-awk -v b="$bytes" -v ss="$ssecs" -v hs="$hsecs" -v h2="$h2secs" -v sr="$srss" -v hr="$hrss" -v h2r="$h2rss" -v budget="$budget_kib" 'BEGIN {
-  printf "| command | wall s | input MB/s | peak RSS MiB | wall / sort |\n|---|---|---|---|---|\n"
-  printf "| LC_ALL=C sort -t, -k1,1 -S 256M | %.2f | %.0f | %.0f | 1.00x |\n", ss, b/1e6/ss, sr/1024
-  printf "| hfload run (defaults: none, no encoding) | %.2f | %.0f | %.0f | %.2fx |\n", hs, b/1e6/hs, hr/1024, hs/ss
-  printf "| hfload run --encoding fast_diff --compression snappy | %.2f | %.0f | %.0f | %.2fx |\n", h2, b/1e6/h2, h2r/1024, h2/ss
-  printf "\ntargets: wall <= 1.5x sort; peak RSS <= budget + 64 MiB\n"
-  if (budget > 0) printf "peak RSS - budget: %.0f MiB (defaults), %.0f MiB (fast_diff+snappy)\n", (hr-budget)/1024, (h2r-budget)/1024
-}'
+budget_kib=$(numfmt --from=iec-i "${memory%B}" 2>/dev/null | awk '{print int($1/1024)}' || echo 0)
+printf "\n| round | sort -S 256M | hfload defaults | ratio | hfload fast_diff+snappy | ratio | peak RSS MiB (sort / defaults / fast_diff) |\n"
+printf "|---|---|---|---|---|---|---|\n"
+ratios1=() ratios2=() maxrss=0
+for r in $(seq "$rounds"); do
+  sync
+  read -r ss sr < <(measure sort env LC_ALL=C sort -t, -k1,1 -S 256M -T "$work" -o "$work/sorted.csv" "$work/orders.csv")
+  rm -f "$work/sorted.csv"
+  read -r hs hr < <(hfload_run defaults)
+  read -r fs fr < <(hfload_run fastdiff-snappy --encoding fast_diff --compression snappy)
+  q1=$(awk -v a="$hs" -v b="$ss" 'BEGIN{printf "%.2f", a/b}')
+  q2=$(awk -v a="$fs" -v b="$ss" 'BEGIN{printf "%.2f", a/b}')
+  ratios1+=("$q1"); ratios2+=("$q2")
+  for k in "$hr" "$fr"; do [ "$k" -gt "$maxrss" ] && maxrss=$k; done
+  printf "| %d | %.2f s | %.2f s | %sx | %.2f s | %sx | %.0f / %.0f / %.0f |\n" "$r" "$ss" "$hs" "$q1" "$fs" "$q2" \
+    "$(echo "$sr/1024" | bc -l)" "$(echo "$hr/1024" | bc -l)" "$(echo "$fr/1024" | bc -l)"
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+printf "\nmedian wall / sort: defaults %sx, fast_diff+snappy %sx (target <= 1.5x)\n" "$(median "${ratios1[@]}")" "$(median "${ratios2[@]}")"
+if [ "$budget_kib" -gt 0 ]; then
+  printf "largest hfload peak RSS: %.0f MiB for a %s budget (target <= budget + 64 MiB)\n" "$(echo "$maxrss/1024" | bc -l)" "$memory"
+fi

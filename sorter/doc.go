@@ -31,9 +31,10 @@
 //
 // Every byte the package keeps for records or I/O is accounted against PoolOptions.Memory:
 //
-//   - Fixed I/O reserve, taken at NewPool: Parallelism spill slots, each a raw chunk buffer (ChunkSize), a
-//     compressed output buffer (s2.MaxEncodedLen(ChunkSize)) and two combine scratch buffers. A spill or an
-//     intermediate merge pass holds one slot, which bounds concurrent spill/merge work to Parallelism.
+//   - Fixed I/O reserve, taken at NewPool: Parallelism spill slots, each a chunk buffer (ChunkSize), with
+//     CompressRuns a compressed output buffer (s2.MaxEncodedLen(ChunkSize)), and two combine scratch
+//     buffers. A spill or an intermediate merge pass holds one slot, which bounds concurrent spill/merge
+//     work to Parallelism.
 //   - Arena slabs, by capacity, at the moment a slab is allocated. Slab sizes are powers of two, doubling
 //     from 4 KiB up to min(4 MiB, Memory/16, a fair share (Memory - reserve) / (4 × live sorters)); a
 //     record larger than that gets a slab of its own size.
@@ -41,8 +42,9 @@
 //     array are both accounted during the copy.
 //   - Slabs given back by a spilled victim stay accounted in a free list of the pool (PooledBytes) and are
 //     reused by the next sorter asking for that size; a reservation that needs the room drops them first.
-//   - Merge read buffers: per run, its largest raw chunk plus its largest compressed chunk (both recorded
-//     when the run is written), reserved before a merge opens the run and released when the run is done.
+//   - Merge read buffers: per run, its largest chunk as stored plus, when it has compressed chunks, its
+//     largest raw chunk (both recorded when the run is written), reserved before a merge opens the run
+//     and released when the run is done.
 //   - Combine scratch of a final merge (two buffers of ChunkSize/4).
 //
 // ChunkSize is Memory / (256 × Parallelism), clamped to [4 KiB, 1 MiB], so that one merge of about 100

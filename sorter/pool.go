@@ -454,6 +454,20 @@ func (p *Pool) spillOne(cands []*Sorter, self *Sorter) (*Sorter, error) {
 	return nil, nil
 }
 
+// Reserve accounts n bytes of the caller's own memory (output buffers, say) against the pool's
+// budget, so that it shares the budget with the sorters: it spills sorters or waits for memory as an
+// Add does. Release gives the bytes back. A request larger than the budget less the I/O reserve is an
+// error.
+func (p *Pool) Reserve(ctx context.Context, n int64) error {
+	if err := p.reserve(ctx, n, nil, true); err != nil {
+		return fmt.Errorf("sorter: reserving %d bytes: %w", n, err)
+	}
+	return nil
+}
+
+// Release gives back n bytes taken with Reserve.
+func (p *Pool) Release(n int64) { p.release(n) }
+
 // charge accounts n bytes without waiting (may exceed the budget; shows in PeakBytes).
 func (p *Pool) charge(n int64) {
 	if n <= 0 {

@@ -240,6 +240,14 @@ func (s *Sorter) growIndex() error {
 		newCap = s.idxHint
 	case old >= 1<<16:
 		newCap = old + old/4
+		// Grow straight to the size the arena will have when it spills, judging by the records so far
+		// (steps of 25% copy the whole index each time: about 4 times its final size for the first arena).
+		if n := int64(len(s.a.idx)); n > 0 {
+			slabBytes := s.held - int64(old+cap(s.spare))*entrySize
+			if want := s.p.spillAt / (slabBytes/n + entrySize); want > int64(newCap) {
+				newCap = int(want + want/8)
+			}
+		}
 	case old > 0:
 		newCap = 2 * old
 	}

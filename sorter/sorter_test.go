@@ -776,3 +776,35 @@ func TestNearlySortedInputMergesSegments(t *testing.T) {
 	s.mu.Unlock()
 	sameRecords(t, drain(t, s), sorted)
 }
+
+// Reserve accounts a caller's memory against the budget, spilling a sorter to make room; Release gives
+// it back; a request beyond the budget is an error.
+func TestPoolReserveForCaller(t *testing.T) {
+	const mem = 1 << 20
+	p := newTestPool(t, mem, 1)
+	s := p.NewSorter("fill", SorterOptions{})
+	for _, r := range randRecords(rand.New(rand.NewPCG(3, 1)), 3000) {
+		if err := s.Add(rc(r.kv), r.seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := p.UsedBytes() - p.PooledBytes()
+	n := int64(mem / 2)
+	if err := p.Reserve(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+	if used := p.UsedBytes(); used > mem || used-p.PooledBytes() < n {
+		t.Fatalf("after Reserve(%d): %d bytes used of %d", n, used, mem)
+	}
+	if s.Runs() == 0 && before+n > mem {
+		t.Fatal("the reservation did not make room by spilling")
+	}
+	p.Release(n)
+	if err := p.Reserve(context.Background(), mem); err == nil {
+		t.Fatal("a reservation of the whole budget succeeded")
+	}
+	got := drain(t, s)
+	if len(got) != 3000 {
+		t.Fatalf("%d records after the reservations, want 3000", len(got))
+	}
+}

@@ -14,7 +14,7 @@ func TestRunVerifyFlag(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.csv")
 	os.WriteFile(in, []byte("id,name\na,1\nk,2\nm,3\nz,4\n"), 0o644)
-	for _, level := range []string{"blocks", "full", "none"} {
+	for _, level := range []string{"stream", "blocks", "full", "none"} {
 		out := filepath.Join(dir, "out-"+level)
 		code, stdout, stderr := hfload(t, "run", "--input", in, "--header", "--columns", "HBASE_ROW_KEY,d:name",
 			"--table", "t", "--out", out, "--timestamp", "1", "--verify", level, "--no-progress", "--json")

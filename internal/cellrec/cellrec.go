@@ -242,8 +242,82 @@ func (d *Dict) nextCode(cells []byte) (qualifier, value, rest []byte, code uint6
 // within HBase's limits (row, family, key and value lengths of the KeyValues it stands for) and
 // strictly ascending qualifiers. It returns the number of cells.
 func (d *Dict) Validate(rec []byte) (int, error) {
+	if n, ok := d.validShort(rec); ok {
+		return n, nil
+	}
 	_, n, err := d.check(nil, rec, false)
 	return n, err
+}
+
+// validShort is Validate for records whose lengths and qualifier codes all fit one byte (rows and
+// values under 128 bytes, literal qualifiers under 64, dictionary indexes under 64: most records), in
+// one loop. It reports false for any other record, valid or not; Validate then checks it the long way
+// and says what is wrong.
+func (d *Dict) validShort(rec []byte) (int, bool) {
+	if len(rec) == 0 || rec[0] == 0 || rec[0] >= 0x80 {
+		return 0, false
+	}
+	p := 1 + int(rec[0])
+	if p >= len(rec) || rec[p] >= 0x80 { // a family of at most 127 bytes: HBase's limit
+		return 0, false
+	}
+	p += 1 + int(rec[p])
+	if p+9 >= len(rec) { // ts, type and at least one cell
+		return 0, false
+	}
+	switch hfilewriter.Type(rec[p+8]) {
+	case hfilewriter.TypePut, hfilewriter.TypeDelete, hfilewriter.TypeDeleteColumn, hfilewriter.TypeDeleteFamily,
+		hfilewriter.TypeDeleteFamilyVersion:
+	default:
+		return 0, false
+	}
+	p += 9
+	n := 0
+	var prev []byte
+	var prevCode byte
+	for p < len(rec) {
+		code := rec[p]
+		if code >= 0x80 {
+			return 0, false
+		}
+		p++
+		var q []byte
+		if code&1 == 1 {
+			i := int(code >> 1)
+			if i >= d.Len() { // also a nil Dict
+				return 0, false
+			}
+			q = d.q[i]
+		} else {
+			l := int(code >> 1)
+			if l > len(rec)-p {
+				return 0, false
+			}
+			q = rec[p : p+l]
+			p += l
+		}
+		if p >= len(rec) || rec[p] >= 0x80 {
+			return 0, false
+		}
+		vl := int(rec[p])
+		p++
+		if vl > len(rec)-p {
+			return 0, false
+		}
+		p += vl
+		if n > 0 {
+			if code&1 == 1 && prevCode&1 == 1 {
+				if code <= prevCode {
+					return 0, false
+				}
+			} else if bytes.Compare(prev, q) >= 0 {
+				return 0, false
+			}
+		}
+		prev, prevCode = q, code
+		n++
+	}
+	return n, true
 }
 
 // AppendKeyValuesChecked is Validate and AppendKeyValues in one pass: it appends the KeyValue records of

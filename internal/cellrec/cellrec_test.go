@@ -224,3 +224,70 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+// Validate gives the same verdict and cell count through its one-byte fast path as the full check, on
+// records built to take either path and on every damage to them; a nil Dict refuses dictionary cells.
+func TestValidateShortPathAgreesWithCheck(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	d := NewDict([][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("q")})
+	for iter := 0; iter < 20000; iter++ {
+		rowLen := 1 + r.IntN(3)
+		if r.IntN(10) == 0 {
+			rowLen = 130 // a two-byte length: the long way
+		}
+		rec := AppendHeader(nil, make([]byte, rowLen), []byte("f"), 1, []hfilewriter.Type{hfilewriter.TypePut, hfilewriter.TypeDelete, hfilewriter.TypeMinimum}[r.IntN(3)])
+		for c := 0; c < 1+r.IntN(4); c++ {
+			v := make([]byte, r.IntN(3))
+			if r.IntN(10) == 0 {
+				v = make([]byte, 200)
+			}
+			if r.IntN(2) == 0 {
+				rec = d.AppendCell(rec, r.IntN(d.Len()+1), v) // sometimes an index outside the dictionary
+			} else {
+				rec = AppendLiteralCell(rec, []byte{"abqz"[r.IntN(4)]}, v)
+			}
+		}
+		if r.IntN(3) == 0 {
+			rec[r.IntN(len(rec))] ^= byte(1 << r.IntN(8))
+		}
+		if r.IntN(5) == 0 {
+			rec = rec[:r.IntN(len(rec)+1)]
+		}
+		for _, dict := range []*Dict{d, nil} {
+			_, wantN, wantErr := dict.check(nil, rec, false)
+			n, err := dict.Validate(rec)
+			if (err == nil) != (wantErr == nil) || n != wantN {
+				t.Fatalf("iteration %d: Validate = %d, %v; the full check says %d, %v (record %x)", iter, n, err, wantN, wantErr, rec)
+			}
+		}
+	}
+}
+
+// BenchmarkValidate: an orders-like record (8-byte row, 7 dictionary cells of 1-10 bytes) through
+// Validate (the one-byte path) and through the full check, in the same run.
+func BenchmarkValidate(b *testing.B) {
+	quals := [][]byte{[]byte("comment"), []byte("customer_id"), []byte("order_ts"), []byte("product_id"),
+		[]byte("quantity"), []byte("status"), []byte("unit_price")}
+	d := NewDict(quals)
+	rec := AppendHeader(nil, []byte("12345678"), []byte("d"), 1700000000000, hfilewriter.TypePut)
+	for i, v := range []string{"leave it", "123456", "2024-01-01 00:00:00", "4321", "3", "PAID", "99.99"} {
+		rec = d.AppendCell(rec, i, []byte(v))
+	}
+	b.Run("Validate", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if n, err := d.Validate(rec); err != nil || n != 7 {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, n, err := d.check(nil, rec, false); err != nil || n != 7 {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	if _, ok := d.validShort(rec); !ok {
+		b.Fatal("the record did not take the one-byte path")
+	}
+}

@@ -53,17 +53,24 @@ type Writer struct {
 	err error // first write error (sticky)
 }
 
-// writerBuffers is the number of buffers of a Writer: one being filled, the others queued or being
+// WriterBuffers is the number of buffers of a Writer: one being filled, the others queued or being
 // written.
-const writerBuffers = 4
+const WriterBuffers = 3
+
+// WriterMemory is the memory a Writer made with NewWriter(f, size) holds.
+func WriterMemory(size int) int64 {
+	return int64(WriterBuffers) * int64(max(Align, (size+Align-1)&^(Align-1)))
+}
 
 // NewWriter returns a Writer for f with buffers of size bytes (rounded up to Align, at least Align); it
-// holds writerBuffers of them.
+// holds WriterBuffers of them (WriterMemory). Large buffers matter: the background goroutine needs a
+// processor again after every write, and on a machine busy producing the data that wait is of the
+// order of the write itself, so each buffer should carry a few MiB.
 func NewWriter(f *File, size int) *Writer {
 	size = max(Align, (size+Align-1)&^(Align-1))
-	w := &Writer{f: f, buf: alignedBuf(size), free: make(chan []byte, writerBuffers),
-		full: make(chan []byte, writerBuffers), done: make(chan struct{})}
-	for i := 1; i < writerBuffers; i++ {
+	w := &Writer{f: f, buf: alignedBuf(size), free: make(chan []byte, WriterBuffers),
+		full: make(chan []byte, WriterBuffers), done: make(chan struct{})}
+	for i := 1; i < WriterBuffers; i++ {
 		w.free <- alignedBuf(size)
 	}
 	go w.loop()
