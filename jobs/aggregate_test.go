@@ -535,6 +535,9 @@ aggregate:
 		if res.Spills == 0 {
 			t.Logf("%s: no spill (the budget was enough)", op)
 		}
+		if (res.Spills > 0) != (res.SpillBytes > 0) {
+			t.Fatalf("%s: %d spills but spill_bytes %d", op, res.Spills, res.SpillBytes)
+		}
 		t.Logf("%s: spills %d, peak sort bytes %d", op, res.Spills, res.PeakSortBytes)
 	}
 }

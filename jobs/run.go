@@ -102,7 +102,7 @@ type LoadResult struct {
 	DupExamples []string
 	Splits      partition.Splits // the region boundaries in force (computed ones with SplitSample)
 	Files       []FileResult
-	SpillBytes  int64
+	SpillBytes  int64 // bytes written to run files (spills and merge passes) in the temporary directory
 	Spills      int64
 	MergePasses int64 // intermediate merge passes (runs merged into runs before the final merges)
 	PeakMemory  int64 // the sorter's accounted peak
@@ -367,6 +367,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	res.Duplicates = out.dups.Load()
 	res.DupExamples = out.dupExamples
 	res.Spills = pool.Spills()
+	res.SpillBytes = pool.RunBytes()
 	res.MergePasses = pool.MergePasses()
 	res.PeakMemory = pool.PeakBytes()
 	res.Elapsed = time.Since(start)

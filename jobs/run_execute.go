@@ -46,6 +46,7 @@ type ExecuteResult struct {
 	DupExamples       []string  `json:"duplicate_examples,omitempty"`
 	Warnings          []string  `json:"warnings,omitempty"`
 	Spills            int64     `json:"spills"`
+	SpillBytes        int64     `json:"spill_bytes"` // written to run files in <out>/.hfload-staging-*/.spill
 	MergePasses       int64     `json:"merge_passes"`
 	PeakSortBytes     int64     `json:"peak_sort_bytes"`
 	Seconds           float64   `json:"seconds"`
@@ -253,8 +254,8 @@ func (r *ExecuteResult) Summary() string {
 	}
 	fmt.Fprintf(&b, "\nhfiles         %d files, %s, %d regions\n", c.FilesWritten, HumanSize(c.BytesWritten), len(r.Splits)+1)
 	if r.Seconds > 0 {
-		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input): read+sort %.1fs, write %.1fs (verify tail %.1fs), commit %.1fs; %d spills, %d merge passes, peak sort memory %s\n",
-			r.Seconds, float64(c.BytesRead)/1e6/r.Seconds, r.ReadSeconds, r.WriteSeconds, r.VerifyWaitSeconds, r.CommitSeconds, r.Spills, r.MergePasses, HumanSize(r.PeakSortBytes))
+		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input): read+sort %.1fs, write %.1fs (verify tail %.1fs), commit %.1fs; %d spills (%s), %d merge passes, peak sort memory %s\n",
+			r.Seconds, float64(c.BytesRead)/1e6/r.Seconds, r.ReadSeconds, r.WriteSeconds, r.VerifyWaitSeconds, r.CommitSeconds, r.Spills, HumanSize(r.SpillBytes), r.MergePasses, HumanSize(r.PeakSortBytes))
 	}
 	if r.RejectsFile != "" {
 		fmt.Fprintf(&b, "rejects        %s\n", r.RejectsFile)
@@ -296,6 +297,7 @@ func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, fina
 	if lr != nil {
 		res.DupExamples = lr.DupExamples
 		res.Spills = lr.Spills
+		res.SpillBytes = lr.SpillBytes
 		res.MergePasses = lr.MergePasses
 		res.PeakSortBytes = lr.PeakMemory
 		res.Seconds = lr.Elapsed.Seconds()

@@ -83,6 +83,7 @@ type Pool struct {
 	nSorters atomic.Int64
 	spills   atomic.Int64
 	passes   atomic.Int64
+	runBytes atomic.Int64
 }
 
 // slot holds the buffers of one concurrent spill or merge pass; its memory is part of the fixed reserve.
@@ -276,9 +277,11 @@ func (p *Pool) PeakBytes() int64 {
 }
 
 // Spills returns how many runs have been spilled from memory; MergePasses how many intermediate merge
-// passes ran. Both are for tests and progress reporting.
+// passes ran; RunBytes how many bytes were written to run files (spills and merge passes: with no merge
+// pass, the temporary disk space the runs need at once). All are for tests and progress reporting.
 func (p *Pool) Spills() int64      { return p.spills.Load() }
 func (p *Pool) MergePasses() int64 { return p.passes.Load() }
+func (p *Pool) RunBytes() int64    { return p.runBytes.Load() }
 
 var errPoolClosed = errors.New("sorter: pool closed")
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"testing"
 
@@ -49,6 +50,22 @@ func TestRangesConcatenateToTheWhole(t *testing.T) {
 			}
 			if p.Spills() < 3 {
 				t.Fatalf("spills = %d, want several", p.Spills())
+			}
+			// RunBytes counts every byte written to run files: with no merge pass, exactly what is on disk.
+			var onDisk int64
+			ents, err := os.ReadDir(p.Dir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				fi, err := e.Info()
+				if err != nil {
+					t.Fatal(err)
+				}
+				onDisk += fi.Size()
+			}
+			if onDisk == 0 || (p.MergePasses() == 0 && p.RunBytes() != onDisk) || p.RunBytes() < onDisk {
+				t.Fatalf("RunBytes = %d, run files hold %d bytes (%d merge passes)", p.RunBytes(), onDisk, p.MergePasses())
 			}
 			// Bounds: the empty start, rows taken from the data at several points (so a bound equals an
 			// existing row with many records), a row between existing ones, and past the end.

@@ -227,6 +227,7 @@ func (w *runWriter) finish() (*runInfo, error) {
 		return nil, fmt.Errorf("closing run %s: %w", w.info.path, err)
 	}
 	w.f = nil
+	w.p.runBytes.Add(w.info.size)
 	return w.info, nil
 }
 
