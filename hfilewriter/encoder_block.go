@@ -18,6 +18,12 @@ type writeBlockEncoder interface {
 	finish(payload []byte, unencodedSize int)
 }
 
+// cellEncoder is a writeBlockEncoder that also encodes a cell from the parts of its key, without the
+// flat key being built first.
+type cellEncoder interface {
+	encodeCell(dst, row, family, qualifier []byte, ts int64, typ Type, value []byte) []byte
+}
+
 func newWriteBlockEncoder(e DataBlockEncoding) (writeBlockEncoder, error) {
 	switch e {
 	case EncodingPrefix:

@@ -1,6 +1,9 @@
 package hfilewriter
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // FAST_DIFF flag bits (FastDiffDeltaEncoder).
 const (
@@ -10,76 +13,124 @@ const (
 	fastDiffSameValue       = 1 << 6
 )
 
-// encodeFastDiff is FAST_DIFF encoding (FastDiffDeltaEncoder.compressSingleKeyValue).
-type encodeFastDiff struct{ prev encodePrev }
+// encodeFastDiff is FAST_DIFF encoding (FastDiffDeltaEncoder.compressSingleKeyValue). It encodes from
+// the parts of the key (encodeCell), keeping the previous cell's row, qualifier, timestamp, type and
+// value rather than its flat key: within a row it compares only qualifiers and copies no row.
+type encodeFastDiff struct {
+	has              bool
+	row, qual, value []byte
+	ts               [8]byte
+	typ              byte
+	klen             int
+}
 
 func (e *encodeFastDiff) start(dst []byte) []byte {
-	e.prev.reset()
+	e.has = false
 	return encodeStart(dst, EncodingFastDiff)
 }
 
 func (e *encodeFastDiff) finish(payload []byte, n int) { encodeFinish(payload, n) }
 
+// encode encodes a cell given as a flat key.
 func (e *encodeFastDiff) encode(dst, key, value []byte) []byte {
-	if !e.prev.has {
+	k := Key(key)
+	return e.encodeCell(dst, k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type(), value)
+}
+
+// encodeCell appends one cell:
+//
+//	flag | [cint keyLength] | [cint valueLength] | cint common | key bytes after the common prefix
+//	(family skipped) | timestamp bytes after the shared ones | [type] | [value]
+//
+// where common is PrivateCellUtil.findCommonPrefixInFlatKey(cur, prev, true, false) computed from the
+// parts: 0 or 1 (the row length's high byte) for rows of different lengths, 2 + the common row bytes
+// for different rows of one length, and row, family and common qualifier bytes within a row.
+func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64, typ Type, value []byte) []byte {
+	klen := KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
+	var tsb [8]byte
+	binary.BigEndian.PutUint64(tsb[:], uint64(ts))
+	if !e.has {
 		dst = append(dst, 0)
-		dst = encodeCInt(dst, len(key))
+		dst = encodeCInt(dst, klen)
 		dst = encodeCInt(dst, len(value))
 		dst = encodeCInt(dst, 0)
-		dst = append(dst, key...)
+		dst = AppendKey(dst, row, family, qualifier, ts, typ)
 		dst = append(dst, value...)
-		e.prev.set(key, value)
+		e.has = true
+		e.row = append(e.row[:0], row...)
+		e.qual = append(e.qual[:0], qualifier...)
+		e.value = append(e.value[:0], value...)
+		e.ts, e.typ, e.klen = tsb, byte(typ), klen
 		return dst
 	}
-	pk, pv := e.prev.key, e.prev.value
-	common := encodeCommonPrefix(key, pk, false)
+	rl := len(row)
+	sameRow := false
+	common := 0
+	switch {
+	case rl != len(e.row):
+		if rl>>8 == len(e.row)>>8 {
+			common = 1
+		}
+	default:
+		if c := encodeCommonBytes(row, e.row); c != rl {
+			common = 2 + c
+		} else {
+			sameRow = true
+			common = 2 + rl + 1 + len(family) + encodeCommonBytes(qualifier, e.qual)
+		}
+	}
 	flag := 0
-	if len(key) == len(pk) {
+	if klen == e.klen {
 		flag |= fastDiffSameKeyLength
 	}
-	if len(value) == len(pv) {
+	if len(value) == len(e.value) {
 		flag |= fastDiffSameValueLength
 	}
-	typ := key[len(key)-1]
-	if typ == pk[len(pk)-1] {
+	if byte(typ) == e.typ {
 		flag |= fastDiffSameType
 	}
-	ts := key[len(key)-9 : len(key)-1]
-	pts := pk[len(pk)-9 : len(pk)-1]
 	tsCommon := 0
-	for tsCommon < 7 && ts[tsCommon] == pts[tsCommon] {
+	for tsCommon < 7 && tsb[tsCommon] == e.ts[tsCommon] {
 		tsCommon++
 	}
 	flag |= tsCommon
-	sameValue := len(value) == len(pv) && bytes.Equal(value, pv)
+	sameValue := len(value) == len(e.value) && bytes.Equal(value, e.value)
 	if sameValue {
 		flag |= fastDiffSameValue
 	}
 	dst = append(dst, byte(flag))
 	if flag&fastDiffSameKeyLength == 0 {
-		dst = encodeCInt(dst, len(key))
+		dst = encodeCInt(dst, klen)
 	}
 	if flag&fastDiffSameValueLength == 0 {
 		dst = encodeCInt(dst, len(value))
 	}
 	dst = encodeCInt(dst, common)
-	k := Key(key)
-	rl := len(k.Row())
-	if common < rl+2 {
+	if !sameRow {
 		// Rows differ: the rest of (rowLength, row), then the whole qualifier (family skipped).
-		dst = append(dst, key[common:2+rl]...)
-		dst = append(dst, k.Qualifier()...)
+		if common < 2 {
+			if common == 0 {
+				dst = append(dst, byte(rl>>8))
+			}
+			dst = append(dst, byte(rl))
+			dst = append(dst, row...)
+		} else {
+			dst = append(dst, row[common-2:]...)
+		}
+		dst = append(dst, qualifier...)
+		e.row = append(e.row[:0], row...)
 	} else {
-		fl := len(k.Family())
-		dst = append(dst, k.Qualifier()[common-(rl+2)-(fl+1):]...)
+		dst = append(dst, qualifier[common-(rl+2)-(len(family)+1):]...)
 	}
-	dst = append(dst, ts[tsCommon:]...)
+	dst = append(dst, tsb[tsCommon:]...)
 	if flag&fastDiffSameType == 0 {
-		dst = append(dst, typ)
+		dst = append(dst, byte(typ))
 	}
 	if !sameValue {
 		dst = append(dst, value...)
+		e.value = append(e.value[:0], value...)
 	}
-	e.prev.set(key, value)
+	e.qual = append(e.qual[:0], qualifier...)
+	e.ts, e.typ, e.klen = tsb, byte(typ), klen
 	return dst
 }

@@ -38,6 +38,7 @@ type Writer struct {
 
 	tags, mvcc bool
 	enc        writeBlockEncoder // nil for EncodingNone
+	cenc       cellEncoder       // enc, when it encodes from the key's parts
 	dataType   BlockType
 
 	// Current data block: BlockHeaderSize bytes of room + payload.
@@ -120,6 +121,7 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 		if wr.enc, err = newWriteBlockEncoder(o.Encoding); err != nil {
 			return nil, fmt.Errorf("hfilewriter: %w", err)
 		}
+		wr.cenc, _ = wr.enc.(cellEncoder)
 		wr.dataType = BlockEncodedData
 	}
 	if o.Bloom != BloomNone {
@@ -303,8 +305,12 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 		}
 		w.blk = b
 	} else {
-		w.keyBuf = AppendKey(w.keyBuf[:0], row, family, qualifier, ts, typ)
-		w.blk = w.enc.encode(w.blk, w.keyBuf, value)
+		if w.cenc != nil {
+			w.blk = w.cenc.encodeCell(w.blk, row, family, qualifier, ts, typ, value)
+		} else {
+			w.keyBuf = AppendKey(w.keyBuf[:0], row, family, qualifier, ts, typ)
+			w.blk = w.enc.encode(w.blk, w.keyBuf, value)
+		}
 		if w.tags {
 			w.blk = binary.AppendUvarint(w.blk, uint64(len(tags)))
 			w.blk = append(w.blk, tags...)
