@@ -70,54 +70,64 @@ func matrixTestCells(t *testing.T, rng *rand.Rand, n int, tags bool) []Cell {
 // cells written, that Reader.Verify (what `hfload hfile verify` runs) passes, and that trailer and
 // file info carry the codec, the encoding and the tags metadata.
 func TestCodecMatrixRoundTrip(t *testing.T) {
+	writerMatrix(func(i int, name string, o WriterOptions) {
+		seed := uint64(i)
+		version, comp, enc, bloom := o.FormatVersion, o.Compression, o.Encoding, o.Bloom
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			cells := matrixTestCells(t, rng, 300, version == 3)
+			data := writeCells(t, o, cells)
+			r := writerTestReadBack(t, data, cells, o) // cells, Verify, entry count, blooms
+			if tr := r.Trailer(); tr.MajorVersion != version || tr.Compression != comp {
+				t.Fatalf("trailer v%d codec %s", tr.MajorVersion, tr.Compression)
+			}
+			if r.DataBlockEncoding() != enc || r.BloomType() != bloom {
+				t.Fatalf("reader sees encoding %s bloom %s", r.DataBlockEncoding(), r.BloomType())
+			}
+			if st := r.Trailer(); st.DataIndexCount < 2 && st.NumDataIndexLevels < 2 {
+				t.Fatalf("only %d data blocks: the test should span several", st.DataIndexCount)
+			}
+			v, ok := r.FileInfoValue(FileInfoDataBlockEnc)
+			if enc != EncodingNone && (!ok || string(v) != enc.String()) {
+				t.Fatalf("DATA_BLOCK_ENCODING = %q (%v), want %s", v, ok, enc)
+			}
+			_, hasMax := r.FileInfoValue(FileInfoMaxTagsLen)
+			tc, hasTC := r.FileInfoValue(FileInfoTagsCompressed)
+			if version == 3 {
+				maxTags := 0
+				for i := range cells {
+					maxTags = max(maxTags, len(cells[i].Tags))
+				}
+				if got, _, err := r.FileInfoInt(FileInfoMaxTagsLen); err != nil || !hasMax || int(got) != maxTags || maxTags == 0 {
+					t.Fatalf("MAX_TAGS_LEN %d (%v), want %d", got, err, maxTags)
+				}
+				if !hasTC || !bytes.Equal(tc, []byte{0}) {
+					t.Fatalf("TAGS_COMPRESSED = %x, want 00 (false, as HFileOutputFormat2 writes)", tc)
+				}
+			} else if hasMax || hasTC || r.IncludesTags() {
+				t.Fatal("v2 file carries tags metadata")
+			}
+		})
+	})
+}
+
+// writerMatrix calls f for every combination of format version, codec, data block encoding and bloom
+// type (2 x 5 x 4 x 3 = 120), always in the same order, with its position i (from 1), a subtest name
+// and default options of that combination with 1 KiB data blocks.
+func writerMatrix(f func(i int, name string, o WriterOptions)) {
 	comps := []Compression{CompressionNone, CompressionGZ, CompressionSnappy, CompressionLZ4, CompressionZSTD}
 	encs := []DataBlockEncoding{EncodingNone, EncodingPrefix, EncodingDiff, EncodingFastDiff}
 	blooms := []BloomType{BloomNone, BloomRow, BloomRowCol}
-	seed := uint64(0)
+	i := 0
 	for _, version := range []int{3, 2} {
 		for _, comp := range comps {
 			for _, enc := range encs {
 				for _, bloom := range blooms {
-					seed++
+					i++
 					o := DefaultWriterOptions()
 					o.FormatVersion, o.Compression, o.Encoding, o.Bloom = version, comp, enc, bloom
 					o.BlockSize = 1024
-					name := fmt.Sprintf("v%d-%s-%s-%s", version, comp, enc, bloom)
-					t.Run(name, func(t *testing.T) {
-						rng := rand.New(rand.NewPCG(seed, 7))
-						cells := matrixTestCells(t, rng, 300, version == 3)
-						data := writeCells(t, o, cells)
-						r := writerTestReadBack(t, data, cells, o) // cells, Verify, entry count, blooms
-						if tr := r.Trailer(); tr.MajorVersion != version || tr.Compression != comp {
-							t.Fatalf("trailer v%d codec %s", tr.MajorVersion, tr.Compression)
-						}
-						if r.DataBlockEncoding() != enc || r.BloomType() != bloom {
-							t.Fatalf("reader sees encoding %s bloom %s", r.DataBlockEncoding(), r.BloomType())
-						}
-						if st := r.Trailer(); st.DataIndexCount < 2 && st.NumDataIndexLevels < 2 {
-							t.Fatalf("only %d data blocks: the test should span several", st.DataIndexCount)
-						}
-						v, ok := r.FileInfoValue(FileInfoDataBlockEnc)
-						if enc != EncodingNone && (!ok || string(v) != enc.String()) {
-							t.Fatalf("DATA_BLOCK_ENCODING = %q (%v), want %s", v, ok, enc)
-						}
-						_, hasMax := r.FileInfoValue(FileInfoMaxTagsLen)
-						tc, hasTC := r.FileInfoValue(FileInfoTagsCompressed)
-						if version == 3 {
-							maxTags := 0
-							for i := range cells {
-								maxTags = max(maxTags, len(cells[i].Tags))
-							}
-							if got, _, err := r.FileInfoInt(FileInfoMaxTagsLen); err != nil || !hasMax || int(got) != maxTags || maxTags == 0 {
-								t.Fatalf("MAX_TAGS_LEN %d (%v), want %d", got, err, maxTags)
-							}
-							if !hasTC || !bytes.Equal(tc, []byte{0}) {
-								t.Fatalf("TAGS_COMPRESSED = %x, want 00 (false, as HFileOutputFormat2 writes)", tc)
-							}
-						} else if hasMax || hasTC || r.IncludesTags() {
-							t.Fatal("v2 file carries tags metadata")
-						}
-					})
+					f(i, fmt.Sprintf("v%d-%s-%s-%s", version, comp, enc, bloom), o)
 				}
 			}
 		}

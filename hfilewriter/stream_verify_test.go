@@ -194,41 +194,29 @@ func streamTestCheckWritten(t *testing.T, data []byte, o WriterOptions, cells []
 // delete-family blooms, a file written through the verifier passes Finish, is byte-identical to the
 // file written without it, passes VerifyBlocks, and its bytes pass in every chunking.
 func TestStreamVerifierCodecMatrix(t *testing.T) {
-	comps := []Compression{CompressionNone, CompressionGZ, CompressionSnappy, CompressionLZ4, CompressionZSTD}
-	encs := []DataBlockEncoding{EncodingNone, EncodingPrefix, EncodingDiff, EncodingFastDiff}
-	blooms := []BloomType{BloomNone, BloomRow, BloomRowCol}
-	seed := uint64(0)
-	for _, version := range []int{3, 2} {
-		for _, comp := range comps {
-			for _, enc := range encs {
-				for _, bloom := range blooms {
-					for _, multi := range []bool{false, true} {
-						seed++
-						o := DefaultWriterOptions()
-						o.FormatVersion, o.Compression, o.Encoding, o.Bloom = version, comp, enc, bloom
-						o.BlockSize = 1024
-						name := fmt.Sprintf("v%d-%s-%s-%s", version, comp, enc, bloom)
-						if multi {
-							o.IndexBlockMaxSize, o.BloomBlockSize = 256, 256
-							name += "-multilevel"
-						}
-						t.Run(name, func(t *testing.T) {
-							rng := rand.New(rand.NewPCG(seed, 11))
-							cells := matrixTestCells(t, rng, 300, version == 3)
-							data := streamTestWrite(t, o, cells)
-							r := streamTestCheckWritten(t, data, o, cells, seed)
-							if levels := r.trailer.NumDataIndexLevels; multi && levels < 2 || !multi && levels != 1 {
-								t.Fatalf("%d data index levels", levels)
-							}
-							if r.trailer.EntryCount != uint64(len(cells)) || r.IncludesTags() != (version == 3) {
-								t.Fatalf("entry count %d of %d cells, tags %v", r.trailer.EntryCount, len(cells), r.IncludesTags())
-							}
-						})
-					}
-				}
+	writerMatrix(func(i int, name string, o WriterOptions) {
+		version := o.FormatVersion
+		for _, multi := range []bool{false, true} {
+			seed := uint64(2*i - 1)
+			if multi {
+				seed++
+				o.IndexBlockMaxSize, o.BloomBlockSize = 256, 256
+				name += "-multilevel"
 			}
+			t.Run(name, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(seed, 11))
+				cells := matrixTestCells(t, rng, 300, version == 3)
+				data := streamTestWrite(t, o, cells)
+				r := streamTestCheckWritten(t, data, o, cells, seed)
+				if levels := r.trailer.NumDataIndexLevels; multi && levels < 2 || !multi && levels != 1 {
+					t.Fatalf("%d data index levels", levels)
+				}
+				if r.trailer.EntryCount != uint64(len(cells)) || r.IncludesTags() != (version == 3) {
+					t.Fatalf("entry count %d of %d cells, tags %v", r.trailer.EntryCount, len(cells), r.IncludesTags())
+				}
+			})
 		}
-	}
+	})
 }
 
 // TestStreamVerifierLayouts covers what the matrix does not: sequence ids (multi-byte vlongs),

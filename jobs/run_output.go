@@ -229,7 +229,6 @@ type stream struct {
 	heldFam []byte
 	hasHeld bool
 	keyBuf  []byte // flat keys for duplicate examples
-	keyBufB []byte
 }
 
 func (o *outputWriter) newStream(it *sorter.Iterator) *stream {

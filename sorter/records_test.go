@@ -108,15 +108,7 @@ func TestOverlappingRecordsMatchCellReference(t *testing.T) {
 			ms := randMulti(rng, 12000, tc.rows)
 			p := newTestPool(t, tc.mem, tc.par)
 			s := p.NewSorter("multi", SorterOptions{})
-			for _, i := range rng.Perm(len(ms)) {
-				if err := s.Add(ms[i].rec, ms[i].seq); err != nil {
-					t.Fatal(err)
-				}
-			}
-			it, err := s.Finish(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			it := addAndFinish(t, s, ms, rng.Perm(len(ms)))
 			got, views := checkViews(t, it, p.Dict())
 			sameRecords(t, got, reference(cellsOf(ms)))
 			if pk := p.PeakBytes(); pk > tc.mem {
@@ -150,15 +142,7 @@ func TestDisjointRecordsStayWhole(t *testing.T) {
 		}
 		p := newTestPool(t, mem, 2)
 		s := p.NewSorter("disjoint", SorterOptions{})
-		for _, m := range ms {
-			if err := s.Add(m.rec, m.seq); err != nil {
-				t.Fatal(err)
-			}
-		}
-		it, err := s.Finish(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		it := addAndFinish(t, s, ms, nil)
 		got, views := checkViews(t, it, p.Dict())
 		sameRecords(t, got, reference(cellsOf(ms)))
 		if views != len(ms) {
@@ -238,15 +222,7 @@ func TestCombineFoldsAcrossOverlappingRecords(t *testing.T) {
 		}
 		p := newTestPool(t, mem, 2)
 		s := p.NewSorter("combine", SorterOptions{Combine: cat})
-		for _, i := range rng.Perm(len(ms)) {
-			if err := s.Add(ms[i].rec, ms[i].seq); err != nil {
-				t.Fatal(err)
-			}
-		}
-		it, err := s.Finish(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		it := addAndFinish(t, s, ms, rng.Perm(len(ms)))
 		got, _ := checkViews(t, it, p.Dict())
 		// Reference: group the reference order by key.
 		ref := reference(cellsOf(ms))
@@ -316,4 +292,26 @@ func seqSum(v []byte) int64 {
 		n = 10*n + int64(c-'0')
 	}
 	return n
+}
+
+// addAndFinish adds the records of ms to s, in the order of the indexes in order (nil: as they are), and
+// finishes it.
+func addAndFinish(t *testing.T, s *Sorter, ms []multi, order []int) *Iterator {
+	t.Helper()
+	if order == nil {
+		order = make([]int, len(ms))
+		for i := range order {
+			order[i] = i
+		}
+	}
+	for _, i := range order {
+		if err := s.Add(ms[i].rec, ms[i].seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it, err := s.Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
 }

@@ -3,6 +3,7 @@ package cellrec
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,24 +178,12 @@ func TestFromKeyValuesGroupsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// r1 q1,q2 @5 | r1 q2 @4 | r2 q0 | r2 q0 (equal qualifiers start a new record)
-	if want := []int{2, 1, 1, 1}; !equalInts(sizes, want) {
+	if want := []int{2, 1, 1, 1}; !slices.Equal(sizes, want) {
 		t.Fatalf("record sizes %v, want %v", sizes, want)
 	}
 	if !bytes.Equal(all, bytes.Join(in, nil)) {
 		t.Fatal("records do not expand back to the KeyValues")
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func FuzzValidate(f *testing.F) {
