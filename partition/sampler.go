@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -12,29 +13,33 @@ import (
 // carries, and derives split points of roughly equal bytes from it.
 //
 // It is a bottom-k sample over distinct row keys: every key gets a pseudo-random priority from a seeded
-// 64-bit hash, and the sampler keeps the capacity keys of lowest priority. A key that is in the final
-// sample has been in it since its first Add, so its byte total is exact; the sample is a uniform sample
-// of the distinct keys, and it is the same whatever order the Adds come in (so concurrent producers
-// still give deterministic split points). With fewer distinct keys than capacity the sample is the
-// whole key set.
+// 64-bit hash, and the sampler keeps the capacity keys of lowest (priority, row). A key that is in the
+// final sample has been in it since its first Add, so its byte total is exact; the sample is a uniform
+// sample of the distinct keys, and it is the same whatever order the Adds come in (so concurrent
+// producers still give deterministic split points). With fewer distinct keys than capacity the sample
+// is the whole key set.
 //
-// Memory is bounded by capacity keys (their bytes plus about 100 bytes of bookkeeping each).
+// Offers are collected as candidates, and whenever there are twice capacity of them they are sorted,
+// the offers of one key are merged (equal rows have equal priorities, so they sort next to each other)
+// and the best capacity keys kept; the priority of the worst kept key then bounds what is accepted. An
+// accepted offer costs one append and its share of a sort: no map lookup, insert or delete per offer.
+//
+// Memory is bounded by 2·capacity keys (their bytes plus about 40 bytes of bookkeeping each).
 // A Sampler is safe for concurrent use.
 type Sampler struct {
 	capacity int
 	seed     uint64
 
-	// threshold is the priority of the worst kept key once the sample is full (MaxUint64 before),
-	// read without the lock to reject most keys cheaply.
+	// threshold is the priority of the worst kept key after the last selection (MaxUint64 before the
+	// first), read without the lock to reject most keys cheaply.
 	threshold atomic.Uint64
 
 	adds  atomic.Int64 // Add calls
 	bytes atomic.Int64 // bytes over all Add calls
 
 	mu      sync.Mutex
-	keys    map[string]*sampleEntry
-	heap    sampleHeap // max-heap on priority
-	evicted bool       // some key left the sample
+	entries []sampleEntry // the candidates: at most 2·capacity offers
+	evicted bool          // some key left the sample
 }
 
 type sampleEntry struct {
@@ -49,7 +54,7 @@ func NewSampler(capacity int, seed int64) *Sampler {
 	if capacity < 1 {
 		capacity = 1
 	}
-	sm := &Sampler{capacity: capacity, seed: uint64(seed), keys: make(map[string]*sampleEntry)}
+	sm := &Sampler{capacity: capacity, seed: uint64(seed)}
 	sm.threshold.Store(^uint64(0))
 	return sm
 }
@@ -77,29 +82,45 @@ func (sm *Sampler) Offer(row []byte, bytes int64) {
 	}
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
-	if e, ok := sm.keys[string(row)]; ok {
-		e.bytes += bytes
+	// Every offer of a key that ends in the sample passes the threshold (it only falls, and never below
+	// a kept key's priority), so merging the accepted offers of a key gives its exact bytes.
+	sm.entries = append(sm.entries, sampleEntry{prio: p, row: string(row), bytes: bytes})
+	if len(sm.entries) >= 2*sm.capacity {
+		sm.selectLocked()
+	}
+}
+
+// selectLocked merges the candidates of one key, keeps the capacity best keys by (priority, row), drops
+// the others and lowers the threshold to the worst kept priority (sm.mu held).
+func (sm *Sampler) selectLocked() {
+	if len(sm.entries) <= 1 {
 		return
 	}
-	e := &sampleEntry{prio: p, row: string(row), bytes: bytes}
-	if len(sm.heap) >= sm.capacity {
-		worst := sm.heap[0]
-		sm.evicted = true
-		if p > worst.prio || (p == worst.prio && string(row) > worst.e.row) {
-			return
+	slices.SortFunc(sm.entries, func(a, b sampleEntry) int {
+		if a.prio != b.prio {
+			if a.prio < b.prio {
+				return -1
+			}
+			return 1
 		}
-		// Replace the worst key in place: one sift down instead of a pop and a push.
-		delete(sm.keys, worst.e.row)
-		sm.heap[0] = heapItem{p, e}
-		sm.heap.down(0)
-	} else {
-		sm.heap = append(sm.heap, heapItem{p, e})
-		sm.heap.up(len(sm.heap) - 1)
+		return strings.Compare(a.row, b.row)
+	})
+	n := 1
+	for _, e := range sm.entries[1:] {
+		if last := &sm.entries[n-1]; e.row == last.row {
+			last.bytes += e.bytes
+			continue
+		}
+		sm.entries[n] = e
+		n++
 	}
-	sm.keys[e.row] = e
-	if len(sm.heap) >= sm.capacity {
-		sm.threshold.Store(sm.heap[0].prio)
+	if n > sm.capacity {
+		n = sm.capacity
+		sm.evicted = true
+		sm.threshold.Store(sm.entries[n-1].prio)
 	}
+	clear(sm.entries[n:]) // drop the rows' strings
+	sm.entries = sm.entries[:n]
 }
 
 // SampleStats summarizes a sampler.
@@ -115,9 +136,9 @@ type SampleStats struct {
 func (sm *Sampler) Stats() SampleStats {
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
-	st := SampleStats{Adds: sm.adds.Load(), Bytes: sm.bytes.Load(), Kept: len(sm.heap), Complete: !sm.evicted}
-	for _, it := range sm.heap {
-		e := it.e
+	sm.selectLocked()
+	st := SampleStats{Adds: sm.adds.Load(), Bytes: sm.bytes.Load(), Kept: len(sm.entries), Complete: !sm.evicted}
+	for _, e := range sm.entries {
 		st.SampleBytes += e.bytes
 	}
 	return st
@@ -132,9 +153,9 @@ type SampleKey struct {
 // Sample returns the kept keys in ascending row order.
 func (sm *Sampler) Sample() []SampleKey {
 	sm.mu.Lock()
-	out := make([]SampleKey, 0, len(sm.heap))
-	for _, it := range sm.heap {
-		e := it.e
+	sm.selectLocked()
+	out := make([]SampleKey, 0, len(sm.entries))
+	for _, e := range sm.entries {
 		out = append(out, SampleKey{Row: []byte(e.row), Bytes: e.bytes})
 	}
 	sm.mu.Unlock()
@@ -220,51 +241,4 @@ func (sm *Sampler) priority(row []byte) uint64 {
 	h *= 0x94D049BB133111EB
 	h ^= h >> 31
 	return h
-}
-
-// sampleHeap is a max-heap of the kept keys by (priority, row): the worst kept key is on top. Priorities
-// are held inline so that sifting touches entries only on ties.
-type sampleHeap []heapItem
-
-type heapItem struct {
-	prio uint64
-	e    *sampleEntry
-}
-
-// worse reports whether item i must be above item j (higher priority, or equal priority and greater row).
-func (h sampleHeap) worse(i, j int) bool {
-	if h[i].prio != h[j].prio {
-		return h[i].prio > h[j].prio
-	}
-	return h[i].e.row > h[j].e.row
-}
-
-func (h sampleHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.worse(i, p) {
-			return
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (h sampleHeap) down(i int) {
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		j := l
-		if r := l + 1; r < n && h.worse(r, l) {
-			j = r
-		}
-		if !h.worse(j, i) {
-			return
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
 }

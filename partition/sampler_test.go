@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -257,5 +258,18 @@ func TestSamplerKeepsBottomK(t *testing.T) {
 		if k.Bytes != want[string(k.Row)] {
 			t.Fatalf("%q: %d bytes, want %d", k.Row, k.Bytes, want[string(k.Row)])
 		}
+	}
+}
+
+// BenchmarkSamplerOfferDistinct offers distinct decimal keys in ascending order with the capacity a run
+// uses (like an orders export keyed by id): the inserts and evictions of a bottom-k sample.
+func BenchmarkSamplerOfferDistinct(b *testing.B) {
+	sm := NewSampler(65536, 1)
+	row := make([]byte, 0, 20)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		row = strconv.AppendInt(row[:0], int64(1000000+i), 10)
+		sm.Offer(row, 66)
 	}
 }
