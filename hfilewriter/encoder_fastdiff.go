@@ -16,12 +16,17 @@ const (
 // encodeFastDiff is FAST_DIFF encoding (FastDiffDeltaEncoder.compressSingleKeyValue). It encodes from
 // the parts of the key (encodeCell), keeping the previous cell's row, qualifier, timestamp, type and
 // value rather than its flat key: within a row it compares only qualifiers and copies no row.
+//
+// The previous value is not copied: it is found where it was last written, dst[valOff:valOff+valLen],
+// so the dst of every encodeCell call between two starts must be the block's buffer, appended to only
+// (as the Writer does).
 type encodeFastDiff struct {
-	has              bool
-	row, qual, value []byte
-	ts               [8]byte
-	typ              byte
-	klen             int
+	has            bool
+	row, qual      []byte
+	valOff, valLen int
+	ts             [8]byte
+	typ            byte
+	klen           int
 }
 
 func (e *encodeFastDiff) start(dst []byte) []byte {
@@ -55,11 +60,11 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 		dst = encodeCInt(dst, len(value))
 		dst = encodeCInt(dst, 0)
 		dst = AppendKey(dst, row, family, qualifier, ts, typ)
+		e.valOff, e.valLen = len(dst), len(value)
 		dst = append(dst, value...)
 		e.has = true
 		e.row = append(e.row[:0], row...)
 		e.qual = append(e.qual[:0], qualifier...)
-		e.value = append(e.value[:0], value...)
 		e.ts, e.typ, e.klen = tsb, byte(typ), klen
 		return dst
 	}
@@ -83,7 +88,7 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 	if klen == e.klen {
 		flag |= fastDiffSameKeyLength
 	}
-	if len(value) == len(e.value) {
+	if len(value) == e.valLen {
 		flag |= fastDiffSameValueLength
 	}
 	if byte(typ) == e.typ {
@@ -94,7 +99,7 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 		tsCommon++
 	}
 	flag |= tsCommon
-	sameValue := len(value) == len(e.value) && bytes.Equal(value, e.value)
+	sameValue := len(value) == e.valLen && bytes.Equal(value, dst[e.valOff:e.valOff+e.valLen])
 	if sameValue {
 		flag |= fastDiffSameValue
 	}
@@ -127,8 +132,8 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 		dst = append(dst, byte(typ))
 	}
 	if !sameValue {
+		e.valOff, e.valLen = len(dst), len(value)
 		dst = append(dst, value...)
-		e.value = append(e.value[:0], value...)
 	}
 	e.qual = append(e.qual[:0], qualifier...)
 	e.ts, e.typ, e.klen = tsb, byte(typ), klen
