@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hfload/hfload/pipeline"
+	"github.com/klauspost/compress/gzip"
 )
 
 func goodCounts() Counts {
@@ -160,6 +165,76 @@ func BenchmarkChecksum(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := ChecksumFile(context.Background(), p); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Text inputs are checksummed as they are loaded (digestInputs): the checksum of a file read once to
+// its end, compressed or not and through a wrapped Open, is ChecksumFile's; a file read twice, or not
+// at all, is read again.
+func TestDigestInputsChecksumWhileLoading(t *testing.T) {
+	dir := t.TempDir()
+	var csv bytes.Buffer
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&csv, "r%05d,%d\n", i, i*7)
+	}
+	plain := filepath.Join(dir, "a.csv")
+	if err := os.WriteFile(plain, csv.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(csv.Bytes())
+	zw.Close()
+	packed := filepath.Join(dir, "b.csv.gz")
+	if err := os.WriteFile(packed, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	drain := func(in pipeline.Input) {
+		t.Helper()
+		src, err := in.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		for {
+			b, err := src.Next(context.Background())
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+		}
+	}
+	for _, opens := range []int{0, 1, 2} {
+		ins, err := pipeline.ExpandInputs([]string{plain, packed}, pipeline.SourceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		digests := digestInputs(ins)
+		// Wrapped copies (as the run's progress reporting makes) feed the same digests.
+		for _, in := range progressInputs(ins, func(rows, bytes int64) {}) {
+			for k := 0; k < opens; k++ {
+				drain(in)
+			}
+		}
+		fps, err := fingerprintInputs(context.Background(), ins, digests)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range []string{plain, packed} {
+			want, err := ChecksumFile(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fps[i].Checksum != want {
+				t.Errorf("opened %d times: %s checksum %s, want %s", opens, p, fps[i].Checksum, want)
+			}
+			if used := digests[i].n == fps[i].Size; used != (opens == 1) {
+				t.Errorf("opened %d times: %s: digest of %d bytes used %v (file %d bytes)", opens, p, digests[i].n, used, fps[i].Size)
+			}
 		}
 	}
 }

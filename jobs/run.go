@@ -3,8 +3,11 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -231,8 +234,12 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		}
 	}
 	inputs := spec.Inputs
+	var digests []*inputDigest
+	if spec.FingerprintInputs {
+		digests = digestInputs(inputs)
+	}
 	if spec.Progress != nil {
-		inputs = progressInputs(spec.Inputs, func(rows, bytes int64) {
+		inputs = progressInputs(inputs, func(rows, bytes int64) {
 			spec.Progress(Progress{Phase: "read", BytesDone: bytesRead.Add(bytes), BytesTotal: totalInput,
 				RowsRead: rowsRead.Add(rows)})
 		})
@@ -315,6 +322,9 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	}
 	popts := spec.Pipeline
 	counts, err := pipeline.Run(ctx, inputs, spec.Mapping, popts, sink)
+	for _, in := range inputs {
+		in.SetTee(nil)
+	}
 	res := &LoadResult{Counts: counts}
 	if err != nil {
 		return res, err
@@ -327,7 +337,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		fpDone = make(chan error, 1)
 		go func() {
 			var err error
-			res.Inputs, err = fingerprintInputs(ctx, spec.Inputs)
+			res.Inputs, err = fingerprintInputs(ctx, spec.Inputs, digests)
 			fpDone <- err
 		}()
 	}
@@ -382,21 +392,56 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	return res, nil
 }
 
-// fingerprintInputs stats and checksums the inputs (standard input is listed with size -1).
-func fingerprintInputs(ctx context.Context, inputs []pipeline.Input) ([]InputFile, error) {
+// fingerprintInputs stats and checksums the inputs (standard input is listed with size -1). An input
+// whose digest (see digestInputs) saw exactly the file's size in bytes takes its checksum from it; the
+// others (Parquet, or a text input not read to its end exactly once) are read again and hashed.
+func fingerprintInputs(ctx context.Context, inputs []pipeline.Input, digests []*inputDigest) ([]InputFile, error) {
 	out := make([]InputFile, 0, len(inputs))
-	for _, in := range inputs {
+	for i, in := range inputs {
 		if in.Path == "-" {
 			out = append(out, InputFile{Path: "-", Size: -1})
 			continue
 		}
-		fp, err := Fingerprint(ctx, in.Path, true)
+		fp, err := Fingerprint(ctx, in.Path, false)
+		if err == nil {
+			if d := digests[i]; d != nil && d.n == fp.Size {
+				fp.Checksum = "sha256:" + hex.EncodeToString(d.h.Sum(nil))
+			} else {
+				fp.Checksum, err = ChecksumFile(ctx, in.Path)
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: fingerprint %s: %w", ErrIO, in.Path, err)
 		}
 		out = append(out, fp)
 	}
 	return out, nil
+}
+
+// inputDigest is the SHA-256 of an input's bytes as the load reads them, and how many it saw.
+type inputDigest struct {
+	h hash.Hash
+	n int64
+}
+
+func (d *inputDigest) Write(p []byte) (int, error) {
+	d.h.Write(p)
+	d.n += int64(len(p))
+	return len(p), nil
+}
+
+// digestInputs makes the text files among ins checksummed as they are loaded (Input.SetTee): one pass
+// over each file instead of a second read, and a checksum of exactly the bytes that were loaded.
+// digests[i] is nil where input i cannot be (Parquet, standard input). The caller clears the tees.
+func digestInputs(ins []pipeline.Input) []*inputDigest {
+	digests := make([]*inputDigest, len(ins))
+	for i, in := range ins {
+		d := &inputDigest{h: sha256.New()}
+		if in.SetTee(d) {
+			digests[i] = d
+		}
+	}
+	return digests
 }
 
 // sinkScratch holds the per-batch grouping buffers of Load's sink.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -99,6 +100,24 @@ type Input struct {
 	Index int    // position in the expanded list (Batch.FileIndex)
 	Size  int64  // bytes on disk (-1 for stdin)
 	Open  func() (Source, error)
+
+	tee *inputTee // see SetTee; shared by every copy of the Input, so wrapped Opens honour it
+}
+
+// inputTee is where the Open of a text file input sends a copy of the bytes it reads.
+type inputTee struct{ w io.Writer }
+
+// SetTee makes Open (of this Input and of every copy of it, however its Open was wrapped since
+// ExpandInputs) write every byte it reads from the file, before decompression, to w; nil stops it. A
+// caller checksums an input in the same pass that loads it, and the checksum is of exactly the bytes
+// loaded. It reports false, and does nothing, for inputs that are not text files (Parquet, standard
+// input). Set it before the sources are opened.
+func (in Input) SetTee(w io.Writer) bool {
+	if in.tee == nil {
+		return false
+	}
+	in.tee.w = w
+	return true
 }
 
 // CellBatch is what mapping one Batch produces: cellrec records (see package internal/cellrec) back to

@@ -52,6 +52,9 @@ func inputExpand(paths []string, opts SourceOptions, stdin io.Reader) ([]Input, 
 			return fmt.Errorf("%s: compressed Parquet files are not supported (Parquet compresses its own pages)", path)
 		}
 		in := Input{Path: path, Index: len(out), Size: size}
+		if format == FormatCSV && path != "-" {
+			in.tee = &inputTee{}
+		}
 		in.Open = inputOpener(in, format, opts, stdin)
 		out = append(out, in)
 		return nil
@@ -172,7 +175,11 @@ func inputOpener(in Input, format string, opts SourceOptions, stdin io.Reader) f
 			}
 			return OpenParquet(in.Path, in.Index, opts)
 		}
-		r, err := inputOpenText(in.Path, stdin)
+		var tee io.Writer
+		if in.tee != nil {
+			tee = in.tee.w // see Input.SetTee
+		}
+		r, err := inputOpenText(in.Path, stdin, tee)
 		if err != nil {
 			return nil, err
 		}
@@ -185,8 +192,9 @@ func inputOpener(in Input, format string, opts SourceOptions, stdin io.Reader) f
 	}
 }
 
-// inputOpenText opens a text input, decompressing .gz and .zst transparently.
-func inputOpenText(path string, stdin io.Reader) (io.ReadCloser, error) {
+// inputOpenText opens a text input, decompressing .gz and .zst transparently; with tee set, the
+// file's bytes are written to tee as they are read.
+func inputOpenText(path string, stdin io.Reader, tee io.Writer) (io.ReadCloser, error) {
 	var f io.ReadCloser
 	if path == "-" {
 		f = io.NopCloser(stdin)
@@ -196,6 +204,12 @@ func inputOpenText(path string, stdin io.Reader) (io.ReadCloser, error) {
 			return nil, fmt.Errorf("open input: %w", err)
 		}
 		f = file
+		if tee != nil {
+			f = struct {
+				io.Reader
+				io.Closer
+			}{io.TeeReader(file, tee), file}
+		}
 	}
 	lower := strings.ToLower(path)
 	if path == "-" {
