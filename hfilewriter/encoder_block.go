@@ -19,9 +19,11 @@ type writeBlockEncoder interface {
 }
 
 // cellEncoder is a writeBlockEncoder that also encodes a cell from the parts of its key, without the
-// flat key being built first.
+// flat key being built first. prevRow and prevQual are the previous cell's row and qualifier, as the
+// caller keeps them anyway (the Writer's order check needs them): the encoder keeps no copies of its own.
+// They are not read for the first cell after start.
 type cellEncoder interface {
-	encodeCell(dst, row, family, qualifier []byte, ts int64, typ Type, value []byte) []byte
+	encodeCell(dst, row, family, qualifier []byte, ts int64, typ Type, value, prevRow, prevQual []byte) []byte
 }
 
 func newWriteBlockEncoder(e DataBlockEncoding) (writeBlockEncoder, error) {

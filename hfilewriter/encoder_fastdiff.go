@@ -14,15 +14,15 @@ const (
 )
 
 // encodeFastDiff is FAST_DIFF encoding (FastDiffDeltaEncoder.compressSingleKeyValue). It encodes from
-// the parts of the key (encodeCell), keeping the previous cell's row, qualifier, timestamp, type and
-// value rather than its flat key: within a row it compares only qualifiers and copies no row.
+// the parts of the key (encodeCell), comparing with the previous cell's row and qualifier (given by the
+// caller), timestamp, type and value rather than its flat key: within a row it compares only qualifiers.
 //
 // The previous value is not copied: it is found where it was last written, dst[valOff:valOff+valLen],
 // so the dst of every encodeCell call between two starts must be the block's buffer, appended to only
 // (as the Writer does).
 type encodeFastDiff struct {
 	has            bool
-	row, qual      []byte
+	row, qual      []byte // the previous row and qualifier, kept only by encode (flat keys)
 	valOff, valLen int
 	ts             [8]byte
 	typ            byte
@@ -39,7 +39,10 @@ func (e *encodeFastDiff) finish(payload []byte, n int) { encodeFinish(payload, n
 // encode encodes a cell given as a flat key.
 func (e *encodeFastDiff) encode(dst, key, value []byte) []byte {
 	k := Key(key)
-	return e.encodeCell(dst, k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type(), value)
+	dst = e.encodeCell(dst, k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type(), value, e.row, e.qual)
+	e.row = append(e.row[:0], k.Row()...)
+	e.qual = append(e.qual[:0], k.Qualifier()...)
+	return dst
 }
 
 // encodeCell appends one cell:
@@ -50,7 +53,7 @@ func (e *encodeFastDiff) encode(dst, key, value []byte) []byte {
 // where common is PrivateCellUtil.findCommonPrefixInFlatKey(cur, prev, true, false) computed from the
 // parts: 0 or 1 (the row length's high byte) for rows of different lengths, 2 + the common row bytes
 // for different rows of one length, and row, family and common qualifier bytes within a row.
-func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64, typ Type, value []byte) []byte {
+func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64, typ Type, value, prevRow, prevQual []byte) []byte {
 	klen := KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
 	var tsb [8]byte
 	binary.BigEndian.PutUint64(tsb[:], uint64(ts))
@@ -63,8 +66,6 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 		e.valOff, e.valLen = len(dst), len(value)
 		dst = append(dst, value...)
 		e.has = true
-		e.row = append(e.row[:0], row...)
-		e.qual = append(e.qual[:0], qualifier...)
 		e.ts, e.typ, e.klen = tsb, byte(typ), klen
 		return dst
 	}
@@ -72,16 +73,16 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 	sameRow := false
 	common := 0
 	switch {
-	case rl != len(e.row):
-		if rl>>8 == len(e.row)>>8 {
+	case rl != len(prevRow):
+		if rl>>8 == len(prevRow)>>8 {
 			common = 1
 		}
 	default:
-		if c := encodeCommonBytes(row, e.row); c != rl {
+		if c := encodeCommonBytes(row, prevRow); c != rl {
 			common = 2 + c
 		} else {
 			sameRow = true
-			common = 2 + rl + 1 + len(family) + encodeCommonBytes(qualifier, e.qual)
+			common = 2 + rl + 1 + len(family) + encodeCommonBytes(qualifier, prevQual)
 		}
 	}
 	flag := 0
@@ -123,7 +124,6 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 			dst = append(dst, row[common-2:]...)
 		}
 		dst = append(dst, qualifier...)
-		e.row = append(e.row[:0], row...)
 	} else {
 		dst = append(dst, qualifier[common-(rl+2)-(len(family)+1):]...)
 	}
@@ -135,7 +135,6 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 		e.valOff, e.valLen = len(dst), len(value)
 		dst = append(dst, value...)
 	}
-	e.qual = append(e.qual[:0], qualifier...)
 	e.ts, e.typ, e.klen = tsb, byte(typ), klen
 	return dst
 }

@@ -158,16 +158,51 @@ func TestFastDiffPartsEncoderMatchesFlatKeyEncoder(t *testing.T) {
 		got := parts.start(nil)
 		gotFlat := flat.start(nil)
 		ref.prev.reset()
+		var prevRow, prevQual []byte // as the Writer keeps them for the parts encoder
 		for i, c := range cells {
 			key := AppendKey(nil, c.row, c.fam, c.qual, c.ts, c.typ)
 			n := len(want)
 			want = ref.encode(want, key, c.value)
-			got = parts.encodeCell(got, c.row, c.fam, c.qual, c.ts, c.typ, c.value)
+			got = parts.encodeCell(got, c.row, c.fam, c.qual, c.ts, c.typ, c.value, prevRow, prevQual)
+			prevRow, prevQual = c.row, c.qual
 			gotFlat = flat.encode(gotFlat, key, c.value)
 			if !bytes.Equal(got, want) || !bytes.Equal(gotFlat, want) {
 				t.Fatalf("seed %d cell %d (%s): encoded\n parts %x\n flat  %x\nwant   %x", seed, i, Key(key),
 					got[min(n, len(got)):], gotFlat[min(n, len(gotFlat)):], want[n:])
 			}
+		}
+	}
+}
+
+// The Writer hands the FAST_DIFF parts encoder its own copies of the previous row and qualifier; the
+// file must be the one the flat-key path (encode, which keeps its own) writes, across blocks, rows,
+// versions of one column, delete types and tags.
+func TestWriterFastDiffPartsPathMatchesFlatPath(t *testing.T) {
+	for seed := uint64(0); seed < 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		cells := matrixTestCells(t, rng, 400, seed%2 == 0)
+		o := DefaultWriterOptions()
+		o.Encoding, o.BlockSize = EncodingFastDiff, 512
+		var parts, flat bytes.Buffer
+		for _, out := range []*bytes.Buffer{&parts, &flat} {
+			w, err := NewWriter(out, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out == &flat {
+				w.cenc = nil // every cell through encode and a flat key
+			}
+			for i := range cells {
+				if err := w.Append(&cells[i]); err != nil {
+					t.Fatalf("seed %d cell %d: %v", seed, i, err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(parts.Bytes(), flat.Bytes()) {
+			t.Fatalf("seed %d: the parts path wrote %d bytes, the flat path %d, and they differ", seed, parts.Len(), flat.Len())
 		}
 	}
 }

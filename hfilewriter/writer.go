@@ -306,14 +306,18 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 		w.blk = b
 	} else {
 		if w.cenc != nil {
-			w.blk = w.cenc.encodeCell(w.blk, row, family, qualifier, ts, typ, value)
+			w.blk = w.cenc.encodeCell(w.blk, row, family, qualifier, ts, typ, value, w.lastRow, w.lastQual)
 		} else {
 			w.keyBuf = AppendKey(w.keyBuf[:0], row, family, qualifier, ts, typ)
 			w.blk = w.enc.encode(w.blk, w.keyBuf, value)
 		}
 		if w.tags {
-			w.blk = binary.AppendUvarint(w.blk, uint64(len(tags)))
-			w.blk = append(w.blk, tags...)
+			if len(tags) == 0 {
+				w.blk = append(w.blk, 0) // vint 0
+			} else {
+				w.blk = binary.AppendUvarint(w.blk, uint64(len(tags)))
+				w.blk = append(w.blk, tags...)
+			}
 		}
 	}
 	if w.tags {
