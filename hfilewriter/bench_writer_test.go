@@ -66,6 +66,7 @@ const (
 	benchRowsKeyValue      = iota // AppendKeyValue of prebuilt records (the writer's cost alone)
 	benchRowsBuildKeyValue        // AppendKeyValue after building the record from the parts
 	benchRowsParts                // AppendParts
+	benchRowsSameRow              // AppendParts for a row's first cell, AppendSameRow for the others
 )
 
 // benchmarkWriterRows appends rows of benchRowCells cells, one b.N iteration per cell (ns/op is
@@ -109,6 +110,12 @@ func benchmarkWriterRows(b *testing.B, opts WriterOptions, mode int) {
 		case benchRowsBuildKeyValue:
 			kv = AppendKeyValue(kv[:0], c.row, c.family, c.qualifier, 1700000000000, TypePut, c.value)
 			err = w.AppendKeyValue(kv)
+		case benchRowsSameRow:
+			if j == 0 {
+				err = w.AppendParts(c.row, c.family, c.qualifier, 1700000000000, TypePut, c.value, nil)
+			} else {
+				err = w.AppendSameRow(c.qualifier, c.value)
+			}
 		default:
 			err = w.AppendParts(c.row, c.family, c.qualifier, 1700000000000, TypePut, c.value, nil)
 		}
@@ -137,10 +144,16 @@ func benchWriterIncrement(d []byte) {
 }
 
 // BenchmarkWriterRows compares AppendKeyValue (the baseline), building the record then
-// AppendKeyValue (what a caller holding parts had to do) and AppendParts on rows of 7 small cells
-// with the HBase defaults: no encoding, no compression, ROW bloom, v3 with tags length and mvcc.
+// AppendKeyValue (what a caller holding parts had to do), AppendParts and AppendSameRow (for all but
+// a row's first cell) on rows of 7 small cells with the HBase defaults (no encoding, no compression,
+// ROW bloom, v3 with tags length and mvcc), and the last two with FAST_DIFF + snappy.
 func BenchmarkWriterRows(b *testing.B) {
 	b.Run("AppendKeyValue", func(b *testing.B) { benchmarkWriterRows(b, DefaultWriterOptions(), benchRowsKeyValue) })
 	b.Run("BuildKeyValue", func(b *testing.B) { benchmarkWriterRows(b, DefaultWriterOptions(), benchRowsBuildKeyValue) })
 	b.Run("AppendParts", func(b *testing.B) { benchmarkWriterRows(b, DefaultWriterOptions(), benchRowsParts) })
+	b.Run("AppendSameRow", func(b *testing.B) { benchmarkWriterRows(b, DefaultWriterOptions(), benchRowsSameRow) })
+	fd := DefaultWriterOptions()
+	fd.Encoding, fd.Compression = EncodingFastDiff, CompressionSnappy
+	b.Run("FastDiffSnappy/AppendParts", func(b *testing.B) { benchmarkWriterRows(b, fd, benchRowsParts) })
+	b.Run("FastDiffSnappy/AppendSameRow", func(b *testing.B) { benchmarkWriterRows(b, fd, benchRowsSameRow) })
 }

@@ -78,7 +78,11 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 			common = 1
 		}
 	default:
-		if c := encodeCommonBytes(row, prevRow); c != rl {
+		c := rl // the caller's previous row itself (AppendSameRow) is the same row without a look
+		if rl > 0 && &row[0] != &prevRow[0] {
+			c = encodeCommonBytes(row, prevRow)
+		}
+		if c != rl {
 			common = 2 + c
 		} else {
 			sameRow = true

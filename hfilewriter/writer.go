@@ -153,6 +153,18 @@ func (w *Writer) AppendParts(row, family, qualifier []byte, ts int64, typ Type, 
 	return w.appendCell(row, family, qualifier, ts, typ, value, tags, 0)
 }
 
+// AppendSameRow adds a cell with the row, family, timestamp and type of the last cell appended and no
+// tags: AppendParts(lastRow, family, qualifier, lastTs, lastType, value, nil), the same checks and the
+// same bytes. It is for the second and later cells of a row whose cells share everything but qualifier
+// and value (what a mapped input row becomes): the writer's own copies of the row and family are
+// recognised as the previous cell's without comparing bytes, and FAST_DIFF sees the same row at once.
+func (w *Writer) AppendSameRow(qualifier, value []byte) error {
+	if w.entries == 0 && !w.done && w.err == nil {
+		return errors.New("hfilewriter: AppendSameRow before any cell")
+	}
+	return w.appendCell(w.lastRow, w.family, qualifier, w.lastTs, w.lastType, value, nil, 0)
+}
+
 // AppendKeyValue adds a KeyValue record (int32 keyLen | int32 valueLen | key | value, as built by
 // AppendKeyValue) with no tags and sequence id 0. It splits the record into its parts and takes
 // the path of AppendParts; it does not allocate in the steady state and does not retain kv.
@@ -401,6 +413,9 @@ func putKeyValue(p []byte, klen int, row, family, qualifier []byte, ts int64, ty
 func equalShort(a, b []byte) bool {
 	if len(a) != len(b) {
 		return false
+	}
+	if len(a) > 0 && &a[0] == &b[0] { // the Writer's own copy (AppendSameRow)
+		return true
 	}
 	for i := range a {
 		if a[i] != b[i] {

@@ -24,15 +24,73 @@ const (
 	partsAPIAppend   partsTestAPI = iota // Append(*Cell)
 	partsAPIParts                        // AppendParts
 	partsAPIKeyValue                     // AppendKeyValue (cells without tags and sequence ids)
+	partsAPISameRow                      // AppendSameRow where the cell allows it, else AppendParts
 )
 
 func (a partsTestAPI) String() string {
-	return [...]string{"Append", "AppendParts", "AppendKeyValue"}[a]
+	return [...]string{"Append", "AppendParts", "AppendKeyValue", "AppendSameRow"}[a]
+}
+
+// sameRowAsLast reports whether c can be appended with AppendSameRow: it shares row, family,
+// timestamp and type with the last cell w took and has no tags or sequence id.
+func sameRowAsLast(w *Writer, c *Cell) bool {
+	return w.entries > 0 && bytes.Equal(c.Row, w.lastRow) && bytes.Equal(c.Family, w.family) &&
+		c.Timestamp == w.lastTs && c.Type == w.lastType && len(c.Tags) == 0 && c.SeqID == 0
+}
+
+// sameRowCells counts the cells of a sequence that AppendSameRow would take (each sharing row,
+// family, timestamp and type with the one before, neither with tags or a sequence id).
+func sameRowCells(cells []Cell) int {
+	n := 0
+	for i := 1; i < len(cells); i++ {
+		a, b := &cells[i-1], &cells[i]
+		if bytes.Equal(a.Row, b.Row) && bytes.Equal(a.Family, b.Family) && a.Timestamp == b.Timestamp &&
+			a.Type == b.Type && len(a.Tags) == 0 && len(b.Tags) == 0 && a.SeqID == 0 && b.SeqID == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// sameRowTestCells returns about n cells shaped like mapped input rows: ascending rows of 1 to 8
+// ascending qualifiers that share a timestamp and type, values of every size (some bigger than a
+// block, some repeated), and in v3 now and then a cell with tags.
+func sameRowTestCells(rng *rand.Rand, n int, tags bool) []Cell {
+	types := []Type{TypePut, TypePut, TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion}
+	var cells []Cell
+	for r := 0; len(cells) < n; r++ {
+		row := []byte(fmt.Sprintf("row-%06d", r*7+rng.IntN(7)))
+		ts, typ := 1700000000000+rng.Int64N(1000), types[rng.IntN(len(types))]
+		q := 0
+		for k := 1 + rng.IntN(8); k > 0; k-- {
+			q += 1 + rng.IntN(3)
+			c := Cell{Row: row, Family: []byte("cf"), Qualifier: []byte(fmt.Sprintf("q%02d", q)), Timestamp: ts, Type: typ}
+			switch rng.IntN(10) {
+			case 0:
+			case 1:
+				c.Value = bytes.Repeat([]byte{byte(rng.IntN(256))}, 1500+rng.IntN(3000))
+			case 2, 3:
+				c.Value = []byte("same value")
+			default:
+				c.Value = []byte(fmt.Sprintf("v%d", rng.IntN(1000000)))
+			}
+			if tags && rng.IntN(15) == 0 {
+				c.Tags = TTLTag(60000)
+			}
+			cells = append(cells, c)
+		}
+	}
+	return cells
 }
 
 // partsTestAppend appends c through api (kv is scratch for AppendKeyValue).
 func partsTestAppend(w *Writer, api partsTestAPI, c *Cell, kv *[]byte) error {
 	switch api {
+	case partsAPISameRow:
+		if sameRowAsLast(w, c) {
+			return w.AppendSameRow(c.Qualifier, c.Value)
+		}
+		return w.AppendParts(c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value, c.Tags)
 	case partsAPIParts:
 		return w.AppendParts(c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value, c.Tags)
 	case partsAPIKeyValue:
@@ -137,6 +195,12 @@ func TestWriterAppendPartsMatchesAppend(t *testing.T) {
 			ref := partsTestWrite(t, o, cells, partsAPIAppend)
 			got := partsTestWrite(t, o, cells, partsAPIParts)
 			partsTestCompare(t, "AppendParts vs Append", got, ref)
+			rows := sameRowTestCells(rng, 400, version == 3)
+			if n := sameRowCells(rows); n < 100 {
+				t.Fatalf("only %d cells for AppendSameRow: the test should have more", n)
+			}
+			partsTestCompare(t, "AppendSameRow vs Append", partsTestWrite(t, o, rows, partsAPISameRow),
+				partsTestWrite(t, o, rows, partsAPIAppend))
 			hasTags := false
 			for i := range cells {
 				hasTags = hasTags || len(cells[i].Tags) > 0
@@ -260,7 +324,7 @@ func TestWriterAppendPartsRefusals(t *testing.T) {
 	reference := partsTestWrite(t, opts, append(append([]Cell(nil), before...), after...), partsAPIAppend).file
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, api := range []partsTestAPI{partsAPIAppend, partsAPIParts, partsAPIKeyValue} {
+			for _, api := range []partsTestAPI{partsAPIAppend, partsAPIParts, partsAPIKeyValue, partsAPISameRow} {
 				want := tc.want
 				if api == partsAPIKeyValue && tc.wantKV != "" {
 					if want = tc.wantKV; want == "-" {

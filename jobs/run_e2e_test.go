@@ -495,3 +495,43 @@ func TestOutputBufferSize(t *testing.T) {
 		}
 	}
 }
+
+// Two input rows with one key whose cells only partly overlap: the later row's view of the sorted cells
+// starts with the duplicate (amount) and goes on with a cell the earlier row lacks (extra). Each policy
+// keeps the right amount, and the cells after a dropped duplicate are still written.
+func TestRunDuplicatesPartialOverlap(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, []byte("key,name,amount,extra\na,first,1,\nb,x,2,\na,,3,z\n"), 0o644)
+	for _, tc := range []struct {
+		policy      string
+		want        []string
+		cells, dups int64 // written, and dropped as duplicates
+	}{
+		{"first", []string{cellLine("a", "d", "amount", "1"), cellLine("a", "d", "extra", "z"), cellLine("a", "d", "name", "first")}, 5, 1},
+		{"last", []string{cellLine("a", "d", "amount", "3"), cellLine("a", "d", "extra", "z"), cellLine("a", "d", "name", "first")}, 5, 1},
+		{"keep", []string{cellLine("a", "d", "amount", "1"), cellLine("a", "d", "amount", "3"), cellLine("a", "d", "extra", "z"),
+			cellLine("a", "d", "name", "first")}, 6, 0},
+	} {
+		out := filepath.Join(dir, tc.policy)
+		job := baseJob(in, out)
+		job.Columns = "HBASE_ROW_KEY,d:name,d:amount,d:extra"
+		job.Duplicates = tc.policy
+		res, err := Execute(context.Background(), job, ExecuteOptions{Verify: VerifyStream})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.policy, err)
+		}
+		var rowA []string
+		for _, c := range readOutput(t, out, res.Manifest) {
+			if strings.HasPrefix(c, "a\t") || strings.HasPrefix(c, "a/") || strings.HasPrefix(c, "a ") {
+				rowA = append(rowA, c)
+			}
+		}
+		if strings.Join(rowA, "\n") != strings.Join(tc.want, "\n") {
+			t.Fatalf("%s: row a is\n%s\nwant\n%s", tc.policy, strings.Join(rowA, "\n"), strings.Join(tc.want, "\n"))
+		}
+		if c := res.Manifest.Counts; c.Duplicates != tc.dups || c.CellsWritten != tc.cells {
+			t.Fatalf("%s: counts %+v", tc.policy, c)
+		}
+	}
+}

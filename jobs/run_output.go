@@ -310,14 +310,23 @@ func (s *stream) run(fw *fileWriter) error {
 				return err
 			}
 		}
-		// The rest of the view: distinct keys, each greater than the first.
+		// The rest of the view: distinct keys, each greater than the first. Once a cell of the view is
+		// in the file, the next ones share its row, family, timestamp and type.
+		written := len(rest) > 0 && (last || !dup || s.pol == DuplicatesKeep)
 		for len(rest) > 0 {
 			q, v, rest = s.d.Next(rest)
 			if last && len(rest) == 0 {
 				s.hold(h, q, v)
 				break
 			}
-			if err := fw.append(h, q, v); err != nil {
+			var err error
+			if written {
+				err = fw.appendSameRow(h, q, v)
+			} else {
+				err = fw.append(h, q, v)
+				written = true
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -456,6 +465,22 @@ func (fw *fileWriter) append(h *cellrec.Header, q, v []byte) error {
 	}
 	// Counted locally and published every few thousand cells: shared atomics per cell would bounce a
 	// cache line between the writing goroutines.
+	fw.pendCells++
+	fw.pendBytes += int64(cellrec.KeyValueSize(h, len(q), len(v)))
+	if fw.pendCells >= 4096 {
+		fw.publish()
+	}
+	return nil
+}
+
+// appendSameRow is append for a cell of h right after another cell of h.
+func (fw *fileWriter) appendSameRow(h *cellrec.Header, q, v []byte) error {
+	if fw.o.tagged {
+		return fw.append(h, q, v)
+	}
+	if err := fw.w.AppendSameRow(q, v); err != nil {
+		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
 	fw.pendCells++
 	fw.pendBytes += int64(cellrec.KeyValueSize(h, len(q), len(v)))
 	if fw.pendCells >= 4096 {
