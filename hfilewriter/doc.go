@@ -55,9 +55,11 @@
 // AppendParts is the hot path: the writer keeps the previous cell as parts, so a cell of the same
 // row costs one row comparison, and (without data block encoding) writes the cell's KeyValue bytes
 // straight into the data block; flat keys are built only at block boundaries and on Close.
-// Append takes a *Cell (with tags and a sequence id if the file carries them) and AppendKeyValue a
-// KeyValue record (as built by the AppendKeyValue function); all three share one write path, with
-// the same checks and the same bytes. AppendFileInfo adds metadata such as MAX_SEQ_ID_KEY before
+// AppendSameRow(qualifier, value) appends a cell that shares row, family, timestamp and type with the
+// previous one (a mapped input row's later cells) without comparing them again. Append takes a *Cell
+// (with tags and a sequence id if the file carries them) and AppendKeyValue a KeyValue record (as built
+// by the AppendKeyValue function); all of them share one write path, with the same checks and the same
+// bytes. AppendFileInfo adds metadata such as MAX_SEQ_ID_KEY before
 // Close.
 //
 // The writer streams: it holds only the current data block, the pending index entries and the
