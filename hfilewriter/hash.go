@@ -224,10 +224,14 @@ func bloomMask(bitSize int64) int64 {
 
 // BloomAdd sets key's bits in a bloom chunk (HBase's BloomFilterChunk.add); len(bits)*8 is the chunk's bit size.
 func BloomAdd(bits []byte, h HashType, key []byte, hashCount int) {
+	h1 := h.Hash(key, 0)
+	bloomSet(bits, h1, h.Hash(key, h1), hashCount)
+}
+
+// bloomSet sets the bits of a key whose two hashes are h1 and h2 (BloomAdd after hashing).
+func bloomSet(bits []byte, h1, h2 int32, hashCount int) {
 	bitSize := int64(len(bits)) * 8
 	mask := bloomMask(bitSize)
-	h1 := h.Hash(key, 0)
-	h2 := h.Hash(key, h1)
 	for i := int32(0); i < int32(hashCount); i++ {
 		pos := bloomBitPos(h1, h2, i, bitSize, mask)
 		bits[pos>>3] |= 1 << (pos & 7)

@@ -58,22 +58,45 @@ func writeFoldableByteSize(bitSize int64, foldFactor int) int {
 }
 
 // writeBloomChunk is one chunk's bit array and counters.
+//
+// Keys are hashed as they are added, but their bits are set in batches (setPending): the chunk is
+// bigger than the first-level cache and the data blocks streaming through the caches between two
+// adds evict it, so bits set one key at a time mostly wait for memory, where a batch of keys sets
+// thousands of independent bits in a row. Bits are ORed, so the order does not change them.
 type writeBloomChunk struct {
 	bits      []byte
 	hashCount int
 	maxKeys   int
 	keyCount  int
-	firstKey  []byte // chunk index key
+	firstKey  []byte   // chunk index key
+	pending   []uint64 // hashes (h1<<32 | h2) of added keys whose bits are not set yet
 }
 
+// bloomPendingKeys is how many keys a chunk hashes before it sets their bits (8 KiB of hashes).
+const bloomPendingKeys = 1024
+
 func (c *writeBloomChunk) add(key []byte) {
-	BloomAdd(c.bits, HashMurmur, key, c.hashCount)
+	h1 := MurmurHash(key, 0)
+	h2 := MurmurHash(key, h1)
+	c.pending = append(c.pending, uint64(uint32(h1))<<32|uint64(uint32(h2)))
+	if len(c.pending) >= bloomPendingKeys {
+		c.setPending()
+	}
 	c.keyCount++
+}
+
+// setPending sets the bits of the keys added since the last call; c.bits is complete after it.
+func (c *writeBloomChunk) setPending() {
+	for _, hh := range c.pending {
+		bloomSet(c.bits, int32(hh>>32), int32(uint32(hh)), c.hashCount)
+	}
+	c.pending = c.pending[:0]
 }
 
 // fold is BloomFilterChunk.compactBloom: halve the chunk while it stays even-sized and holds at
 // most half its capacity, OR-ing the pieces together.
 func (c *writeBloomChunk) fold() {
+	c.setPending()
 	if c.keyCount == 0 {
 		return
 	}

@@ -75,6 +75,7 @@ func TestWriterBloomFolding(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		c.add([]byte{byte(i)})
 	}
+	c.setPending()
 	set := 0
 	for _, b := range c.bits {
 		for ; b != 0; b &= b - 1 {
