@@ -172,16 +172,20 @@ func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
 func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, error) {
 	m := mp.m
 	mp.kb.resetRow(len(m.cols))
-	// 1. Read the fields the mapping uses.
-	for c := range m.cols {
-		col := &m.cols[c]
-		v := &mp.vals[c]
-		p := mp.pos[c]
-		mp.absent[c] = p >= numCols
-		if mp.absent[c] {
+	// 1. Read the fields the mapping uses. (The slices are held in locals: through mp and b the compiler
+	// would reload them after every store.)
+	cols, vals, pos, absent := m.cols, mp.vals[:len(m.cols)], mp.pos[:len(m.cols)], mp.absent[:len(m.cols)]
+	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
+	for c := range cols {
+		col := &cols[c]
+		v := &vals[c]
+		p := pos[c]
+		if p >= numCols {
+			absent[c] = true
 			v.kind = vkNull
 			continue
 		}
+		absent[c] = false
 		if b.Record != nil {
 			var err error
 			mp.colText[c], err = arrowValue(b.Record.Column(p), i, v, mp.colText[c])
@@ -189,15 +193,15 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 				return "", fmt.Errorf("%s: column %q: %w", b.Source, col.name, err)
 			}
 		} else {
-			k := i*b.NumCols + p
-			if b.Nulls[k] {
+			k := base + p
+			if nulls[k] {
 				v.kind = vkNull
 			} else {
 				start := int32(0)
 				if k > 0 {
-					start = b.Ends[k-1]
+					start = ends[k-1]
 				}
-				v.kind, v.b = vkText, b.Data[start:b.Ends[k]]
+				v.kind, v.b = vkText, data[start:ends[k]]
 			}
 		}
 		if v.kind == vkText && col.trim {
@@ -259,13 +263,14 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	open := false
 	prevIdx := -1    // the open record's last qualifier by dictionary index, -1 when literal
 	var prevQ []byte // the open record's last qualifier when literal
-	for k := range m.cells {
-		cs := &m.cells[k]
-		v := &mp.vals[cs.col]
-		col := &m.cols[cs.col]
-		if mp.absent[cs.col] {
+	specs := m.cells
+	for k := range specs {
+		cs := &specs[k]
+		if absent[cs.col] {
 			continue
 		}
+		v := &vals[cs.col]
+		col := &cols[cs.col]
 		mp.val = mp.val[:0]
 		empty := v.empty()
 		if v.kind == vkNull && !col.nullEmpty || empty && col.skipEmpty {
