@@ -393,8 +393,9 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 }
 
 // fingerprintInputs stats and checksums the inputs (standard input is listed with size -1). An input
-// whose digest (see digestInputs) saw exactly the file's size in bytes takes its checksum from it; the
-// others (Parquet, or a text input not read to its end exactly once) are read again and hashed.
+// whose digest (see digestInputs; digests may be nil) saw exactly the file's size in bytes takes its
+// checksum from it; the others (Parquet, or a text input not read to its end exactly once) are read
+// again and hashed.
 func fingerprintInputs(ctx context.Context, inputs []pipeline.Input, digests []*inputDigest) ([]InputFile, error) {
 	out := make([]InputFile, 0, len(inputs))
 	for i, in := range inputs {
@@ -404,8 +405,8 @@ func fingerprintInputs(ctx context.Context, inputs []pipeline.Input, digests []*
 		}
 		fp, err := Fingerprint(ctx, in.Path, false)
 		if err == nil {
-			if d := digests[i]; d != nil && d.n == fp.Size {
-				fp.Checksum = "sha256:" + hex.EncodeToString(d.h.Sum(nil))
+			if i < len(digests) && digests[i] != nil && digests[i].n == fp.Size {
+				fp.Checksum = "sha256:" + hex.EncodeToString(digests[i].h.Sum(nil))
 			} else {
 				fp.Checksum, err = ChecksumFile(ctx, in.Path)
 			}

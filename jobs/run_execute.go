@@ -186,7 +186,7 @@ func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, starte
 	}
 	if lr.Inputs != nil {
 		m.Inputs = lr.Inputs // taken by Load while it wrote the HFiles
-	} else if m.Inputs, err = fingerprintInputs(context.Background(), spec.Inputs, make([]*inputDigest, len(spec.Inputs))); err != nil {
+	} else if m.Inputs, err = fingerprintInputs(context.Background(), spec.Inputs, nil); err != nil {
 		return nil, err
 	}
 	var bytesWritten int64

@@ -293,26 +293,20 @@ func (s *stream) run(fw *fileWriter) error {
 		if err := fw.startRow(h); err != nil {
 			return err
 		}
+		// With policy last the first cell is written unless it ends the view (then it is held);
+		// otherwise unless it is a duplicate to drop.
+		written := last || !dup || s.pol == DuplicatesKeep
 		switch {
-		case last:
-			// A duplicate replaces the held cell (the later input wins); either way the first cell is
-			// held if it ends the view, written otherwise.
-			if len(rest) == 0 {
-				s.hold(h, q, v)
-			} else {
-				s.hasHeld = false
-				if err := fw.append(h, q, v); err != nil {
-					return err
-				}
-			}
-		case !dup || s.pol == DuplicatesKeep:
+		case last && len(rest) == 0:
+			s.hold(h, q, v) // a duplicate replaces the held cell: the later input wins
+		case written:
+			s.hasHeld = false
 			if err := fw.append(h, q, v); err != nil {
 				return err
 			}
 		}
 		// The rest of the view: distinct keys, each greater than the first. Once a cell of the view is
 		// in the file, the next ones share its row, family, timestamp and type.
-		written := len(rest) > 0 && (last || !dup || s.pol == DuplicatesKeep)
 		for len(rest) > 0 {
 			q, v, rest = s.d.Next(rest)
 			if last && len(rest) == 0 {
@@ -463,14 +457,18 @@ func (fw *fileWriter) append(h *cellrec.Header, q, v []byte) error {
 	if err := fw.appendCell(h, q, v); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
-	// Counted locally and published every few thousand cells: shared atomics per cell would bounce a
-	// cache line between the writing goroutines.
+	fw.count(h, len(q), len(v))
+	return nil
+}
+
+// count adds a written cell (its qualifier and value lengths) to the local counters. They are published every few thousand cells:
+// shared atomics per cell would bounce a cache line between the writing goroutines.
+func (fw *fileWriter) count(h *cellrec.Header, qualifierLen, valueLen int) {
 	fw.pendCells++
-	fw.pendBytes += int64(cellrec.KeyValueSize(h, len(q), len(v)))
+	fw.pendBytes += int64(cellrec.KeyValueSize(h, qualifierLen, valueLen))
 	if fw.pendCells >= 4096 {
 		fw.publish()
 	}
-	return nil
 }
 
 // appendSameRow is append for a cell of h right after another cell of h.
@@ -481,11 +479,7 @@ func (fw *fileWriter) appendSameRow(h *cellrec.Header, q, v []byte) error {
 	if err := fw.w.AppendSameRow(q, v); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
-	fw.pendCells++
-	fw.pendBytes += int64(cellrec.KeyValueSize(h, len(q), len(v)))
-	if fw.pendCells >= 4096 {
-		fw.publish()
-	}
+	fw.count(h, len(q), len(v))
 	return nil
 }
 

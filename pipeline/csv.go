@@ -285,12 +285,7 @@ func (s *CSVSource) appendUnquotedLine(b *Batch, line []byte) int {
 // closeField ends the field d[fs:w] of appendUnquotedLine (d starts at b.Data[base]): a NULL field
 // gives back its bytes. It returns the new end of d's written bytes.
 func (s *CSVSource) closeField(b *Batch, d []byte, base, fs, w int) int {
-	var null bool
-	if s.null == "" {
-		null = w == fs
-	} else {
-		null = string(d[fs:w]) == s.null
-	}
+	null := s.isNull(d[fs:w])
 	if null {
 		w = fs
 	}
@@ -299,17 +294,20 @@ func (s *CSVSource) closeField(b *Batch, d []byte, base, fs, w int) int {
 	return w
 }
 
+// isNull is the NULL rule of an unquoted field: empty, or the --null text when one is set.
+func (s *CSVSource) isNull(f []byte) bool {
+	if s.null == "" {
+		return len(f) == 0
+	}
+	return string(f) == s.null
+}
+
 // appendUnquoted appends an unquoted field, applying TrimSpace and the NULL rule.
 func (s *CSVSource) appendUnquoted(b *Batch, f []byte) {
 	if s.opts.TrimSpace {
 		f = bytes.Trim(f, " ")
 	}
-	var null bool
-	if s.null == "" {
-		null = len(f) == 0
-	} else {
-		null = string(f) == s.null
-	}
+	null := s.isNull(f)
 	if !null {
 		b.Data = append(b.Data, f...)
 	}
