@@ -36,6 +36,8 @@ type Mapper struct {
 	counts  Counts
 	// JobTimestamp is the cell timestamp used when the mapping takes it from the job (RunOptions.Timestamp).
 	JobTimestamp int64
+	// general maps every row with the general path, also for plain mappings (the differential test).
+	general bool
 }
 
 // NewMapper returns a Mapper for m.
@@ -172,44 +174,11 @@ func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
 func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, error) {
 	m := mp.m
 	mp.kb.resetRow(len(m.cols))
-	// 1. Read the fields the mapping uses. (The slices are held in locals: through mp and b the compiler
-	// would reload them after every store.)
-	cols, vals, pos, absent := m.cols, mp.vals[:len(m.cols)], mp.pos[:len(m.cols)], mp.absent[:len(m.cols)]
-	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
-	for c := range cols {
-		col := &cols[c]
-		v := &vals[c]
-		p := pos[c]
-		if p >= numCols {
-			absent[c] = true
-			v.kind = vkNull
-			continue
-		}
-		absent[c] = false
-		if b.Record != nil {
-			var err error
-			mp.colText[c], err = arrowValue(b.Record.Column(p), i, v, mp.colText[c])
-			if err != nil {
-				return "", fmt.Errorf("%s: column %q: %w", b.Source, col.name, err)
-			}
-		} else {
-			k := base + p
-			if nulls[k] {
-				v.kind = vkNull
-			} else {
-				start := int32(0)
-				if k > 0 {
-					start = ends[k-1]
-				}
-				v.kind, v.b = vkText, data[start:ends[k]]
-			}
-		}
-		if v.kind == vkText && col.trim {
-			v.b = bytes.TrimSpace(v.b)
-		}
-		if v.kind == vkNull && col.hasDef {
-			v.kind, v.b = vkText, col.def
-		}
+	// 1. Read the fields the mapping uses into values: for a plain mapping of a text batch, only the key's
+	// (its cells take their values straight from the batch, in step 5).
+	plain := m.plain != nil && b.Record == nil && !mp.general
+	if err := mp.readColumns(b, i, numCols, plain); err != nil {
+		return "", err
 	}
 
 	// 2. The row key.
@@ -253,10 +222,15 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	// a record (all of a family's cells, for mappings whose qualifiers are all fixed: they are sorted). The
 	// open record and the buffers are kept in locals and stored in out at the end of the row; on a bad
 	// value, nothing this row appended is kept.
-	buf, recs := out.Buf, out.Records
-	markBuf, markRecs := len(buf), len(recs)
 	seq := SeqOf(b.FileIndex, b.FirstRow+int64(i))
 	kvRow := 8 + hfilewriter.KeyInfrastructureSize + len(mp.key) // KeyValue bytes of a cell, but for family, qualifier, value
+	if plain {
+		mp.appendPlainCells(b, i, numCols, out, seq, ts, kvRow)
+		return "", nil
+	}
+	buf, recs := out.Buf, out.Records
+	markBuf, markRecs := len(buf), len(recs)
+	cols, vals, absent := m.cols, mp.vals[:len(m.cols)], mp.absent[:len(m.cols)]
 	var skipped int64
 	var cells int
 	var cur RecordRef // the open record, if open
@@ -347,6 +321,120 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	mp.counts.NullsSkipped += skipped
 	mp.counts.CellsEmitted += int64(cells)
 	return "", nil
+}
+
+// readColumns reads row i's fields into mp.vals and mp.absent: every column's, or with keyOnly the
+// row key's (Mapping.keyCols).
+func (mp *Mapper) readColumns(b *Batch, i, numCols int, keyOnly bool) error {
+	m := mp.m
+	// The slices are held in locals: through mp and b the compiler would reload them after every store.
+	cols, vals, pos, absent := m.cols, mp.vals[:len(m.cols)], mp.pos[:len(m.cols)], mp.absent[:len(m.cols)]
+	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
+	n, which := len(cols), []int(nil)
+	if keyOnly {
+		n, which = len(m.keyCols), m.keyCols
+	}
+	for j := 0; j < n; j++ {
+		c := j
+		if which != nil {
+			c = which[j]
+		}
+		col := &cols[c]
+		v := &vals[c]
+		p := pos[c]
+		if p >= numCols {
+			absent[c] = true
+			v.kind = vkNull
+			continue
+		}
+		absent[c] = false
+		if b.Record != nil {
+			var err error
+			mp.colText[c], err = arrowValue(b.Record.Column(p), i, v, mp.colText[c])
+			if err != nil {
+				return fmt.Errorf("%s: column %q: %w", b.Source, col.name, err)
+			}
+		} else {
+			k := base + p
+			if nulls[k] {
+				v.kind = vkNull
+			} else {
+				start := int32(0)
+				if k > 0 {
+					start = ends[k-1]
+				}
+				v.kind, v.b = vkText, data[start:ends[k]]
+			}
+		}
+		if v.kind == vkText && col.trim {
+			v.b = bytes.TrimSpace(v.b)
+		}
+		if v.kind == vkNull && col.hasDef {
+			v.kind, v.b = vkText, col.def
+		}
+	}
+	return nil
+}
+
+// appendPlainCells is step 5 of mapRow for a plain mapping (Mapping.plain) of a text batch: each cell's
+// value is its field as it is. It makes the records the general loop makes from the same row (the
+// differential test checks it), with fewer decisions per cell: a plain cell is never rejected.
+func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq uint64, ts int64, kvRow int) {
+	m := mp.m
+	pcs, pos, dict := m.plain, mp.pos[:len(m.cols)], m.dict
+	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
+	buf, recs := out.Buf, out.Records
+	var skipped int64
+	var cells int
+	var cur RecordRef
+	open := false
+	prevIdx := -1
+	for k := range pcs {
+		cs := &pcs[k]
+		p := pos[cs.col]
+		if p >= numCols {
+			continue // absent: the row has no such field
+		}
+		f := base + p
+		var val []byte
+		if nulls[f] {
+			if !cs.nullEmpty || cs.skipEmpty {
+				skipped++
+				continue
+			}
+		} else {
+			start := int32(0)
+			if f > 0 {
+				start = ends[f-1]
+			}
+			if val = data[start:ends[f]]; len(val) == 0 && cs.skipEmpty {
+				skipped++
+				continue
+			}
+		}
+		kv := kvRow + cs.famQual + len(val)
+		if !open || cur.Family != cs.family || cs.qidx <= prevIdx || uint64(cur.KVBytes)+uint64(kv) > math.MaxUint32 {
+			if open {
+				cur.Len = uint32(len(buf)) - cur.Off
+				recs = append(recs, cur)
+			}
+			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
+			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, hfilewriter.TypePut)
+		}
+		buf = dict.AppendCell(buf, cs.qidx, val)
+		prevIdx = cs.qidx
+		cur.Cells++
+		cur.KVBytes += uint32(kv)
+		cells++
+	}
+	if open {
+		cur.Len = uint32(len(buf)) - cur.Off
+		recs = append(recs, cur)
+	}
+	out.Buf, out.Records = buf, recs
+	mp.counts.RowsKeyed++
+	mp.counts.NullsSkipped += skipped
+	mp.counts.CellsEmitted += int64(cells)
 }
 
 // rowTags appends the current row's cell tags to dst, or returns why the row is rejected.

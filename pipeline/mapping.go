@@ -39,6 +39,21 @@ type Mapping struct {
 	importTsv bool
 	// importTsvWidth is the number of columns in an ImportTsv spec (rows with more fields are rejected).
 	importTsvWidth int
+	// plain holds the cells of a mapping whose cells all take a column's text as it is (see
+	// compilePlain); nil for other mappings. keyCols are then the only columns mapRow reads into values.
+	plain   []plainCell
+	keyCols []int
+}
+
+// plainCell is a cellSpec of a plain mapping with its column's flags at hand.
+type plainCell struct {
+	col       int
+	qidx      int
+	family    uint16
+	famQual   int // len(fam) + len(qual)
+	nullEmpty bool
+	skipEmpty bool
+	fam       []byte
 }
 
 // column is a compiled ColumnConfig.
@@ -234,7 +249,46 @@ func Compile(cfg *MappingConfig) (*Mapping, error) {
 			return nil, fmt.Errorf("mapping: visibility: %w", err)
 		}
 	}
+	m.compilePlain()
 	return m, nil
+}
+
+// compilePlain sets m.plain and m.keyCols when every cell of m is a fixed qualifier whose value is its
+// column's text unchanged (bytes, not trimmed, no default), the cells carry no tags and the timestamp
+// does not come from a column: the most common mapping, ImportTsv's. mapRow then reads only the columns
+// the row key uses into values and takes each cell's value straight from the batch (mapRowPlain).
+// Any column a key part refers to, whatever the part's kind, counts as a key column.
+func (m *Mapping) compilePlain() {
+	if m.CellTags() || m.ts == tsColumn {
+		return
+	}
+	plain := make([]plainCell, 0, len(m.cells))
+	for _, cs := range m.cells {
+		c := &m.cols[cs.col]
+		if cs.qparts != nil || cs.qidx < 0 || c.typ != TypeBytes || c.trim || c.hasDef {
+			return
+		}
+		plain = append(plain, plainCell{col: cs.col, qidx: cs.qidx, family: cs.family, famQual: len(cs.fam) + len(cs.qual),
+			nullEmpty: c.nullEmpty, skipEmpty: c.skipEmpty, fam: cs.fam})
+	}
+	used := make([]bool, len(m.cols))
+	var walk func(ps []part)
+	walk = func(ps []part) {
+		for i := range ps {
+			if c := ps[i].col; c >= 0 && c < len(used) {
+				used[c] = true
+			}
+			walk(ps[i].sub)
+		}
+	}
+	walk(m.key)
+	m.keyCols = m.keyCols[:0]
+	for c, u := range used {
+		if u {
+			m.keyCols = append(m.keyCols, c)
+		}
+	}
+	m.plain = plain
 }
 
 // CellTags reports whether the mapping gives cells tags (a ttl or visibility column). The values of its

@@ -1,0 +1,124 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// TestPlainMappingMatchesGeneral maps random text batches with random plain mappings twice, through the
+// plain path (Mapping.plain) and through the general one, and requires the same records, bytes, counts
+// and rejects. The mappings vary what the plain path decides on its own: families and qualifier order,
+// on_null, skip_empty, columns past the end of the rows, NULL and empty fields, key columns that are also
+// cells or trimmed, composite and hashed keys.
+func TestPlainMappingMatchesGeneral(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	plainSeen := 0
+	for iter := 0; iter < 400; iter++ {
+		cfg, width := randomPlainConfig(rng)
+		m, err := Compile(cfg)
+		if err != nil {
+			t.Fatalf("mapping %d: %v\n%+v", iter, err, cfg)
+		}
+		if m.plain == nil {
+			t.Fatalf("mapping %d is not plain: %+v", iter, cfg)
+		}
+		plainSeen++
+		rows := make([][]string, 1+rng.Intn(60))
+		for i := range rows {
+			rows[i] = make([]string, width)
+			for j := range rows[i] {
+				switch rng.Intn(6) {
+				case 0:
+					rows[i][j] = NUL
+				case 1:
+					rows[i][j] = ""
+				case 2:
+					rows[i][j] = " " + fmt.Sprint(rng.Intn(100)) + " "
+				default:
+					rows[i][j] = fmt.Sprintf("v%d", rng.Intn(1000))
+				}
+			}
+		}
+		b := textBatch("t.csv", 1, int64(rng.Intn(1000)), rows)
+		var outs [2]CellBatch
+		var mps [2]*Mapper
+		for k := range outs {
+			mps[k] = m.NewMapper()
+			mps[k].general = k == 1
+			mps[k].JobTimestamp = 1700000000000
+			// Both start from the same non-empty batch: records are appended.
+			outs[k].Buf = append(outs[k].Buf, "xyz"...)
+			if err := mps[k].mapBatch(b, nil, &outs[k]); err != nil {
+				t.Fatalf("mapping %d, path %d: %v", iter, k, err)
+			}
+		}
+		if !bytes.Equal(outs[0].Buf, outs[1].Buf) || !slices.Equal(outs[0].Records, outs[1].Records) {
+			t.Fatalf("mapping %d (%+v): plain and general records differ:\n plain   %v\n general %v", iter, cfg,
+				outs[0].Records, outs[1].Records)
+		}
+		if mps[0].counts != mps[1].counts {
+			t.Fatalf("mapping %d: counts differ: plain %+v, general %+v", iter, mps[0].counts, mps[1].counts)
+		}
+		r0, r1 := &mps[0].rejects, &mps[1].rejects
+		if r0.n != r1.n || r0.first != r1.first || !bytes.Equal(r0.lines, r1.lines) {
+			t.Fatalf("mapping %d: rejects differ: plain %d %q, general %d %q", iter, r0.n, r0.first, r1.n, r1.first)
+		}
+	}
+	if plainSeen == 0 {
+		t.Fatal("no plain mapping was generated")
+	}
+}
+
+// randomPlainConfig returns a mapping whose cells are all plain, and the width of the rows to map it
+// with (columns at or past it are absent).
+func randomPlainConfig(rng *rand.Rand) (*MappingConfig, int) {
+	ncols := 2 + rng.Intn(7)
+	cfg := &MappingConfig{ImportTsv: rng.Intn(2) == 0}
+	width := ncols
+	if cfg.ImportTsv {
+		width -= rng.Intn(3) // ImportTsv rows may lack the last columns
+	}
+	fams := []string{"a", "b", "cf"}
+	used := map[string]bool{}
+	for c := 0; c < ncols; c++ {
+		cc := ColumnConfig{Name: fmt.Sprintf("c%d", c), Index: ptr(c), Type: "bytes"}
+		if rng.Intn(3) == 0 {
+			cc.OnNull = "empty"
+		}
+		cc.SkipEmpty = rng.Intn(3) == 0
+		if c > 0 || rng.Intn(2) == 0 { // column 0 is often the key only
+			cell := fmt.Sprintf("%s:q%d", fams[rng.Intn(len(fams))], rng.Intn(8))
+			if rng.Intn(8) == 0 {
+				cell = fams[rng.Intn(len(fams))] + ":" // empty qualifier
+			}
+			if !used[cell] || rng.Intn(4) == 0 { // sometimes two columns to one cell
+				used[cell] = true
+				cc.Cell = cell
+			}
+		}
+		if cc.Cell == "" && rng.Intn(3) == 0 {
+			cc.Trim = true // trimmed, or another type: fine for a column that is not a cell
+			cc.Type = "string"
+		}
+		cfg.Columns = append(cfg.Columns, cc)
+	}
+	if len(used) == 0 {
+		cfg.Columns[1].Cell = "a:only"
+		cfg.Columns[1].Trim = false
+	}
+	switch rng.Intn(3) {
+	case 0:
+		cfg.RowKey = []PartConfig{{Column: "c0"}}
+	case 1:
+		cfg.RowKey = []PartConfig{{Column: "c0"}, {Literal: ptr("|")}, {Column: fmt.Sprintf("c%d", rng.Intn(ncols))}}
+	default:
+		cfg.RowKey = []PartConfig{{Hash: &HashConfig{Parts: []PartConfig{{Column: "c1"}}, Bytes: 2}}, {Column: "c0"}}
+	}
+	if rng.Intn(2) == 0 {
+		cfg.Timestamp.Value = ptr(int64(rng.Intn(1 << 30)))
+	}
+	return cfg, width
+}
