@@ -128,6 +128,15 @@ func (s *StreamVerifier) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// AvailableBuffer is the underlying writer's AvailableBuffer (see Writer), or nil if it has none or
+// the stream has failed or finished: writes built in it are checked as any others.
+func (s *StreamVerifier) AvailableBuffer() []byte {
+	if ab, ok := s.w.(availableBufferer); ok && !s.done && s.err == nil {
+		return ab.AvailableBuffer()
+	}
+	return nil
+}
+
 // consume checks the blocks p completes and keeps the bytes of an incomplete one.
 func (s *StreamVerifier) consume(p []byte) error {
 	for len(p) > 0 {

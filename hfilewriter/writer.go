@@ -42,7 +42,9 @@ type Writer struct {
 	dataType   BlockType
 
 	// Current data block: BlockHeaderSize bytes of room + payload.
-	blk          []byte
+	blk          []byte // the data block being built: header room, then cells
+	blkOwn       []byte // the Writer's own block buffer (blk when not lent)
+	blkLent      bool   // blk is in the output's available buffer (see newDataBlock)
 	blkOpen      bool
 	blkUnencoded int
 	blkEncoded   int
@@ -117,6 +119,7 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 		lastDataOff:  -1,
 		blk:          make([]byte, BlockHeaderSize, BlockHeaderSize+o.BlockSize+o.BlockSize/4),
 	}
+	wr.blkOwn = wr.blk
 	if o.Encoding != EncodingNone {
 		if wr.enc, err = newWriteBlockEncoder(o.Encoding); err != nil {
 			return nil, fmt.Errorf("hfilewriter: %w", err)
@@ -499,7 +502,16 @@ func (w *Writer) newDataBlock() {
 		w.prevLastKey = w.appendLastKey(w.prevLastKey[:0])
 		w.hasPrevBlock = true
 	}
-	w.blk = w.blk[:BlockHeaderSize]
+	// An uncompressed block is built where the output will take it from, if it lends its buffer and
+	// that has room for a full block: the write is then no copy. (A block that outgrows it moves to
+	// the heap on append and is copied as usual.)
+	w.blk, w.blkLent = w.blkOwn[:BlockHeaderSize], false
+	if w.out.comp == nil {
+		room := BlockHeaderSize + w.opts.BlockSize + w.opts.BlockSize/4
+		if a := w.out.available(room + NumChecksumBytes(room, w.out.bytesPerSum)); a != nil {
+			w.blk, w.blkLent = a[:BlockHeaderSize], true
+		}
+	}
 	if w.enc != nil {
 		w.blk = w.enc.start(w.blk)
 	}
@@ -521,6 +533,11 @@ func (w *Writer) finishDataBlock() error {
 	var wb writtenBlock
 	var err error
 	w.blk, wb, err = w.out.writeBlock(w.dataType, w.blk)
+	if !w.blkLent {
+		w.blkOwn = w.blk // kept, grown or not
+	}
+	// A lent buffer is the output's again once written: never touch it after.
+	w.blk, w.blkLent = w.blkOwn[:BlockHeaderSize], false
 	if err != nil {
 		return err
 	}
@@ -664,7 +681,7 @@ func (w *Writer) close() error {
 	if err := w.out.writeRaw(tb); err != nil {
 		return fmt.Errorf("trailer: %w", err)
 	}
-	w.aux, w.blk = nil, nil
+	w.aux, w.blk, w.blkOwn = nil, nil, nil
 	return nil
 }
 

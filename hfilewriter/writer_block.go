@@ -46,12 +46,14 @@ type writtenBlock struct {
 // the file offset and the previous block offset per block type, like HBase's HFileBlock.Writer.
 type blockOutput struct {
 	w            io.Writer
+	ab           availableBufferer // w, if it lends its buffer (see available)
 	offset       int64
 	prevOffset   [writeBlockTypeIDs]int64
 	comp         writeCompressor // nil for NONE
 	checksumType ChecksumType
 	bytesPerSum  int
 	scratch      []byte // compressed block assembly
+	lentBlocks   int    // blocks written from the output's available buffer (no copy)
 }
 
 func newBlockOutput(w io.Writer, opts *WriterOptions) (*blockOutput, error) {
@@ -60,10 +62,30 @@ func newBlockOutput(w io.Writer, opts *WriterOptions) (*blockOutput, error) {
 		return nil, err
 	}
 	b := &blockOutput{w: w, comp: comp, checksumType: opts.ChecksumType, bytesPerSum: opts.BytesPerChecksum}
+	b.ab, _ = w.(availableBufferer)
 	for i := range b.prevOffset {
 		b.prevOffset[i] = -1
 	}
 	return b, nil
+}
+
+// availableBufferer is implemented by writers that lend the rest of their buffer for the next write
+// (bufio.Writer.AvailableBuffer's contract: valid until the next Write). A block built or compressed
+// there is written without a copy; the file's bytes are the same either way.
+type availableBufferer interface {
+	AvailableBuffer() []byte
+}
+
+// available returns the output's available buffer as an empty slice if it can hold n bytes, else nil.
+// Whatever is appended to it must be written before anything else is.
+func (b *blockOutput) available(n int) []byte {
+	if b.ab == nil {
+		return nil
+	}
+	if a := b.ab.AvailableBuffer(); cap(a) >= n {
+		return a[:0]
+	}
+	return nil
 }
 
 // writeRaw writes bytes that are not a block (the trailer).
@@ -85,16 +107,21 @@ func (b *blockOutput) writeRaw(p []byte) error {
 func (b *blockOutput) writeBlock(t BlockType, buf []byte) ([]byte, writtenBlock, error) {
 	payloadLen := len(buf) - BlockHeaderSize
 	block := buf
+	lent := false // block is in the output's available buffer
 	if b.comp != nil {
-		var err error
 		if cap(b.scratch) < BlockHeaderSize {
 			b.scratch = make([]byte, BlockHeaderSize, 64<<10)
 		}
-		b.scratch, err = b.comp.appendCompressed(b.scratch[:BlockHeaderSize], buf[BlockHeaderSize:])
-		if err != nil {
+		dst := b.scratch
+		// Compressed straight into the output's buffer when it has room for a block that did not
+		// shrink (if it grows past that, append moves it and the write copies it as usual).
+		if a := b.available(2*BlockHeaderSize + payloadLen + payloadLen/8 + NumChecksumBytes(2*payloadLen+BlockHeaderSize, b.bytesPerSum)); a != nil {
+			dst, lent = a, true
+		}
+		var err error
+		if block, err = b.comp.appendCompressed(dst[:BlockHeaderSize], buf[BlockHeaderSize:]); err != nil {
 			return buf, writtenBlock{}, fmt.Errorf("compress %s block: %w", t, err)
 		}
-		block = b.scratch
 	}
 	onDiskDataWithHeader := len(block)
 	sums := NumChecksumBytes(onDiskDataWithHeader, b.bytesPerSum)
@@ -108,10 +135,14 @@ func (b *blockOutput) writeBlock(t BlockType, buf []byte) ([]byte, writtenBlock,
 	binary.BigEndian.PutUint32(h[25:], uint32(b.bytesPerSum))
 	binary.BigEndian.PutUint32(h[29:], uint32(onDiskDataWithHeader))
 	block = AppendChecksums(block, block[:onDiskDataWithHeader], b.checksumType, b.bytesPerSum)
-	if b.comp != nil {
-		b.scratch = block
-	} else {
+	switch {
+	case b.comp == nil:
 		buf = block
+	case !lent:
+		b.scratch = block
+	}
+	if a := b.available(1); a != nil && &a[:1][0] == &block[0] {
+		b.lentBlocks++
 	}
 	wb := writtenBlock{offset: b.offset, onDiskSizeWithHeader: int32(len(block)), uncompressedSizeNoHdr: int32(payloadLen)}
 	if err := b.writeRaw(block); err != nil {

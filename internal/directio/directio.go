@@ -104,13 +104,35 @@ func (w *Writer) setError(err error) {
 	w.mu.Unlock()
 }
 
-// Write buffers p, queueing every full buffer for the background writer.
+// AvailableBuffer returns an empty slice whose capacity is the rest of the buffer being filled
+// (bufio.Writer's contract): a caller may build its next write in it, and Write of a slice starting
+// there then costs no copy. It is valid until the next Write; nil after Close.
+func (w *Writer) AvailableBuffer() []byte {
+	if w.closed {
+		return nil
+	}
+	return w.buf[w.n:w.n:len(w.buf)]
+}
+
+// Write buffers p, queueing every full buffer for the background writer. A p built in
+// AvailableBuffer is already in place and is not copied.
 func (w *Writer) Write(p []byte) (int, error) {
 	if w.closed {
 		return 0, errors.New("directio: write after Close")
 	}
 	if err := w.error(); err != nil {
 		return 0, err
+	}
+	if len(p) > 0 && len(p) <= len(w.buf)-w.n && &p[0] == &w.buf[w.n] {
+		w.n += len(p)
+		if w.n == len(w.buf) {
+			w.full <- w.buf
+			w.buf, w.n = <-w.free, 0
+			if err := w.error(); err != nil {
+				return len(p), err
+			}
+		}
+		return len(p), nil
 	}
 	total := 0
 	for len(p) > 0 {

@@ -114,3 +114,58 @@ func TestDirectOnLinuxDisk(t *testing.T) {
 		t.Fatal("Create of an existing file succeeded")
 	}
 }
+
+// TestAvailableBuffer mixes writes built in AvailableBuffer (not copied) with ordinary ones, around and
+// across the ends of the buffers, and reads back exactly what was written in order.
+func TestAvailableBuffer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, dir := range dirs(t) {
+		path := filepath.Join(dir, "f")
+		f, err := Create(path, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := NewWriter(f, 2*Align)
+		var want []byte
+		lent := 0
+		for i := 0; i < 400; i++ {
+			n := 1 + rng.IntN(3000)
+			if a := w.AvailableBuffer(); cap(a) >= n && rng.IntN(3) > 0 {
+				a = a[:n]
+				for j := range a {
+					a[j] = byte(rng.Uint32())
+				}
+				want = append(want, a...)
+				if k, err := w.Write(a); err != nil || k != n {
+					t.Fatalf("write of %d lent bytes: %d, %v", n, k, err)
+				}
+				lent++
+				continue
+			}
+			p := make([]byte, n)
+			for j := range p {
+				p[j] = byte(rng.Uint32())
+			}
+			want = append(want, p...)
+			if _, err := w.Write(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if w.AvailableBuffer() != nil {
+			t.Fatal("AvailableBuffer after Close is not nil")
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: read back %d bytes, differing from the %d written", dir, len(got), len(want))
+		}
+		if lent == 0 {
+			t.Fatal("no write was built in the available buffer")
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package hfilewriter
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/hfload/hfload/internal/directio"
+)
+
+// BenchmarkWriterDirectIO is the write path of hfload run: the Writer, a StreamVerifier and a
+// directio.Writer with 4 MiB buffers to a file, one 100-byte cell per row (BenchmarkWriterNoneRowBloom's
+// cells), defaults and FAST_DIFF + snappy.
+func BenchmarkWriterDirectIO(b *testing.B) {
+	for _, st := range []struct {
+		name string
+		set  func(*WriterOptions)
+	}{
+		{"defaults", func(*WriterOptions) {}},
+		{"snappy+fast_diff", func(o *WriterOptions) { o.Encoding, o.Compression = EncodingFastDiff, CompressionSnappy }},
+	} {
+		b.Run(st.name, func(b *testing.B) {
+			opts := DefaultWriterOptions()
+			st.set(&opts)
+			kv := AppendKeyValue(nil, []byte("00000000000000000000"), []byte("d"), []byte("q"), 1700000000000, TypePut, make([]byte, 58))
+			for i := range KVValue(kv) {
+				KVValue(kv)[i] = byte('a' + i%26)
+			}
+			f, err := directio.Create(filepath.Join(b.TempDir(), "f"), 0o644)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dw := directio.NewWriter(f, 4<<20)
+			sv, err := NewStreamVerifier(dw, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			w, err := NewWriter(sv, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(kv)))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				benchWriterNextRow(kv)
+				if err := w.AppendKeyValue(kv); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if err := sv.Finish(); err != nil {
+				b.Fatal(err)
+			}
+			if err := dw.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
