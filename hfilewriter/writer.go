@@ -168,6 +168,13 @@ func (w *Writer) AppendSameRow(qualifier, value []byte) error {
 	return w.appendCell(w.lastRow, w.family, qualifier, w.lastTs, w.lastType, value, nil, 0)
 }
 
+// IsLast reports whether row, family, qualifier, ts and typ are the key of the last cell appended
+// (false before the first): whether a cell with that key would duplicate it.
+func (w *Writer) IsLast(row, family, qualifier []byte, ts int64, typ Type) bool {
+	return w.entries > 0 && ts == w.lastTs && typ == w.lastType && bytes.Equal(qualifier, w.lastQual) &&
+		bytes.Equal(row, w.lastRow) && bytes.Equal(family, w.family)
+}
+
 // AppendKeyValue adds a KeyValue record (int32 keyLen | int32 valueLen | key | value, as built by
 // AppendKeyValue) with no tags and sequence id 0. It splits the record into its parts and takes
 // the path of AppendParts; it does not allocate in the steady state and does not retain kv.

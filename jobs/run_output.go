@@ -215,7 +215,7 @@ type stream struct {
 	d   *cellrec.Dict
 	pol DuplicatePolicy
 
-	// The last cell handed on: its key (copies) and seq.
+	// The last cell handed on: its seq, and with policy last its key (copies).
 	prev    cellrec.Header
 	prevQ   []byte
 	pseq    uint64
@@ -280,7 +280,14 @@ func (s *stream) run(fw *fileWriter) error {
 	for s.it.Next() {
 		h, seq := s.it.Header(), s.it.Seq()
 		q, v, rest := s.d.Next(s.it.Cells())
-		dup := s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
+		// A duplicate equals the last cell handed on: with policy last the held one (kept in s.prev);
+		// otherwise the last cell written, or one equal to it that was dropped (the writer has its key).
+		var dup bool
+		if last {
+			dup = s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
+		} else {
+			dup = fw.w != nil && fw.w.IsLast(h.Row, h.Family, q, h.TS, h.Type)
+		}
 		if dup {
 			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
 			s.o.recordDup(s.keyBuf, s.pseq, seq)
@@ -324,7 +331,10 @@ func (s *stream) run(fw *fileWriter) error {
 				return err
 			}
 		}
-		s.setPrev(h, q, seq)
+		if last {
+			s.setPrev(h, q, seq)
+		}
+		s.pseq = seq
 	}
 	if err := s.it.Err(); err != nil {
 		return nil // reported by writeStream
