@@ -56,10 +56,14 @@ type Writer struct {
 	// The last cell appended, as parts (its family is family).
 	lastRow  []byte
 	lastQual []byte
-	lastTs   int64
-	lastType Type
-	firstKey []byte
-	family   []byte
+	// lastQualOwn backs lastQual when it is not in the block: unencoded blocks hold each cell's
+	// qualifier whole, and lastQual then points there (lastQualInBlk) until the block is written.
+	lastQualOwn   []byte
+	lastQualInBlk bool
+	lastTs        int64
+	lastType      Type
+	firstKey      []byte
+	family        []byte
 
 	index   *writeIndexWriter
 	bloom   *writeBloomWriter // general bloom, nil for BloomNone
@@ -319,6 +323,10 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 		b := slices.Grow(w.blk, unencoded+2+len(tags)+binary.MaxVarintLen64)
 		b = b[:before+unencoded]
 		putKeyValue(b[before:], klen, row, family, qualifier, ts, typ, value)
+		if newCol {
+			q := before + 8 + 2 + len(row) + 1 + len(family)
+			w.lastQual, w.lastQualInBlk = b[q:q+len(qualifier):q+len(qualifier)], true
+		}
 		if w.tags {
 			b = binary.BigEndian.AppendUint16(b, uint16(len(tags)))
 			if len(tags) > 0 {
@@ -379,8 +387,9 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 	if newRow {
 		w.lastRow = append(w.lastRow[:0], row...)
 	}
-	if newCol {
-		w.lastQual = append(w.lastQual[:0], qualifier...)
+	if newCol && w.enc != nil {
+		w.lastQualOwn = append(w.lastQualOwn[:0], qualifier...)
+		w.lastQual = w.lastQualOwn
 	}
 	w.lastTs, w.lastType = ts, typ
 	w.entries++
@@ -534,6 +543,10 @@ func (w *Writer) finishDataBlock() error {
 		return nil
 	}
 	w.blkOpen = false
+	if w.lastQualInBlk { // the block is about to be handed on
+		w.lastQualOwn = append(w.lastQualOwn[:0], w.lastQual...)
+		w.lastQual, w.lastQualInBlk = w.lastQualOwn, false
+	}
 	if w.enc != nil {
 		w.enc.finish(w.blk[BlockHeaderSize:], w.blkUnencoded)
 	}
