@@ -55,7 +55,8 @@ type CSVSource struct {
 	skipping bool // discarding the rest of an overlong line
 	badBytes int  // raw bytes of the bad rows in the batch being built
 
-	hintData, hintRaw int // capacity hints from the previous batch
+	hintData, hintRaw int  // capacity hints from the previous batch
+	wholeQuoted       bool // tests: parseQuoted takes every record with a quote whole (no parseQuotedAfter split)
 
 	// free holds released batches whose buffers Next reuses (Batch.Release hands them back), so that
 	// a long file does not allocate (and the collector scan) fresh megabytes per batch.
@@ -213,8 +214,8 @@ func (s *CSVSource) parseRecord(b *Batch, data []byte, atEOF bool) csvRecord {
 		line = data[:nl]
 		rec.n, rec.contentEnd, rec.newlines = nl+1, nl, 1
 	}
-	if bytes.IndexByte(line, s.quote) >= 0 || s.esc != 0 && bytes.IndexByte(line, s.esc) >= 0 {
-		return s.parseQuoted(b, data, atEOF)
+	if qi := s.firstQuoteOrEsc(line); qi >= 0 {
+		return s.parseQuotedAfter(b, data, line[:qi], atEOF)
 	}
 	// Fast path: no quote (or escape) on this line, so fields end at separators and the record at the line end.
 	if len(line) > 0 && line[len(line)-1] == '\r' {
@@ -237,6 +238,46 @@ func (s *CSVSource) parseRecord(b *Batch, data []byte, atEOF bool) csvRecord {
 		rec.fields++
 		line = line[j+1:]
 	}
+}
+
+// firstQuoteOrEsc returns the position of the first quote (or escape character) in line, -1 if none.
+func (s *CSVSource) firstQuoteOrEsc(line []byte) int {
+	qi := bytes.IndexByte(line, s.quote)
+	if s.esc != 0 {
+		if ei := bytes.IndexByte(line, s.esc); ei >= 0 && (qi < 0 || ei < qi) {
+			qi = ei
+		}
+	}
+	return qi
+}
+
+// parseQuotedAfter is parseQuoted for a record whose first line starts with clean, a run of bytes
+// without quotes or escapes: the fields that end before clean's last separator are split as a
+// quote-free line is (appendUnquotedLine, a word at a time), and parseQuoted takes the record from
+// the field after it. Only without TrimSpace (whose per-field rules parseQuoted applies).
+func (s *CSVSource) parseQuotedAfter(b *Batch, data, clean []byte, atEOF bool) csvRecord {
+	cut := -1
+	if !s.opts.TrimSpace && !s.wholeQuoted {
+		cut = bytes.LastIndexByte(clean, s.sep)
+	}
+	if cut < 0 {
+		return s.parseQuoted(b, data, atEOF)
+	}
+	saveData, saveEnds := len(b.Data), len(b.Ends)
+	fields := s.appendUnquotedLine(b, clean[:cut])
+	rec := s.parseQuoted(b, data[cut+1:], atEOF)
+	switch rec.status {
+	case csvRecGood:
+		rec.fields += fields
+	case csvRecBadQuote: // the batch unchanged, n covering the whole record
+		b.Data, b.Ends, b.Nulls = b.Data[:saveData], b.Ends[:saveEnds], b.Nulls[:saveEnds]
+	default: // nothing consumed
+		b.Data, b.Ends, b.Nulls = b.Data[:saveData], b.Ends[:saveEnds], b.Nulls[:saveEnds]
+		return rec
+	}
+	rec.n += cut + 1
+	rec.contentEnd += cut + 1
+	return rec
 }
 
 // appendUnquotedLine appends the fields of a line without quotes, escapes or its terminator (split at
