@@ -21,10 +21,6 @@ func BenchmarkWriterDirectIO(b *testing.B) {
 		b.Run(st.name, func(b *testing.B) {
 			opts := DefaultWriterOptions()
 			st.set(&opts)
-			kv := AppendKeyValue(nil, []byte("00000000000000000000"), []byte("d"), []byte("q"), 1700000000000, TypePut, make([]byte, 58))
-			for i := range KVValue(kv) {
-				KVValue(kv)[i] = byte('a' + i%26)
-			}
 			f, err := directio.Create(filepath.Join(b.TempDir(), "f"), 0o644)
 			if err != nil {
 				b.Fatal(err)
@@ -34,21 +30,7 @@ func BenchmarkWriterDirectIO(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			w, err := NewWriter(sv, opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(len(kv)))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				benchWriterNextRow(kv)
-				if err := w.AppendKeyValue(kv); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := w.Close(); err != nil {
-				b.Fatal(err)
-			}
+			benchmarkWriterTo(b, opts, sv)
 			if err := sv.Finish(); err != nil {
 				b.Fatal(err)
 			}

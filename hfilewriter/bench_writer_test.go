@@ -19,7 +19,10 @@ func benchWriterNextRow(kv []byte) {
 	}
 }
 
-func benchmarkWriter(b *testing.B, opts WriterOptions) {
+func benchmarkWriter(b *testing.B, opts WriterOptions) { benchmarkWriterTo(b, opts, io.Discard) }
+
+// benchmarkWriterTo writes b.N 100-byte cells, a row each, with opts to out, and closes the Writer.
+func benchmarkWriterTo(b *testing.B, opts WriterOptions, out io.Writer) {
 	kv := AppendKeyValue(nil, []byte("00000000000000000000"), []byte("d"), []byte("q"), 1700000000000, TypePut, make([]byte, 58))
 	if len(kv) != 100 {
 		b.Fatalf("record is %d bytes", len(kv))
@@ -27,7 +30,7 @@ func benchmarkWriter(b *testing.B, opts WriterOptions) {
 	for i := range KVValue(kv) {
 		KVValue(kv)[i] = byte('a' + i%26)
 	}
-	w, err := NewWriter(io.Discard, opts)
+	w, err := NewWriter(out, opts)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -312,6 +312,12 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		cur.KVBytes += uint32(kv)
 		cells++
 	}
+	mp.endRow(out, buf, recs, cur, open, skipped, cells)
+	return "", nil
+}
+
+// endRow closes the row's open record (if open) and stores the row's records and counts.
+func (mp *Mapper) endRow(out *CellBatch, buf []byte, recs []RecordRef, cur RecordRef, open bool, skipped int64, cells int) {
 	if open {
 		cur.Len = uint32(len(buf)) - cur.Off
 		recs = append(recs, cur)
@@ -320,7 +326,6 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	mp.counts.RowsKeyed++
 	mp.counts.NullsSkipped += skipped
 	mp.counts.CellsEmitted += int64(cells)
-	return "", nil
 }
 
 // readColumns reads row i's fields into mp.vals and mp.absent: every column's, or with keyOnly the
@@ -427,14 +432,7 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 		cur.KVBytes += uint32(kv)
 		cells++
 	}
-	if open {
-		cur.Len = uint32(len(buf)) - cur.Off
-		recs = append(recs, cur)
-	}
-	out.Buf, out.Records = buf, recs
-	mp.counts.RowsKeyed++
-	mp.counts.NullsSkipped += skipped
-	mp.counts.CellsEmitted += int64(cells)
+	mp.endRow(out, buf, recs, cur, open, skipped, cells)
 }
 
 // rowTags appends the current row's cell tags to dst, or returns why the row is rejected.
