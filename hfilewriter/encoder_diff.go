@@ -105,14 +105,7 @@ func (e *encodeDiff) encode(dst, key, value []byte) []byte {
 		dst = encodeCInt(dst, len(value))
 	}
 	dst = encodeCInt(dst, common)
-	rl := len(k.Row())
-	if common < rl+2 {
-		dst = append(dst, key[common:2+rl]...)
-		dst = append(dst, k.Qualifier()...)
-	} else {
-		fl := len(k.Family())
-		dst = append(dst, k.Qualifier()[common-(rl+2)-(fl+1):]...)
-	}
+	dst = appendKeyRest(dst, k, common)
 	if flag&diffTimestampIsDiff == 0 {
 		dst = encodePutLongLE(dst, ts, tsFits)
 	} else {
@@ -124,4 +117,17 @@ func (e *encodeDiff) encode(dst, key, value []byte) []byte {
 	dst = append(dst, value...)
 	e.prev.set(key, value)
 	return dst
+}
+
+// appendKeyRest appends what DIFF and FAST_DIFF write of a flat key after its common prefix with the
+// previous key: the rest of (rowLength, row) and the whole qualifier when the rows differ, else the
+// qualifier after its common bytes. The family is never written.
+func appendKeyRest(dst []byte, k Key, common int) []byte {
+	rl := len(k.Row())
+	if common < rl+2 {
+		dst = append(dst, k[common:2+rl]...)
+		return append(dst, k.Qualifier()...)
+	}
+	fl := len(k.Family())
+	return append(dst, k.Qualifier()[common-(rl+2)-(fl+1):]...)
 }

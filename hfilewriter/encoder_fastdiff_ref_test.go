@@ -54,15 +54,7 @@ func (e *refEncodeFastDiff) encode(dst, key, value []byte) []byte {
 		dst = encodeCInt(dst, len(value))
 	}
 	dst = encodeCInt(dst, common)
-	k := Key(key)
-	rl := len(k.Row())
-	if common < rl+2 {
-		dst = append(dst, key[common:2+rl]...)
-		dst = append(dst, k.Qualifier()...)
-	} else {
-		fl := len(k.Family())
-		dst = append(dst, k.Qualifier()[common-(rl+2)-(fl+1):]...)
-	}
+	dst = appendKeyRest(dst, Key(key), common)
 	dst = append(dst, ts[tsCommon:]...)
 	if flag&fastDiffSameType == 0 {
 		dst = append(dst, typ)

@@ -56,11 +56,16 @@ type BadRow struct {
 // Field returns field col of row i and whether it is NULL (text batches only).
 func (b *Batch) Field(i, col int) ([]byte, bool) {
 	k := i*b.NumCols + col
+	return fieldText(b.Data, b.Ends, k), b.Nulls[k]
+}
+
+// fieldText is the text of field k (row-major) of a text batch's Data and Ends.
+func fieldText(data []byte, ends []int32, k int) []byte {
 	start := int32(0)
 	if k > 0 {
-		start = b.Ends[k-1]
+		start = ends[k-1]
 	}
-	return b.Data[start:b.Ends[k]], b.Nulls[k]
+	return data[start:ends[k]]
 }
 
 // Raw returns the original text of row i (CSV batches), without its line terminator.

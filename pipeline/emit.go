@@ -360,15 +360,10 @@ func (mp *Mapper) readColumns(b *Batch, i, numCols int, keyOnly bool) error {
 				return fmt.Errorf("%s: column %q: %w", b.Source, col.name, err)
 			}
 		} else {
-			k := base + p
-			if nulls[k] {
+			if k := base + p; nulls[k] {
 				v.kind = vkNull
 			} else {
-				start := int32(0)
-				if k > 0 {
-					start = ends[k-1]
-				}
-				v.kind, v.b = vkText, data[start:ends[k]]
+				v.kind, v.b = vkText, fieldText(data, ends, k)
 			}
 		}
 		if v.kind == vkText && col.trim {
@@ -408,11 +403,7 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 				continue
 			}
 		} else {
-			start := int32(0)
-			if f > 0 {
-				start = ends[f-1]
-			}
-			if val = data[start:ends[f]]; len(val) == 0 && cs.skipEmpty {
+			if val = fieldText(data, ends, f); len(val) == 0 && cs.skipEmpty {
 				skipped++
 				continue
 			}

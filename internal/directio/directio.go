@@ -123,20 +123,12 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if err := w.error(); err != nil {
 		return 0, err
 	}
-	if len(p) > 0 && len(p) <= len(w.buf)-w.n && &p[0] == &w.buf[w.n] {
-		w.n += len(p)
-		if w.n == len(w.buf) {
-			w.full <- w.buf
-			w.buf, w.n = <-w.free, 0
-			if err := w.error(); err != nil {
-				return len(p), err
-			}
-		}
-		return len(p), nil
-	}
 	total := 0
 	for len(p) > 0 {
-		k := copy(w.buf[w.n:], p)
+		k := len(p)
+		if k > len(w.buf)-w.n || &p[0] != &w.buf[w.n] { // not built in place (AvailableBuffer)
+			k = copy(w.buf[w.n:], p)
+		}
 		w.n += k
 		p = p[k:]
 		total += k
