@@ -77,7 +77,13 @@
 //
 // A spill writes a run file: a sequence of chunks, each a 13-byte header (uint32 raw length, uint32 stored
 // length, uint8 codec 0=raw/1=snappy block format, uint32 CRC-32C of the raw bytes) followed by the
-// stored bytes. Raw chunk bytes are entries uvarint(seq) | uvarint(length) | record, one per view.
+// stored bytes. Raw chunk bytes are entries, one per view, each encoded against the previous entry of
+// its chunk (the first against nothing, so that a chunk decodes on its own): the seq as a zigzag delta,
+// the row as the length of the prefix it shares with the previous row plus the rest, the family,
+// timestamp and type only when they differ from the previous entry's, then the cells as they are. Sorted
+// rows share most of their bytes, seqs of nearly sorted input differ by little and an export's cells
+// share one family, timestamp and type: a run of the 1 GB benchmark export takes 1.0 GiB where the
+// records themselves would take 1.3.
 // Chunks are stored raw by default (PoolOptions.CompressRuns compresses them with S2's snappy-compatible
 // encoder, read back with s2.Decode, keeping a chunk raw when it does not shrink): on the machines we
 // measured, compressing and decompressing these dense records cost more CPU than writing twice the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 
+	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
 )
 
@@ -73,11 +74,6 @@ func uvarintLen(x uint64) int {
 	return n
 }
 
-// headerLen is the encoded length of a record header.
-func headerLen(h *cellrec.Header) int {
-	return uvarintLen(uint64(len(h.Row))) + len(h.Row) + uvarintLen(uint64(len(h.Family))) + len(h.Family) + 9
-}
-
 // bufBytes is the read-buffer memory a reader of this run needs.
 func (r *runInfo) bufBytes() int64 { return int64(r.maxDisk + r.maxRaw) }
 
@@ -108,6 +104,18 @@ type runWriter struct {
 	raw   []byte // chunkHdrSz bytes of room, then the chunk's entries
 	first []byte // row of the current chunk's first record
 	pre   []byte // entry prefix of an oversized record
+	prev  entryState
+}
+
+// entryState is what an entry is encoded against: the previous entry of its chunk (zero at the start
+// of a chunk). row and family are copies (a writer) or slices of the reader's buffers.
+type entryState struct {
+	seq    uint64
+	row    []byte
+	family []byte
+	ts     int64
+	typ    byte
+	hdr    bool // family, ts and typ are set
 }
 
 func (p *Pool) createRun(sl *slot) (*runWriter, error) {
@@ -128,11 +136,14 @@ func (p *Pool) createRun(sl *slot) (*runWriter, error) {
 		raw: sl.raw[:chunkHdrSz]}, nil
 }
 
-// add appends a view as one record (its header and its cells) with its seq: entry = uvarint(seq) |
-// uvarint(record length) | record.
+// entryBound bounds the encoded length of v's entry (see appendEntry).
+func entryBound(v *view) int {
+	return 5*binary.MaxVarintLen64 + len(v.h.Row) + len(v.h.Family) + 9 + len(v.cells)
+}
+
+// add appends a view as one entry (see appendEntry).
 func (w *runWriter) add(v *view) error {
-	recLen := headerLen(&v.h) + len(v.cells)
-	need := 2*binary.MaxVarintLen64 + recLen
+	need := entryBound(v)
 	if len(w.raw) > chunkHdrSz && len(w.raw)-chunkHdrSz+need > w.chunk {
 		if err := w.flush(); err != nil {
 			return err
@@ -141,26 +152,68 @@ func (w *runWriter) add(v *view) error {
 	w.info.records++
 	if len(w.raw) == chunkHdrSz {
 		w.first = append(w.first[:0], v.h.Row...)
+		w.prev.seq, w.prev.row, w.prev.hdr = 0, w.prev.row[:0], false
 	}
 	if need > w.chunk {
 		// An oversized record: a raw chunk of its own, written from the view's cells (no copy of them).
-		w.pre = binary.AppendUvarint(w.pre[:0], v.seq)
-		w.pre = binary.AppendUvarint(w.pre, uint64(recLen))
-		w.pre = cellrec.AppendHeader(w.pre, v.h.Row, v.h.Family, v.h.TS, v.h.Type)
+		w.pre = appendEntryHead(w.pre[:0], &w.prev, v)
 		rawLen := len(w.pre) + len(v.cells)
 		var hdr [chunkHdrSz]byte
 		putHeader(hdr[:], rawLen, rawLen, codecRaw, crc32.Update(crc32.Checksum(w.pre, castagnoli), castagnoli, v.cells))
 		return w.write(v.h.Row, hdr[:], w.pre, v.cells)
 	}
-	w.raw = appendEntry(w.raw, v, recLen)
+	w.raw = append(appendEntryHead(w.raw, &w.prev, v), v.cells...)
+	w.prev.row = append(w.prev.row[:0], v.h.Row...)
+	if !w.prev.hdr || !bytes.Equal(w.prev.family, v.h.Family) {
+		w.prev.family = append(w.prev.family[:0], v.h.Family...)
+	}
+	w.prev.seq, w.prev.ts, w.prev.typ, w.prev.hdr = v.seq, v.h.TS, byte(v.h.Type), true
 	return nil
 }
 
-func appendEntry(dst []byte, v *view, recLen int) []byte {
-	dst = binary.AppendUvarint(dst, v.seq)
-	dst = binary.AppendUvarint(dst, uint64(recLen))
-	dst = cellrec.AppendHeader(dst, v.h.Row, v.h.Family, v.h.TS, v.h.Type)
-	return append(dst, v.cells...)
+// appendEntryHead appends all of v's entry but its cells, encoded against the previous entry of the
+// chunk, prev:
+//
+//	entry := uvarint(zigzag(seq - prev.seq))  uvarint(shared<<1 | newHeader)  uvarint(len(suffix)) suffix
+//	         [uvarint(len(family)) family  ts (8 bytes, big-endian)  type (1 byte)]  uvarint(len(cells)) cells
+//
+// where the row is prev.row[:shared] followed by suffix, and the bracketed part is present when
+// newHeader is 1: at the start of a chunk and whenever family, timestamp or type change. Entries of a
+// run are sorted, so the row usually shares most of its bytes with the previous one, seqs of nearly
+// sorted input differ by little, and the family, timestamp and type of an export are the same all
+// along: an entry of a typical export row is a fifth smaller than the record it holds.
+func appendEntryHead(dst []byte, prev *entryState, v *view) []byte {
+	d := int64(v.seq - prev.seq)
+	dst = binary.AppendUvarint(dst, uint64(d<<1)^uint64(d>>63))
+	shared := commonPrefix(prev.row, v.h.Row)
+	newHdr := !prev.hdr || prev.ts != v.h.TS || prev.typ != byte(v.h.Type) || !bytes.Equal(prev.family, v.h.Family)
+	f := uint64(shared) << 1
+	if newHdr {
+		f |= 1
+	}
+	dst = binary.AppendUvarint(dst, f)
+	dst = binary.AppendUvarint(dst, uint64(len(v.h.Row)-shared))
+	dst = append(dst, v.h.Row[shared:]...)
+	if newHdr {
+		dst = binary.AppendUvarint(dst, uint64(len(v.h.Family)))
+		dst = append(dst, v.h.Family...)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(v.h.TS))
+		dst = append(dst, byte(v.h.Type))
+	}
+	return binary.AppendUvarint(dst, uint64(len(v.cells)))
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 func putHeader(h []byte, rawLen, storedLen int, codec byte, crc uint32) {
@@ -252,7 +305,9 @@ type runReader struct {
 	buf   []byte // current chunk's raw bytes
 	pos   int
 	v     view
-	keep  bool // close leaves the file (a range reader; the sorter removes its runs)
+	row   []byte     // the current entry's row, rebuilt from the previous one
+	prev  entryState // the current entry (row and family are slices of row and buf)
+	keep  bool       // close leaves the file (a range reader; the sorter removes its runs)
 }
 
 func openRun(ctx context.Context, d *cellrec.Dict, info *runInfo) (*runReader, error) {
@@ -342,28 +397,55 @@ func (r *runReader) next() (bool, error) {
 		if !ok || err != nil {
 			return false, err
 		}
+		r.prev.seq, r.prev.row, r.prev.hdr = 0, r.row[:0], false
 	}
+	// The chunk's CRC matched, so these are the bytes of entries written from records that were
+	// validated when they were added: the entry is parsed with bounds checks, its cells are not walked
+	// again.
 	b := r.buf[r.pos:]
-	seq, n1 := uvarint(b)
-	if n1 <= 0 {
+	z, n := uvarint(b)
+	if n <= 0 {
 		return false, r.corrupt("truncated entry")
 	}
-	l, n2 := uvarint(b[n1:])
-	if n2 <= 0 || l > uint64(len(b)-n1-n2) {
+	b = b[n:]
+	f, n := uvarint(b)
+	if n <= 0 || f>>1 > uint64(len(r.prev.row)) {
+		return false, r.corrupt("malformed entry: shared row length")
+	}
+	b = b[n:]
+	sl, n := uvarint(b)
+	if n <= 0 || sl > uint64(len(b)-n) {
 		return false, r.corrupt("entry overruns its chunk")
 	}
-	// The chunk's CRC matched, so these are the bytes of a record that was validated when it was added:
-	// its header is parsed with bounds checks, its cells are not walked again.
-	rec := b[n1+n2 : n1+n2+int(l)]
-	h, cells, err := cellrec.ParseHeader(rec)
-	if err == nil && len(cells) == 0 {
-		err = errors.New("record without cells")
+	// The row is rebuilt in place: the previous view's row is no longer needed (cur is valid until
+	// the next call of next).
+	r.row = append(r.row[:f>>1], b[n:n+int(sl)]...)
+	b = b[n+int(sl):]
+	if f&1 != 0 {
+		fl, n := uvarint(b)
+		if n <= 0 || fl > uint64(len(b)-n) || len(b)-n-int(fl) < 9 {
+			return false, r.corrupt("entry overruns its chunk")
+		}
+		r.prev.family = b[n : n+int(fl) : n+int(fl)]
+		b = b[n+int(fl):]
+		r.prev.ts, r.prev.typ, r.prev.hdr = int64(binary.BigEndian.Uint64(b)), b[8], true
+		b = b[9:]
+	} else if !r.prev.hdr {
+		return false, r.corrupt("malformed entry: no header")
 	}
-	if err != nil {
-		return false, r.corrupt("malformed record: %v", err)
+	cl, n := uvarint(b)
+	if n <= 0 || cl > uint64(len(b)-n) {
+		return false, r.corrupt("entry overruns its chunk")
 	}
-	r.v.set(r.d, &h, cells, seq)
-	r.pos += n1 + n2 + int(l)
+	if cl == 0 {
+		return false, r.corrupt("malformed entry: record without cells")
+	}
+	cells := b[n : n+int(cl) : n+int(cl)]
+	r.prev.seq += uint64(int64(z>>1) ^ -int64(z&1))
+	r.prev.row = r.row[:len(r.row):len(r.row)]
+	h := cellrec.Header{Row: r.prev.row, Family: r.prev.family, TS: r.prev.ts, Type: hfilewriter.Type(r.prev.typ)}
+	r.v.set(r.d, &h, cells, r.prev.seq)
+	r.pos = len(r.buf) - len(b) + n + int(cl)
 	return true, nil
 }
 
@@ -376,7 +458,7 @@ func (r *runReader) close() error {
 		err = r.f.Close()
 		r.f = nil
 	}
-	r.disk, r.raw, r.buf, r.v = nil, nil, nil, view{}
+	r.disk, r.raw, r.buf, r.v, r.row, r.prev = nil, nil, nil, view{}, nil, entryState{}
 	if r.keep {
 		return err
 	}
