@@ -622,7 +622,7 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 		return nil, s.readErr
 	}
 	if s.free == nil {
-		s.free = make(chan *Batch, 8)
+		s.free = make(chan *Batch, 16)
 	}
 	var old *Batch
 	select {

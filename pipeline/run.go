@@ -72,7 +72,7 @@ func Run(ctx context.Context, inputs []Input, m *Mapping, opts RunOptions, sink 
 	fail := func(err error) { cancel(err) }
 
 	rej := NewRejectSink(opts.Rejects, opts.MaxRejects)
-	jobs := make(chan runJob, workers)
+	jobs := make(chan runJob, 4*workers)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 
