@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -478,41 +477,27 @@ func rollForward(dir, stg, runID string, inPlace bool) error {
 	return os.Remove(stg)
 }
 
-// syncTree fsyncs every file and directory under root (root included), up to syncParallel at once:
-// concurrent fsyncs of one file system share journal commits and cache flushes where one after another
-// each waits for its own.
+// syncTree fsyncs every file and directory under root (root included).
 func syncTree(root string) error {
-	const syncParallel = 16
-	var paths []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || d.Type().IsRegular() {
-			paths = append(paths, p)
+		if !d.IsDir() && !d.Type().IsRegular() {
+			return nil
 		}
-		return nil
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fmt.Errorf("fsync %s: %w", p, err)
+		}
+		return f.Close()
 	})
-	if err != nil {
-		return err
-	}
-	errs := make([]error, len(paths))
-	sem := make(chan struct{}, syncParallel)
-	var wg sync.WaitGroup
-	for i, p := range paths {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			errs[i] = syncDir(p)
-			<-sem
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
-// syncDir fsyncs a directory (or a file).
 func syncDir(dir string) error {
 	f, err := os.Open(dir)
 	if err != nil {
