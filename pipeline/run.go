@@ -72,6 +72,8 @@ func Run(ctx context.Context, inputs []Input, m *Mapping, opts RunOptions, sink 
 	fail := func(err error) { cancel(err) }
 
 	rej := NewRejectSink(opts.Rejects, opts.MaxRejects)
+	// Four batches a worker: while a worker spills an arena or waits for a sorter's lock, the reader
+	// keeps reading and the other workers keep busy (docs/design.md).
 	jobs := make(chan runJob, 4*workers)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
