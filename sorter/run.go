@@ -136,12 +136,12 @@ func (p *Pool) createRun(sl *slot) (*runWriter, error) {
 		raw: sl.raw[:chunkHdrSz]}, nil
 }
 
-// entryBound bounds the encoded length of v's entry (see appendEntry).
+// entryBound bounds the encoded length of v's entry (see appendEntryHead).
 func entryBound(v *view) int {
 	return 5*binary.MaxVarintLen64 + len(v.h.Row) + len(v.h.Family) + 9 + len(v.cells)
 }
 
-// add appends a view as one entry (see appendEntry).
+// add appends a view as one entry (see appendEntryHead).
 func (w *runWriter) add(v *view) error {
 	need := entryBound(v)
 	if len(w.raw) > chunkHdrSz && len(w.raw)-chunkHdrSz+need > w.chunk {
@@ -174,18 +174,17 @@ func (w *runWriter) add(v *view) error {
 // appendEntryHead appends all of v's entry but its cells, encoded against the previous entry of the
 // chunk, prev:
 //
-//	entry := uvarint(zigzag(seq - prev.seq))  uvarint(shared<<1 | newHeader)  uvarint(len(suffix)) suffix
+//	entry := varint(seq - prev.seq)  uvarint(shared<<1 | newHeader)  uvarint(len(suffix)) suffix
 //	         [uvarint(len(family)) family  ts (8 bytes, big-endian)  type (1 byte)]  uvarint(len(cells)) cells
 //
 // where the row is prev.row[:shared] followed by suffix, and the bracketed part is present when
 // newHeader is 1: at the start of a chunk and whenever family, timestamp or type change. Entries of a
 // run are sorted, so the row usually shares most of its bytes with the previous one, seqs of nearly
 // sorted input differ by little, and the family, timestamp and type of an export are the same all
-// along: an entry of a typical export row is a fifth smaller than the record it holds.
+// along: an entry of a typical export row is nearly a quarter smaller than the record it holds.
 func appendEntryHead(dst []byte, prev *entryState, v *view) []byte {
-	d := int64(v.seq - prev.seq)
-	dst = binary.AppendUvarint(dst, uint64(d<<1)^uint64(d>>63))
-	shared := commonPrefix(prev.row, v.h.Row)
+	dst = binary.AppendVarint(dst, int64(v.seq-prev.seq))
+	shared := hfilewriter.CommonPrefix(prev.row, v.h.Row)
 	newHdr := !prev.hdr || prev.ts != v.h.TS || prev.typ != byte(v.h.Type) || !bytes.Equal(prev.family, v.h.Family)
 	f := uint64(shared) << 1
 	if newHdr {
@@ -201,19 +200,6 @@ func appendEntryHead(dst []byte, prev *entryState, v *view) []byte {
 		dst = append(dst, byte(v.h.Type))
 	}
 	return binary.AppendUvarint(dst, uint64(len(v.cells)))
-}
-
-// commonPrefix is the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
-		i += 8
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
 }
 
 func putHeader(h []byte, rawLen, storedLen int, codec byte, crc uint32) {
@@ -403,7 +389,7 @@ func (r *runReader) next() (bool, error) {
 	// validated when they were added: the entry is parsed with bounds checks, its cells are not walked
 	// again.
 	b := r.buf[r.pos:]
-	z, n := uvarint(b)
+	d, n := binary.Varint(b)
 	if n <= 0 {
 		return false, r.corrupt("truncated entry")
 	}
@@ -441,7 +427,7 @@ func (r *runReader) next() (bool, error) {
 		return false, r.corrupt("malformed entry: record without cells")
 	}
 	cells := b[n : n+int(cl) : n+int(cl)]
-	r.prev.seq += uint64(int64(z>>1) ^ -int64(z&1))
+	r.prev.seq += uint64(d)
 	r.prev.row = r.row[:len(r.row):len(r.row)]
 	h := cellrec.Header{Row: r.prev.row, Family: r.prev.family, TS: r.prev.ts, Type: hfilewriter.Type(r.prev.typ)}
 	r.v.set(r.d, &h, cells, r.prev.seq)
