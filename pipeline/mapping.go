@@ -360,11 +360,15 @@ func compileColumn(cc *ColumnConfig, i int) (column, error) {
 	return c, nil
 }
 
-// checkFamily applies HBase's rules for family names that matter for files on disk.
+// checkFamily applies HBase's rules for family names (ColumnFamilyDescriptorBuilder.
+// isLegalColumnFamilyName, and the length limit of a cell's family). A name HBase refuses would only be
+// refused at commit, after the whole load, or be skipped by completebulkload.
 func checkFamily(f string) error {
 	switch {
 	case f == "":
 		return errors.New("empty family name")
+	case f == "recovered.edits":
+		return fmt.Errorf("family %q is reserved by HBase (a region's directory of recovered edits)", f)
 	case len(f) > hfilewriter.MaxFamilyLength:
 		return fmt.Errorf("family %q is longer than %d bytes", f, hfilewriter.MaxFamilyLength)
 	case strings.ContainsAny(f, ":/\\") || f[0] == '.':

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,30 @@ func TestDuplicatesKeepCounted(t *testing.T) {
 	}
 	if m.Counts["duplicates_kept"] != 2 || m.Counts["duplicates"] != 0 || m.Counts["cells_written"] != 4 {
 		t.Errorf("manifest counts %v: want duplicates_kept 2, duplicates 0, cells_written 4", m.Counts)
+	}
+}
+
+// Issue 23 item 7: a family name HBase reserves or refuses fails before any input is read (the input
+// here is a cut .gz that would exit 3 if it were read), not at commit after the whole load.
+func TestReservedFamilyRefusedBeforeReading(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "cut.csv.gz")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.Repeat([]byte("k,v\n"), 10000))
+	zw.Close()
+	if err := os.WriteFile(in, gz.Bytes()[:gz.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, fam := range []string{"recovered.edits", ".hidden", "a/b", "tab\there"} {
+		out := filepath.Join(dir, "out"+strconv.Itoa(i))
+		code, _, stderr := hfload(t, "run", "--input", in, "--columns", "HBASE_ROW_KEY,"+fam+":v", "--table", "t",
+			"--out", out, "--no-progress")
+		if code != 1 || !strings.Contains(stderr, "family") || strings.Contains(stderr, "internal error") {
+			t.Errorf("family %q: exit %d, stderr %q; want a configuration error (exit 1) naming the family", fam, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("family %q: %s exists", fam, out)
+		}
 	}
 }
