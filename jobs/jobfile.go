@@ -88,6 +88,10 @@ type Job struct {
 	JSON       bool   `yaml:"json,omitempty"`        // machine-readable output
 	Reload     bool   `yaml:"reload,omitempty"`      // reload inputs that changed since they were loaded
 
+	// MaxRecord bounds one CSV record (a quoted field that never closes is cut here and rejected);
+	// 0 = 64 MiB, at most 1 GiB.
+	MaxRecord Size `yaml:"max_record,omitempty"`
+
 	// Job-file-only keys.
 	Families    map[string]FamilyOptions `yaml:"families,omitempty"`
 	Mapping     yaml.Node                `yaml:"mapping,omitempty"`   // decoded by pipeline.MappingConfig

@@ -87,6 +87,9 @@ func decodeNodeStrict(n *yaml.Node, v any) error {
 	return nil
 }
 
+// maxRecordLimit is the largest max_record: a record is held whole in memory.
+const maxRecordLimit = 1 << 30
+
 // SourceOptions returns the input options of the job.
 func (j *Job) SourceOptions() (pipeline.SourceOptions, error) {
 	opts := pipeline.SourceOptions{Format: j.Format, Header: j.Header, Null: j.Null}
@@ -97,6 +100,10 @@ func (j *Job) SourceOptions() (pipeline.SourceOptions, error) {
 		}
 		opts.Separator = b
 	}
+	if j.MaxRecord < 0 || j.MaxRecord > maxRecordLimit {
+		return opts, fmt.Errorf("%w: max_record: %s is over the limit %s", ErrConfig, j.MaxRecord, Size(maxRecordLimit))
+	}
+	opts.MaxRecordBytes = int(j.MaxRecord)
 	return opts, nil
 }
 

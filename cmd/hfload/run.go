@@ -34,6 +34,7 @@ func addJobFlags(cmd *cobra.Command) *jobFlags {
 	f.String("columns", "", "ImportTsv column spec, e.g. HBASE_ROW_KEY,d:name,d:age,HBASE_TS_KEY")
 	f.Int64("max-rejects", 0, "bad rows allowed before failing: 0 = fail on the first, -1 = unlimited")
 	f.String("rejects", "", "JSON Lines file for rejected rows (default <out>/_rejects.jsonl)")
+	f.String("max-record", "", "longest CSV record: a record (a quoted field that never closes) past it is rejected (default 64MiB, at most 1GiB)")
 	f.Int("workers", 0, "parallel mapping workers (default: one per core)")
 	// Output side.
 	f.String("table", "", "HBase table name (used in the bulk-load command and manifest)")

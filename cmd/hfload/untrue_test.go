@@ -120,3 +120,37 @@ func TestReservedFamilyRefusedBeforeReading(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23 item 14: the record limit is a setting (--max-record / max_record), not a hidden 64 MiB.
+func TestMaxRecordSetting(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "long.csv")
+	// Row 2 has a 2,000-byte quoted field: a good row under the default limit, a bad one under 1 KiB.
+	data := "k1,a\nk2,\"" + strings.Repeat("x", 2000) + "\"\nk3,b\n"
+	if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(extra ...string) (int, string) {
+		t.Helper()
+		out := filepath.Join(dir, "out"+strconv.Itoa(len(extra)))
+		args := append([]string{"run", "--input", in, "--columns", "HBASE_ROW_KEY,d:v", "--table", "t", "--out", out,
+			"--no-progress", "--max-rejects", "-1", "--duplicates", "keep", "--json"}, extra...)
+		code, stdout, stderr := hfload(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+		return code, stdout
+	}
+	_, small := run("--max-record", "1KiB")
+	if !strings.Contains(small, `"rows_rejected": 1,`) || !strings.Contains(small, `"rows_keyed": 2,`) {
+		t.Errorf("--max-record 1KiB: want 1 row rejected and 2 keyed:\n%s", small)
+	}
+	_, dflt := run()
+	if !strings.Contains(dflt, `"rows_rejected": 0,`) || !strings.Contains(dflt, `"rows_keyed": 3,`) {
+		t.Errorf("default limit: want every row keyed:\n%s", dflt)
+	}
+	if code, _, stderr := hfload(t, "run", "--input", in, "--columns", "HBASE_ROW_KEY,d:v", "--table", "t",
+		"--out", filepath.Join(dir, "o"), "--max-record", "2GiB"); code != 1 || !strings.Contains(stderr, "max_record") {
+		t.Errorf("--max-record 2GiB: exit %d, %s; want a configuration error", code, stderr)
+	}
+}
