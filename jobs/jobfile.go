@@ -40,6 +40,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hfload/hfload/internal/suggest"
 )
 
 // Job is everything one `hfload run` needs. Every `hfload run` flag has a key
@@ -468,7 +470,7 @@ func checkKeys(name string, n *yaml.Node, t reflect.Type, path string) error {
 			f, ok := fieldByKey(t, k.Value)
 			if !ok {
 				msg := fmt.Sprintf("%s:%d: unknown key %q", name, k.Line, path+k.Value)
-				if s := suggest(k.Value, yamlKeys(t)); s != "" {
+				if s := suggestKey(k.Value, yamlKeys(t)); s != "" {
 					msg += fmt.Sprintf(" (did you mean %q?)", path+s)
 				}
 				return errors.New(msg)
@@ -502,46 +504,9 @@ func checkKeys(name string, n *yaml.Node, t reflect.Type, path string) error {
 	return nil
 }
 
-// suggest returns the candidate closest to s by edit distance, or "" when
-// nothing is close (distance more than a third of the length, at least 2).
-func suggest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	ls := strings.ToLower(strings.ReplaceAll(s, "-", "_"))
-	for _, c := range candidates {
-		d := editDistance(ls, c)
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := max(2, len(s)/3)
-	if bestD > limit {
-		return ""
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	// Optimal string alignment: insert, delete, substitute, swap neighbours.
-	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
-	for j := range rows[1] {
-		rows[1][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		pp, prev, cur := rows[0], rows[1], rows[2]
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], pp[j-2]+1)
-			}
-		}
-		rows[0], rows[1], rows[2] = prev, cur, pp
-	}
-	return rows[1][len(b)]
+// suggestKey returns the job-file key closest to s ('-' read as '_', any case), or "" when nothing is close.
+func suggestKey(s string, candidates []string) string {
+	return suggest.Closest(strings.ToLower(strings.ReplaceAll(s, "-", "_")), candidates)
 }
 
 // Keys returns every job-file key, dotted for nested ones (sorted), e.g. for

@@ -72,7 +72,7 @@ func setPath(v reflect.Value, segs []string, path, value string) error {
 		f, ok := fieldByKey(t, k)
 		if !ok {
 			msg := fmt.Sprintf("unknown key %q", path+segs[0])
-			if s := suggest(segs[0], yamlKeys(t)); s != "" {
+			if s := suggestKey(segs[0], yamlKeys(t)); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", path+s)
 			}
 			return fmt.Errorf("%s", msg)

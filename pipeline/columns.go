@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/hfload/hfload/internal/suggest"
 )
 
 // ImportTsv's special column names (org.apache.hadoop.hbase.mapreduce.ImportTsv.TsvParser).
@@ -72,6 +74,10 @@ func ParseColumns(spec string, opts ...ImportTsvOption) (*MappingConfig, error) 
 		case "":
 			return nil, fmt.Errorf("importtsv columns: empty entry at position %d", i+1)
 		default:
+			if s := importTsvKeyword(e); s != "" {
+				return nil, fmt.Errorf("importtsv columns: %q (position %d) is not an ImportTsv keyword: did you mean %s? (a whole-family cell with an empty qualifier is written %s:)",
+					e, i+1, s, e)
+			}
 			fam, _, _ := strings.Cut(e, ":")
 			if err := checkFamily(fam); err != nil {
 				return nil, fmt.Errorf("importtsv columns: %q (position %d): %w", e, i+1, err)
@@ -95,6 +101,16 @@ func ParseColumns(spec string, opts ...ImportTsvOption) (*MappingConfig, error) 
 		o(cfg)
 	}
 	return cfg, nil
+}
+
+// importTsvKeyword returns the ImportTsv keyword an entry without ':' was probably meant to be
+// (HBASE_ROWKEY, hbase_row_key), or "". Without the check such an entry silently becomes a family.
+func importTsvKeyword(e string) string {
+	if strings.Contains(e, ":") {
+		return ""
+	}
+	return suggest.Closest(strings.ToUpper(e), []string{ImportTsvRowKey, ImportTsvTimestamp, ImportTsvAttributes,
+		ImportTsvCellVisibility, ImportTsvCellTTL})
 }
 
 // ImportTsvOption adjusts the config ParseColumns returns, like ImportTsv's -D settings.

@@ -15,11 +15,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/suggest"
 )
 
 // Mapping is a compiled, immutable MappingConfig. It is safe for concurrent use; each worker maps
@@ -391,6 +393,14 @@ func (c *compileCtx) columnSlot(name string) (int, error) {
 	if i, ok := c.names[name]; ok {
 		return i, nil
 	}
+	names := make([]string, 0, len(c.names))
+	for n := range c.names {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if s := suggest.Closest(name, names); s != "" {
+		return 0, fmt.Errorf("unknown column %q (did you mean %q? otherwise declare it under columns)", name, s)
+	}
 	return 0, fmt.Errorf("unknown column %q (declare it under columns)", name)
 }
 
@@ -478,6 +488,9 @@ func findHeader(header []string, name string) (int, error) {
 	}
 	switch {
 	case n == 0:
+		if s := suggest.Closest(name, header); s != "" {
+			return 0, fmt.Errorf("column %q is not in the input's columns %q (did you mean %q?)", name, header, s)
+		}
 		return 0, fmt.Errorf("column %q is not in the input's columns %q", name, header)
 	case n > 1:
 		return 0, fmt.Errorf("column %q appears %d times in the input's columns %q; give its index", name, n, header)

@@ -116,6 +116,7 @@ Exit codes: 0 ok (also "nothing to do"), 1 usage or configuration error, 2 bad r
 			}
 		}
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(), newGenCmd())
 	for _, c := range extraCommands() {
 		root.AddCommand(c)

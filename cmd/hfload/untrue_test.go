@@ -154,3 +154,43 @@ func TestMaxRecordSetting(t *testing.T) {
 		t.Errorf("--max-record 2GiB: exit %d, %s; want a configuration error", code, stderr)
 	}
 }
+
+// Issue 23 item 9: typos get the closest name: flags, ImportTsv keywords, mapping and header names.
+func TestDidYouMean(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("order_id,customer_id\n1,7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := 0
+	job := func(mapping string) string {
+		jobs++
+		p := filepath.Join(dir, "job"+strconv.Itoa(jobs)+".yaml")
+		body := "input: [" + in + "]\nheader: true\ntable: t\nout: " + filepath.Join(dir, "out") + "\nmapping:\n" + mapping
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--colums", "HBASE_ROW_KEY,d:v"}, "unknown flag: --colums (did you mean --columns?)"},
+		{[]string{"hfile", "inspect", "--jsn", "f"}, "(did you mean --json?)"},
+		{[]string{"run", "--input", in, "--table", "t", "--out", filepath.Join(dir, "o1"), "--columns", "HBASE_ROWKEY,d:v"},
+			"did you mean HBASE_ROW_KEY?"},
+		{[]string{"run", "--input", in, "--table", "t", "--out", filepath.Join(dir, "o2"), "--columns", "HBASE_ROW_KEY,HBASE_TS_KY"},
+			"did you mean HBASE_TS_KEY?"},
+		{[]string{"run", job("  columns:\n    - {name: order_id}\n    - {name: customer_id, cell: \"d:c\"}\n  rowkey: [ordr_id]\n")},
+			`unknown column "ordr_id" (did you mean "order_id"?`},
+		{[]string{"run", job("  columns:\n    - {name: order_id}\n    - {name: custmer_id, cell: \"d:c\"}\n  rowkey: [order_id]\n")},
+			`(did you mean "customer_id"?)`},
+	}
+	for _, c := range cases {
+		code, _, stderr := hfload(t, c.args...)
+		if code != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("hfload %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+}
