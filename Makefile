@@ -4,7 +4,7 @@ BIN     := bin/hfload
 PKGS    := ./...
 DEMO    := demo-out
 
-.PHONY: build test bench bench-go bench-cli demo lint fuzz clean
+.PHONY: build test bench bench-go bench-cli demo lint fuzz clean cross
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hfload
@@ -29,6 +29,12 @@ bench-go:
 # End-to-end CLI benchmark against GNU sort on a generated export (see scripts/bench-cli.sh).
 bench-cli: build
 	bash scripts/bench-cli.sh
+
+# Build every release target (cmd/hfload's TestReleaseTargetsBuild checks the same list in make test).
+CROSS := linux/amd64 linux/arm64 darwin/arm64 windows/amd64
+cross:
+	@for t in $(CROSS); do echo "cross: $$t"; \
+	  GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build -o /dev/null ./cmd/hfload || exit 1; done
 
 demo: build
 	bash scripts/demo.sh $(DEMO)

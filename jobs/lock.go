@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -43,7 +42,8 @@ func (e *LockedError) Error() string {
 // Is makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 
-// Lock is an exclusive lock held through flock(2) on a lock file. The kernel
+// Lock is an exclusive lock held through flock(2) on a lock file (LockFileEx on Windows;
+// lock_unix.go and lock_windows.go hold the system calls). The kernel
 // drops a flock when its holder exits for any reason (including SIGKILL), so
 // a crashed run never blocks the next one, and two takers of a stale lock
 // cannot both win: flock decides, not the file's content. The file holds
@@ -73,13 +73,13 @@ func AcquireLock(path, purpose string) (*Lock, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lock: %w", err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if held, err := tryLockFile(f); err != nil || held {
 			holder := readLockInfo(f)
 			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
+			if held {
 				return nil, &LockedError{Path: path, Holder: holder}
 			}
-			return nil, fmt.Errorf("lock %s: flock: %w", path, err)
+			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		// The previous holder may have unlinked the file between our open
 		// and our flock (Release removes it); then we hold a lock on a
@@ -157,13 +157,6 @@ func ReadLock(path string) (info LockInfo, ok bool, err error) {
 	return info, processAlive(info.PID), nil
 }
 
-// processAlive: kill(pid, 0) succeeds or fails with EPERM for a live process
-// and fails with ESRCH for a dead one.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // Path is the lock file.
 func (l *Lock) Path() string { return l.path }
 
@@ -177,15 +170,10 @@ func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	var err error
-	if sameFile(l.f, l.path) {
-		if e := os.Remove(l.path); e != nil && !errors.Is(e, os.ErrNotExist) {
-			err = fmt.Errorf("unlock %s: %w", l.path, e)
-		}
-	}
-	if e := l.f.Close(); e != nil && err == nil {
-		err = fmt.Errorf("unlock %s: %w", l.path, e)
-	}
+	err := releaseLockFile(l.f, l.path)
 	l.f = nil
-	return err
+	if err != nil {
+		return fmt.Errorf("unlock %s: %w", l.path, err)
+	}
+	return nil
 }

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// releaseTargets are the platforms hfload is built for (`make cross` builds the same list).
+var releaseTargets = []string{"linux/amd64", "linux/arm64", "darwin/arm64", "windows/amd64"}
+
+// Issue 23 item 15: every release target builds (jobs/lock.go used flock and kill(2), which Windows
+// lacks). The compiler's cache makes this cheap after the first run.
+func TestReleaseTargetsBuild(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go not on PATH: %v", err)
+	}
+	for _, target := range releaseTargets {
+		goos, goarch, _ := strings.Cut(target, "/")
+		cmd := exec.Command(goBin, "build", "-o", os.DevNull, ".")
+		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("GOOS=%s GOARCH=%s go build ./cmd/hfload: %v\n%s", goos, goarch, err, out)
+		}
+	}
+}
