@@ -19,8 +19,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/internal/suggest"
 )
 
@@ -371,8 +371,8 @@ func checkFamily(f string) error {
 		return errors.New("empty family name")
 	case f == "recovered.edits":
 		return fmt.Errorf("family %q is reserved by HBase (a region's directory of recovered edits)", f)
-	case len(f) > hfilewriter.MaxFamilyLength:
-		return fmt.Errorf("family %q is longer than %d bytes", f, hfilewriter.MaxFamilyLength)
+	case len(f) > kv.MaxFamilyLength:
+		return fmt.Errorf("family %q is longer than %d bytes", f, kv.MaxFamilyLength)
 	case strings.ContainsAny(f, ":/\\") || f[0] == '.':
 		return fmt.Errorf("family %q: names cannot contain ':', '/' or '\\' or start with '.'", f)
 	}
