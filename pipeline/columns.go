@@ -28,8 +28,8 @@ const (
 // As ImportTsv does, every value is written as its text (type bytes: no UTF-8 check), an empty row key
 // rejects the row, and a row with more fields
 // than the spec has columns is rejected ("Excessive columns"). Missing trailing fields produce no cells.
-// A NULL field (an empty unquoted CSV field, the --null marker, a Parquet null) produces no cell, as
-// ImportTsv with importtsv.skip.empty.columns=true; a quoted empty field "" is an empty value.
+// A NULL field (a Parquet null, or a text field NULL by the NULL rule of SourceOptions) produces no
+// cell, as ImportTsv with importtsv.skip.empty.columns=true; a non-NULL empty field is an empty value.
 //
 // HBASE_CELL_TTL (milliseconds) and HBASE_CELL_VISIBILITY (an expression) become cell tags as ImportTsv's
 // TextSortReducer writes them: visibility tags first, then a TTL tag (type 8) when the TTL is > 0. They
@@ -117,7 +117,7 @@ func importTsvKeyword(e string) string {
 type ImportTsvOption func(*MappingConfig)
 
 // SkipEmptyColumns is -Dimporttsv.skip.empty.columns=true: empty fields too produce no cell (by default
-// only NULL fields — an empty unquoted CSV field, the NULL marker, a Parquet null — are skipped).
+// only NULL fields are skipped).
 func SkipEmptyColumns(cfg *MappingConfig) {
 	for i := range cfg.Columns {
 		if cfg.Columns[i].Cell != "" {

@@ -194,3 +194,66 @@ func TestDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23 item 5: one NULL rule, stated once (README, Dialects), referred to by help and docs, and
+// the behaviour it states: with a marker an empty unquoted field is an empty cell; without one it is NULL.
+func TestOneNullRule(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "n.csv")
+	if err := os.WriteFile(in, []byte("k1,,\\N,\"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cells := func(extra ...string) string {
+		t.Helper()
+		out := filepath.Join(dir, "out"+strconv.Itoa(len(extra)))
+		args := append([]string{"run", "--input", in, "--columns", "HBASE_ROW_KEY,d:a,d:b,d:c", "--table", "t",
+			"--out", out, "--no-progress", "--timestamp", "1"}, extra...)
+		if code, _, stderr := hfload(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "d", "*"))
+		if len(files) != 1 {
+			t.Fatalf("%v: %d HFiles", extra, len(files))
+		}
+		code, stdout, stderr := hfload(t, "hfile", "dump", files[0])
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		return stdout
+	}
+	// No marker (csv): the empty unquoted field is NULL (no cell), \N is text, "" is an empty cell.
+	if got, want := cells(), "k1\td:b\t1\tPut\t\\x5CN\nk1\td:c\t1\tPut\t\n"; got != want {
+		t.Errorf("without --null: cells\n%q, want\n%q", got, want)
+	}
+	// Marker \N: \N is NULL, the empty unquoted field is an empty cell.
+	if got, want := cells("--null", `\N`), "k1\td:a\t1\tPut\t\nk1\td:c\t1\tPut\t\n"; got != want {
+		t.Errorf("with --null '\\N': cells\n%q, want\n%q", got, want)
+	}
+
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(readme), "**The NULL rule**"); n != 1 {
+		t.Errorf("README states the NULL rule %d times, want once", n)
+	}
+	code, help, _ := hfload(t, "run", "--help")
+	if code != 0 {
+		t.Fatal("run --help failed")
+	}
+	for _, line := range strings.Split(help, "\n") {
+		if strings.Contains(line, "--null") && (strings.Contains(line, "always") || !strings.Contains(line, "Dialects")) {
+			t.Errorf("run --help states its own NULL rule instead of pointing to README Dialects: %q", line)
+		}
+	}
+	docs, _ := filepath.Glob("../../docs/*.md")
+	for _, d := range docs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "an empty unquoted CSV field, the `--null` marker") {
+			t.Errorf("%s restates the NULL rule (as empty field OR marker); point to README#dialects", d)
+		}
+	}
+}
