@@ -30,7 +30,8 @@ bench-go:
 bench-cli: build
 	bash scripts/bench-cli.sh
 
-# Build every release target (cmd/hfload's TestReleaseTargetsBuild checks the same list in make test).
+# Build every release target (.ci/run calls it; make test builds windows/amd64 in cmd/hfload's
+# TestReleaseTargetsBuild).
 CROSS := linux/amd64 linux/arm64 darwin/arm64 windows/amd64
 cross:
 	@for t in $(CROSS); do echo "cross: $$t"; \
