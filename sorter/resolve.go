@@ -1,6 +1,8 @@
 package sorter
 
 import (
+	"bytes"
+
 	"github.com/hfload/hfload/internal/cellrec"
 )
 
@@ -52,17 +54,21 @@ func (r *resolver) cells(c cursor) (cellrec.Header, []byte) {
 }
 
 // less orders two cursors by (current cell, seq). A cursor's current cell is in its record's row, so the
-// entry's row prefix still decides whenever it differs.
+// entry's row prefix still decides whenever it differs, and otherwise the rows compared in place do
+// unless they are equal.
 func (r *resolver) less(x, y cursor) bool {
 	ex, ey := &r.a.idx[x.i], &r.a.idx[y.i]
 	if ex.prefix != ey.prefix {
 		return ex.prefix < ey.prefix
 	}
+	if c := bytes.Compare(r.a.row(ex), r.a.row(ey)); c != 0 {
+		return c < 0
+	}
 	hx, cx := r.cells(x)
 	hy, cy := r.cells(y)
 	qx, vx, _ := r.a.d.Next(cx)
 	qy, vy, _ := r.a.d.Next(cy)
-	return cmpCells(&hx, qx, vx, ex.seq, &hy, qy, vy, ey.seq) < 0
+	return cmpCellsInRow(&hx, qx, vx, ex.seq, &hy, qy, vy, ey.seq) < 0
 }
 
 func (r *resolver) up(i int) {
@@ -132,8 +138,8 @@ func (r *resolver) next() (bool, error) {
 	h, cells := r.cells(top)
 	r.out.set(r.a.d, &h, cells, r.a.idx[top.i].seq)
 	n := len(cells)
-	if len(r.heap) > 1 || r.la >= 0 && r.a.idx[r.la].prefix == r.out.prefix {
-		// Something of the same row prefix comes next: hand on only what sorts before the smallest
+	if len(r.heap) > 1 || r.la >= 0 && r.a.idx[r.la].prefix == r.out.prefix && bytes.Equal(r.a.row(&r.a.idx[r.la]), h.Row) {
+		// Something of the same row comes next: hand on only what sorts before the smallest
 		// other candidate.
 		var b cursor
 		has := false
