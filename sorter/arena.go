@@ -257,72 +257,44 @@ func (o *idxOrder) next() (int, bool) {
 	return o.i - 1, true
 }
 
-// segOrder produces the positions of an index made of a few ascending segments, with a binary heap of
+// segOrder produces the positions of an index made of a few ascending segments, with a heap of
 // segment cursors ordered by the arena's comparator. On input that was sorted apart from how batches
 // interleaved, the top cursor stays on top for long stretches and each record costs one or two
 // comparisons, mostly on the cached prefixes.
 type segOrder struct {
-	a       *arena
-	h       []segCursor
+	h       heap[segCursor]
 	started bool
 }
 
 type segCursor struct{ i, end int }
 
 func newSegOrder(a *arena) *segOrder {
-	m := &segOrder{a: a, h: make([]segCursor, 0, len(a.segs))}
+	m := &segOrder{h: heap[segCursor]{s: make([]segCursor, 0, len(a.segs)), less: func(x, y segCursor) bool {
+		return a.compare(&a.idx[x.i], &a.idx[y.i]) < 0
+	}}}
 	for k, start := range a.segs {
 		end := len(a.idx)
 		if k+1 < len(a.segs) {
 			end = a.segs[k+1]
 		}
-		m.h = append(m.h, segCursor{start, end})
+		m.h.s = append(m.h.s, segCursor{start, end})
 	}
-	for i := len(m.h)/2 - 1; i >= 0; i-- {
-		m.down(i)
-	}
+	m.h.init()
 	return m
 }
 
-func (m *segOrder) less(x, y int) bool {
-	return m.a.compare(&m.a.idx[m.h[x].i], &m.a.idx[m.h[y].i]) < 0
-}
-
-func (m *segOrder) down(i int) {
-	n := len(m.h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		j := l
-		if r := l + 1; r < n && m.less(r, l) {
-			j = r
-		}
-		if !m.less(j, i) {
-			return
-		}
-		m.h[i], m.h[j] = m.h[j], m.h[i]
-		i = j
-	}
-}
-
 func (m *segOrder) next() (int, bool) {
-	if m.started && len(m.h) > 0 {
-		top := &m.h[0]
+	if m.started && len(m.h.s) > 0 {
+		top := &m.h.s[0]
 		top.i++
 		if top.i == top.end {
-			last := len(m.h) - 1
-			m.h[0] = m.h[last]
-			m.h = m.h[:last]
+			m.h.pop()
 		}
-		if len(m.h) > 0 {
-			m.down(0)
-		}
+		m.h.down(0)
 	}
 	m.started = true
-	if len(m.h) == 0 {
+	if len(m.h.s) == 0 {
 		return 0, false
 	}
-	return m.h[0].i, true
+	return m.h.s[0].i, true
 }

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // sharedPrefixRecords makes n one-cell records whose rows share long prefixes (the seeds' key shapes),
@@ -30,7 +30,7 @@ func sharedPrefixRecords(rng *rand.Rand, n int) []rec {
 		}
 		qual := fmt.Appendf(nil, "q%d", rng.IntN(3))
 		val := []byte{byte(rng.IntN(256))}
-		out[i] = rec{hfilewriter.AppendKeyValue(nil, row, []byte("f"), qual, int64(rng.IntN(2)), hfilewriter.TypePut, val), uint64(i)}
+		out[i] = rec{kv.AppendKeyValue(nil, row, []byte("f"), qual, int64(rng.IntN(2)), kv.TypePut, val), uint64(i)}
 	}
 	return out
 }

@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // shapeRow appends row i of a key shape (the seeds' key designs, whose first 8 bytes tie often):
@@ -38,7 +38,7 @@ func shapeData(shape string) (d *cellrec.Dict, recs [][]byte, kvBytes int) {
 	var row []byte
 	for i := 0; i < benchRows; i++ {
 		row = shapeRow(row[:0], shape, i, rng, benchRows)
-		h := cellrec.Header{Row: row, Family: []byte("d"), TS: 1700000000000, Type: hfilewriter.TypePut}
+		h := cellrec.Header{Row: row, Family: []byte("d"), TS: 1700000000000, Type: kv.TypePut}
 		rec := cellrec.AppendHeader(nil, h.Row, h.Family, h.TS, h.Type)
 		for q := 0; q < d.Len(); q++ {
 			binary.BigEndian.PutUint64(val, rng.Uint64())
