@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+
+	"github.com/hfload/hfload/internal/storage"
 )
 
 // Sentinel errors. Functions in this package wrap them (errors.Is works), and
@@ -54,6 +56,8 @@ func ExitCode(err error) int {
 		return ExitChanged
 	case errors.Is(err, ErrTooManyRejects):
 		return ExitRejects
+	case storage.IsStorageError(err):
+		return ExitIO // a bucket or object could not be read or written (the message says why)
 	case errors.Is(err, ErrConfig), errors.Is(err, ErrOutputExists):
 		return ExitUsage
 	case errors.Is(err, context.Canceled):
