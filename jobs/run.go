@@ -90,6 +90,7 @@ type Progress struct {
 	BytesDone    int64  // read: input bytes consumed; write: cell bytes written
 	BytesTotal   int64  // read: total input bytes (0 if unknown); write: total cell bytes
 	RowsRead     int64
+	RowsRejected int64 // read: rows rejected so far
 	CellsDone    int64
 	CellsTotal   int64
 	FilesWritten int
@@ -226,7 +227,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 
 	// Phase 1: read, map, route, sort (spilling as the budget requires).
 	var familyBytes = make([]atomic.Int64, nf)
-	var rowsRead, bytesRead atomic.Int64
+	var rowsRead, bytesRead, rowsRejected atomic.Int64
 	var totalInput int64
 	for _, in := range spec.Inputs {
 		if in.Size > 0 {
@@ -241,7 +242,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	if spec.Progress != nil {
 		inputs = progressInputs(inputs, func(rows, bytes int64) {
 			spec.Progress(Progress{Phase: "read", BytesDone: bytesRead.Add(bytes), BytesTotal: totalInput,
-				RowsRead: rowsRead.Add(rows)})
+				RowsRead: rowsRead.Add(rows), RowsRejected: rowsRejected.Load()})
 		})
 	}
 	splits := spec.Splits
@@ -321,6 +322,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		return nil
 	}
 	popts := spec.Pipeline
+	popts.Rejected = &rowsRejected
 	counts, err := pipeline.Run(ctx, inputs, spec.Mapping, popts, sink)
 	for _, in := range inputs {
 		in.SetTee(nil)
