@@ -80,6 +80,9 @@ type RunSpec struct {
 	// writes HFiles, once the inputs have been read: the manifest's input list without a serial pass
 	// over the inputs after the load.
 	FingerprintInputs bool
+	// NameSeed: the settings that shape the files (Job.nameSeed); HFile names derive from it and, with
+	// FingerprintInputs, from the inputs' checksums (run_names.go).
+	NameSeed []byte
 	// Progress receives progress events; nil = none. It is called from several goroutines.
 	Progress func(Progress)
 }
@@ -236,8 +239,10 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	}
 	inputs := spec.Inputs
 	var digests []*inputDigest
+	var waitChecksums func() error
 	if spec.FingerprintInputs {
 		digests = digestInputs(inputs)
+		waitChecksums = startChecksums(ctx, spec.Inputs, digests)
 	}
 	if spec.Progress != nil {
 		inputs = progressInputs(inputs, func(rows, bytes int64) {
@@ -332,8 +337,14 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 		return res, err
 	}
 
-	// Phase 2: merge each stream and write HFiles, while the inputs are checksummed for the manifest.
+	// Phase 2: merge each stream and write HFiles, while the inputs are fingerprinted for the manifest.
 	res.ReadTime = time.Since(start)
+	if waitChecksums != nil {
+		if err := waitChecksums(); err != nil {
+			return res, err
+		}
+	}
+	nameSeed := runNameSeed(spec, digests)
 	var fpDone chan error
 	if spec.FingerprintInputs {
 		fpDone = make(chan error, 1)
@@ -347,7 +358,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	for i := range familyBytes {
 		total += familyBytes[i].Load()
 	}
-	out := &outputWriter{spec: spec, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(), dict: pool.Dict(), pool: pool,
+	out := &outputWriter{spec: spec, nameSeed: nameSeed, dir: dir, families: families, totalBytes: total, tagged: spec.Mapping.CellTags(), dict: pool.Dict(), pool: pool,
 		verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if spec.Progress != nil {
 		out.progress = spec.Progress
@@ -407,7 +418,9 @@ func fingerprintInputs(ctx context.Context, inputs []pipeline.Input, digests []*
 		}
 		fp, err := Fingerprint(ctx, in.Path, false)
 		if err == nil {
-			if i < len(digests) && digests[i] != nil && digests[i].n == fp.Size {
+			if d := digestAt(digests, i); d != nil && d.sum != "" {
+				fp.Checksum = d.sum
+			} else if d != nil && d.n == fp.Size {
 				fp.Checksum = "sha256:" + hex.EncodeToString(digests[i].h.Sum(nil))
 			} else {
 				fp.Checksum, err = ChecksumFile(ctx, in.Path)
@@ -423,8 +436,9 @@ func fingerprintInputs(ctx context.Context, inputs []pipeline.Input, digests []*
 
 // inputDigest is the SHA-256 of an input's bytes as the load reads them, and how many it saw.
 type inputDigest struct {
-	h hash.Hash
-	n int64
+	h   hash.Hash
+	n   int64
+	sum string // "sha256:…" when computed apart from the load's reading (startChecksums)
 }
 
 func (d *inputDigest) Write(p []byte) (int, error) {

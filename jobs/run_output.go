@@ -3,8 +3,6 @@ package jobs
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +24,7 @@ import (
 // outputWriter turns sorted streams into HFiles under dir/<family>/.
 type outputWriter struct {
 	spec       *RunSpec
+	nameSeed   []byte // see run_names.go
 	dir        string
 	families   []string
 	totalBytes int64
@@ -386,11 +385,9 @@ func (o *outputWriter) newFileWriter(region, fam int, start, end []byte) *fileWr
 	return &fileWriter{o: o, region: region, fam: fam, regionStart: start, regionEnd: end}
 }
 
-// fileName is deterministic: 32 hex characters (like HBase's own store file names, which must not
-// contain '-' or '.'), derived from table, family, region and part.
+// fileName is deterministic for an identical run and differs between different ones (run_names.go).
 func (o *outputWriter) fileName(fam string, region, part int) string {
-	h := md5.Sum([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%d", o.spec.Table, fam, region, part)))
-	return hex.EncodeToString(h[:])
+	return hfileName(o.nameSeed, o.spec.Table, fam, region, part)
 }
 
 func (fw *fileWriter) writerOptions() hfilewriter.WriterOptions {

@@ -288,6 +288,9 @@ func (j *Job) PrepareContext(ctx context.Context, now time.Time) (*RunSpec, erro
 	if spec.MaxFileSize == 0 {
 		spec.MaxFileSize = defaultMaxFileSize
 	}
+	if spec.NameSeed, err = j.nameSeed(ts, splits); err != nil {
+		return nil, err
+	}
 	if agg != nil {
 		agg.Apply(spec)
 	}
