@@ -10,24 +10,24 @@ import (
 // Trailer is the fixed file trailer of an HFile (§9 of the format spec): where the load-on-open section
 // and the file info live, index shape, counts, comparator and compression codec.
 type Trailer struct {
-	MajorVersion              int         `json:"majorVersion"`
-	MinorVersion              int         `json:"minorVersion"`
-	Size                      int         `json:"trailerSize"` // 212 (v2) or 4096 (v3)
-	Protobuf                  bool        `json:"protobuf"`    // false: legacy Writable trailer (v2 minor < 2)
-	FileInfoOffset            int64       `json:"fileInfoOffset"`
-	LoadOnOpenOffset          int64       `json:"loadOnOpenDataOffset"`
-	UncompressedDataIndexSize uint64      `json:"uncompressedDataIndexSize"`
-	TotalUncompressedBytes    uint64      `json:"totalUncompressedBytes"`
-	DataIndexCount            uint32      `json:"dataIndexCount"`
-	MetaIndexCount            uint32      `json:"metaIndexCount"`
-	EntryCount                uint64      `json:"entryCount"`
-	NumDataIndexLevels        uint32      `json:"numDataIndexLevels"`
-	FirstDataBlockOffset      int64       `json:"firstDataBlockOffset"`
-	LastDataBlockOffset       int64       `json:"lastDataBlockOffset"`
-	ComparatorClassName       string      `json:"comparatorClassName"`
-	Compression               Compression `json:"compressionCodec"`
-	CompressionName           string      `json:"compression"`
-	Encrypted                 bool        `json:"encrypted"`
+	MajorVersion              int              `json:"majorVersion"`
+	MinorVersion              int              `json:"minorVersion"`
+	Size                      int              `json:"trailerSize"` // 212 (v2) or 4096 (v3)
+	Protobuf                  bool             `json:"protobuf"`    // false: legacy Writable trailer (v2 minor < 2)
+	FileInfoOffset            int64            `json:"fileInfoOffset"`
+	LoadOnOpenOffset          int64            `json:"loadOnOpenDataOffset"`
+	UncompressedDataIndexSize uint64           `json:"uncompressedDataIndexSize"`
+	TotalUncompressedBytes    uint64           `json:"totalUncompressedBytes"`
+	DataIndexCount            uint32           `json:"dataIndexCount"`
+	MetaIndexCount            uint32           `json:"metaIndexCount"`
+	EntryCount                uint64           `json:"entryCount"`
+	NumDataIndexLevels        uint32           `json:"numDataIndexLevels"`
+	FirstDataBlockOffset      int64            `json:"firstDataBlockOffset"`
+	LastDataBlockOffset       int64            `json:"lastDataBlockOffset"`
+	ComparatorClassName       string           `json:"comparatorClassName"`
+	Compression               CompressionCodec `json:"compressionCodec"`
+	CompressionName           string           `json:"compression"`
+	Encrypted                 bool             `json:"encrypted"`
 }
 
 // readTrailerSizeFor returns the trailer size of a major version.
@@ -69,7 +69,7 @@ func readTrailer(r readAtFunc, size int64) (*Trailer, error) {
 	if err := r(buf, size-int64(tsize)); err != nil {
 		return nil, fmt.Errorf("reading trailer: %w", err)
 	}
-	if !bytes.Equal(buf[:8], TrailerMagic[:]) {
+	if string(buf[:8]) != string(TrailerMagic) {
 		return nil, fmt.Errorf("bad trailer magic %q at offset %d (want %q): not an HFile or truncated", buf[:8], size-int64(tsize), TrailerMagic[:])
 	}
 	t := &Trailer{MajorVersion: major, MinorVersion: minor, Size: tsize}
@@ -99,7 +99,7 @@ func (t *Trailer) readWritable(b []byte) error {
 	t.MetaIndexCount = be.Uint32(b[28:])
 	t.TotalUncompressedBytes = be.Uint64(b[32:])
 	t.EntryCount = be.Uint64(b[40:])
-	t.Compression = Compression(be.Uint32(b[48:]))
+	t.Compression = CompressionCodec(be.Uint32(b[48:]))
 	t.NumDataIndexLevels = be.Uint32(b[52:])
 	t.FirstDataBlockOffset = int64(be.Uint64(b[56:]))
 	t.LastDataBlockOffset = int64(be.Uint64(b[64:]))
@@ -148,7 +148,7 @@ func (t *Trailer) readProto(b []byte) error {
 			}
 			t.ComparatorClassName = string(data)
 		case 12:
-			t.Compression = Compression(v)
+			t.Compression = CompressionCodec(v)
 		case 13:
 			t.Encrypted = wt == 2
 		}

@@ -11,16 +11,26 @@ import (
 	"github.com/hfload/hfload/partition"
 )
 
-// Enumerations accepted by Validate (lower case; matching is case-insensitive
-// and Validate normalizes the job's fields to lower case).
-var (
-	Formats      = []string{"csv", "parquet"}
-	Compressions = []string{"none", "gz", "snappy", "lz4", "zstd"}
-	Blooms       = []string{"none", "row", "rowcol"}
-	Encodings    = []string{"none", "prefix", "diff", "fast_diff"}
-	Duplicates   = []string{"error", "first", "last", "keep"}
-	Watermarks   = []string{"string", "number", "time"}
-)
+// Enumerations accepted by Validate (lower case; matching is case-insensitive and Validate
+// normalizes the job's fields to lower case). Each call returns a new slice.
+
+// Formats returns the input formats a job accepts.
+func Formats() []string { return []string{"csv", "parquet"} }
+
+// Compressions returns the HFile compression names a job accepts.
+func Compressions() []string { return []string{"none", "gz", "snappy", "lz4", "zstd"} }
+
+// Blooms returns the bloom filter types a job accepts.
+func Blooms() []string { return []string{"none", "row", "rowcol"} }
+
+// Encodings returns the data block encodings a job accepts.
+func Encodings() []string { return []string{"none", "prefix", "diff", "fast_diff"} }
+
+// DuplicatePolicies returns the duplicates policies a job accepts.
+func DuplicatePolicies() []string { return []string{"error", "first", "last", "keep"} }
+
+// Watermarks returns the incremental watermark types a job accepts.
+func Watermarks() []string { return []string{"string", "number", "time"} }
 
 // Limits of HBase's TableDescriptorChecker for a family's block size.
 const (
@@ -74,16 +84,16 @@ func (j *Job) Validate() error {
 		}
 		add("%s: %q is not one of %s", key, *v, strings.Join(allowed, ", "))
 	}
-	checkEnum("format", &j.Format, Formats)
+	checkEnum("format", &j.Format, Formats())
 	if j.Separator != "" {
 		if _, err := SeparatorByte(j.Separator); err != nil {
 			add("separator: %v", err)
 		}
 	}
-	checkEnum("compression", &j.Compression, Compressions)
-	checkEnum("bloom", &j.Bloom, Blooms)
-	checkEnum("encoding", &j.Encoding, Encodings)
-	checkEnum("duplicates", &j.Duplicates, Duplicates)
+	checkEnum("compression", &j.Compression, Compressions())
+	checkEnum("bloom", &j.Bloom, Blooms())
+	checkEnum("encoding", &j.Encoding, Encodings())
+	checkEnum("duplicates", &j.Duplicates, DuplicatePolicies())
 	checkBlock := func(key string, s Size) {
 		if s != 0 && (s < MinBlockSize || s > MaxBlockSize) {
 			add("%s: %s is outside HBase's limits %s..%s", key, s, Size(MinBlockSize), Size(MaxBlockSize))
@@ -156,9 +166,9 @@ func (j *Job) Validate() error {
 			add("families: %v", err)
 		}
 		p := "families." + name + "."
-		checkEnum(p+"compression", &f.Compression, Compressions)
-		checkEnum(p+"bloom", &f.Bloom, Blooms)
-		checkEnum(p+"encoding", &f.Encoding, Encodings)
+		checkEnum(p+"compression", &f.Compression, Compressions())
+		checkEnum(p+"bloom", &f.Bloom, Blooms())
+		checkEnum(p+"encoding", &f.Encoding, Encodings())
 		checkBlock(p+"block_size", f.BlockSize)
 		j.Families[name] = f
 	}
@@ -174,7 +184,7 @@ func (j *Job) Validate() error {
 	if inc.WatermarkType != "" && inc.Watermark == "" {
 		add("incremental.watermark_type: set without incremental.watermark")
 	}
-	checkEnum("incremental.watermark_type", &inc.WatermarkType, Watermarks)
+	checkEnum("incremental.watermark_type", &inc.WatermarkType, Watermarks())
 	if !inc.IsZero() && j.StateDir == "" {
 		add("incremental: needs state_dir (where runs and watermarks are recorded)")
 	}
