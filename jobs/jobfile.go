@@ -39,6 +39,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hfload/hfload/internal/engine"
 	"gopkg.in/yaml.v3"
 )
 
@@ -147,7 +148,7 @@ func (j *Job) MemoryBudget() int64 {
 	if j.Memory > 0 {
 		return int64(j.Memory)
 	}
-	return defaultMemory
+	return engine.DefaultMemory
 }
 
 // RunParent is the directory that holds a job run's output directories:

@@ -379,7 +379,7 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	}
 	if rp.Sample.DupCells > 0 {
 		warn("%d sampled cells share their key with another sampled cell (duplicates: %s); the run fails unless duplicates is first, last or keep, or aggregate is set",
-			rp.Sample.DupCells, policy(spec))
+			rp.Sample.DupCells, spec.DuplicatePolicy())
 	}
 	if rp.Sample.Rejected > 0 {
 		warn("%d of %d sampled rows were rejected (max_rejects %d)", rp.Sample.Rejected, rp.Sample.Rows, job.MaxRejects)

@@ -197,7 +197,7 @@ func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, starte
 		bytesWritten += f.Bytes
 	}
 	dropped := int64(0)
-	if spec.Combine == nil && policy(spec) != DuplicatesKeep {
+	if spec.Combine == nil && spec.DuplicatePolicy() != DuplicatesKeep {
 		dropped = lr.Duplicates
 	}
 	m.Counts = Counts{
