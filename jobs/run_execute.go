@@ -12,15 +12,10 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/internal/kv"
+	"github.com/hfload/hfload/internal/version"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
-
-// Version is the tool version recorded in manifests (set by the command from its build version).
-var toolVersion = "dev"
-
-// SetToolVersion records the version string manifests carry.
-func SetToolVersion(v string) { toolVersion = v }
 
 // ExecuteOptions are the knobs of Execute that are not part of the job.
 type ExecuteOptions struct {
@@ -176,7 +171,7 @@ func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, starte
 	m := &Manifest{
 		ManifestVersion: ManifestVersion,
 		Tool:            "hfload",
-		ToolVersion:     toolVersion,
+		ToolVersion:     version.String(),
 		RunID:           runID,
 		Job:             job.Name,
 		Table:           job.Table,

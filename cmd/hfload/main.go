@@ -15,11 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hfload/hfload/internal/version"
 	"github.com/hfload/hfload/jobs"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -67,7 +65,7 @@ func newRootCmd() *cobra.Command {
 
 Exit codes: 0 ok (also "nothing to do"), 1 usage or configuration error, 2 bad rows over --max-rejects,
 3 I/O error, 4 another run holds the job's lock, 5 a loaded input changed (use --reload), 130 interrupted.`,
-		Version:       version,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
