@@ -234,9 +234,6 @@ const (
 	BloomRowCol
 )
 
-// BloomTypes returns the bloom types a Writer can write, in the order of their constants.
-func BloomTypes() []BloomType { return []BloomType{BloomRow, BloomNone, BloomRowCol} }
-
 // String returns the name HBase stores in file info (BLOOM_FILTER_TYPE).
 func (b BloomType) String() string {
 	switch b {

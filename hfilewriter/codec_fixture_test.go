@@ -11,6 +11,14 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// newWriteCompressor is the compressor of a codec at its default level.
+func newWriteCompressor(c Compression) (writeCompressor, error) { return newWriteCompressorLevel(c, 0) }
+
+// decompressBlockPayload decompresses one block payload into a new buffer.
+func decompressBlockPayload(codec CompressionCodec, src []byte, n int) ([]byte, error) {
+	return decompressBlockPayloadInto(codec, src, n, nil)
+}
+
 // These fixtures derive the expected bytes by hand from the formats' specifications, independently
 // of the encoder/compressor code under test.
 

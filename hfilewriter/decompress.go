@@ -16,15 +16,11 @@ import (
 // zstdFrameMagic starts every zstd frame.
 var zstdFrameMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
 
-// decompressBlockPayload decompresses one block's on-disk payload with the file's codec; the result
-// must be exactly n bytes (the header's uncompressedSizeWithoutHeader).
-func decompressBlockPayload(codec CompressionCodec, src []byte, n int) ([]byte, error) {
-	return decompressBlockPayloadInto(codec, src, n, nil)
-}
-
-// decompressBlockPayloadInto is decompressBlockPayload decompressing into *buf when it is large
-// enough (growing it otherwise), for sequential scans that drop each payload before the next: the
-// result is valid until the next call with the same buf. A nil buf allocates every time.
+// decompressBlockPayloadInto decompresses one block's on-disk payload with the file's codec; the
+// result must be exactly n bytes (the header's uncompressedSizeWithoutHeader). It decompresses into
+// *buf when it is large enough (growing it otherwise), for sequential scans that drop each payload
+// before the next: the result is valid until the next call with the same buf. A nil buf allocates
+// every time.
 func decompressBlockPayloadInto(codec CompressionCodec, src []byte, n int, buf *[]byte) ([]byte, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("negative uncompressed size %d", n)

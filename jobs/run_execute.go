@@ -164,21 +164,11 @@ func classifyLoadError(err error) error {
 }
 
 func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, started, finished time.Time) (*Manifest, error) {
-	settings, err := job.Settings()
+	m, err := NewManifest(job, version.String(), runID, started)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{
-		ManifestVersion: ManifestVersion,
-		Tool:            "hfload",
-		ToolVersion:     version.String(),
-		RunID:           runID,
-		Job:             job.Name,
-		Table:           job.Table,
-		Started:         started.UTC(),
-		Finished:        finished.UTC(),
-		Settings:        settings,
-	}
+	m.Finished = finished.UTC()
 	if lr.Inputs != nil {
 		m.Inputs = lr.Inputs // taken by Load while it wrote the HFiles
 	} else if m.Inputs, err = fingerprintInputs(context.Background(), spec.Inputs, nil); err != nil {

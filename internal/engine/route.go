@@ -19,16 +19,17 @@ type router struct {
 	sorters     []*sorter.Sorter // region*len(families) + family
 	regions     int
 	nf          int
-	splits      partition.Splits
+	route       *partition.Router  // split points known up front (regions > 1)
 	sampler     *partition.Sampler // SplitSample > 0
 	familyBytes []atomic.Int64     // KeyValue bytes routed per family
 	scratch     sync.Pool          // *sinkScratch, reused across batches
 }
 
 func newRouter(spec *Spec, pool *sorter.Pool, families []string) *router {
-	rt := &router{regions: 1, nf: len(families), splits: spec.Splits, familyBytes: make([]atomic.Int64, len(families))}
+	rt := &router{regions: 1, nf: len(families), familyBytes: make([]atomic.Int64, len(families))}
 	if spec.SplitSample <= 0 && len(spec.Splits) > 0 {
 		rt.regions = len(spec.Splits) + 1
+		rt.route = partition.NewRouter(spec.Splits)
 	}
 	rt.sorters = make([]*sorter.Sorter, rt.regions*rt.nf)
 	sopts := sorter.SorterOptions{Combine: spec.Combine, CombineErr: spec.CombineErr, FoldSeqLast: spec.FoldSeqLast}
@@ -63,7 +64,7 @@ func (rt *router) totalBytes() int64 {
 // add groups a batch's records by sorter (a counting sort of record indexes) and adds each group under
 // one lock acquisition. Scratch slices are reused across batches through a sync.Pool.
 func (rt *router) add(cb *pipeline.CellBatch) error {
-	sorters, regions, nf, splits, sampler := rt.sorters, rt.regions, rt.nf, rt.splits, rt.sampler
+	sorters, regions, nf, route, sampler := rt.sorters, rt.regions, rt.nf, rt.route, rt.sampler
 	sc, _ := rt.scratch.Get().(*sinkScratch)
 	if sc == nil {
 		sc = &sinkScratch{}
@@ -79,7 +80,7 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 		r := &refs[i]
 		t := int(r.Family)
 		if regions > 1 {
-			t += splits.Region(cellrec.Row(cb.Record(i))) * nf
+			t += route.Region(cellrec.Row(cb.Record(i))) * nf
 		} else if sampler != nil {
 			// Once per run of records of one row, with the bytes of the KeyValues they stand for.
 			row := cellrec.Row(cb.Record(i))
