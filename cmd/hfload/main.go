@@ -1,6 +1,3 @@
-// Command hfload turns relational exports (CSV, Parquet) into Apache HBase HFiles ready for
-// `hbase completebulkload`. This package is the command line only: flags, progress and exit codes; the
-// work happens in the jobs, pipeline, partition, sorter and hfilewriter packages.
 package main
 
 import (
