@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -191,7 +190,7 @@ func (rp *RunPlan) planInputs(ctx context.Context, job *Job, spec *RunSpec) ([]p
 		inputs = nil
 	}
 	for _, in := range inputs {
-		abs, _ := filepath.Abs(in.Path)
+		abs, _ := absInput(in.Path)
 		a := "load"
 		if changed[abs] {
 			a = "reload"
