@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"crypto/md5"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -12,12 +11,11 @@ import (
 	"github.com/hfload/hfload/pipeline"
 )
 
-// HFile names. Outputs of several runs or workers end up side by side (one bulk-load directory, one
-// bucket prefix), so two different loads must not name their files alike, while an identical rerun must
-// produce the same names (and bytes). A name is the MD5 of the run's name seed and the file's table,
-// family, region and part; the seed is the SHA-256 of the settings that shape the files (RunSpec.NameSeed:
-// mapping, HFile options, duplicates policy, split options and the resolved split points, the cell
-// timestamp) and of the content of every input: the SHA-256 the manifest records, taken from the bytes
+// HFile names (engine.Spec.NameSeed, internal/engine/names.go). Outputs of several runs or workers end
+// up side by side (one bulk-load directory, one bucket prefix), so two different loads must not name
+// their files alike, while an identical rerun must produce the same names (and bytes). The seed is the
+// SHA-256 of the settings that shape the files (RunSpec.SettingsSeed: mapping, HFile options,
+// duplicates policy, split options and the resolved split points, the cell timestamp) and of the content of every input: the SHA-256 the manifest records, taken from the bytes
 // the load read (text inputs) or computed while they are read (Parquet; the pass the manifest needed
 // anyway, moved earlier). Standard input has no checksum; its runs are told apart by settings and
 // timestamp only.
@@ -27,7 +25,7 @@ import (
 var nameSeedExclude = []string{"name", "input", "out", "rejects", "max_rejects", "workers", "json", "reload",
 	"state_dir", "memory", "labels"}
 
-// nameSeed returns RunSpec.NameSeed: the job's file-shaping settings, the timestamp and the split points.
+// nameSeed returns RunSpec.SettingsSeed: the job's file-shaping settings, the timestamp and the split points.
 func (j *Job) nameSeed(ts int64, splits [][]byte) ([]byte, error) {
 	settings, err := j.Settings()
 	if err != nil {
@@ -86,7 +84,7 @@ func startChecksums(ctx context.Context, inputs []pipeline.Input, digests []*inp
 // runNameSeed folds the inputs' checksums (where known) into the spec's seed.
 func runNameSeed(spec *RunSpec, digests []*inputDigest) []byte {
 	h := sha256.New()
-	h.Write(spec.NameSeed)
+	h.Write(spec.SettingsSeed)
 	for i, in := range spec.Inputs {
 		switch d := digestAt(digests, i); {
 		case d == nil:
@@ -105,13 +103,4 @@ func digestAt(digests []*inputDigest, i int) *inputDigest {
 		return digests[i]
 	}
 	return nil
-}
-
-// hfileName is a file's name: 32 hex characters (like HBase's own store file names, which must not
-// contain '-' or '.').
-func hfileName(seed []byte, table, fam string, region, part int) string {
-	h := md5.New()
-	h.Write(seed)
-	fmt.Fprintf(h, "\x00%s\x00%s\x00%d\x00%d", table, fam, region, part)
-	return hex.EncodeToString(h.Sum(nil))
 }
