@@ -12,15 +12,10 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/internal/kv"
+	"github.com/hfload/hfload/internal/version"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
-
-// Version is the tool version recorded in manifests (set by the command from its build version).
-var toolVersion = "dev"
-
-// SetToolVersion records the version string manifests carry.
-func SetToolVersion(v string) { toolVersion = v }
 
 // ExecuteOptions are the knobs of Execute that are not part of the job.
 type ExecuteOptions struct {
@@ -169,21 +164,11 @@ func classifyLoadError(err error) error {
 }
 
 func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, started, finished time.Time) (*Manifest, error) {
-	settings, err := job.Settings()
+	m, err := NewManifest(job, version.String(), runID, started)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{
-		ManifestVersion: ManifestVersion,
-		Tool:            "hfload",
-		ToolVersion:     toolVersion,
-		RunID:           runID,
-		Job:             job.Name,
-		Table:           job.Table,
-		Started:         started.UTC(),
-		Finished:        finished.UTC(),
-		Settings:        settings,
-	}
+	m.Finished = finished.UTC()
 	if lr.Inputs != nil {
 		m.Inputs = lr.Inputs // taken by Load while it wrote the HFiles
 	} else if m.Inputs, err = fingerprintInputs(context.Background(), spec.Inputs, nil); err != nil {
@@ -197,7 +182,7 @@ func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, starte
 		bytesWritten += f.Bytes
 	}
 	dropped, kept := int64(0), int64(0)
-	if spec.Combine == nil && policy(spec) != DuplicatesKeep {
+	if spec.Combine == nil && spec.DuplicatePolicy() != DuplicatesKeep {
 		dropped = lr.Duplicates
 	} else if spec.Combine == nil {
 		kept = lr.Duplicates
@@ -258,10 +243,15 @@ func (r *ExecuteResult) Summary() string {
 	if c.Combined > 0 {
 		fmt.Fprintf(&b, ", %d folded by aggregation", c.Combined)
 	}
-	fmt.Fprintf(&b, "\nhfiles         %d files, %s, %d regions\n", c.FilesWritten, HumanSize(c.BytesWritten), len(r.Splits)+1)
+	fmt.Fprintf(&b, "\nhfiles         %s, %s, %s\n", Count(c.FilesWritten, "file"), HumanSize(c.BytesWritten), Count(int64(len(r.Splits)+1), "region"))
 	if r.Seconds > 0 {
-		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s of input): read+sort %.1fs, write %.1fs (verify tail %.1fs), commit %.1fs; %d spills (%s), %d merge passes, peak sort memory %s\n",
-			r.Seconds, float64(c.BytesRead)/1e6/r.Seconds, r.ReadSeconds, r.WriteSeconds, r.VerifyWaitSeconds, r.CommitSeconds, r.Spills, HumanSize(r.SpillBytes), r.MergePasses, HumanSize(r.PeakSortBytes))
+		fmt.Fprintf(&b, "time           %.1fs (%.1f MB/s): read+sort %.1fs, write %.1fs", r.Seconds,
+			float64(c.BytesRead)/1e6/r.Seconds, r.ReadSeconds, r.WriteSeconds)
+		if r.VerifyWaitSeconds >= 0.05 {
+			fmt.Fprintf(&b, " (verify %.1fs)", r.VerifyWaitSeconds) // verifications finishing after the last write
+		}
+		fmt.Fprintf(&b, ", commit %.1fs\nsort           %s (%s), %s, peak memory %s\n", r.CommitSeconds,
+			Count(r.Spills, "spill"), HumanSize(r.SpillBytes), Count(r.MergePasses, "merge pass"), HumanSize(r.PeakSortBytes))
 	}
 	if r.RejectsFile != "" {
 		fmt.Fprintf(&b, "rejects        %s\n", r.RejectsFile)
@@ -320,7 +310,7 @@ func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, fina
 		if job.Rejects == "" {
 			res.RejectsFile = filepath.Join(finalDir, "_rejects.jsonl")
 		}
-		logf("%d rows rejected: see %s", lr.Counts.RowsRejected, res.RejectsFile)
+		logf("%s rejected: see %s", Count(lr.Counts.RowsRejected, "row"), res.RejectsFile)
 	}
 	for _, s := range lr.Splits {
 		res.Splits = append(res.Splits, kv.ToStringBinary(s))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/engine"
 	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/partition"
@@ -272,7 +273,7 @@ func (j *Job) PrepareContext(ctx context.Context, now time.Time) (*RunSpec, erro
 			return nil, fmt.Errorf("%w: families: %q is not a family of the mapping (families: %v)", ErrConfig, fam, m.Families())
 		}
 	}
-	spec := &RunSpec{
+	spec := &RunSpec{Spec: engine.Spec{
 		Table:       j.Table,
 		Inputs:      inputs,
 		Mapping:     m,
@@ -284,9 +285,12 @@ func (j *Job) PrepareContext(ctx context.Context, now time.Time) (*RunSpec, erro
 		MaxFileSize: int64(j.MaxFileSize),
 		Duplicates:  dup,
 		SourceTask:  "hfload",
-	}
+	}}
 	if spec.MaxFileSize == 0 {
-		spec.MaxFileSize = defaultMaxFileSize
+		spec.MaxFileSize = engine.DefaultMaxFileSize
+	}
+	if spec.SettingsSeed, err = j.nameSeed(ts, splits); err != nil {
+		return nil, err
 	}
 	if agg != nil {
 		agg.Apply(spec)

@@ -133,3 +133,16 @@ func HumanSize(n int64) string {
 	}
 	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + string("KMGTP"[exp]) + "iB"
 }
+
+// Count renders n with its noun in the right number: Count(1, "file") = "1 file", Count(2, "pass") =
+// "2 passes".
+func Count(n int64, noun string) string {
+	s := strconv.FormatInt(n, 10) + " " + noun
+	switch {
+	case n == 1:
+		return s
+	case strings.HasSuffix(noun, "s"):
+		return s + "es"
+	}
+	return s + "s"
+}

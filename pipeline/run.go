@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // RunOptions configures Run.
@@ -21,6 +22,8 @@ type RunOptions struct {
 	// Timestamp is the job's start time in epoch milliseconds, the cell timestamp of mappings without a
 	// timestamp column or value. It must be set (> 0) for such mappings, so that output is reproducible.
 	Timestamp int64
+	// Rejected, when set, follows the number of rows rejected so far (for progress displays).
+	Rejected *atomic.Int64
 }
 
 // Counts are the totals of a run. They reconcile: RowsRead = RowsKeyed + RowsRejected.
@@ -99,6 +102,9 @@ func Run(ctx context.Context, inputs []Input, m *Mapping, opts RunOptions, sink 
 				err := mp.mapBatch(j.b, j.header, &cb)
 				if err == nil {
 					err = rej.commit(j.order, &mp.rejects)
+					if opts.Rejected != nil {
+						opts.Rejected.Store(rej.Count())
+					}
 				}
 				if err == nil && len(cb.Records) > 0 {
 					if err = sink(&cb); err != nil {

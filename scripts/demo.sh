@@ -16,7 +16,7 @@ head -4 "$out/orders.csv" || true
 step "2. load it: ImportTsv-style columns, 4 regions of equal size computed from the data"
 "$bin" run --input "$out/orders.csv" --header \
   --columns 'HBASE_ROW_KEY,d:customer_id,d:product_id,d:order_ts,d:quantity,d:unit_price,d:status,d:comment' \
-  --table orders --out "$out/hfiles" --split-sample 4 --timestamp 1700000000000 --no-progress
+  --table orders --out "$out/hfiles" --split-sample 4 --timestamp 1700000000000
 
 step "3. the output: <out>/<family>/<hfile> + _manifest.json"
 find "$out/hfiles" -type f | sort | while read -r f; do printf '%12d  %s\n' "$(stat -c %s "$f")" "$f"; done

@@ -257,3 +257,57 @@ func TestOneNullRule(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23 item 8: HFile names are the same for an identical rerun and differ when the input content
+// (even at the same size) or the settings differ, so outputs of several runs can sit side by side.
+func TestHFileNamesFollowContentAndSettings(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.csv", "k1,x\nk2,y\n")
+	b := write("b.csv", "k1,x\nk2,z\n") // same size, one byte differs
+	pa, pb := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
+	for seed, p := range map[string]string{"1": pa, "2": pb} {
+		if code, _, stderr := hfload(t, "gen", "orders", "--rows", "50", "--seed", seed, "--out", p); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	runs := 0
+	names := func(in, cols string, extra ...string) string {
+		t.Helper()
+		runs++
+		out := filepath.Join(dir, "out"+strconv.Itoa(runs))
+		args := append([]string{"run", "--input", in, "--columns", cols, "--table", "t", "--out", out,
+			"--no-progress", "--timestamp", "1700000000000"}, extra...)
+		if code, _, stderr := hfload(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "d", "*"))
+		if len(files) != 1 {
+			t.Fatalf("%d files", len(files))
+		}
+		return filepath.Base(files[0])
+	}
+	csv, pq := "HBASE_ROW_KEY,d:v", "HBASE_ROW_KEY,d:a,d:b,d:c,d:d,d:e,d:f,d:g"
+	first := names(a, csv)
+	if again := names(a, csv); again != first {
+		t.Errorf("identical rerun: name %s, first run %s", again, first)
+	}
+	if other := names(b, csv); other == first {
+		t.Errorf("different CSV content of the same size: same name %s", other)
+	}
+	if gz := names(a, csv, "--compression", "gz"); gz == first {
+		t.Errorf("different compression: same name %s", gz)
+	}
+	if names(pa, pq) == names(pb, pq) {
+		t.Error("different Parquet inputs: same names")
+	}
+	if names(pa, pq) != names(pa, pq) {
+		t.Error("identical Parquet rerun: different names")
+	}
+}

@@ -1,0 +1,106 @@
+package jobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hfload/hfload/pipeline"
+)
+
+// HFile names (engine.Spec.NameSeed, internal/engine/names.go). Outputs of several runs or workers end
+// up side by side (one bulk-load directory, one bucket prefix), so two different loads must not name
+// their files alike, while an identical rerun must produce the same names (and bytes). The seed is the
+// SHA-256 of the settings that shape the files (RunSpec.SettingsSeed: mapping, HFile options,
+// duplicates policy, split options and the resolved split points, the cell timestamp) and of the content of every input: the SHA-256 the manifest records, taken from the bytes
+// the load read (text inputs) or computed while they are read (Parquet; the pass the manifest needed
+// anyway, moved earlier). Standard input has no checksum; its runs are told apart by settings and
+// timestamp only.
+
+// nameSeedExclude are job keys that do not change the files' content: where things go, how the run
+// behaves, how inputs are found (their content counts, not their paths).
+var nameSeedExclude = []string{"name", "input", "out", "rejects", "max_rejects", "workers", "json", "reload",
+	"state_dir", "memory", "labels"}
+
+// nameSeed returns RunSpec.SettingsSeed: the job's file-shaping settings, the timestamp and the split points.
+func (j *Job) nameSeed(ts int64, splits [][]byte) ([]byte, error) {
+	settings, err := j.Settings()
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range nameSeedExclude {
+		delete(settings, k)
+	}
+	b, err := json.Marshal(settings) // sorted keys: deterministic
+	if err != nil {
+		return nil, fmt.Errorf("name seed: %w", err)
+	}
+	h := sha256.New()
+	h.Write(b)
+	binary.Write(h, binary.BigEndian, ts)
+	for _, s := range splits {
+		binary.Write(h, binary.BigEndian, uint32(len(s)))
+		h.Write(s)
+	}
+	return h.Sum(nil), nil
+}
+
+// startChecksums starts checksumming, in the background, the inputs the load does not digest as it
+// reads them (digests[i] nil: Parquet); wait puts their checksums into digests.
+func startChecksums(ctx context.Context, inputs []pipeline.Input, digests []*inputDigest) (wait func() error) {
+	type result struct {
+		i   int
+		sum string
+		err error
+	}
+	var todo []int
+	for i, in := range inputs {
+		if i < len(digests) && digests[i] == nil && in.Path != "-" {
+			todo = append(todo, i)
+		}
+	}
+	done := make(chan result, len(todo))
+	go func() {
+		for _, i := range todo {
+			sum, err := ChecksumFile(ctx, inputs[i].Path)
+			done <- result{i, sum, err}
+		}
+	}()
+	return func() error {
+		for range todo {
+			r := <-done
+			if r.err != nil {
+				return fmt.Errorf("%w: checksum %s: %w", ErrIO, inputs[r.i].Path, r.err)
+			}
+			digests[r.i] = &inputDigest{sum: r.sum}
+		}
+		return nil
+	}
+}
+
+// runNameSeed folds the inputs' checksums (where known) into the spec's seed.
+func runNameSeed(spec *RunSpec, digests []*inputDigest) []byte {
+	h := sha256.New()
+	h.Write(spec.SettingsSeed)
+	for i, in := range spec.Inputs {
+		switch d := digestAt(digests, i); {
+		case d == nil:
+			fmt.Fprintf(h, "\x00%d:-", in.Index)
+		case d.sum != "":
+			fmt.Fprintf(h, "\x00%s", d.sum)
+		default:
+			fmt.Fprintf(h, "\x00%d:%s", d.n, hex.EncodeToString(d.h.Sum(nil)))
+		}
+	}
+	return h.Sum(nil)
+}
+
+func digestAt(digests []*inputDigest, i int) *inputDigest {
+	if i < len(digests) {
+		return digests[i]
+	}
+	return nil
+}
