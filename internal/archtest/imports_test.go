@@ -30,11 +30,13 @@ var layers = map[string]int{
 	"internal/cellrec":  2,
 	"internal/directio": 1,
 	"internal/kv":       0,
+	"internal/suggest":  0, // did-you-mean for names (standard library only)
 }
 
 // thirdParty lists the only modules outside the standard library some packages may import.
 var thirdParty = map[string][]string{
 	"internal/kv":       {},
+	"internal/suggest":  {},
 	"hfilewriter":       {"github.com/golang/snappy", "github.com/klauspost/compress", "github.com/pierrec/lz4"},
 	"internal/cellrec":  {},
 	"internal/directio": {},
