@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"sorter":            3,
 	"internal/gen":      3, // `hfload gen`: test data
 	"hfilewriter":       2,
+	"internal/storage":  2, // local and bucket files: pipeline reads remote inputs through it
 	"internal/cellrec":  2,
 	"internal/directio": 1,
 	"internal/kv":       0,

@@ -85,11 +85,7 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if res.Duplicates > 0 && spec.Combine == nil && spec.DuplicatePolicy() == DuplicatesError {
-		return res, fmt.Errorf("%w: %d cells share their key with another cell (use --duplicates first|last|keep to load them); first ones: %v",
-			ErrDuplicates, res.Duplicates, res.DupExamples)
-	}
-	return res, nil
+	return res, DuplicatesErr(spec, res.Duplicates, res.DupExamples)
 }
 
 // result fills res with what the output writer and the pool counted.

@@ -41,7 +41,7 @@ func newRouter(spec *Spec, pool *sorter.Pool, families []string) *router {
 	// Computed splits come from a deterministic bottom-k sample of the rows with their bytes (the same
 	// sample whatever order batches arrive in), fed once per run of cells of one row.
 	if spec.SplitSample > 0 {
-		rt.sampler = partition.NewSampler(splitSampleKeys, 1)
+		rt.sampler = partition.NewSampler(SplitSampleKeys, SplitSampleSeed)
 	}
 	return rt
 }
