@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/apache/arrow/go/v15 v15.0.2
-	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/golang/snappy v1.0.0
 	github.com/klauspost/compress v1.20.3
 	github.com/pierrec/lz4/v4 v4.1.33
@@ -21,7 +20,6 @@ require (
 	github.com/andybalholm/brotli v1.0.5 // indirect
 	github.com/apache/arrow/go/arrow v0.0.0-20200730104253-651201b0f516 // indirect
 	github.com/apache/thrift v0.17.0 // indirect
-	github.com/bits-and-blooms/bitset v1.24.2 // indirect
 	github.com/goccy/go-json v0.10.2 // indirect
 	github.com/golang/protobuf v1.5.3 // indirect
 	github.com/google/flatbuffers v23.5.26+incompatible // indirect

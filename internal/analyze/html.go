@@ -42,8 +42,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		p("</ul>\n")
 	}
 	d := r.Duplicates
-	p("<h2>Duplicates</h2>\n<p>row keys reused by another input row: ~%d ±%d; repeated cells: ~%d ±%d</p>\n",
-		d.EstimatedRows, d.EstimatedRowsError, d.EstimatedCells, d.EstimatedCellsError)
+	p("<h2>Duplicates</h2>\n<p>row keys reused by another input row: %d; repeated cells: %d</p>\n", d.Rows, d.Cells)
 	z := r.Sizes
 	p("<h2>Sizes</h2>\n<p>per cell: row key %.1f, family %.1f, qualifier %.1f, value %.1f bytes; %.2f coordinate bytes per value byte</p>\n",
 		z.AvgRowKey, z.AvgFamily, z.AvgQualifier, z.AvgValue, z.CoordinateBytesPerValueByte)
