@@ -78,6 +78,7 @@ func Analyze(ctx context.Context, job *Job, opts AnalyzeOptions) (*analyze.Repor
 	an, err := analyze.New(analyze.Options{
 		Families:       spec.Mapping.Families(),
 		Splits:         spec.Splits,
+		SplitsFrom:     splitsFlags(&j),
 		SuggestRegions: regions,
 		Table:          j.Table,
 	})
@@ -128,6 +129,25 @@ func Analyze(ctx context.Context, job *Job, opts AnalyzeOptions) (*analyze.Repor
 		RejectExamples: examples.lines,
 	})
 	return r, nil
+}
+
+// splitsFlags describes how the job's split points are made, as the flags that make them.
+func splitsFlags(j *Job) string {
+	switch {
+	case j.Splits != "":
+		return "--splits " + j.Splits
+	case j.SplitsFrom != "":
+		return "--splits-from: the live table's regions"
+	case j.SplitUniform > 0:
+		ks := j.Keyspace
+		if ks == "" {
+			ks = "bytes"
+		}
+		return fmt.Sprintf("--split-uniform %d --keyspace %s", j.SplitUniform, ks)
+	case j.SplitBySalt > 0:
+		return fmt.Sprintf("--split-by-salt %d", j.SplitBySalt)
+	}
+	return ""
 }
 
 // rereadable reports whether every input can be opened a second time (not standard input).

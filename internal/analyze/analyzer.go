@@ -40,6 +40,29 @@ type Analyzer struct {
 	other   columnTotals // columns beyond MaxColumns
 	batches []batchOrder
 	order   orderTotals
+	keys    keyRange
+}
+
+// keyRange is the smallest and the largest row key seen, and the shortest and longest key length.
+type keyRange struct {
+	first, last    []byte
+	minLen, maxLen int
+	seen           bool
+}
+
+// add widens the range by the keys [lo, hi] of lengths [minLen, maxLen].
+func (k *keyRange) add(lo, hi []byte, minLen, maxLen int) {
+	if !k.seen {
+		*k = keyRange{first: bytes.Clone(lo), last: bytes.Clone(hi), minLen: minLen, maxLen: maxLen, seen: true}
+		return
+	}
+	if bytes.Compare(lo, k.first) < 0 {
+		k.first = bytes.Clone(lo)
+	}
+	if bytes.Compare(hi, k.last) > 0 {
+		k.last = bytes.Clone(hi)
+	}
+	k.minLen, k.maxLen = min(k.minLen, minLen), max(k.maxLen, maxLen)
 }
 
 type regionStats struct{ cells, bytes int64 }
@@ -242,8 +265,19 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 	sz.key = sz.rowKey + sz.family + sz.qualifier + 12*cells
 
 	var batchBytes int64
+	var kr keyRange
 	for i := range s.runs {
 		r := &s.runs[i]
+		if i == 0 {
+			kr = keyRange{first: r.row, last: r.row, minLen: len(r.row), maxLen: len(r.row)}
+		} else {
+			if bytes.Compare(r.row, kr.first) < 0 {
+				kr.first = r.row
+			} else if bytes.Compare(r.row, kr.last) > 0 {
+				kr.last = r.row
+			}
+			kr.minLen, kr.maxLen = min(kr.minLen, len(r.row)), max(kr.maxLen, len(r.row))
+		}
 		h := hash64(r.row)
 		s.fps = append(s.fps, h)
 		if r.self {
@@ -297,6 +331,7 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 	a.order.pairs += order.pairs
 	a.order.ascending += order.ascending
 	a.batches = append(a.batches, bo)
+	a.keys.add(kr.first, kr.last, kr.minLen, kr.maxLen)
 	for f := range s.dict {
 		for qi := range s.dict[f] {
 			if c := &s.dict[f][qi]; c.cells > 0 {

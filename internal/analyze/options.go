@@ -12,6 +12,10 @@ type Options struct {
 	Families []string
 	// Splits are the split points in force (nil: one region).
 	Splits partition.Splits
+	// SplitsFrom says how Splits were made, as the command-line flags that made them (for example
+	// "--split-uniform 4 --keyspace decimal"; empty: unknown). Warnings use it to explain empty regions
+	// and never advise the option that made them.
+	SplitsFrom string
 
 	// MaxExamples is how many duplicate examples the report lists per kind (default 10).
 	MaxExamples int

@@ -25,6 +25,7 @@ type Report struct {
 	Duplicates Duplicates `json:"duplicates"`
 	Regions    []Region   `json:"regions"` // one per region of the split points in force
 	RegionSkew RegionSkew `json:"region_skew"`
+	KeyRange   KeyRange   `json:"key_range"`
 	Order      Order      `json:"order"`
 	Sizes      Sizes      `json:"sizes"`
 	Columns    []Column   `json:"columns"` // per (family, qualifier), largest value bytes first
@@ -111,6 +112,17 @@ type Region struct {
 	Bytes    int64  `json:"bytes"`
 }
 
+// KeyRange is the span of the data's row keys: the smallest and the largest key, their common prefix
+// (which every key shares, since keys sort as bytes) and the shortest and longest key length. Zero
+// without data.
+type KeyRange struct {
+	First        string `json:"first"`
+	Last         string `json:"last"`
+	CommonPrefix string `json:"common_prefix"`
+	MinLength    int    `json:"min_length"`
+	MaxLength    int    `json:"max_length"`
+}
+
 // RegionSkew summarizes the distribution over regions.
 type RegionSkew struct {
 	Empty int `json:"empty"` // regions without cells
@@ -187,6 +199,14 @@ func (a *Analyzer) Report() *Report {
 	}
 	r.Duplicates = a.duplicates()
 	a.distribution(r)
+	if k := a.keys; k.seen {
+		n := 0
+		for n < len(k.first) && n < len(k.last) && k.first[n] == k.last[n] {
+			n++
+		}
+		r.KeyRange = KeyRange{First: hfilewriter.ToStringBinary(k.first), Last: hfilewriter.ToStringBinary(k.last),
+			CommonPrefix: hfilewriter.ToStringBinary(k.first[:n]), MinLength: k.minLen, MaxLength: k.maxLen}
+	}
 	r.Order = a.orderReport()
 	a.sizeReport(r)
 
@@ -360,18 +380,17 @@ func (a *Analyzer) warnings(r *Report) {
 					names = append(names, fmt.Sprintf("[%s, %s)", quoteKey(rg.StartKey), quoteKey(rg.EndKey)))
 				}
 			}
-			add("empty_regions", "%d of %d regions receive no cells (e.g. %s): their split points lie where no "+
-				"row keys exist, e.g. byte-uniform splits over hex or decimal text keys. Use split points from "+
-				"the data (suggested_splits) or a uniform split over the keys' alphabet (hfload --split-uniform N --keyspace hex|decimal)",
-				r.RegionSkew.Empty, len(r.Regions), strings.Join(names, ", "))
+			add("empty_regions", "%d of %d regions receive no cells (e.g. %s): %s", r.RegionSkew.Empty,
+				len(r.Regions), strings.Join(names, ", "), a.emptyRegionsAdvice(r))
 		}
 		mean := float64(a.bytes) / float64(len(r.Regions))
 		lr := r.Regions[r.RegionSkew.LargestRegion]
 		if float64(lr.Bytes) > o.SkewFactor*mean {
 			add("skewed_regions", "region %d [%s, %s) holds %.1f%% of the bytes, %.1f× the average region "+
 				"(largest/smallest non-empty ratio %.1f): it takes most of the writes. Use split points from the "+
-				"data (suggested_splits)", r.RegionSkew.LargestRegion, quoteKey(lr.StartKey), quoteKey(lr.EndKey),
-				100*r.RegionSkew.LargestShare, float64(lr.Bytes)/mean, r.RegionSkew.LargestSmallestRatio)
+				"data: --split-sample %d, or the suggested_splits", r.RegionSkew.LargestRegion, quoteKey(lr.StartKey),
+				quoteKey(lr.EndKey), 100*r.RegionSkew.LargestShare, float64(lr.Bytes)/mean,
+				r.RegionSkew.LargestSmallestRatio, len(r.Regions))
 		}
 	}
 	// Duplicates: only counts confirmed on the keys, never estimates.
@@ -422,6 +441,38 @@ func (a *Analyzer) warnings(r *Report) {
 			"bytes as 8-byte longs would save %d bytes (%.1f%% of value bytes). Columns: %s",
 			z.NumericValues, z.NumericSavings, 100*float64(z.NumericSavings)/float64(z.ValueBytes), strings.Join(top, ", "))
 	}
+}
+
+// emptyRegionsAdvice explains empty regions with the data's real key range and names the fix: split
+// points from the data (--split-sample N). It never advises the option that made the split points.
+func (a *Analyzer) emptyRegionsAdvice(r *Report) string {
+	k := r.KeyRange
+	span := fmt.Sprintf("the row keys run from %s to %s", quoteKey(k.First), quoteKey(k.Last))
+	width := fmt.Sprintf("%d bytes", k.MinLength)
+	if k.MaxLength != k.MinLength {
+		width = fmt.Sprintf("%d to %d bytes", k.MinLength, k.MaxLength)
+	}
+	if k.CommonPrefix != "" {
+		width += ", all starting with " + quoteKey(k.CommonPrefix)
+	}
+	span += " (" + width + ")"
+	fix := fmt.Sprintf("Use split points from the data: --split-sample %d, or the suggested_splits (equal bytes "+
+		"of these keys)", len(r.Regions))
+	from := a.opts.SplitsFrom
+	textKeyspace := strings.Contains(from, "--keyspace hex") || strings.Contains(from, "--keyspace decimal")
+	switch {
+	case strings.HasPrefix(from, "--split-uniform"):
+		span = fmt.Sprintf("%s, but %s divides the whole key space of that alphabet evenly, not the range the "+
+			"keys have, so its split points fall where no key exists", span, from)
+	case from != "":
+		span = fmt.Sprintf("the split points (%s) lie where no row key exists: %s", from, span)
+	default:
+		span = "the split points lie where no row key exists: " + span
+	}
+	if !textKeyspace {
+		fix += "; for random hex or decimal text keys of one width, --split-uniform N --keyspace hex|decimal also fits"
+	}
+	return span + ". " + fix
 }
 
 func exampleText(e *DuplicateExample) string {

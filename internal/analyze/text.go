@@ -68,6 +68,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		p("  %4d [%s, %s) cells %d bytes %d (%.1f%%)\n", i, quoteKey(rg.StartKey), quoteKey(rg.EndKey), rg.Cells, rg.Bytes, share)
 	}
+	if k := r.KeyRange; r.Rows > 0 {
+		p("  row keys from %s to %s, %d to %d bytes, common prefix %s\n", quoteKey(k.First), quoteKey(k.Last),
+			k.MinLength, k.MaxLength, quoteKey(k.CommonPrefix))
+	}
 	p("\ninput order: %d of %d consecutive rows ascending (%.1f%%)\n", r.Order.AscendingPairs, r.Order.Pairs, 100*r.Order.AscendingFraction)
 
 	z := r.Sizes
