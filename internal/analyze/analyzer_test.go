@@ -471,8 +471,8 @@ func TestReportJSONContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One bar per region: region 0 with data, region 1 empty (marked), keys escaped.
-	if n := strings.Count(page.String(), "<rect "); n != 2 ||
-		!strings.Contains(page.String(), "region 1 [\\x01m, ): empty") ||
+	if n := strings.Count(page.String(), "<rect class=\"bar"); n != 2 ||
+		!strings.Contains(page.String(), "region 1 [\\x01m, table end): 0 bytes, 0 cells (empty)") ||
 		!strings.Contains(page.String(), "create &#39;orders&#39;") {
 		t.Errorf("HTML report:\n%s", page.String())
 	}
