@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
@@ -204,8 +204,8 @@ func (a *Analyzer) Report() *Report {
 		for n < len(k.first) && n < len(k.last) && k.first[n] == k.last[n] {
 			n++
 		}
-		r.KeyRange = KeyRange{First: hfilewriter.ToStringBinary(k.first), Last: hfilewriter.ToStringBinary(k.last),
-			CommonPrefix: hfilewriter.ToStringBinary(k.first[:n]), MinLength: k.minLen, MaxLength: k.maxLen}
+		r.KeyRange = KeyRange{First: kv.ToStringBinary(k.first), Last: kv.ToStringBinary(k.last),
+			CommonPrefix: kv.ToStringBinary(k.first[:n]), MinLength: k.minLen, MaxLength: k.maxLen}
 	}
 	r.Order = a.orderReport()
 	a.sizeReport(r)
@@ -239,12 +239,12 @@ func (a *Analyzer) duplicates() Duplicates {
 		var rowEx, cellEx []example
 		out.Rows, out.Cells, rowEx, cellEx = f.counts(a.opts.MaxExamples)
 		for _, e := range rowEx {
-			out.Examples = append(out.Examples, DuplicateExample{Kind: "row", Row: hfilewriter.ToStringBinary([]byte(e.key)),
+			out.Examples = append(out.Examples, DuplicateExample{Kind: "row", Row: kv.ToStringBinary([]byte(e.key)),
 				Occurrences: occurrencesOf(e.seqs), Confirmed: true})
 		}
 		for _, e := range cellEx {
-			k := hfilewriter.Key(e.key)
-			out.Examples = append(out.Examples, DuplicateExample{Kind: "cell", Row: hfilewriter.ToStringBinary(k.Row()),
+			k := kv.Key(e.key)
+			out.Examples = append(out.Examples, DuplicateExample{Kind: "cell", Row: kv.ToStringBinary(k.Row()),
 				Cell: k.String(), Occurrences: occurrencesOf(e.seqs), Confirmed: true})
 		}
 	default: // no second pass
@@ -267,8 +267,8 @@ func (a *Analyzer) distribution(r *Report) {
 	var smallest int64 = math.MaxInt64
 	for i, st := range a.regions {
 		start, end := a.opts.Splits.Bounds(i)
-		r.Regions = append(r.Regions, Region{StartKey: hfilewriter.ToStringBinary(start),
-			EndKey: hfilewriter.ToStringBinary(end), Cells: st.cells, Bytes: st.bytes})
+		r.Regions = append(r.Regions, Region{StartKey: kv.ToStringBinary(start),
+			EndKey: kv.ToStringBinary(end), Cells: st.cells, Bytes: st.bytes})
 		if st.cells == 0 {
 			r.RegionSkew.Empty++
 			continue
@@ -327,7 +327,7 @@ func (a *Analyzer) sizeReport(r *Report) {
 		z.SavingsShare = round3(float64(s.familySave+s.qualifierSave) / float64(a.bytes))
 	}
 	for k, c := range a.columns {
-		r.Columns = append(r.Columns, Column{Family: a.opts.Families[k.family], Qualifier: hfilewriter.ToStringBinary([]byte(k.qualifier)),
+		r.Columns = append(r.Columns, Column{Family: a.opts.Families[k.family], Qualifier: kv.ToStringBinary([]byte(k.qualifier)),
 			Cells: c.cells, ValueBytes: c.valueBytes, NumericValues: c.numericValues, NumericSavings: c.numericSave})
 	}
 	slices.SortFunc(r.Columns, func(x, y Column) int {
