@@ -42,32 +42,50 @@ func ParseCellText(data []byte, labels map[string]int) ([]Cell, error) {
 		start = end
 	}
 	chunks := make([]parsedChunk, len(bounds)/2)
-	var wg sync.WaitGroup
+	parallel := func(f func(c int, data []byte)) {
+		var wg sync.WaitGroup
+		for c := range chunks {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f(c, data[bounds[2*c]:bounds[2*c+1]])
+			}()
+		}
+		wg.Wait()
+	}
+	// Count the lines of each chunk, then parse each into its own part of one slice of cells, so that
+	// the cells are neither appended piecemeal nor copied together.
+	parallel(func(c int, data []byte) {
+		chunks[c].lines = bytes.Count(data, []byte{'\n'})
+		if data[len(data)-1] != '\n' {
+			chunks[c].lines++
+		}
+	})
+	total := 0
 	for c := range chunks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			chunks[c] = parseCellChunk(data[bounds[2*c]:bounds[2*c+1]], labels)
-		}()
+		chunks[c].firstLine, chunks[c].first = total, total
+		total += chunks[c].lines
 	}
-	wg.Wait()
-
-	total, line := 0, 0
-	for i := range chunks {
-		if chunks[i].err != nil {
-			return nil, fmt.Errorf("line %d: %w", line+chunks[i].errLine, chunks[i].err)
+	cells := make([]Cell, total)
+	lines := make([]int32, total) // the line of each cell, for errors
+	parallel(func(c int, data []byte) {
+		pc := &chunks[c]
+		pc.n, pc.err, pc.errLine = parseCellChunk(data, labels, cells[pc.first:pc.first+pc.lines], lines[pc.first:], pc.firstLine)
+	})
+	n = 0
+	for c := range chunks {
+		pc := &chunks[c]
+		if pc.err != nil {
+			return nil, fmt.Errorf("line %d: %w", pc.errLine, pc.err)
 		}
-		chunks[i].firstLine = line
-		line += chunks[i].lines
-		total += len(chunks[i].cells)
-	}
-	cells := chunks[0].cells
-	if len(chunks) > 1 {
-		cells = make([]Cell, 0, total)
-		for i := range chunks {
-			cells = append(cells, chunks[i].cells...)
+		if n != pc.first { // blank lines left gaps
+			copy(cells[n:], cells[pc.first:pc.first+pc.n])
+			copy(lines[n:], lines[pc.first:pc.first+pc.n])
 		}
+		n += pc.n
 	}
+	clear(cells[n:]) // no references into data beyond the cells
+	cells, lines = cells[:n:n], lines[:n]
 	sorted := true
 	for i := 1; i < len(cells); i++ {
 		if compareCells(&cells[i-1], &cells[i]) >= 0 {
@@ -78,47 +96,45 @@ func ParseCellText(data []byte, labels map[string]int) ([]Cell, error) {
 	if sorted {
 		return cells, nil
 	}
-	return sortCells(cells, chunks)
+	if err := sortCells(cells, lines); err != nil {
+		return nil, err
+	}
+	return cells, nil
 }
 
-// parsedChunk is what one goroutine parsed: the cells of a run of lines and the line (1-based within
-// the chunk) of each, or the first error and its line.
+// parsedChunk is one goroutine's share of the lines: their number, where its cells start in the
+// slice of all cells and how many it parsed, or its first error and that error's line.
 type parsedChunk struct {
-	cells     []Cell
-	lineOf    []int32 // line of each cell, within the chunk
-	lines     int     // lines in the chunk
-	firstLine int     // lines before the chunk
-	err       error
-	errLine   int
+	lines, firstLine int
+	first, n         int
+	err              error
+	errLine          int
 }
 
-func parseCellChunk(data []byte, labels map[string]int) parsedChunk {
-	var pc parsedChunk
-	n := bytes.Count(data, []byte{'\n'}) + 1
-	pc.cells = make([]Cell, 0, n)
-	pc.lineOf = make([]int32, 0, n)
+// parseCellChunk parses the lines of data into cells and their line numbers into lineOf (the first
+// line of data being line firstLine+1), returning the number of cells, or the first error and its line.
+func parseCellChunk(data []byte, labels map[string]int, cells []Cell, lineOf []int32, firstLine int) (int, error, int) {
 	var p cellParser
+	n, line := 0, firstLine
 	for len(data) > 0 {
-		pc.lines++
-		line := data
+		line++
+		l := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
+			l, data = data[:i], data[i+1:]
 		} else {
 			data = nil
 		}
-		line = bytes.TrimSuffix(line, []byte{'\r'}) // as bufio.ScanLines, which ReadCellText used
-		if len(bytes.TrimRight(line, "\r")) == 0 {
+		l = bytes.TrimSuffix(l, []byte{'\r'}) // as bufio.ScanLines, which ReadCellText used
+		if len(bytes.TrimRight(l, "\r")) == 0 {
 			continue
 		}
-		c, err := p.parse(line, labels)
-		if err != nil {
-			pc.err, pc.errLine = err, pc.lines
-			return pc
+		if err := p.parse(l, labels, &cells[n]); err != nil {
+			return n, err, line
 		}
-		pc.cells = append(pc.cells, c)
-		pc.lineOf = append(pc.lineOf, int32(min(pc.lines, 1<<31-1)))
+		lineOf[n] = int32(min(line, 1<<31-1))
+		n++
 	}
-	return pc
+	return n, nil, 0
 }
 
 // cellParser parses cell text lines in place; its scratch buffer keeps the text of an escaped column
@@ -129,7 +145,7 @@ type cellParser struct {
 }
 
 // parse is kv.ParseCellLineLabels on a line it may overwrite: same checks, same order, same errors.
-func (p *cellParser) parse(line []byte, labels map[string]int) (Cell, error) {
+func (p *cellParser) parse(line []byte, labels map[string]int, out *Cell) error {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	nf := 0
 	for rest := line; ; nf++ {
@@ -147,13 +163,14 @@ func (p *cellParser) parse(line []byte, labels map[string]int) (Cell, error) {
 		rest = rest[i+1:]
 	}
 	if nf != 5 && nf != 6 {
-		return Cell{}, fmt.Errorf("want 5 or 6 tab-separated fields (row, family:qualifier, timestamp, type, value[, tags]), got %d", nf)
+		return fmt.Errorf("want 5 or 6 tab-separated fields (row, family:qualifier, timestamp, type, value[, tags]), got %d", nf)
 	}
 	f := &p.fields
-	var c Cell
+	c := out
+	*c = Cell{}
 	var err error
 	if c.Row, err = unescapeInPlace(f[0]); err != nil {
-		return Cell{}, fmt.Errorf("row: %w", err)
+		return fmt.Errorf("row: %w", err)
 	}
 	colText := f[1]
 	if bytes.IndexByte(colText, '\\') >= 0 { // keep the text for an error message: decoding overwrites it
@@ -162,43 +179,43 @@ func (p *cellParser) parse(line []byte, labels map[string]int) (Cell, error) {
 	}
 	col, err := unescapeInPlace(f[1])
 	if err != nil {
-		return Cell{}, fmt.Errorf("column: %w", err)
+		return fmt.Errorf("column: %w", err)
 	}
 	i := bytes.IndexByte(col, ':')
 	if i < 0 {
-		return Cell{}, fmt.Errorf("column %q has no ':' between family and qualifier", colText)
+		return fmt.Errorf("column %q has no ':' between family and qualifier", colText)
 	}
 	c.Family, c.Qualifier = col[:i:i], col[i+1:]
 	if len(c.Family) == 0 {
-		return Cell{}, fmt.Errorf("column %q has an empty family", colText)
+		return fmt.Errorf("column %q has an empty family", colText)
 	}
 	var ok bool
 	if c.Timestamp, ok = parseInt64(f[2]); !ok { // strconv judges the rest: '+', 19 digits, errors
 		if c.Timestamp, err = strconv.ParseInt(string(f[2]), 10, 64); err != nil {
-			return Cell{}, fmt.Errorf("timestamp %q: %w", f[2], err)
+			return fmt.Errorf("timestamp %q: %w", f[2], err)
 		}
 	}
 	if c.Type, err = parseType(f[3]); err != nil {
-		return Cell{}, err
+		return err
 	}
 	if c.Value, err = unescapeInPlace(f[4]); err != nil {
-		return Cell{}, fmt.Errorf("value: %w", err)
+		return fmt.Errorf("value: %w", err)
 	}
 	if nf == 6 {
 		if c.Tags, err = kv.ParseTags(string(f[5]), labels); err != nil {
-			return Cell{}, fmt.Errorf("tags: %w", err)
+			return fmt.Errorf("tags: %w", err)
 		}
 		if len(c.Tags) == 0 {
 			c.Tags = nil
 		}
 	}
 	if len(c.Row) == 0 {
-		return Cell{}, fmt.Errorf("empty row")
+		return fmt.Errorf("empty row")
 	}
 	if err := c.Validate(); err != nil {
-		return Cell{}, err
+		return err
 	}
-	return c, nil
+	return nil
 }
 
 // unescapeInPlace is kv.FromStringBinary decoding into b itself (the decoded bytes are never longer
@@ -292,6 +309,63 @@ func compareCells(a, b *Cell) int {
 	return 0
 }
 
+// parallelSort sorts s with one goroutine per part (one part per processor, at least 64k entries
+// each), then merges the parts pairwise; it returns the sorted entries (s or a buffer of its size).
+// cmp must order any two entries (no ties), so the result does not depend on the parts.
+func parallelSort(s []sortEntry, cmp func(x, y sortEntry) int) []sortEntry {
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(s)/(64<<10)))
+	bounds := make([]int, parts+1)
+	for p := range bounds {
+		bounds[p] = len(s) * p / parts
+	}
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slices.SortFunc(s[bounds[p]:bounds[p+1]], cmp)
+		}()
+	}
+	wg.Wait()
+	buf := make([]sortEntry, len(s))
+	for len(bounds) > 2 {
+		var next []int
+		for p := 0; p+1 < len(bounds); p += 2 {
+			lo, mid, hi := bounds[p], bounds[p+1], bounds[p+1]
+			if p+2 < len(bounds) {
+				hi = bounds[p+2]
+			}
+			next = append(next, lo)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				mergeEntries(buf[lo:hi], s[lo:mid], s[mid:hi], cmp)
+			}()
+		}
+		wg.Wait()
+		bounds = append(next, len(s))
+		s, buf = buf, s
+	}
+	return s
+}
+
+// mergeEntries merges the sorted a and b into dst (len(a)+len(b) long).
+func mergeEntries(dst, a, b []sortEntry, cmp func(x, y sortEntry) int) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if cmp(b[j], a[i]) < 0 {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
+}
+
 // sortEntry is one cell in sortCells.
 type sortEntry struct {
 	p1, p2 uint64 // row bytes [0, 8) and [8, 16), big-endian, zero padded
@@ -358,15 +432,9 @@ func rowWord(row []byte, off int) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// sortCells sorts cells (input order for equal keys) and rejects two cells with one key, naming their
-// lines as ReadCellText did.
-func sortCells(cells []Cell, chunks []parsedChunk) ([]Cell, error) {
-	lines := make([]int32, 0, len(cells))
-	for i := range chunks {
-		for _, l := range chunks[i].lineOf {
-			lines = append(lines, int32(chunks[i].firstLine)+l)
-		}
-	}
+// sortCells sorts cells in place (input order for equal keys) and rejects two cells with one key,
+// naming their lines (lines[i] is the line of cells[i]) as ReadCellText did.
+func sortCells(cells []Cell, lines []int32) error {
 	// Sort compact entries rather than the cells, so that comparisons stay within the entries, in
 	// cache: the row's first 16 bytes as two big-endian words (zero padded) and its length, the rank of
 	// the cell's column among the distinct columns, the timestamp and the type. Only rows longer than
@@ -378,7 +446,7 @@ func sortCells(cells []Cell, chunks []parsedChunk) ([]Cell, error) {
 		order[i] = sortEntry{p1: rowWord(c.Row, 0), p2: rowWord(c.Row, 8), ts: c.Timestamp, col: ranks[i],
 			i: int32(i), rowLen: uint16(min(len(c.Row), 1<<16-1)), typ: uint8(c.Type)}
 	}
-	slices.SortFunc(order, func(x, y sortEntry) int {
+	cmpEntries := func(x, y sortEntry) int {
 		switch {
 		case x.p1 != y.p1:
 			return cmp.Compare(x.p1, y.p1)
@@ -400,14 +468,34 @@ func sortCells(cells []Cell, chunks []parsedChunk) ([]Cell, error) {
 			return cmp.Compare(y.typ, x.typ) // descending
 		}
 		return cmp.Compare(x.i, y.i)
-	})
-	out := make([]Cell, len(cells))
-	for i, e := range order {
-		j := e.i
-		out[i] = cells[j]
-		if i > 0 && compareCells(&cells[order[i-1].i], &cells[j]) == 0 {
-			return nil, fmt.Errorf("lines %d and %d have the same key %s", lines[order[i-1].i], lines[j], Key(cells[j].Key()))
+	}
+	order = parallelSort(order, cmpEntries)
+	for k := 1; k < len(order); k++ {
+		x, y := order[k-1], order[k]
+		if x.p1 != y.p1 || x.p2 != y.p2 || x.rowLen != y.rowLen || x.col != y.col || x.ts != y.ts || x.typ != y.typ {
+			continue // entries that differ are different keys: no need to look at the cells
+		}
+		if a, b := x.i, y.i; compareCells(&cells[a], &cells[b]) == 0 {
+			return fmt.Errorf("lines %d and %d have the same key %s", lines[a], lines[b], Key(cells[b].Key()))
 		}
 	}
-	return out, nil
+	// Permute in place, cycle by cycle: position k takes cells[order[k].i].
+	for k := range order {
+		if order[k].i < 0 {
+			continue
+		}
+		tmp := cells[k]
+		j := k
+		for {
+			src := int(order[j].i)
+			order[j].i = -1
+			if src == k {
+				cells[j] = tmp
+				break
+			}
+			cells[j] = cells[src]
+			j = src
+		}
+	}
+	return nil
 }

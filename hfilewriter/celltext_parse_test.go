@@ -166,6 +166,8 @@ func TestParseCellTextLargeMatchesReference(t *testing.T) {
 	i := strings.LastIndex(text[:len(text)-1], "\n")
 	sameAsReference(t, text[:i+1]+"bad line\n", nil)
 	sameAsReference(t, text+text[:200], nil) // duplicates across chunks
+	runtime.GOMAXPROCS(3)                    // three sorted parts, merged pairwise
+	sameAsReference(t, genCellText(200_000, true, 4), nil)
 }
 
 // FuzzParseCellText: whatever the input, the parser agrees with the reference reader.
