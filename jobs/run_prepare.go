@@ -89,13 +89,26 @@ func decodeNodeStrict(n *yaml.Node, v any) error {
 
 // SourceOptions returns the input options of the job.
 func (j *Job) SourceOptions() (pipeline.SourceOptions, error) {
-	opts := pipeline.SourceOptions{Format: j.Format, Header: j.Header, Null: j.Null}
+	opts := pipeline.SourceOptions{Format: j.Format, Dialect: j.Dialect, Header: j.Header, Null: j.Null}
 	if j.Separator != "" {
 		b, err := SeparatorByte(j.Separator)
 		if err != nil {
 			return opts, fmt.Errorf("%w: separator: %w", ErrConfig, err)
 		}
 		opts.Separator = b
+	}
+	var err error
+	if opts.Quote, opts.NoQuote, err = charOrNone(j.Quote); err != nil {
+		return opts, fmt.Errorf("%w: quote: %w", ErrConfig, err)
+	}
+	if opts.Escape, opts.NoEscape, err = charOrNone(j.Escape); err != nil {
+		return opts, fmt.Errorf("%w: escape: %w", ErrConfig, err)
+	}
+	if j.Columns != "" {
+		// The column spec fixes the field count (ImportTsv: missing trailing fields are NULL, more is
+		// a bad row), so a malformed first line cannot decide it.
+		opts.ExpectedFields = len(strings.Split(j.Columns, ","))
+		opts.PadShort = true
 	}
 	return opts, nil
 }
