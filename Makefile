@@ -4,7 +4,7 @@ BIN     := bin/hfload
 PKGS    := ./...
 DEMO    := demo-out
 
-.PHONY: build test bench bench-go bench-cli demo lint fuzz clean
+.PHONY: build test bench bench-go bench-cli bench-shapes demo lint fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hfload
@@ -26,9 +26,15 @@ bench: bench-go bench-cli
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-# End-to-end CLI benchmark against GNU sort on a generated export (see scripts/bench-cli.sh).
+# End-to-end CLI benchmark against GNU sort on a generated export (see scripts/bench-cli.sh), then part
+# two: key shapes, 1,000 and 10,000 regions, 5 families (scripts/bench-shapes.sh; SHAPE_ROWS, SHAPE_ROUNDS,
+# OLD_BIN for a same-run comparison with a previous build, which also checks the HFiles are identical).
 bench-cli: build
 	bash scripts/bench-cli.sh
+	bash scripts/bench-shapes.sh
+
+bench-shapes: build
+	bash scripts/bench-shapes.sh
 
 demo: build
 	bash scripts/demo.sh $(DEMO)

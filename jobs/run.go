@@ -206,8 +206,12 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	}
 	defer pool.Close()
 
+	// With computed splits, or from rangedSplits given split points on, each family has one sorter whatever
+	// the splits, cut into regions after the sort (writeRanges): a sorter per region would spill tiny runs
+	// and cost every record a routing step.
+	ranged := spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits
 	regions := 1
-	if spec.SplitSample <= 0 && len(spec.Splits) > 0 {
+	if !ranged && len(spec.Splits) > 0 {
 		regions = len(spec.Splits) + 1
 	}
 	nf := len(families)
@@ -350,8 +354,10 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 	if spec.Progress != nil {
 		out.progress = spec.Progress
 	}
-	if spec.SplitSample > 0 {
-		splits = sampler.Splits(spec.SplitSample)
+	if ranged {
+		if spec.SplitSample > 0 {
+			splits = sampler.Splits(spec.SplitSample)
+		}
 		// Twice as many range merges as workers: a merge waits for its run reads and output writes, and
 		// the read buffers of four merges fit the budget the sorters no longer need for arenas.
 		err = out.writeRanges(ctx, sorters, splits, 2*workers)
