@@ -214,6 +214,15 @@ func (w *Writer) flushTail() error {
 	if w.n == 0 {
 		return nil
 	}
+	if w.f.direct && w.made == 1 && w.n < len(w.buf) {
+		// The whole file is in the first buffer (a small file): one write through the page cache costs
+		// no wait for the device, which a direct write of its aligned part would.
+		if err := setDirect(w.f, false); err != nil {
+			err = fmt.Errorf("directio: %s: %w", w.f.Name(), err)
+			w.setError(err)
+			return err
+		}
+	}
 	if w.f.direct {
 		if aligned := w.n &^ (Align - 1); aligned > 0 {
 			if err := w.write(w.buf[:aligned]); err != nil {
