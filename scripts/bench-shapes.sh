@@ -29,6 +29,7 @@ bin=${BIN:-bin/hfload}
 old=${OLD_BIN:-}
 workloads=${WORKLOADS:-customer-order host-event-revts salted-id regions-1000 regions-10000 regions-10000-sample families-5}
 work=${WORK:-$(mktemp -d -t hfload-shapes.XXXXXX)}
+mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 
 # gen SHAPE FILE: SHAPE_ROWS rows, key then five value columns (~85 bytes a row), deterministic.
