@@ -8,7 +8,7 @@ DEMO    := demo-out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := -X github.com/hfload/hfload/internal/version.stamped=$(VERSION)
 
-.PHONY: build test bench bench-go bench-cli bench-shapes demo lint fuzz clean
+.PHONY: build test bench bench-go bench-cli bench-shapes bench-s3 demo lint fuzz clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hfload
@@ -39,6 +39,11 @@ bench-cli: build
 
 bench-shapes: build
 	bash scripts/bench-shapes.sh
+
+# Object-storage benchmark (issue 20): the export from and to a local Versity S3 gateway vs local disk,
+# same run (scripts/bench-s3.sh; SIZE=1GB by default). Not part of `make test` or `make bench`.
+bench-s3: build
+	bash scripts/bench-s3.sh
 
 demo: build
 	bash scripts/demo.sh $(DEMO)
