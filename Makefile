@@ -30,6 +30,13 @@ bench-go:
 bench-cli: build
 	bash scripts/bench-cli.sh
 
+# Fuzz the CSV source and each text dialect (escape ∘ parse round trips) for FUZZTIME each. Seeds are a
+# few tiny inputs in the test files; the corpus fuzzing grows stays in the Go cache, never in the tree.
+FUZZTIME ?= 30s
+fuzz:
+	@for f in FuzzCSVParser FuzzDialectCSV FuzzDialectPostgresText FuzzDialectPostgresCSV FuzzDialectMySQL FuzzDialectMySQLCSV; do \
+	  echo "fuzz $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./pipeline || exit 1; done
+
 demo: build
 	bash scripts/demo.sh $(DEMO)
 
