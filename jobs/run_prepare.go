@@ -13,6 +13,7 @@ import (
 
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/kv"
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 	"gopkg.in/yaml.v3"
@@ -214,7 +215,10 @@ func (j *Job) PrepareContext(ctx context.Context, now time.Time) (*RunSpec, erro
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := pipeline.ExpandInputs(j.Input, srcOpts)
+	inputs, err := pipeline.ExpandInputsContext(ctx, j.Input, srcOpts)
+	if storage.IsStorageError(err) { // a bucket could not be listed or read: I/O, exit 3
+		return nil, classify(ErrIO, fmt.Errorf("input: %w", err))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: input: %w", ErrConfig, err)
 	}
