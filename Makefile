@@ -8,7 +8,7 @@ DEMO    := demo-out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := -X github.com/hfload/hfload/internal/version.stamped=$(VERSION)
 
-.PHONY: build test bench bench-go bench-cli demo lint fuzz clean
+.PHONY: build test bench bench-go bench-cli bench-s3 demo lint fuzz clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hfload
@@ -40,6 +40,10 @@ FUZZTIME ?= 30s
 fuzz:
 	@for f in FuzzCSVParser FuzzDialectCSV FuzzDialectPostgresText FuzzDialectPostgresCSV FuzzDialectMySQL FuzzDialectMySQLCSV; do \
 	  echo "fuzz $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./pipeline || exit 1; done
+# Object-storage benchmark (issue 20): the export from and to a local Versity S3 gateway vs local disk,
+# same run (scripts/bench-s3.sh; SIZE=1GB by default). Not part of `make test` or `make bench`.
+bench-s3: build
+	bash scripts/bench-s3.sh
 
 demo: build
 	bash scripts/demo.sh $(DEMO)
