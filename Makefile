@@ -40,6 +40,12 @@ bench-cli: build
 bench-shapes: build
 	bash scripts/bench-shapes.sh
 
+# Fuzz the CSV source and each text dialect (escape ∘ parse round trips) for FUZZTIME each. Seeds are a
+# few tiny inputs in the test files; the corpus fuzzing grows stays in the Go cache, never in the tree.
+FUZZTIME ?= 30s
+fuzz:
+	@for f in FuzzCSVParser FuzzDialectCSV FuzzDialectPostgresText FuzzDialectPostgresCSV FuzzDialectMySQL FuzzDialectMySQLCSV; do \
+	  echo "fuzz $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./pipeline || exit 1; done
 # Object-storage benchmark (issue 20): the export from and to a local Versity S3 gateway vs local disk,
 # same run (scripts/bench-s3.sh; SIZE=1GB by default). Not part of `make test` or `make bench`.
 bench-s3: build
