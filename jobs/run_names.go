@@ -92,7 +92,7 @@ func runNameSeed(spec *RunSpec, digests []*inputDigest) []byte {
 		case d.sum != "":
 			fmt.Fprintf(h, "\x00%s", d.sum)
 		default:
-			fmt.Fprintf(h, "\x00%d:%s", d.n, hex.EncodeToString(d.h.Sum(nil)))
+			fmt.Fprintf(h, "\x00sha256:%s", hex.EncodeToString(d.h.Sum(nil))) // as d.sum: same content, same seed
 		}
 	}
 	return h.Sum(nil)
