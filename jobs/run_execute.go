@@ -32,6 +32,10 @@ type ExecuteOptions struct {
 	// command that runs with more processors than cores (see cmd/hfload) passes the number of cores.
 	DefaultWorkers int
 	Now            func() time.Time
+	// Load replaces Load (same contract: HFiles into dir, rejects to spec.Pipeline.Rejects, the
+	// LoadResult Load would return): a distributed driver (cmd/hfload-beam) runs the load elsewhere and
+	// keeps Execute's staging, manifest and commit. Nil: Load.
+	Load func(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error)
 }
 
 // ExecuteResult is what a run did.
@@ -105,7 +109,7 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 			stg.Abort()
 		}
 	}()
-	lr, err := loadStaged(ctx, job, spec, stg, job.Out, res, logf)
+	lr, err := loadStaged(ctx, job, spec, stg, job.Out, res, eo.Load, logf)
 	if err != nil {
 		return res, err
 	}
@@ -274,7 +278,10 @@ func (r *ExecuteResult) Summary() string {
 // loadStaged runs Load into the staging directory, with the spill files and the rejects file inside it,
 // and fills res with what the load reports. finalDir is where the rejects file is after the commit.
 func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, finalDir string, res *ExecuteResult,
-	logf func(string, ...any)) (*LoadResult, error) {
+	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
+	if load == nil {
+		load = Load
+	}
 	spec.TempDir = filepath.Join(stg.Dir(), ".spill")
 	if err := os.MkdirAll(spec.TempDir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrIO, err)
@@ -289,7 +296,7 @@ func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, fina
 	}
 	spec.Pipeline.Rejects = rej
 
-	lr, err := Load(ctx, spec, stg.Dir())
+	lr, err := load(ctx, spec, stg.Dir())
 	if cerr := rej.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("%w: rejects file: %w", ErrIO, cerr)
 	}
