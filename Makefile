@@ -4,10 +4,15 @@ BIN     := bin/hfload
 PKGS    := ./...
 DEMO    := demo-out
 
-.PHONY: build test bench bench-go bench-cli demo lint fuzz clean
+.PHONY: build build-beam test bench bench-go bench-cli demo lint fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hfload
+
+# hfload-beam: the Beam driver (docs/distributed.md), a separate binary because Beam is heavy.
+# -tags dataflow adds the Dataflow runner.
+build-beam:
+	$(GO) build $(BEAMTAGS) -o bin/hfload-beam ./cmd/hfload-beam
 
 # The test command CI runs (.ci/run). Keep it under 10 minutes on 2 cores.
 test: lint
