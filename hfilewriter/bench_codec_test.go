@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/golang/snappy"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/klauspost/compress/s2"
 )
 
@@ -45,7 +46,7 @@ func benchCodecRecords(size int) ([][]byte, int64) {
 	recs := make([][]byte, len(cells))
 	var n int64
 	for i, c := range cells {
-		recs[i] = AppendKeyValue(nil, []byte(c.row), []byte("d"), []byte(c.q), 1700000000000, TypePut, []byte(c.v))
+		recs[i] = kv.AppendKeyValue(nil, []byte(c.row), []byte("d"), []byte(c.q), 1700000000000, kv.TypePut, []byte(c.v))
 		n += int64(len(recs[i]))
 	}
 	return recs, n
@@ -134,7 +135,7 @@ func BenchmarkSnappyBlockEncoders(b *testing.B) {
 	recs, _ := benchCodecRecords(8 << 20)
 	cells := make([]Cell, len(recs))
 	for i, r := range recs {
-		cells[i] = CellFromKey(KVKey(r), KVValue(r))
+		cells[i] = kv.CellFromKey(kv.KVKey(r), kv.KVValue(r))
 	}
 	encoders := []struct {
 		name   string

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
-// benchWriterNextRow increments the 20-digit decimal row of kv (a 100-byte KeyValue record:
+// benchWriterNextRow increments the 20-digit decimal row of rec (a 100-byte KeyValue record:
 // 20-byte row, family d, qualifier q, 58-byte value) in place, so rows strictly increase.
-func benchWriterNextRow(kv []byte) {
-	row := kv[8+2 : 8+2+20]
+func benchWriterNextRow(rec []byte) {
+	row := rec[8+2 : 8+2+20]
 	for j := len(row) - 1; j >= 0; j-- {
 		if row[j] != '9' {
 			row[j]++
@@ -23,23 +25,23 @@ func benchmarkWriter(b *testing.B, opts WriterOptions) { benchmarkWriterTo(b, op
 
 // benchmarkWriterTo writes b.N 100-byte cells, a row each, with opts to out, and closes the Writer.
 func benchmarkWriterTo(b *testing.B, opts WriterOptions, out io.Writer) {
-	kv := AppendKeyValue(nil, []byte("00000000000000000000"), []byte("d"), []byte("q"), 1700000000000, TypePut, make([]byte, 58))
-	if len(kv) != 100 {
-		b.Fatalf("record is %d bytes", len(kv))
+	rec := kv.AppendKeyValue(nil, []byte("00000000000000000000"), []byte("d"), []byte("q"), 1700000000000, kv.TypePut, make([]byte, 58))
+	if len(rec) != 100 {
+		b.Fatalf("record is %d bytes", len(rec))
 	}
-	for i := range KVValue(kv) {
-		KVValue(kv)[i] = byte('a' + i%26)
+	for i := range kv.KVValue(rec) {
+		kv.KVValue(rec)[i] = byte('a' + i%26)
 	}
 	w, err := NewWriter(out, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(kv)))
+	b.SetBytes(int64(len(rec)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		benchWriterNextRow(kv)
-		if err := w.AppendKeyValue(kv); err != nil {
+		benchWriterNextRow(rec)
+		if err := w.AppendKeyValue(rec); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,23 +79,23 @@ const (
 // parts are slices into them) and per row the incremented row is copied into each record.
 // Reports MB/s and cpu-MB/s of KeyValue bytes.
 func benchmarkWriterRows(b *testing.B, opts WriterOptions, mode int) {
-	type cell struct{ kv, row, family, qualifier, value []byte }
+	type cell struct{ rec, row, family, qualifier, value []byte }
 	row := []byte("user000000000000")
 	cells := make([]cell, benchRowCells)
 	var total int
 	for j := range cells {
 		q := []byte(fmt.Sprintf("column_%02d", j))
 		v := []byte(fmt.Sprintf("v%07d", j*1234567%10000000))
-		kv := AppendKeyValue(nil, row, []byte("d"), q, 1700000000000, TypePut, v)
-		k := Key(KVKey(kv))
-		cells[j] = cell{kv: kv, row: k.Row(), family: k.Family(), qualifier: k.Qualifier(), value: KVValue(kv)}
-		total += len(kv)
+		rec := kv.AppendKeyValue(nil, row, []byte("d"), q, 1700000000000, kv.TypePut, v)
+		k := Key(kv.KVKey(rec))
+		cells[j] = cell{rec: rec, row: k.Row(), family: k.Family(), qualifier: k.Qualifier(), value: kv.KVValue(rec)}
+		total += len(rec)
 	}
 	w, err := NewWriter(io.Discard, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var kv []byte
+	var rec []byte
 	b.SetBytes(int64(total / benchRowCells))
 	b.ReportAllocs()
 	cpu0 := benchCPUTime()
@@ -109,18 +111,18 @@ func benchmarkWriterRows(b *testing.B, opts WriterOptions, mode int) {
 		c := &cells[j]
 		switch mode {
 		case benchRowsKeyValue:
-			err = w.AppendKeyValue(c.kv)
+			err = w.AppendKeyValue(c.rec)
 		case benchRowsBuildKeyValue:
-			kv = AppendKeyValue(kv[:0], c.row, c.family, c.qualifier, 1700000000000, TypePut, c.value)
-			err = w.AppendKeyValue(kv)
+			rec = kv.AppendKeyValue(rec[:0], c.row, c.family, c.qualifier, 1700000000000, kv.TypePut, c.value)
+			err = w.AppendKeyValue(rec)
 		case benchRowsSameRow:
 			if j == 0 {
-				err = w.AppendParts(c.row, c.family, c.qualifier, 1700000000000, TypePut, c.value, nil)
+				err = w.AppendParts(c.row, c.family, c.qualifier, 1700000000000, kv.TypePut, c.value, nil)
 			} else {
 				err = w.AppendSameRow(c.qualifier, c.value)
 			}
 		default:
-			err = w.AppendParts(c.row, c.family, c.qualifier, 1700000000000, TypePut, c.value, nil)
+			err = w.AppendParts(c.row, c.family, c.qualifier, 1700000000000, kv.TypePut, c.value, nil)
 		}
 		if err != nil {
 			b.Fatal(err)

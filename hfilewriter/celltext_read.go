@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // ReadCellText reads cell text lines (see FormatCellLine) and returns the cells sorted in HBase order
@@ -27,7 +29,7 @@ func ReadCellTextLabels(r io.Reader, labels map[string]int) ([]Cell, error) {
 		if strings.TrimRight(line, "\r") == "" {
 			continue
 		}
-		c, err := ParseCellLineLabels(line, labels)
+		c, err := kv.ParseCellLineLabels(line, labels)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
@@ -45,11 +47,11 @@ func ReadCellTextLabels(r io.Reader, labels map[string]int) ([]Cell, error) {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return CompareKeys(keys[order[a]], keys[order[b]]) < 0 })
+	sort.SliceStable(order, func(a, b int) bool { return kv.CompareKeys(keys[order[a]], keys[order[b]]) < 0 })
 	sorted := make([]Cell, len(cells))
 	for i, j := range order {
 		sorted[i] = cells[j]
-		if i > 0 && CompareKeys(keys[order[i-1]], keys[j]) == 0 {
+		if i > 0 && kv.CompareKeys(keys[order[i-1]], keys[j]) == 0 {
 			return nil, fmt.Errorf("lines %d and %d have the same key %s", lines[order[i-1]], lines[j], Key(keys[j]))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -199,9 +200,9 @@ func TestFixtureFastDiffThreeCells(t *testing.T) {
 		return append(k, typ)
 	}
 	cells := []Cell{
-		{Row: []byte("r1"), Family: []byte("f"), Qualifier: []byte("a"), Timestamp: 1000, Type: TypePut, Value: []byte("v1")},
-		{Row: []byte("r1"), Family: []byte("f"), Qualifier: []byte("b"), Timestamp: 1000, Type: TypePut, Value: []byte("v1")},
-		{Row: []byte("r2"), Family: []byte("f"), Qualifier: []byte("a"), Timestamp: 999, Type: TypeDelete, Value: []byte("xyz")},
+		{Row: []byte("r1"), Family: []byte("f"), Qualifier: []byte("a"), Timestamp: 1000, Type: kv.TypePut, Value: []byte("v1")},
+		{Row: []byte("r1"), Family: []byte("f"), Qualifier: []byte("b"), Timestamp: 1000, Type: kv.TypePut, Value: []byte("v1")},
+		{Row: []byte("r2"), Family: []byte("f"), Qualifier: []byte("a"), Timestamp: 999, Type: kv.TypeDelete, Value: []byte("xyz")},
 	}
 	cell1 := append(append([]byte{0x00, 0x10, 0x02, 0x00}, key("r1", "a", ts(0xe8), 4)...), "v1"...)
 	cell2 := []byte{0x7f, 0x06, 'b', 0xe8}
@@ -217,11 +218,11 @@ func TestFixtureFastDiffThreeCells(t *testing.T) {
 
 	// v3 with tags and mvcc: cell 1 carries a TTL tag (cint 0b + 00 09 08 <long>), every cell ends
 	// with its sequence id 00.
-	cells[0].Tags = TTLTag(1000)
+	cells[0].Tags = kv.TTLTag(1000)
 	o.NoTags, o.NoMVCC = false, false
 	typ, got = fixtureDataPayload(t, o, cells)
 	want = []byte{0x00, 0x04, 0, 0, 0, 0x63}
-	want = append(append(append(want, cell1...), 0x0b), TTLTag(1000)...)
+	want = append(append(append(want, cell1...), 0x0b), kv.TTLTag(1000)...)
 	want = append(want, 0x00)
 	want = append(append(want, cell2...), 0x00, 0x00)
 	want = append(append(want, cell3...), 0x00, 0x00)
@@ -238,8 +239,8 @@ func TestFixtureFastDiffThreeCells(t *testing.T) {
 // TestFixtureTagsInUnencodedBlock: in an unencoded v3 block a cell is the KeyValue record, then the
 // tags length as a 2-byte int, the tags, then the mvcc vlong.
 func TestFixtureTagsInUnencodedBlock(t *testing.T) {
-	c := Cell{Row: []byte("r1"), Family: []byte("f"), Qualifier: []byte("a"), Timestamp: 1000, Type: TypePut, Value: []byte("v1")}
-	tags, err := ParseTags("visibility=secret,ttl=86400000", map[string]int{"secret": 1})
+	c := Cell{Row: []byte("r1"), Family: []byte("f"), Qualifier: []byte("a"), Timestamp: 1000, Type: kv.TypePut, Value: []byte("v1")}
+	tags, err := kv.ParseTags("visibility=secret,ttl=86400000", map[string]int{"secret": 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // matrixTestCells returns about n random cells in HBase order: a few hundred rows with several
@@ -16,7 +18,7 @@ func matrixTestCells(t *testing.T, rng *rand.Rand, n int, tags bool) []Cell {
 	labels := map[string]int{"secret": 1, "topsecret": 2, "public": 3, "pii": 4}
 	tagTexts := []string{"", "", "ttl=86400000", "visibility=secret|topsecret", "visibility=(secret|pii)&!public,ttl=60000",
 		"visibility=public", "tag200=0xcafe", "ttl=1"}
-	types := []Type{TypePut, TypePut, TypePut, TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion}
+	types := []Type{kv.TypePut, kv.TypePut, kv.TypePut, kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily, kv.TypeDeleteFamilyVersion}
 	var cells []Cell
 	for len(cells) < n {
 		var row []byte
@@ -41,7 +43,7 @@ func matrixTestCells(t *testing.T, rng *rand.Rand, n int, tags bool) []Cell {
 					}
 				}
 				if tags {
-					tt, err := ParseTags(tagTexts[rng.IntN(len(tagTexts))], labels)
+					tt, err := kv.ParseTags(tagTexts[rng.IntN(len(tagTexts))], labels)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -53,10 +55,10 @@ func matrixTestCells(t *testing.T, rng *rand.Rand, n int, tags bool) []Cell {
 			}
 		}
 	}
-	sort.SliceStable(cells, func(i, j int) bool { return CompareKeys(cells[i].Key(), cells[j].Key()) < 0 })
+	sort.SliceStable(cells, func(i, j int) bool { return kv.CompareKeys(cells[i].Key(), cells[j].Key()) < 0 })
 	out := cells[:0]
 	for i := range cells {
-		if i > 0 && CompareKeys(cells[i-1].Key(), cells[i].Key()) == 0 {
+		if i > 0 && kv.CompareKeys(cells[i-1].Key(), cells[i].Key()) == 0 {
 			continue
 		}
 		out = append(out, cells[i])
@@ -138,7 +140,7 @@ func writerMatrix(f func(i int, name string, o WriterOptions)) {
 func TestCodecMatrixV2RefusesTags(t *testing.T) {
 	o := DefaultWriterOptions()
 	o.FormatVersion = 2
-	c := Cell{Row: []byte("r"), Family: []byte("f"), Type: TypePut, Tags: TTLTag(5)}
+	c := Cell{Row: []byte("r"), Family: []byte("f"), Type: kv.TypePut, Tags: kv.TTLTag(5)}
 	_, err := WriteCells(&bytes.Buffer{}, []Cell{c}, o)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("tags")) {
 		t.Fatalf("v2 with tags: %v", err)

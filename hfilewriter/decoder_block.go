@@ -3,6 +3,8 @@ package hfilewriter
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // decodeCellOptions says what each cell record carries, from the file info (§2.3).
@@ -82,9 +84,9 @@ func decodeDataBlock(typ BlockType, payload []byte, o *decodeCellOptions) ([]Cel
 // decodeMakeCell builds a Cell from an owned flat key, checking that the key is well formed.
 func decodeMakeCell(key, value []byte) (Cell, error) {
 	if !Key(key).Valid() {
-		return Cell{}, fmt.Errorf("malformed key %s", ToStringBinary(key))
+		return Cell{}, fmt.Errorf("malformed key %s", kv.ToStringBinary(key))
 	}
-	return CellFromKey(key, value), nil
+	return kv.CellFromKey(key, value), nil
 }
 
 // decodeNoneCells decodes unencoded records: int32 keyLen | int32 valueLen | key | value |
@@ -113,7 +115,7 @@ func walkNoneCells(payload []byte, o *decodeCellOptions, decodeMvcc bool, fn fun
 	for n := 0; c.remaining() > 0 && c.err == nil; n++ {
 		start := c.pos
 		klen, vlen := c.i32(), c.i32()
-		if c.err == nil && (klen < KeyInfrastructureSize || vlen < 0) {
+		if c.err == nil && (klen < kv.KeyInfrastructureSize || vlen < 0) {
 			c.fail("cell %d has key length %d and value length %d", n, klen, vlen)
 		}
 		key := c.take(klen)
@@ -152,8 +154,8 @@ func decodeNilIfEmpty(b []byte) []byte {
 func decodeAfterKeyValue(c *decodeCursor, o *decodeCellOptions, dict *decodeTagDict, cell *Cell) {
 	if o.Tags {
 		n := c.cint()
-		if n > MaxTagsLength {
-			c.fail("tags length %d exceeds %d", n, MaxTagsLength)
+		if n > kv.MaxTagsLength {
+			c.fail("tags length %d exceeds %d", n, kv.MaxTagsLength)
 			return
 		}
 		if n > 0 {

@@ -3,6 +3,8 @@ package hfilewriter
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // DIFF flag bits (DiffKeyDeltaEncoder).
@@ -24,7 +26,7 @@ func decodeDeltaKey(c *decodeCursor, arena *decodeArena, prev []byte, first bool
 	if c.err != nil {
 		return nil
 	}
-	if keyLen < KeyInfrastructureSize || common > len(prev) || common > keyLen-9 {
+	if keyLen < kv.KeyInfrastructureSize || common > len(prev) || common > keyLen-9 {
 		c.fail("bad key length %d / common prefix %d (previous key %d bytes)", keyLen, common, len(prev))
 		return nil
 	}
@@ -79,7 +81,7 @@ func decodeDiffCells(c *decodeCursor, o *decodeCellOptions) ([]Cell, error) {
 		return nil, nil
 	}
 	fl := int(c.u8())
-	if fl > MaxFamilyLength {
+	if fl > kv.MaxFamilyLength {
 		return nil, fmt.Errorf("family length %d in DIFF block header", fl)
 	}
 	fam := c.take(fl)

@@ -1,6 +1,10 @@
 package hfilewriter
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hfload/hfload/internal/kv"
+)
 
 // FAST_DIFF flag bits (FastDiffDeltaEncoder).
 const (
@@ -33,7 +37,7 @@ func decodeFastDiffCells(c *decodeCursor, o *decodeCellOptions) ([]Cell, error) 
 		common := c.cint()
 		var key, value []byte
 		if len(cells) == 0 {
-			if c.err == nil && keyLen < KeyInfrastructureSize {
+			if c.err == nil && keyLen < kv.KeyInfrastructureSize {
 				c.fail("key length %d", keyLen)
 			}
 			key = c.take(keyLen)

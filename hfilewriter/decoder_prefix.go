@@ -1,6 +1,10 @@
 package hfilewriter
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hfload/hfload/internal/kv"
+)
 
 // decodePrefixCells decodes PREFIX records (PrefixKeyDeltaEncoder):
 // cint keyLength-common | cint valueLength | cint common | key[common:] | value | suffix.
@@ -15,7 +19,7 @@ func decodePrefixCells(c *decodeCursor, o *decodeCellOptions) ([]Cell, error) {
 		if c.err == nil && common > len(prev) {
 			c.fail("common prefix %d longer than the previous key (%d bytes)", common, len(prev))
 		}
-		if c.err == nil && common+rest > MaxRowLength+MaxFamilyLength+1<<20 {
+		if c.err == nil && common+rest > kv.MaxRowLength+kv.MaxFamilyLength+1<<20 {
 			c.fail("key length %d too large", common+rest)
 		}
 		var key []byte

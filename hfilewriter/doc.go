@@ -35,7 +35,7 @@
 //	keyLength int32 | valueLength int32 | key | value | [tagsLength uint16 | tags] | [mvcc vlong]
 //
 // where key = rowLength int16 | row | familyLength int8 | family | qualifier | timestamp int64 |
-// type int8, sorted by CompareKeys. The data index maps the (shortened) first key of every block to
+// type int8, sorted by kv.CompareKeys. The data index maps the (shortened) first key of every block to
 // its offset, in one to three levels; the bloom filter answers "may this row (or row+column) be in
 // the file" from one chunk per ~109k keys. The project's HFile format specification has the details.
 //
@@ -47,7 +47,7 @@
 //	w, err := hfilewriter.NewWriter(f, opts)
 //	...
 //	for each cell in HBase order {
-//		err := w.AppendParts(row, family, qualifier, ts, hfilewriter.TypePut, value, nil)
+//		err := w.AppendParts(row, family, qualifier, ts, kv.TypePut, value, nil)
 //		if err != nil { ... } // out of order, duplicate, other family, too big
 //	}
 //	err = w.Close() // writes index, file info, blooms, trailer; does not close f

@@ -3,7 +3,8 @@ package hfilewriter
 import (
 	"encoding/binary"
 	"fmt"
-	"math/bits"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // writeBlockEncoder encodes the key/value part of cells into a data block payload
@@ -74,7 +75,7 @@ func encodeCommonPrefix(cur, prev []byte, withTsType bool) int {
 		}
 		return 0
 	}
-	c := 2 + encodeCommonBytes(cur[2:2+crl], prev[2:2+prl])
+	c := 2 + kv.CommonPrefix(cur[2:2+crl], prev[2:2+prl])
 	if c-2 != crl {
 		return c
 	}
@@ -83,12 +84,12 @@ func encodeCommonPrefix(cur, prev []byte, withTsType bool) int {
 	c += 1 + cfl
 	cq := cur[3+crl+cfl : len(cur)-9]
 	pq := prev[3+prl+pfl : len(prev)-9]
-	q := encodeCommonBytes(cq, pq)
+	q := kv.CommonPrefix(cq, pq)
 	c += q
 	if !withTsType || max(len(cq), len(pq)) != q {
 		return c
 	}
-	t := encodeCommonBytes(cur[len(cur)-9:len(cur)-1], prev[len(prev)-9:len(prev)-1])
+	t := kv.CommonPrefix(cur[len(cur)-9:len(cur)-1], prev[len(prev)-9:len(prev)-1])
 	c += t
 	if t != 8 {
 		return c
@@ -97,22 +98,6 @@ func encodeCommonPrefix(cur, prev []byte, withTsType bool) int {
 		c++
 	}
 	return c
-}
-
-func encodeCommonBytes(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	// Eight bytes at a time; the first differing byte is the lowest set byte of the XOR of little-endian
-	// loads.
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)/8
-		}
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
 }
 
 // encodeCInt appends HBase's putCompressedInt (unsigned LEB128).

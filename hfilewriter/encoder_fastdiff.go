@@ -3,6 +3,8 @@ package hfilewriter
 import (
 	"bytes"
 	"encoding/binary"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // FAST_DIFF flag bits (FastDiffDeltaEncoder).
@@ -54,7 +56,7 @@ func (e *encodeFastDiff) encode(dst, key, value []byte) []byte {
 // parts: 0 or 1 (the row length's high byte) for rows of different lengths, 2 + the common row bytes
 // for different rows of one length, and row, family and common qualifier bytes within a row.
 func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64, typ Type, value, prevRow, prevQual []byte) []byte {
-	klen := KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
+	klen := kv.KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
 	var tsb [8]byte
 	binary.BigEndian.PutUint64(tsb[:], uint64(ts))
 	if !e.has {
@@ -62,7 +64,7 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 		dst = encodeCInt(dst, klen)
 		dst = encodeCInt(dst, len(value))
 		dst = encodeCInt(dst, 0)
-		dst = AppendKey(dst, row, family, qualifier, ts, typ)
+		dst = kv.AppendKey(dst, row, family, qualifier, ts, typ)
 		e.valOff, e.valLen = len(dst), len(value)
 		dst = append(dst, value...)
 		e.has = true
@@ -80,13 +82,13 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 	default:
 		c := rl // the caller's previous row itself (AppendSameRow) is the same row without a look
 		if rl > 0 && &row[0] != &prevRow[0] {
-			c = encodeCommonBytes(row, prevRow)
+			c = kv.CommonPrefix(row, prevRow)
 		}
 		if c != rl {
 			common = 2 + c
 		} else {
 			sameRow = true
-			common = 2 + rl + 1 + len(family) + encodeCommonBytes(qualifier, prevQual)
+			common = 2 + rl + 1 + len(family) + kv.CommonPrefix(qualifier, prevQual)
 		}
 	}
 	flag := 0

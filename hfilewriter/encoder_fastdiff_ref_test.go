@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // refEncodeFastDiff is the flat-key FAST_DIFF encoder the writer used before it encoded from the key's
@@ -125,9 +127,9 @@ func randomFastDiffCells(rng *rand.Rand, n int) []fastDiffCell {
 		case 1:
 			ts--
 		}
-		typ := TypePut
+		typ := kv.TypePut
 		if rng.IntN(6) == 0 {
-			typ = []Type{TypeDelete, TypeDeleteColumn, TypeDeleteFamily}[rng.IntN(3)]
+			typ = []Type{kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily}[rng.IntN(3)]
 		}
 		if row == nil {
 			row = []byte{}
@@ -152,7 +154,7 @@ func TestFastDiffPartsEncoderMatchesFlatKeyEncoder(t *testing.T) {
 		ref.prev.reset()
 		var prevRow, prevQual []byte // as the Writer keeps them for the parts encoder
 		for i, c := range cells {
-			key := AppendKey(nil, c.row, c.fam, c.qual, c.ts, c.typ)
+			key := kv.AppendKey(nil, c.row, c.fam, c.qual, c.ts, c.typ)
 			n := len(want)
 			want = ref.encode(want, key, c.value)
 			got = parts.encodeCell(got, c.row, c.fam, c.qual, c.ts, c.typ, c.value, prevRow, prevQual)

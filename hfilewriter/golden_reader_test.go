@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // goldenCell is one expected cell of a golden listing; HasSeq is false when the listing has no mvcc.
@@ -61,7 +63,7 @@ func readGoldenListing(t *testing.T, path string) (settings map[string]string, c
 		if c.Timestamp, err = strconv.ParseInt(f[3], 10, 64); err != nil {
 			t.Fatal(err)
 		}
-		if c.Type, err = ParseType(f[4]); err != nil {
+		if c.Type, err = kv.ParseType(f[4]); err != nil {
 			t.Fatal(err)
 		}
 		c.Value = unhex(f[5])
@@ -225,7 +227,7 @@ func TestGoldenHBase264(t *testing.T) {
 		for i := 0; i < n; i++ {
 			out = append(out, goldenCell{Cell: Cell{
 				Row: []byte(fmt.Sprintf("row-%0*d", width, i)), Family: []byte("cf"), Qualifier: []byte("q"),
-				Timestamp: 1700000000000, Type: TypePut, Value: []byte(fmt.Sprintf("val-%0*d", width, i)),
+				Timestamp: 1700000000000, Type: kv.TypePut, Value: []byte(fmt.Sprintf("val-%0*d", width, i)),
 			}, HasSeq: true})
 		}
 		return out
@@ -284,20 +286,20 @@ func readSnapshotListing(t *testing.T, path string) map[string][]goldenCell {
 			cur = strings.TrimSpace(name)
 			continue
 		}
-		kv, val, ok := strings.Cut(strings.TrimSpace(line), " = ")
+		rec, val, ok := strings.Cut(strings.TrimSpace(line), " = ")
 		if !ok {
 			t.Fatalf("bad listing line %q", line)
 		}
-		p := strings.Split(kv, "/")
+		p := strings.Split(rec, "/")
 		if len(p) != 4 {
-			t.Fatalf("bad key %q", kv)
+			t.Fatalf("bad key %q", rec)
 		}
 		fam, qual, _ := strings.Cut(p[1], ":")
 		ts, err := strconv.ParseInt(p[2], 10, 64)
 		if err != nil {
 			t.Fatal(err)
 		}
-		typ, err := ParseType(p[3])
+		typ, err := kv.ParseType(p[3])
 		if err != nil {
 			t.Fatal(err)
 		}

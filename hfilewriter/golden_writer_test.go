@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // goldenCells builds the cells of the generated HBase 2.6.4 golden files: rows
@@ -17,7 +19,7 @@ func goldenCells(n, width int) []Cell {
 	for i := range cells {
 		num := fmt.Sprintf("%0*d", width, i)
 		cells[i] = Cell{Row: []byte("row-" + num), Family: []byte("cf"), Qualifier: []byte("q"),
-			Timestamp: 1700000000000, Type: TypePut, Value: []byte("val-" + num)}
+			Timestamp: 1700000000000, Type: kv.TypePut, Value: []byte("val-" + num)}
 	}
 	return cells
 }
@@ -117,10 +119,10 @@ func TestWriterGoldenHBase264AppendKeyValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kv []byte
+	var rec []byte
 	for _, c := range goldenCells(100, 3) {
-		kv = AppendCellKeyValue(kv[:0], &c)
-		if err := w.AppendKeyValue(kv); err != nil {
+		rec = kv.AppendCellKeyValue(rec[:0], &c)
+		if err := w.AppendKeyValue(rec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -135,7 +137,7 @@ func TestWriterGoldenHBase264AppendKeyValue(t *testing.T) {
 // AppendFileInfo as StoreFileWriter.appendMetadata does).
 func TestWriterGoldenHBase264Snapshots(t *testing.T) {
 	put := func(row, fam, qual string, ts int64, value string, seq uint64) Cell {
-		return Cell{Row: []byte(row), Family: []byte(fam), Qualifier: []byte(qual), Timestamp: ts, Type: TypePut,
+		return Cell{Row: []byte(row), Family: []byte(fam), Qualifier: []byte(qual), Timestamp: ts, Type: kv.TypePut,
 			Value: []byte(value), SeqID: seq}
 	}
 	cases := []struct {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // Info describes a file like HBase's HFilePrettyPrinter -m -v -b: trailer, decoded file info, index
@@ -110,7 +112,7 @@ func (r *Reader) inspectFileInfoValue(k string, v []byte) string {
 	case inspectIn(inspectStringKeys, k):
 		return string(v)
 	}
-	return ToStringBinary(v)
+	return kv.ToStringBinary(v)
 }
 
 // Inspect reads the file's metadata and scans block headers (not cells) to count blocks by type.
@@ -144,7 +146,7 @@ func (r *Reader) Inspect() (*Info, error) {
 		info.DataIndex.MidKey = fmt.Sprintf("leaf block at offset %d (%d bytes), entry %d", m.LeafOffset, m.LeafSize, m.EntryIndex)
 	}
 	for _, e := range r.metaIndex {
-		info.MetaBlocks = append(info.MetaBlocks, ToStringBinary(e.Key))
+		info.MetaBlocks = append(info.MetaBlocks, kv.ToStringBinary(e.Key))
 	}
 	counts := map[BlockType]int{}
 	var order []BlockType

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // Reader reads an HFile v2 (minor >= 1) or v3 written by HBase or by this package's Writer: the
@@ -247,7 +249,7 @@ func (r *Reader) setupFromFileInfo() error {
 	}
 	if v, ok := r.FileInfoValue(FileInfoLastKey); ok {
 		if !Key(v).Valid() {
-			return fmt.Errorf("file info %s is not a valid key: %s", FileInfoLastKey, ToStringBinary(v))
+			return fmt.Errorf("file info %s is not a valid key: %s", FileInfoLastKey, kv.ToStringBinary(v))
 		}
 		r.lastKey = v
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // readerBenchFile writes n cells (~100-byte values) with the given codec and encoding.
@@ -19,7 +21,7 @@ func readerBenchFile(b *testing.B, n int, comp Compression, enc DataBlockEncodin
 	val := bytes.Repeat([]byte("value-bytes-"), 8)
 	for i := 0; i < n; i++ {
 		c := Cell{Row: []byte(fmt.Sprintf("user%010d", i)), Family: []byte("d"), Qualifier: []byte("col"),
-			Timestamp: 1700000000000, Type: TypePut, Value: val}
+			Timestamp: 1700000000000, Type: kv.TypePut, Value: val}
 		if err := w.Append(&c); err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // readBloom is a compound bloom filter's metadata (§10.5).
@@ -64,7 +66,7 @@ func readBloomMeta(b *readBlock) (*readBloom, error) {
 // the flat key (row, empty family, qualifier, LATEST_TIMESTAMP, Maximum).
 func readBloomHashKey(typ BloomType, row, qualifier []byte) []byte {
 	if typ == BloomRowCol {
-		return AppendKey(nil, row, nil, qualifier, LatestTimestamp, TypeMaximum)
+		return kv.AppendKey(nil, row, nil, qualifier, kv.LatestTimestamp, kv.TypeMaximum)
 	}
 	return row
 }
@@ -82,15 +84,15 @@ func (m *readBloom) chunkFor(typ BloomType, row, family, qualifier []byte) (int,
 	}
 	for _, c := range m.Chunks {
 		if !Key(c.Key).Valid() {
-			return -1, nil, fmt.Errorf("ROWCOL bloom chunk key %s is not a flat key", ToStringBinary(c.Key))
+			return -1, nil, fmt.Errorf("ROWCOL bloom chunk key %s is not a flat key", kv.ToStringBinary(c.Key))
 		}
 	}
 	fam := family
 	if len(Key(m.Chunks[0].Key).Family()) == 0 {
 		fam = nil
 	}
-	search := AppendKey(nil, row, fam, qualifier, LatestTimestamp, TypeMaximum)
-	i := sort.Search(len(m.Chunks), func(i int) bool { return CompareKeys(m.Chunks[i].Key, search) > 0 })
+	search := kv.AppendKey(nil, row, fam, qualifier, kv.LatestTimestamp, kv.TypeMaximum)
+	i := sort.Search(len(m.Chunks), func(i int) bool { return kv.CompareKeys(m.Chunks[i].Key, search) > 0 })
 	return i - 1, search, nil
 }
 
@@ -143,9 +145,9 @@ func (r *Reader) bloomLookup(m *readBloom, typ BloomType, row, qualifier []byte,
 					s := search
 					if (len(Key(last).Family()) == 0) != (len(Key(search).Family()) == 0) {
 						fam := Key(last).Family()
-						s = AppendKey(nil, row, fam, qualifier, LatestTimestamp, TypeMaximum)
+						s = kv.AppendKey(nil, row, fam, qualifier, kv.LatestTimestamp, kv.TypeMaximum)
 					}
-					if CompareKeys(s, last) > 0 {
+					if kv.CompareKeys(s, last) > 0 {
 						return false, nil
 					}
 				}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // TestDecodeTagDictLRU checks the LRUDictionary semantics tag decompression depends on: 127 entries,
@@ -62,9 +64,9 @@ func TestDecodeTagDictLRU(t *testing.T) {
 // TestDecodeRowIndexV1 decodes a hand-built ROW_INDEX_V1 block (RowIndexEncoderV1 layout).
 func TestDecodeRowIndexV1(t *testing.T) {
 	cells := []Cell{
-		{Row: []byte("a"), Family: []byte("f"), Qualifier: []byte("1"), Timestamp: 5, Type: TypePut, Value: []byte("x"), Tags: []byte{0, 2, 201, 9}, SeqID: 300},
-		{Row: []byte("a"), Family: []byte("f"), Qualifier: []byte("2"), Timestamp: 5, Type: TypeDelete, SeqID: 0},
-		{Row: []byte("b"), Family: []byte("f"), Timestamp: 7, Type: TypePut, Value: []byte("yy")},
+		{Row: []byte("a"), Family: []byte("f"), Qualifier: []byte("1"), Timestamp: 5, Type: kv.TypePut, Value: []byte("x"), Tags: []byte{0, 2, 201, 9}, SeqID: 300},
+		{Row: []byte("a"), Family: []byte("f"), Qualifier: []byte("2"), Timestamp: 5, Type: kv.TypeDelete, SeqID: 0},
+		{Row: []byte("b"), Family: []byte("f"), Timestamp: 7, Type: kv.TypePut, Value: []byte("yy")},
 	}
 	var data []byte
 	var rowOffsets []int
@@ -73,7 +75,7 @@ func TestDecodeRowIndexV1(t *testing.T) {
 		if i == 0 || !bytes.Equal(c.Row, cells[i-1].Row) {
 			rowOffsets = append(rowOffsets, len(data))
 		}
-		data = AppendCellKeyValue(data, c)
+		data = kv.AppendCellKeyValue(data, c)
 		data = binary.BigEndian.AppendUint16(data, uint16(len(c.Tags)))
 		data = append(data, c.Tags...)
 		data = AppendVLong(data, int64(c.SeqID))

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // DumpCellText writes every cell of the file as one FormatCellLine line (the format ReadCellText
@@ -17,7 +19,7 @@ func (r *Reader) DumpCellTextLabels(w io.Writer, labels map[string]int) (int64, 
 	it := r.Iter()
 	var n int64
 	for it.Next() {
-		if _, err := bw.WriteString(FormatCellLineLabels(it.Cell(), labels)); err != nil {
+		if _, err := bw.WriteString(kv.FormatCellLineLabels(it.Cell(), labels)); err != nil {
 			return n, fmt.Errorf("writing cell %d: %w", n, err)
 		}
 		if err := bw.WriteByte('\n'); err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // FileInfoEntry is one file-info key/value pair, in file order.
@@ -136,7 +138,7 @@ func (r *Reader) FileInfoBool(key string) (bool, bool, error) {
 // TimeRangeTracker{from=1, to=2} (HBase 2.0.0-2.0.1).
 func readTimeRange(v []byte) (minTS, maxTS int64, err error) {
 	if bytes.HasPrefix(v, pbMagic) {
-		minTS, maxTS = 0, LatestTimestamp
+		minTS, maxTS = 0, kv.LatestTimestamp
 		err = readProtoFields(v[len(pbMagic):], func(num, wt int, x uint64, _ []byte) error {
 			switch num {
 			case 1:

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // readIndexEntry is one block index entry: the block's offset, its on-disk size with header, and its key
@@ -153,7 +155,7 @@ func (r *Reader) walkIndexLevel(w *readIndexWalk, entries []readIndexEntry, dept
 		if len(children) == 0 {
 			return fmt.Errorf("%s index block at offset %d has no entries", kind, e.Offset)
 		}
-		if Key(e.Key).Valid() && Key(children[0].Key).Valid() && CompareKeys(children[0].Key, e.Key) < 0 {
+		if Key(e.Key).Valid() && Key(children[0].Key).Valid() && kv.CompareKeys(children[0].Key, e.Key) < 0 {
 			return fmt.Errorf("%s index block at offset %d: first key %s is below its parent's key %s",
 				kind, e.Offset, Key(children[0].Key), Key(e.Key))
 		}

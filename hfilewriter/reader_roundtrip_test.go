@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // readerTestWrite writes cells with opts and returns the file bytes.
@@ -35,7 +37,7 @@ func readerTestCells(rng *rand.Rand, n int, tags bool) []Cell {
 		row := []byte(fmt.Sprintf("r%06d", i*7))
 		for q := 0; q < 3 && len(cells) < n; q++ {
 			c := Cell{Row: row, Family: []byte("f"), Qualifier: []byte{'q', byte('a' + q)}, Timestamp: int64(1000 + rng.IntN(5)),
-				Type: TypePut, Value: bytes.Repeat([]byte{byte(rng.IntN(256))}, rng.IntN(50)), SeqID: uint64(rng.IntN(3) * 1000)}
+				Type: kv.TypePut, Value: bytes.Repeat([]byte{byte(rng.IntN(256))}, rng.IntN(50)), SeqID: uint64(rng.IntN(3) * 1000)}
 			if tags && rng.IntN(3) == 0 {
 				c.Tags = []byte{0, 3, 200, byte(rng.IntN(256)), 7}
 			}
@@ -117,7 +119,7 @@ func TestReaderCellTextRoundTrip(t *testing.T) {
 	cells := writerTestRandomCells(rng, 500, false, false)
 	var lines []string
 	for i := range cells {
-		lines = append(lines, FormatCellLine(&cells[i]))
+		lines = append(lines, kv.FormatCellLine(&cells[i]))
 	}
 	shuffled := append([]string(nil), lines...)
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
@@ -125,7 +127,7 @@ func TestReaderCellTextRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sort.SliceIsSorted(parsed, func(i, j int) bool { return CompareKeys(parsed[i].Key(), parsed[j].Key()) < 0 }) {
+	if !sort.SliceIsSorted(parsed, func(i, j int) bool { return kv.CompareKeys(parsed[i].Key(), parsed[j].Key()) < 0 }) {
 		t.Fatal("ReadCellText did not sort")
 	}
 	o := DefaultWriterOptions()
@@ -180,7 +182,7 @@ func TestReaderVerifyDetectsTampering(t *testing.T) {
 		{"last key in file info", func(b []byte) {
 			readerTestRewrite(t, b, r.loadOnOpen[2].Offset, func(p []byte) {
 				i := bytes.Index(p, r.lastKey)
-				p[i+len(r.lastKey)-1] = byte(TypeDelete)
+				p[i+len(r.lastKey)-1] = byte(kv.TypeDelete)
 			})
 		}, "hfile.LASTKEY"},
 		{"value length changed", func(b []byte) {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // streamTestOptionsFor returns the options that describe r's file to a StreamVerifier, as a load
@@ -230,9 +232,9 @@ func TestStreamVerifierLayouts(t *testing.T) {
 		plainCells[i].SeqID = 0
 	}
 	bigCells := []Cell{
-		{Row: []byte("a"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: bytes.Repeat([]byte("x"), 300<<10)},
-		{Row: []byte("b"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: []byte("small")},
-		{Row: []byte("c"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: bytes.Repeat([]byte("yz"), 3<<20)},
+		{Row: []byte("a"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: kv.TypePut, Value: bytes.Repeat([]byte("x"), 300<<10)},
+		{Row: []byte("b"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: kv.TypePut, Value: []byte("small")},
+		{Row: []byte("c"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: kv.TypePut, Value: bytes.Repeat([]byte("yz"), 3<<20)},
 	}
 	manyCells := readerTestCells(rng, 6000, false)
 	for i := range manyCells {
@@ -645,7 +647,7 @@ func streamTestDamages() []streamTestDamage {
 			d := clone(b)
 			readerTestRewrite(t, d, b.r.loadOnOpen[2].Offset, func(p []byte) {
 				i := bytes.Index(p, b.r.lastKey)
-				p[i+len(b.r.lastKey)-1] = byte(TypeDelete)
+				p[i+len(b.r.lastKey)-1] = byte(kv.TypeDelete)
 			})
 			return d, streamTestSame("file info hfile.LASTKEY is")
 		}},

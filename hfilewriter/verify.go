@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // verifyBlockRef is one block found by the sequential scan of the file.
@@ -252,11 +254,11 @@ func (v *verifyState) walkNoneBlockCells(payload []byte, ref *verifyBlockRef) er
 		}
 		if first == nil {
 			first = key
-			if v.prevKey != nil && CompareKeys(v.prevKey, key) > 0 {
+			if v.prevKey != nil && kv.CompareKeys(v.prevKey, key) > 0 {
 				return fmt.Errorf("first key %s is before the previous block's last key %s", Key(key), Key(v.prevKey))
 			}
 		}
-		if t := Key(key).Type(); t == TypeDeleteFamily || t == TypeDeleteFamilyVersion {
+		if t := Key(key).Type(); t == kv.TypeDeleteFamily || t == kv.TypeDeleteFamilyVersion {
 			v.deleteFamilyCells++
 		}
 		last = key
@@ -300,11 +302,11 @@ func (v *verifyState) walkNoneBlockFast(p []byte, ref *verifyBlockRef) bool {
 		klen := int(int32(binary.BigEndian.Uint32(p[pos:])))
 		vlen := int(int32(binary.BigEndian.Uint32(p[pos+4:])))
 		ks := pos + 8
-		if klen < KeyInfrastructureSize || vlen < 0 || klen > len(p)-ks || vlen > len(p)-ks-klen {
+		if klen < kv.KeyInfrastructureSize || vlen < 0 || klen > len(p)-ks || vlen > len(p)-ks-klen {
 			return false
 		}
 		key := Key(p[ks : ks+klen : ks+klen])
-		if rl := int(binary.BigEndian.Uint16(key)); rl > MaxRowLength || 3+rl > klen-9 || 3+rl+int(key[2+rl]) > klen-9 {
+		if rl := int(binary.BigEndian.Uint16(key)); rl > kv.MaxRowLength || 3+rl > klen-9 || 3+rl+int(key[2+rl]) > klen-9 {
 			return false
 		}
 		q := ks + klen + vlen
@@ -335,12 +337,12 @@ func (v *verifyState) walkNoneBlockFast(p []byte, ref *verifyBlockRef) bool {
 			q++
 		}
 		if first == nil {
-			if v.prevKey != nil && CompareKeys(v.prevKey, key) > 0 {
+			if v.prevKey != nil && kv.CompareKeys(v.prevKey, key) > 0 {
 				return false
 			}
 			first = key
 		}
-		if t := Type(key[klen-1]); t == TypeDeleteFamily || t == TypeDeleteFamilyVersion {
+		if t := Type(key[klen-1]); t == kv.TypeDeleteFamily || t == kv.TypeDeleteFamilyVersion {
 			deleteFamilies++
 		}
 		last = key
@@ -370,11 +372,11 @@ func (v *verifyState) walkNoneBlockFast(p []byte, ref *verifyBlockRef) bool {
 func (v *verifyState) checkCell(c *Cell) error {
 	r := v.r
 	key := c.Key()
-	if v.prevKey != nil && CompareKeys(v.prevKey, key) > 0 {
+	if v.prevKey != nil && kv.CompareKeys(v.prevKey, key) > 0 {
 		return fmt.Errorf("key out of order: previous key %s sorts after it", Key(v.prevKey))
 	}
 	if v.prevKey != nil && !bytes.Equal(Key(v.prevKey).Family(), c.Family) {
-		return fmt.Errorf("family %s differs from the previous cell's %s", ToStringBinary(c.Family), ToStringBinary(Key(v.prevKey).Family()))
+		return fmt.Errorf("family %s differs from the previous cell's %s", kv.ToStringBinary(c.Family), kv.ToStringBinary(Key(v.prevKey).Family()))
 	}
 	if r.generalBloom != nil && !v.quick {
 		ok, err := r.bloomLookup(r.generalBloom, r.bloomType, c.Row, c.Qualifier, v.cache)
@@ -385,7 +387,7 @@ func (v *verifyState) checkCell(c *Cell) error {
 			return fmt.Errorf("cell is not in the %s bloom filter", r.bloomType)
 		}
 	}
-	if c.Type == TypeDeleteFamily || c.Type == TypeDeleteFamilyVersion {
+	if c.Type == kv.TypeDeleteFamily || c.Type == kv.TypeDeleteFamilyVersion {
 		v.deleteFamilyCells++
 		if r.deleteBloom != nil && !v.quick {
 			ok, err := r.bloomLookup(r.deleteBloom, BloomRow, c.Row, nil, v.cache)
@@ -449,12 +451,12 @@ func (v *verifyState) checkDataIndex() error {
 			return fmt.Errorf("%s points at offset %d, but data block %d is at offset %d", what, b.Offset, i, v.blocks[v.dataBlocks[i]].Offset)
 		}
 		if !Key(e.Key).Valid() {
-			return fmt.Errorf("data index entry %d has a malformed key %s", i, ToStringBinary(e.Key))
+			return fmt.Errorf("data index entry %d has a malformed key %s", i, kv.ToStringBinary(e.Key))
 		}
 		if b.FirstKey == nil { // VerifyBlocks does not decode encoded blocks
 			continue
 		}
-		if CompareKeys(e.Key, b.FirstKey) > 0 {
+		if kv.CompareKeys(e.Key, b.FirstKey) > 0 {
 			return fmt.Errorf("%s is after the block's first key %s (block at offset %d)", what, Key(b.FirstKey), b.Offset)
 		}
 		if i > 0 {
@@ -462,7 +464,7 @@ func (v *verifyState) checkDataIndex() error {
 			// The index key sorts after the previous block's last key, or equals it when equal keys
 			// (duplicates a file may hold) straddle the boundary: HBase's midpoint of equal keys is the
 			// right one (HFileWriterImpl.getMidpoint).
-			if c := CompareKeys(e.Key, prev.LastKey); c < 0 || c == 0 && CompareKeys(b.FirstKey, prev.LastKey) != 0 {
+			if c := kv.CompareKeys(e.Key, prev.LastKey); c < 0 || c == 0 && kv.CompareKeys(b.FirstKey, prev.LastKey) != 0 {
 				return fmt.Errorf("%s is not after the previous block's last key %s (block at offset %d)", what, Key(prev.LastKey), b.Offset)
 			}
 		}
@@ -523,7 +525,7 @@ func (v *verifyState) checkOtherIndexes() error {
 			}
 			total += int64(b.Payload) // the chunk's bit array, as the scan decompressed it
 			if i > 0 && bytes.Compare(m.Chunks[i-1].Key, e.Key) >= 0 && r.bloomType != BloomRowCol {
-				return fmt.Errorf("%s key %s is not after the previous chunk's key", what, ToStringBinary(e.Key))
+				return fmt.Errorf("%s key %s is not after the previous chunk's key", what, kv.ToStringBinary(e.Key))
 			}
 		}
 		if total != m.TotalByteSize {
@@ -589,7 +591,7 @@ func (v *verifyState) checkTotals() error {
 		return fmt.Errorf("file info %s is %d, the file has %d delete-family cells", FileInfoDeleteFamilyCnt, n, v.deleteFamilyCells)
 	}
 	if first := r.firstKey; first != nil && len(v.dataBlocks) > 0 {
-		if CompareKeys(first, v.blocks[v.dataBlocks[0]].FirstKey) > 0 {
+		if kv.CompareKeys(first, v.blocks[v.dataBlocks[0]].FirstKey) > 0 {
 			return fmt.Errorf("first index key %s is after the first cell's key", Key(first))
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // TestVerifyBlocksGoldens: the cheaper check passes on every file HBase wrote (all versions, codecs,
@@ -136,7 +138,7 @@ func TestVerifyAcceptsDuplicatesAcrossBlocks(t *testing.T) {
 		for r := 0; r < 20; r++ {
 			row := []byte{'r', byte('a' + r)}
 			for d := 0; d < 12; d++ { // the same key twelve times: every block boundary inside falls between equal keys
-				if err := w.AppendParts(row, []byte("f"), []byte("q"), 7, TypePut, bytes.Repeat([]byte{byte(d)}, 20), nil); err != nil {
+				if err := w.AppendParts(row, []byte("f"), []byte("q"), 7, kv.TypePut, bytes.Repeat([]byte{byte(d)}, 20), nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -178,8 +180,8 @@ func TestWalkNoneBlockFastMatchesCells(t *testing.T) {
 			for i := range row {
 				row[i] = byte('a' + rng.IntN(3))
 			}
-			typ := []Type{TypePut, TypeDelete, TypeDeleteFamily, TypeDeleteFamilyVersion}[rng.IntN(4)]
-			key := AppendKey(nil, row, []byte("f"), []byte{byte(rng.IntN(4))}, int64(rng.IntN(3)), typ)
+			typ := []Type{kv.TypePut, kv.TypeDelete, kv.TypeDeleteFamily, kv.TypeDeleteFamilyVersion}[rng.IntN(4)]
+			key := kv.AppendKey(nil, row, []byte("f"), []byte{byte(rng.IntN(4))}, int64(rng.IntN(3)), typ)
 			value := make([]byte, rng.IntN(9))
 			p = binary.BigEndian.AppendUint32(p, uint32(len(key)))
 			p = binary.BigEndian.AppendUint32(p, uint32(len(value)))
@@ -205,7 +207,7 @@ func TestWalkNoneBlockFastMatchesCells(t *testing.T) {
 		}
 		var prev []byte
 		if rng.IntN(2) == 0 {
-			prev = AppendKey(nil, []byte{byte('a' + rng.IntN(3))}, []byte("f"), nil, 1, TypePut)
+			prev = kv.AppendKey(nil, []byte{byte('a' + rng.IntN(3))}, []byte("f"), nil, 1, kv.TypePut)
 		}
 		fast := &verifyState{opts: o, prevKey: prev, maxSeq: 2, maxTags: 1}
 		slow := &verifyState{opts: o, prevKey: prev, maxSeq: 2, maxTags: 1}

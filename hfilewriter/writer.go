@@ -9,6 +9,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // ErrWriterClosed is returned by Append and Close after Close.
@@ -118,7 +120,7 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 		index:        newWriteIndexWriter(o.IndexBlockMaxSize, o.IndexMinEntries),
 		trMin:        math.MaxInt64,
 		trMax:        -1,
-		earliestPut:  LatestTimestamp,
+		earliestPut:  kv.LatestTimestamp,
 		firstDataOff: -1,
 		lastDataOff:  -1,
 		blk:          make([]byte, BlockHeaderSize, BlockHeaderSize+o.BlockSize+o.BlockSize/4),
@@ -181,26 +183,26 @@ func (w *Writer) IsLast(row, family, qualifier []byte, ts int64, typ Type) bool 
 
 // AppendKeyValue adds a KeyValue record (int32 keyLen | int32 valueLen | key | value, as built by
 // AppendKeyValue) with no tags and sequence id 0. It splits the record into its parts and takes
-// the path of AppendParts; it does not allocate in the steady state and does not retain kv.
-func (w *Writer) AppendKeyValue(kv []byte) error {
+// the path of AppendParts; it does not allocate in the steady state and does not retain rec.
+func (w *Writer) AppendKeyValue(rec []byte) error {
 	if w.done {
 		return ErrWriterClosed
 	}
 	if w.err != nil {
 		return w.err
 	}
-	key, value, n, err := SplitKeyValue(kv)
-	if err != nil || n != len(kv) {
-		return fmt.Errorf("hfilewriter: malformed KeyValue record of %d bytes", len(kv))
+	key, value, n, err := kv.SplitKeyValue(rec)
+	if err != nil || n != len(rec) {
+		return fmt.Errorf("hfilewriter: malformed KeyValue record of %d bytes", len(rec))
 	}
 	k := Key(key)
 	if !k.Valid() {
-		return fmt.Errorf("hfilewriter: malformed key %s", ToStringBinary(key))
+		return fmt.Errorf("hfilewriter: malformed key %s", kv.ToStringBinary(key))
 	}
 	rl := int(binary.BigEndian.Uint16(key))
 	fl := int(key[2+rl])
-	if fl > MaxFamilyLength {
-		return fmt.Errorf("hfilewriter: key %s: family of %d bytes exceeds HBase's limit of %d", k, fl, MaxFamilyLength)
+	if fl > kv.MaxFamilyLength {
+		return fmt.Errorf("hfilewriter: key %s: family of %d bytes exceeds HBase's limit of %d", k, fl, kv.MaxFamilyLength)
 	}
 	return w.appendCell(key[2:2+rl], key[3+rl:3+rl+fl], key[3+rl+fl:len(key)-9],
 		int64(binary.BigEndian.Uint64(key[len(key)-9:])), Type(key[len(key)-1]), value, nil, 0)
@@ -208,32 +210,32 @@ func (w *Writer) AppendKeyValue(kv []byte) error {
 
 // maxCellColumnAndValue bounds len(qualifier)+len(value) so that a cell's KeyValue record
 // (int32 lengths, at most Integer.MAX_VALUE bytes in all) stays representable.
-const maxCellColumnAndValue = math.MaxInt32 - 8 - KeyInfrastructureSize - MaxRowLength - MaxFamilyLength - 2 - MaxTagsLength
+const maxCellColumnAndValue = math.MaxInt32 - 8 - kv.KeyInfrastructureSize - kv.MaxRowLength - kv.MaxFamilyLength - 2 - kv.MaxTagsLength
 
 // checkCell makes the checks that only cells given by parts need (a KeyValue record cannot fail
 // them): size limits, and tags and sequence id against the file's settings. Errors name the cell
 // as Cell.String does.
 func (w *Writer) checkCell(row, family, qualifier []byte, ts int64, typ Type, value, tags []byte, seq uint64) error {
-	if err := validateCellSizes(row, family, tags); err != nil {
-		return fmt.Errorf("hfilewriter: cell %s: %w", formatCell(row, family, qualifier, ts, typ, len(value), seq), err)
+	if err := kv.ValidateSizes(row, family, tags); err != nil {
+		return fmt.Errorf("hfilewriter: cell %s: %w", kv.FormatCell(row, family, qualifier, ts, typ, len(value), seq), err)
 	}
 	if len(tags) > 0 && !w.tags {
 		return fmt.Errorf("hfilewriter: cell %s has tags but the file is written without tags (tags need HFile v3 without NoTags)",
-			formatCell(row, family, qualifier, ts, typ, len(value), seq))
+			kv.FormatCell(row, family, qualifier, ts, typ, len(value), seq))
 	}
-	if err := checkTags(tags); err != nil {
-		return fmt.Errorf("hfilewriter: cell %s: %w", formatCell(row, family, qualifier, ts, typ, len(value), seq), err)
+	if err := kv.CheckTags(tags); err != nil {
+		return fmt.Errorf("hfilewriter: cell %s: %w", kv.FormatCell(row, family, qualifier, ts, typ, len(value), seq), err)
 	}
 	if seq != 0 && !w.mvcc {
 		return fmt.Errorf("hfilewriter: cell %s has a sequence id but the file is written without MVCC",
-			formatCell(row, family, qualifier, ts, typ, len(value), seq))
+			kv.FormatCell(row, family, qualifier, ts, typ, len(value), seq))
 	}
 	if seq > math.MaxInt64 {
-		return fmt.Errorf("hfilewriter: cell %s: sequence id out of range", formatCell(row, family, qualifier, ts, typ, len(value), seq))
+		return fmt.Errorf("hfilewriter: cell %s: sequence id out of range", kv.FormatCell(row, family, qualifier, ts, typ, len(value), seq))
 	}
 	if n := uint64(len(qualifier)) + uint64(len(value)); n > maxCellColumnAndValue {
 		return fmt.Errorf("hfilewriter: cell %s: qualifier and value of %d bytes exceed the KeyValue format's limit of %d",
-			formatCell(row, family, qualifier, ts, typ, len(value), seq), n, uint64(maxCellColumnAndValue))
+			kv.FormatCell(row, family, qualifier, ts, typ, len(value), seq), n, uint64(maxCellColumnAndValue))
 	}
 	return nil
 }
@@ -247,7 +249,7 @@ func (w *Writer) checkCell(row, family, qualifier []byte, ts int64, typ Type, va
 func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, value, tags []byte, seq uint64) error {
 	// Checks a KeyValue record passes by construction (AppendKeyValue makes its own); the common
 	// cell (small, no tags, sequence id 0) passes them in one comparison chain.
-	if len(row) > MaxRowLength || len(family) > MaxFamilyLength || len(tags) != 0 || seq != 0 ||
+	if len(row) > kv.MaxRowLength || len(family) > kv.MaxFamilyLength || len(tags) != 0 || seq != 0 ||
 		uint64(len(qualifier))+uint64(len(value)) > maxCellColumnAndValue {
 		if err := w.checkCell(row, family, qualifier, ts, typ, value, tags, seq); err != nil {
 			return err
@@ -260,9 +262,9 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 		return w.err
 	}
 	switch typ {
-	case TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion:
+	case kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily, kv.TypeDeleteFamilyVersion:
 	default:
-		return fmt.Errorf("hfilewriter: key %s has type %s, which cannot be stored", formatKey(row, family, qualifier, ts, typ), typ)
+		return fmt.Errorf("hfilewriter: key %s has type %s, which cannot be stored", kv.FormatKey(row, family, qualifier, ts, typ), typ)
 	}
 	// Order against the previous cell, as CompareKeys orders flat keys (row, family, qualifier
 	// ascending, timestamp and type descending; stored types are never Minimum).
@@ -283,21 +285,21 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 		}
 		if c < 0 {
 			return fmt.Errorf("hfilewriter: key out of order: %s sorts before the previous key %s",
-				formatKey(row, family, qualifier, ts, typ), w.lastKeyString())
+				kv.FormatKey(row, family, qualifier, ts, typ), w.lastKeyString())
 		}
 		if c == 0 && !w.opts.AllowDuplicateKeys {
 			return fmt.Errorf("hfilewriter: duplicate key: %s equals the previous key %s",
-				formatKey(row, family, qualifier, ts, typ), w.lastKeyString())
+				kv.FormatKey(row, family, qualifier, ts, typ), w.lastKeyString())
 		}
 		if !sameFamily {
 			return fmt.Errorf("hfilewriter: key %s has family %q but the file holds family %q (one family per HFile)",
-				formatKey(row, family, qualifier, ts, typ), ToStringBinary(family), ToStringBinary(w.family))
+				kv.FormatKey(row, family, qualifier, ts, typ), kv.ToStringBinary(family), kv.ToStringBinary(w.family))
 		}
 	}
 
 	// Blooms first, as StoreFileWriter.append does (a full chunk is enqueued here and written at
 	// the next data block boundary).
-	if newCol || typ == TypeDeleteFamily || typ == TypeDeleteFamilyVersion { // newRow implies newCol
+	if newCol || typ == kv.TypeDeleteFamily || typ == kv.TypeDeleteFamilyVersion { // newRow implies newCol
 		w.addToBlooms(row, family, qualifier, typ, newRow, newCol)
 	}
 
@@ -315,7 +317,7 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 	}
 
 	// Encode the cell.
-	klen := KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
+	klen := kv.KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
 	before := len(w.blk)
 	unencoded := 8 + klen + len(value)
 	if w.enc == nil {
@@ -338,7 +340,7 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 		if w.cenc != nil {
 			w.blk = w.cenc.encodeCell(w.blk, row, family, qualifier, ts, typ, value, w.lastRow, w.lastQual)
 		} else {
-			w.keyBuf = AppendKey(w.keyBuf[:0], row, family, qualifier, ts, typ)
+			w.keyBuf = kv.AppendKey(w.keyBuf[:0], row, family, qualifier, ts, typ)
 			w.blk = w.enc.encode(w.blk, w.keyBuf, value)
 		}
 		if w.tags {
@@ -374,14 +376,14 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 	}
 	if w.lenBiggest < cellSize {
 		w.lenBiggest = cellSize
-		w.keyBiggest = AppendKey(w.keyBiggest[:0], row, family, qualifier, ts, typ)
+		w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, qualifier, ts, typ)
 	}
 	if !w.blkHasFirst {
-		w.blkFirstKey = AppendKey(w.blkFirstKey[:0], row, family, qualifier, ts, typ)
+		w.blkFirstKey = kv.AppendKey(w.blkFirstKey[:0], row, family, qualifier, ts, typ)
 		w.blkHasFirst = true
 	}
 	if w.entries == 0 {
-		w.firstKey = AppendKey(nil, row, family, qualifier, ts, typ)
+		w.firstKey = kv.AppendKey(nil, row, family, qualifier, ts, typ)
 		w.family = append([]byte(nil), family...)
 	}
 	if newRow {
@@ -399,11 +401,11 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 	if len(tags) > w.maxTagsLen {
 		w.maxTagsLen = len(tags)
 	}
-	if typ == TypePut && ts < w.earliestPut {
+	if typ == kv.TypePut && ts < w.earliestPut {
 		w.earliestPut = ts
 	}
 	w.includeTimestamp(ts)
-	if typ == TypeDeleteColumn || typ == TypeDeleteFamily {
+	if typ == kv.TypeDeleteColumn || typ == kv.TypeDeleteFamily {
 		w.includeTimestamp(0)
 	}
 	return nil
@@ -462,12 +464,12 @@ func compareTsTypeParts(ats int64, at Type, bts int64, bt Type) int {
 
 // appendLastKey appends the flat key of the last cell appended (entries > 0).
 func (w *Writer) appendLastKey(dst []byte) []byte {
-	return AppendKey(dst, w.lastRow, w.family, w.lastQual, w.lastTs, w.lastType)
+	return kv.AppendKey(dst, w.lastRow, w.family, w.lastQual, w.lastTs, w.lastType)
 }
 
 // lastKeyString formats the last cell's key for error messages.
 func (w *Writer) lastKeyString() string {
-	return formatKey(w.lastRow, w.family, w.lastQual, w.lastTs, w.lastType)
+	return kv.FormatKey(w.lastRow, w.family, w.lastQual, w.lastTs, w.lastType)
 }
 
 func (w *Writer) includeTimestamp(ts int64) {
@@ -487,16 +489,16 @@ func (w *Writer) addToBlooms(row, family, qualifier []byte, typ Type, newRow, ne
 		if w.opts.Bloom == BloomRowCol {
 			if newCol {
 				// Hashed: (row, empty family, qualifier, LATEST, Maximum); chunk key: firstOnRowCol.
-				w.scratch = AppendKey(w.scratch[:0], row, nil, qualifier, LatestTimestamp, TypeMaximum)
+				w.scratch = kv.AppendKey(w.scratch[:0], row, nil, qualifier, kv.LatestTimestamp, kv.TypeMaximum)
 				hashLen := len(w.scratch)
-				w.scratch = AppendKey(w.scratch, row, family, qualifier, LatestTimestamp, TypeMaximum)
+				w.scratch = kv.AppendKey(w.scratch, row, family, qualifier, kv.LatestTimestamp, kv.TypeMaximum)
 				w.bloom.add(w.scratch[:hashLen], w.scratch[hashLen:])
 			}
 		} else if newRow {
 			w.bloom.add(row, row)
 		}
 	}
-	if typ == TypeDeleteFamily || typ == TypeDeleteFamilyVersion {
+	if typ == kv.TypeDeleteFamily || typ == kv.TypeDeleteFamilyVersion {
 		w.deleteFamilies++
 		if w.dfBloom != nil {
 			if !w.dfHas || !bytes.Equal(w.dfRow, row) {
@@ -734,7 +736,7 @@ func (w *Writer) fileInfo() *writeFileInfoMap {
 	if w.bloom != nil && w.bloom.totalKeys > 0 {
 		fi.put(FileInfoBloomType, []byte(w.opts.Bloom.String()))
 		if w.opts.Bloom == BloomRowCol {
-			fi.put(FileInfoLastBloomKey, AppendKey(nil, w.lastRow, w.family, w.lastQual, LatestTimestamp, TypeMaximum))
+			fi.put(FileInfoLastBloomKey, kv.AppendKey(nil, w.lastRow, w.family, w.lastQual, kv.LatestTimestamp, kv.TypeMaximum))
 		} else {
 			fi.put(FileInfoLastBloomKey, append([]byte(nil), w.lastRow...))
 		}
@@ -832,7 +834,7 @@ func (w *Writer) EstimatedSize() int64 {
 	// Meta index, file info (two copies of a key plus fixed entries) and trailer.
 	lastKeyLen := 0
 	if w.entries > 0 {
-		lastKeyLen = KeyInfrastructureSize + len(w.lastRow) + len(w.family) + len(w.lastQual)
+		lastKeyLen = kv.KeyInfrastructureSize + len(w.lastRow) + len(w.family) + len(w.lastQual)
 	}
 	n += blockOverhead + blockOverhead + 512 + 2*int64(lastKeyLen)
 	if w.opts.FormatVersion == 2 {

@@ -3,6 +3,8 @@ package hfilewriter
 import (
 	"bytes"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // FuzzWriterAppendKeyValue feeds arbitrary byte strings to AppendKeyValue: some are malformed
@@ -23,7 +25,7 @@ func FuzzWriterAppendKeyValue(f *testing.F) {
 			t.Fatal(err)
 		}
 		var accepted [][]byte
-		var kv []byte
+		var rec []byte
 		for len(data) > 0 {
 			// Record: rowLen byte, row, qualifier byte, type selector byte, value (rest up to 8 bytes).
 			n := int(data[0]) % 8
@@ -39,10 +41,10 @@ func FuzzWriterAppendKeyValue(f *testing.F) {
 			data = data[n+2:]
 			v := data[:min(len(data), int(sel)%9)]
 			data = data[len(v):]
-			types := []Type{TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion, TypeMinimum}
-			kv = AppendKeyValue(kv[:0], row, []byte("f"), q, int64(sel%3), types[int(sel)%len(types)], v)
-			if err := w.AppendKeyValue(kv); err == nil {
-				accepted = append(accepted, append([]byte(nil), kv...))
+			types := []Type{kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily, kv.TypeDeleteFamilyVersion, kv.TypeMinimum}
+			rec = kv.AppendKeyValue(rec[:0], row, []byte("f"), q, int64(sel%3), types[int(sel)%len(types)], v)
+			if err := w.AppendKeyValue(rec); err == nil {
+				accepted = append(accepted, append([]byte(nil), rec...))
 			}
 		}
 		if err := w.Close(); err != nil {
@@ -59,7 +61,7 @@ func FuzzWriterAppendKeyValue(f *testing.F) {
 		i := 0
 		for it.Next() {
 			c := it.Cell()
-			if i >= len(accepted) || !bytes.Equal(AppendCellKeyValue(nil, c), accepted[i]) {
+			if i >= len(accepted) || !bytes.Equal(kv.AppendCellKeyValue(nil, c), accepted[i]) {
 				t.Fatalf("cell %d: read %s, not what was accepted", i, c)
 			}
 			i++

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/golang/snappy"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -67,7 +68,7 @@ func writerTestReadListing(t *testing.T, path string) writerTestListing {
 		if c.Timestamp, err = strconv.ParseInt(fs[3], 10, 64); err != nil {
 			t.Fatal(err)
 		}
-		if c.Type, err = ParseType(fs[4]); err != nil {
+		if c.Type, err = kv.ParseType(fs[4]); err != nil {
 			t.Fatal(err)
 		}
 		c.Value = dec(fs[5])

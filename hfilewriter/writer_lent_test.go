@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hfload/hfload/internal/directio"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // plainWriter hides bytes.Buffer's AvailableBuffer: every block is copied into it.
@@ -43,7 +44,7 @@ func TestWriterBuildsInLentBuffer(t *testing.T) {
 							v = bytes.Repeat([]byte("big"), 5000) // larger than a lent block's room
 						}
 						row := []byte(fmt.Sprintf("row%08d", i/3))
-						if err := w.AppendParts(row, []byte("d"), []byte(fmt.Sprintf("q%d", i%3)), 1700000000000, TypePut, v, nil); err != nil {
+						if err := w.AppendParts(row, []byte("d"), []byte(fmt.Sprintf("q%d", i%3)), 1700000000000, kv.TypePut, v, nil); err != nil {
 							t.Fatal(err)
 						}
 					}

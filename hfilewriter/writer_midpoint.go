@@ -3,6 +3,8 @@ package hfilewriter
 import (
 	"bytes"
 	"encoding/binary"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // appendMidpointKey appends the data index key HBase stores for a block whose first key is right
@@ -42,8 +44,8 @@ func appendFakeKey(dst []byte, row midBytes, family midBytes, qualifier midBytes
 	dst = append(dst, byte(family.len()))
 	dst = family.appendTo(dst)
 	dst = qualifier.appendTo(dst)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(LatestTimestamp))
-	return append(dst, byte(TypeMaximum))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(kv.LatestTimestamp))
+	return append(dst, byte(kv.TypeMaximum))
 }
 
 // midBytes is a byte string given as prefix + optional replaced last byte, so midpoints can be

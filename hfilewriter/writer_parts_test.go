@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // Tests of AppendParts. Append, AppendParts and AppendKeyValue share one write path; these tests
@@ -56,7 +58,7 @@ func sameRowCells(cells []Cell) int {
 // ascending qualifiers that share a timestamp and type, values of every size (some bigger than a
 // block, some repeated), and in v3 now and then a cell with tags.
 func sameRowTestCells(rng *rand.Rand, n int, tags bool) []Cell {
-	types := []Type{TypePut, TypePut, TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion}
+	types := []Type{kv.TypePut, kv.TypePut, kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily, kv.TypeDeleteFamilyVersion}
 	var cells []Cell
 	for r := 0; len(cells) < n; r++ {
 		row := []byte(fmt.Sprintf("row-%06d", r*7+rng.IntN(7)))
@@ -75,7 +77,7 @@ func sameRowTestCells(rng *rand.Rand, n int, tags bool) []Cell {
 				c.Value = []byte(fmt.Sprintf("v%d", rng.IntN(1000000)))
 			}
 			if tags && rng.IntN(15) == 0 {
-				c.Tags = TTLTag(60000)
+				c.Tags = kv.TTLTag(60000)
 			}
 			cells = append(cells, c)
 		}
@@ -83,8 +85,8 @@ func sameRowTestCells(rng *rand.Rand, n int, tags bool) []Cell {
 	return cells
 }
 
-// partsTestAppend appends c through api (kv is scratch for AppendKeyValue).
-func partsTestAppend(w *Writer, api partsTestAPI, c *Cell, kv *[]byte) error {
+// partsTestAppend appends c through api (rec is scratch for AppendKeyValue).
+func partsTestAppend(w *Writer, api partsTestAPI, c *Cell, rec *[]byte) error {
 	switch api {
 	case partsAPISameRow:
 		if sameRowAsLast(w, c) {
@@ -94,8 +96,8 @@ func partsTestAppend(w *Writer, api partsTestAPI, c *Cell, kv *[]byte) error {
 	case partsAPIParts:
 		return w.AppendParts(c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value, c.Tags)
 	case partsAPIKeyValue:
-		*kv = AppendKeyValue((*kv)[:0], c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value)
-		return w.AppendKeyValue(*kv)
+		*rec = kv.AppendKeyValue((*rec)[:0], c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value)
+		return w.AppendKeyValue(*rec)
 	}
 	return w.Append(c)
 }
@@ -117,10 +119,10 @@ func partsTestWrite(t *testing.T, opts WriterOptions, cells []Cell, api partsTes
 		t.Fatal(err)
 	}
 	var res partsTestResult
-	var kv []byte
+	var rec []byte
 	var keyBytes, valueBytes int64
 	for i := range cells {
-		if err := partsTestAppend(w, api, &cells[i], &kv); err != nil {
+		if err := partsTestAppend(w, api, &cells[i], &rec); err != nil {
 			t.Fatalf("%s: cell %d (%s): %v", api, i, &cells[i], err)
 		}
 		keyBytes += int64(cells[i].KeyLen())
@@ -209,8 +211,8 @@ func TestWriterAppendPartsMatchesAppend(t *testing.T) {
 				t.Fatal("no cell has tags: the v3 files should carry some")
 			}
 			if !hasTags {
-				kv := partsTestWrite(t, o, cells, partsAPIKeyValue)
-				partsTestCompare(t, "AppendParts vs AppendKeyValue", got, kv)
+				rec := partsTestWrite(t, o, cells, partsAPIKeyValue)
+				partsTestCompare(t, "AppendParts vs kv.AppendKeyValue", got, rec)
 			}
 			final := got.stats[len(got.stats)-1]
 			if final.DataBlocks < 10 || final.IndexLevels < 2 {
@@ -265,13 +267,13 @@ func TestWriterAppendPartsRefusals(t *testing.T) {
 	cell := func(row, fam, qual string, ts int64, typ Type) Cell {
 		return Cell{Row: []byte(row), Family: []byte(fam), Qualifier: []byte(qual), Timestamp: ts, Type: typ, Value: []byte("v")}
 	}
-	before := []Cell{cell("row-03", "cf", "q", 100, TypePut), cell("row-04", "cf", "b", 100, TypePut)}
-	after := []Cell{cell("row-04", "cf", "c", 100, TypePut), cell("row-05", "cf", "a", 100, TypePut)}
-	longRow := cell(strings.Repeat("r", MaxRowLength+1), "cf", "q", 1, TypePut)
-	longFamily := cell("row-05", strings.Repeat("f", MaxFamilyLength+1), "q", 1, TypePut)
-	longTags := cell("row-05", "cf", "q", 1, TypePut)
-	longTags.Tags = append([]byte{0xff, 0xff}, make([]byte, MaxTagsLength-1)...)
-	badTags := cell("row-05", "cf", "q", 1, TypePut)
+	before := []Cell{cell("row-03", "cf", "q", 100, kv.TypePut), cell("row-04", "cf", "b", 100, kv.TypePut)}
+	after := []Cell{cell("row-04", "cf", "c", 100, kv.TypePut), cell("row-05", "cf", "a", 100, kv.TypePut)}
+	longRow := cell(strings.Repeat("r", kv.MaxRowLength+1), "cf", "q", 1, kv.TypePut)
+	longFamily := cell("row-05", strings.Repeat("f", kv.MaxFamilyLength+1), "q", 1, kv.TypePut)
+	longTags := cell("row-05", "cf", "q", 1, kv.TypePut)
+	longTags.Tags = append([]byte{0xff, 0xff}, make([]byte, kv.MaxTagsLength-1)...)
+	badTags := cell("row-05", "cf", "q", 1, kv.TypePut)
 	badTags.Tags = []byte{0, 5, 1}
 
 	const prefix = "hfilewriter: "
@@ -281,31 +283,31 @@ func TestWriterAppendPartsRefusals(t *testing.T) {
 		want   string // the error, from Append and AppendParts
 		wantKV string // from AppendKeyValue if it differs ("-": not expressible as a KeyValue)
 	}{
-		{"qualifier before the previous one", cell("row-04", "cf", "a", 100, TypePut),
+		{"qualifier before the previous one", cell("row-04", "cf", "a", 100, kv.TypePut),
 			"key out of order: row-04/cf:a/100/Put sorts before the previous key row-04/cf:b/100/Put", ""},
-		{"newer version of the previous column", cell("row-04", "cf", "b", 200, TypePut),
+		{"newer version of the previous column", cell("row-04", "cf", "b", 200, kv.TypePut),
 			"key out of order: row-04/cf:b/200/Put sorts before the previous key row-04/cf:b/100/Put", ""},
-		{"latest timestamp", cell("row-04", "cf", "b", LatestTimestamp, TypePut),
+		{"latest timestamp", cell("row-04", "cf", "b", kv.LatestTimestamp, kv.TypePut),
 			"key out of order: row-04/cf:b/LATEST_TIMESTAMP/Put sorts before the previous key row-04/cf:b/100/Put", ""},
-		{"type sorting before Put", cell("row-04", "cf", "b", 100, TypeDeleteColumn),
+		{"type sorting before Put", cell("row-04", "cf", "b", 100, kv.TypeDeleteColumn),
 			"key out of order: row-04/cf:b/100/DeleteColumn sorts before the previous key row-04/cf:b/100/Put", ""},
-		{"row before the previous one", cell("row-03", "cf", "z", 100, TypePut),
+		{"row before the previous one", cell("row-03", "cf", "z", 100, kv.TypePut),
 			"key out of order: row-03/cf:z/100/Put sorts before the previous key row-04/cf:b/100/Put", ""},
-		{"row a prefix of the previous one", cell("row-0", "cf", "z", 100, TypePut),
+		{"row a prefix of the previous one", cell("row-0", "cf", "z", 100, kv.TypePut),
 			"key out of order: row-0/cf:z/100/Put sorts before the previous key row-04/cf:b/100/Put", ""},
-		{"duplicate", cell("row-04", "cf", "b", 100, TypePut),
+		{"duplicate", cell("row-04", "cf", "b", 100, kv.TypePut),
 			"duplicate key: row-04/cf:b/100/Put equals the previous key row-04/cf:b/100/Put", ""},
-		{"family sorting after, same row", cell("row-04", "cg", "a", 100, TypePut),
+		{"family sorting after, same row", cell("row-04", "cg", "a", 100, kv.TypePut),
 			`key row-04/cg:a/100/Put has family "cg" but the file holds family "cf" (one family per HFile)`, ""},
-		{"family sorting before, same row", cell("row-04", "ce", "z", 100, TypePut),
+		{"family sorting before, same row", cell("row-04", "ce", "z", 100, kv.TypePut),
 			"key out of order: row-04/ce:z/100/Put sorts before the previous key row-04/cf:b/100/Put", ""},
-		{"family a prefix, same row", cell("row-04", "c", "z", 100, TypePut),
+		{"family a prefix, same row", cell("row-04", "c", "z", 100, kv.TypePut),
 			"key out of order: row-04/c:z/100/Put sorts before the previous key row-04/cf:b/100/Put", ""},
-		{"other family, new row", cell("row-05", "zz", "q", 100, TypePut),
+		{"other family, new row", cell("row-05", "zz", "q", 100, kv.TypePut),
 			`key row-05/zz:q/100/Put has family "zz" but the file holds family "cf" (one family per HFile)`, ""},
-		{"type Minimum", cell("row-05", "cf", "q", 100, TypeMinimum),
+		{"type Minimum", cell("row-05", "cf", "q", 100, kv.TypeMinimum),
 			"key row-05/cf:q/100/Minimum has type Minimum, which cannot be stored", ""},
-		{"type Maximum", cell("row-05", "cf", "q", 100, TypeMaximum),
+		{"type Maximum", cell("row-05", "cf", "q", 100, kv.TypeMaximum),
 			"key row-05/cf:q/100/Maximum has type Maximum, which cannot be stored", ""},
 		{"unknown type", cell("row-05", "cf", "q", 100, Type(5)),
 			"key row-05/cf:q/100/Type(5) has type Type(5), which cannot be stored", ""},
@@ -314,11 +316,11 @@ func TestWriterAppendPartsRefusals(t *testing.T) {
 		{"tags too long", longTags,
 			"cell row-05/cf:q/1/Put/vlen=1/seqid=0: tags of 65536 bytes exceed HBase's limit of 65535", "-"},
 		{"row too long", longRow,
-			"cell " + ToStringBinary(longRow.Row) + "/cf:q/1/Put/vlen=1/seqid=0: row of 32768 bytes exceeds HBase's limit of 32767",
-			"malformed key " + ToStringBinary(longRow.Key())},
+			"cell " + kv.ToStringBinary(longRow.Row) + "/cf:q/1/Put/vlen=1/seqid=0: row of 32768 bytes exceeds HBase's limit of 32767",
+			"malformed key " + kv.ToStringBinary(longRow.Key())},
 		{"family too long", longFamily,
-			"cell row-05/" + ToStringBinary(longFamily.Family) + ":q/1/Put/vlen=1/seqid=0: family of 128 bytes exceeds HBase's limit of 127",
-			"key row-05/" + ToStringBinary(longFamily.Family) + ":q/1/Put: family of 128 bytes exceeds HBase's limit of 127"},
+			"cell row-05/" + kv.ToStringBinary(longFamily.Family) + ":q/1/Put/vlen=1/seqid=0: family of 128 bytes exceeds HBase's limit of 127",
+			"key row-05/" + kv.ToStringBinary(longFamily.Family) + ":q/1/Put: family of 128 bytes exceeds HBase's limit of 127"},
 	}
 	opts := DefaultWriterOptions()
 	reference := partsTestWrite(t, opts, append(append([]Cell(nil), before...), after...), partsAPIAppend).file
@@ -336,14 +338,14 @@ func TestWriterAppendPartsRefusals(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var kv []byte
+				var rec []byte
 				for i := range before {
-					if err := partsTestAppend(w, api, &before[i], &kv); err != nil {
+					if err := partsTestAppend(w, api, &before[i], &rec); err != nil {
 						t.Fatal(err)
 					}
 				}
 				bad := tc.c
-				err = partsTestAppend(w, api, &bad, &kv)
+				err = partsTestAppend(w, api, &bad, &rec)
 				if err == nil || err.Error() != prefix+want {
 					t.Fatalf("%s: error %v, want %q", api, err, prefix+want)
 				}
@@ -351,7 +353,7 @@ func TestWriterAppendPartsRefusals(t *testing.T) {
 					t.Fatalf("%s: after the refusal Stats has %d entries, last key %s", api, s.Entries, Key(s.LastKey))
 				}
 				for i := range after {
-					if err := partsTestAppend(w, api, &after[i], &kv); err != nil {
+					if err := partsTestAppend(w, api, &after[i], &rec); err != nil {
 						t.Fatalf("%s: writer unusable after the refusal: %v", api, err)
 					}
 				}
@@ -367,9 +369,9 @@ func TestWriterAppendPartsRefusals(t *testing.T) {
 // TestWriterAppendPartsTagsSettings: tags are refused (and the writer stays usable) in v2 files and
 // v3 files written with NoTags, as Append refuses them; empty tags are no tags.
 func TestWriterAppendPartsTagsSettings(t *testing.T) {
-	row := Cell{Row: []byte("a"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: []byte("v")}
+	row := Cell{Row: []byte("a"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: kv.TypePut, Value: []byte("v")}
 	tagged := row
-	tagged.Tags = TTLTag(5)
+	tagged.Tags = kv.TTLTag(5)
 	next := row
 	next.Row = []byte("b")
 	for _, mod := range []func(*WriterOptions){
@@ -409,7 +411,7 @@ func TestWriterAppendPartsTagsSettings(t *testing.T) {
 func TestWriterAppendPartsAllowDuplicateKeys(t *testing.T) {
 	o := DefaultWriterOptions()
 	o.AllowDuplicateKeys = true
-	c := Cell{Row: []byte("r"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: []byte("a")}
+	c := Cell{Row: []byte("r"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: kv.TypePut, Value: []byte("a")}
 	d := c
 	d.Value = []byte("b")
 	cells := []Cell{c, d, d}
@@ -436,10 +438,10 @@ func TestWriterAppendPartsWriteErrorIsSticky(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var kv []byte
+		var rec []byte
 		r := outcome{failedAt: -1}
 		for i := range cells {
-			if err := partsTestAppend(w, api, &cells[i], &kv); err != nil {
+			if err := partsTestAppend(w, api, &cells[i], &rec); err != nil {
 				r.failedAt, r.err = i, err.Error()
 				break
 			}
@@ -447,19 +449,19 @@ func TestWriterAppendPartsWriteErrorIsSticky(t *testing.T) {
 		if r.failedAt < 0 || !strings.Contains(r.err, "disk full") {
 			t.Fatalf("%s: failed at %d with %q, want the write error", api, r.failedAt, r.err)
 		}
-		err = partsTestAppend(w, api, &cells[len(cells)-1], &kv)
+		err = partsTestAppend(w, api, &cells[len(cells)-1], &rec)
 		if err == nil {
 			t.Fatalf("%s: append after a write error succeeded", api)
 		}
 		r.next = err.Error()
-		if err := w.AppendParts([]byte("zzz"), []byte("cf"), nil, 1, TypePut, nil, nil); err == nil || err.Error() != r.err {
+		if err := w.AppendParts([]byte("zzz"), []byte("cf"), nil, 1, kv.TypePut, nil, nil); err == nil || err.Error() != r.err {
 			t.Fatalf("%s: AppendParts on the failed writer: %v, want %q", api, err, r.err)
 		}
 		if err = w.Close(); err == nil {
 			t.Fatalf("%s: close succeeded", api)
 		}
 		r.cl = err.Error()
-		if err := w.AppendParts([]byte("zzz"), []byte("cf"), nil, 1, TypePut, nil, nil); !errors.Is(err, ErrWriterClosed) {
+		if err := w.AppendParts([]byte("zzz"), []byte("cf"), nil, 1, kv.TypePut, nil, nil); !errors.Is(err, ErrWriterClosed) {
 			t.Fatalf("%s: AppendParts after Close: %v", api, err)
 		}
 		results = append(results, r)
@@ -507,7 +509,7 @@ func FuzzWriterAppendParts(f *testing.F) {
 			q := data[1 : 1+qn]
 			sel := data[1+qn]
 			data = data[2+qn:]
-			types := []Type{TypePut, TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion, TypeMinimum, TypeMaximum}
+			types := []Type{kv.TypePut, kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily, kv.TypeDeleteFamilyVersion, kv.TypeMinimum, kv.TypeMaximum}
 			c := Cell{Row: row, Family: []byte("f"), Qualifier: q, Timestamp: int64(sel>>3) % 3, Type: types[sel%8]}
 			if sel%29 == 28 {
 				c.Family = []byte("g")
@@ -517,7 +519,7 @@ func FuzzWriterAppendParts(f *testing.F) {
 			if withTags {
 				switch sel % 7 {
 				case 1:
-					c.Tags = TTLTag(int64(sel))
+					c.Tags = kv.TTLTag(int64(sel))
 				case 2:
 					c.Tags = []byte{0, 9, 1} // malformed
 				}
@@ -537,10 +539,10 @@ func FuzzWriterAppendParts(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var kv []byte
+			var rec []byte
 			var es []string
 			for i := range cells {
-				if err := partsTestAppend(w, api, &cells[i], &kv); err != nil {
+				if err := partsTestAppend(w, api, &cells[i], &rec); err != nil {
 					es = append(es, fmt.Sprintf("%d: %v", i, err))
 				}
 			}
@@ -575,7 +577,7 @@ func FuzzWriterAppendParts(f *testing.F) {
 // geometrically, so they amortize to less than one allocation per cell).
 func TestWriterAppendPartsDoesNotAllocate(t *testing.T) {
 	for _, enc := range []DataBlockEncoding{EncodingNone, EncodingFastDiff} {
-		for _, tags := range [][]byte{nil, TTLTag(60000)} {
+		for _, tags := range [][]byte{nil, kv.TTLTag(60000)} {
 			o := DefaultWriterOptions()
 			o.Encoding = enc
 			w, err := NewWriter(io.Discard, o)
@@ -588,7 +590,7 @@ func TestWriterAppendPartsDoesNotAllocate(t *testing.T) {
 			appendRow := func() {
 				benchWriterIncrement(row)
 				for _, q := range quals {
-					if err := w.AppendParts(row, family, q, int64(i), TypePut, value, tags); err != nil {
+					if err := w.AppendParts(row, family, q, int64(i), kv.TypePut, value, tags); err != nil {
 						t.Fatal(err)
 					}
 				}

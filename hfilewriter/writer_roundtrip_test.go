@@ -7,13 +7,15 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // writerTestRandomCells returns n random cells in HBase order with distinct keys: binary and
 // empty-ish rows (some 32767 bytes long), empty qualifiers, many versions of a column, every
 // storable type, empty and block-sized values, tags and sequence ids when asked for.
 func writerTestRandomCells(rng *rand.Rand, n int, tags, seqs bool) []Cell {
-	types := []Type{TypePut, TypePut, TypePut, TypeDelete, TypeDeleteColumn, TypeDeleteFamily, TypeDeleteFamilyVersion}
+	types := []Type{kv.TypePut, kv.TypePut, kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily, kv.TypeDeleteFamilyVersion}
 	randBytes := func(n int) []byte {
 		b := make([]byte, n)
 		for i := range b {
@@ -26,7 +28,7 @@ func writerTestRandomCells(rng *rand.Rand, n int, tags, seqs bool) []Cell {
 		var row []byte
 		switch rng.IntN(20) {
 		case 0:
-			row = bytes.Repeat([]byte{byte(rng.IntN(256))}, MaxRowLength)
+			row = bytes.Repeat([]byte{byte(rng.IntN(256))}, kv.MaxRowLength)
 		case 1, 2:
 			row = randBytes(1 + rng.IntN(3)) // short binary rows collide often: many cells per row
 		default:
@@ -46,7 +48,7 @@ func writerTestRandomCells(rng *rand.Rand, n int, tags, seqs bool) []Cell {
 			case 0:
 				c.Timestamp = 0
 			case 1:
-				c.Timestamp = LatestTimestamp - 1
+				c.Timestamp = kv.LatestTimestamp - 1
 			default:
 				c.Timestamp = 1700000000000 + rng.Int64N(1000000)
 			}
@@ -78,10 +80,10 @@ func writerTestRandomCells(rng *rand.Rand, n int, tags, seqs bool) []Cell {
 	for i := range cells {
 		keys[i], idx[i] = cells[i].Key(), i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return CompareKeys(keys[idx[a]], keys[idx[b]]) < 0 })
+	sort.SliceStable(idx, func(a, b int) bool { return kv.CompareKeys(keys[idx[a]], keys[idx[b]]) < 0 })
 	out := make([]Cell, 0, len(cells))
 	for k, i := range idx {
-		if k > 0 && CompareKeys(keys[idx[k-1]], keys[i]) == 0 {
+		if k > 0 && kv.CompareKeys(keys[idx[k-1]], keys[i]) == 0 {
 			continue
 		}
 		out = append(out, cells[i])
@@ -184,7 +186,7 @@ func TestWriterMultiLevelIndex(t *testing.T) {
 			for i := 0; i < tc.cells; i++ {
 				row := fmt.Sprintf("%0200d", i) // long keys: few entries per index chunk
 				cells = append(cells, Cell{Row: []byte(row), Family: []byte("f"), Qualifier: []byte("q"),
-					Timestamp: int64(i), Type: TypePut, Value: []byte(row[190:])})
+					Timestamp: int64(i), Type: kv.TypePut, Value: []byte(row[190:])})
 			}
 			var buf bytes.Buffer
 			w, err := NewWriter(&buf, o)
@@ -229,11 +231,11 @@ func TestWriterBigBloom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kv []byte
+	var rec []byte
 	const n = 120000
 	for i := 0; i < n; i++ {
-		kv = AppendKeyValue(kv[:0], []byte(fmt.Sprintf("r%07d", i)), []byte("d"), nil, 1, TypePut, []byte("v"))
-		if err := w.AppendKeyValue(kv); err != nil {
+		rec = kv.AppendKeyValue(rec[:0], []byte(fmt.Sprintf("r%07d", i)), []byte("d"), nil, 1, kv.TypePut, []byte("v"))
+		if err := w.AppendKeyValue(rec); err != nil {
 			t.Fatal(err)
 		}
 	}

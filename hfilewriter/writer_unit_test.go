@@ -9,34 +9,36 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 func TestWriterMidpointKey(t *testing.T) {
 	key := func(row, fam, qual string, ts int64, typ Type) []byte {
-		return AppendKey(nil, []byte(row), []byte(fam), []byte(qual), ts, typ)
+		return kv.AppendKey(nil, []byte(row), []byte(fam), []byte(qual), ts, typ)
 	}
 	fake := func(row, fam, qual string) []byte {
-		return AppendKey(nil, []byte(row), []byte(fam), []byte(qual), LatestTimestamp, TypeMaximum)
+		return kv.AppendKey(nil, []byte(row), []byte(fam), []byte(qual), kv.LatestTimestamp, kv.TypeMaximum)
 	}
 	cases := []struct {
 		name        string
 		left, right []byte
 		want        []byte
 	}{
-		{"first block keeps the full key", nil, key("row-1", "cf", "q", 5, TypePut), key("row-1", "cf", "q", 5, TypePut)},
-		{"rows: increment differing byte", key("abc", "cf", "q", 1, TypePut), key("abz", "cf", "q", 1, TypePut), fake("abd", "", "")},
-		{"rows: adjacent bytes take right prefix", key("row-006", "cf", "q", 1, TypePut), key("row-007", "cf", "q", 1, TypePut), fake("row-007", "", "")},
-		{"rows: left is a prefix", key("ab", "cf", "q", 1, TypePut), key("abcd", "cf", "q", 1, TypePut), fake("abc", "", "")},
-		{"rows: left byte 0xff cannot grow", key("a\xff", "cf", "q", 1, TypePut), key("b\x00\x01", "cf", "q", 1, TypePut), fake("b", "", "")},
+		{"first block keeps the full key", nil, key("row-1", "cf", "q", 5, kv.TypePut), key("row-1", "cf", "q", 5, kv.TypePut)},
+		{"rows: increment differing byte", key("abc", "cf", "q", 1, kv.TypePut), key("abz", "cf", "q", 1, kv.TypePut), fake("abd", "", "")},
+		{"rows: adjacent bytes take right prefix", key("row-006", "cf", "q", 1, kv.TypePut), key("row-007", "cf", "q", 1, kv.TypePut), fake("row-007", "", "")},
+		{"rows: left is a prefix", key("ab", "cf", "q", 1, kv.TypePut), key("abcd", "cf", "q", 1, kv.TypePut), fake("abc", "", "")},
+		{"rows: left byte 0xff cannot grow", key("a\xff", "cf", "q", 1, kv.TypePut), key("b\x00\x01", "cf", "q", 1, kv.TypePut), fake("b", "", "")},
 		// Signed-byte quirk: left byte 0x80 is -128 in Java, so -127 (0x81) < 0x90 and the result
 		// is left[:i] + 0x81.
-		{"rows: signed diff byte", key("x\x80zz", "cf", "q", 1, TypePut), key("x\x90", "cf", "q", 1, TypePut), fake("x\x81", "", "")},
-		{"rows: signed diff byte 0xfe", key("x\xfe", "cf", "q", 1, TypePut), key("x\xff", "cf", "q", 1, TypePut), fake("x\xff", "", "")},
-		{"qualifiers: increment", key("r", "cf", "aaa", 1, TypePut), key("r", "cf", "aaz", 1, TypePut), fake("r", "cf", "aab")},
-		{"qualifiers: empty left", key("r", "cf", "", 1, TypePut), key("r", "cf", "q", 1, TypePut), fake("r", "cf", "q")},
-		{"families differ", key("r", "a", "q", 1, TypePut), key("r", "c", "q", 1, TypePut), fake("r", "b", "")},
-		{"same column: timestamps differ", key("r", "cf", "q", 9, TypePut), key("r", "cf", "q", 8, TypePut), key("r", "cf", "q", 8, TypePut)},
-		{"same column: types differ", key("r", "cf", "q", 9, TypeDelete), key("r", "cf", "q", 9, TypePut), key("r", "cf", "q", 9, TypePut)},
+		{"rows: signed diff byte", key("x\x80zz", "cf", "q", 1, kv.TypePut), key("x\x90", "cf", "q", 1, kv.TypePut), fake("x\x81", "", "")},
+		{"rows: signed diff byte 0xfe", key("x\xfe", "cf", "q", 1, kv.TypePut), key("x\xff", "cf", "q", 1, kv.TypePut), fake("x\xff", "", "")},
+		{"qualifiers: increment", key("r", "cf", "aaa", 1, kv.TypePut), key("r", "cf", "aaz", 1, kv.TypePut), fake("r", "cf", "aab")},
+		{"qualifiers: empty left", key("r", "cf", "", 1, kv.TypePut), key("r", "cf", "q", 1, kv.TypePut), fake("r", "cf", "q")},
+		{"families differ", key("r", "a", "q", 1, kv.TypePut), key("r", "c", "q", 1, kv.TypePut), fake("r", "b", "")},
+		{"same column: timestamps differ", key("r", "cf", "q", 9, kv.TypePut), key("r", "cf", "q", 8, kv.TypePut), key("r", "cf", "q", 8, kv.TypePut)},
+		{"same column: types differ", key("r", "cf", "q", 9, kv.TypeDelete), key("r", "cf", "q", 9, kv.TypePut), key("r", "cf", "q", 9, kv.TypePut)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,10 +46,10 @@ func TestWriterMidpointKey(t *testing.T) {
 			if !bytes.Equal(got, tc.want) {
 				t.Fatalf("midpoint = %s, want %s", Key(got), Key(tc.want))
 			}
-			if tc.left != nil && CompareKeys(tc.left, got) >= 0 {
+			if tc.left != nil && kv.CompareKeys(tc.left, got) >= 0 {
 				t.Fatalf("midpoint %s not after left %s", Key(got), Key(tc.left))
 			}
-			if CompareKeys(got, tc.right) > 0 {
+			if kv.CompareKeys(got, tc.right) > 0 {
 				t.Fatalf("midpoint %s after right %s", Key(got), Key(tc.right))
 			}
 		})
@@ -210,9 +212,9 @@ func TestWriterBulkLoadFileInfo(t *testing.T) {
 	o := DefaultWriterOptions()
 	o.BulkLoad = &BulkLoadInfo{Time: 1700000000123, SourceTask: "attempt_1", MajorCompaction: true}
 	cells := []Cell{
-		{Row: []byte("a"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 50, Type: TypePut},
-		{Row: []byte("b"), Family: []byte("d"), Timestamp: 70, Type: TypeDeleteFamily},
-		{Row: []byte("b"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 40, Type: TypePut},
+		{Row: []byte("a"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 50, Type: kv.TypePut},
+		{Row: []byte("b"), Family: []byte("d"), Timestamp: 70, Type: kv.TypeDeleteFamily},
+		{Row: []byte("b"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 40, Type: kv.TypePut},
 	}
 	data := writeCells(t, o, cells)
 	r, err := OpenReader(bytes.NewReader(data), int64(len(data)))
@@ -272,8 +274,8 @@ func TestWriterBulkLoadFileInfo(t *testing.T) {
 func TestWriterCodecFraming(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz"), 20000) // 720000 bytes
 	cells := []Cell{
-		{Row: []byte("a"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: big},
-		{Row: []byte("b"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: []byte("small")},
+		{Row: []byte("a"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 1, Type: kv.TypePut, Value: big},
+		{Row: []byte("b"), Family: []byte("d"), Qualifier: []byte("q"), Timestamp: 1, Type: kv.TypePut, Value: []byte("small")},
 	}
 	for _, comp := range []Compression{CompressionGZ, CompressionSnappy, CompressionLZ4, CompressionZSTD} {
 		t.Run(comp.String(), func(t *testing.T) {
@@ -349,11 +351,11 @@ func TestWriterEstimatedSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kv []byte
+	var rec []byte
 	prev := int64(0)
 	for i := 0; i < 20000; i++ {
-		kv = AppendKeyValue(kv[:0], []byte(fmt.Sprintf("row-%08d", i)), []byte("d"), []byte("q"), 1, TypePut, bytes.Repeat([]byte{'v'}, 50))
-		if err := w.AppendKeyValue(kv); err != nil {
+		rec = kv.AppendKeyValue(rec[:0], []byte(fmt.Sprintf("row-%08d", i)), []byte("d"), []byte("q"), 1, kv.TypePut, bytes.Repeat([]byte{'v'}, 50))
+		if err := w.AppendKeyValue(rec); err != nil {
 			t.Fatal(err)
 		}
 		est := w.EstimatedSize()
@@ -373,7 +375,7 @@ func TestWriterEstimatedSize(t *testing.T) {
 }
 
 func TestWriterAllowDuplicateKeys(t *testing.T) {
-	c := Cell{Row: []byte("r"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: TypePut, Value: []byte("a")}
+	c := Cell{Row: []byte("r"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: kv.TypePut, Value: []byte("a")}
 	for _, allow := range []bool{false, true} {
 		opts := DefaultWriterOptions()
 		opts.AllowDuplicateKeys = allow
@@ -430,7 +432,7 @@ func TestEncodeCommonBytesMatchesReference(t *testing.T) {
 				if diff >= 0 && diff < lb {
 					b[diff] ^= 0x10
 				}
-				if got, want := encodeCommonBytes(a, b), ref(a, b); got != want {
+				if got, want := kv.CommonPrefix(a, b), ref(a, b); got != want {
 					t.Fatalf("len %d/%d, diff at %d: %d, want %d", la, lb, diff, got, want)
 				}
 			}

@@ -8,12 +8,11 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
-
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/pipeline"
 	"github.com/hfload/hfload/sorter"
+	"gopkg.in/yaml.v3"
 )
 
 // AggregateRule is one entry of a job file's `aggregate:` section (docs/wide-rows.md): cells whose
@@ -163,7 +162,7 @@ func (j *Job) Aggregation(cfg *pipeline.MappingConfig, dup DuplicatePolicy) (*Ag
 			qual = strings.TrimSuffix(qual, "*")
 		}
 		if !ar.anyQual {
-			if ar.qual, err = hfilewriter.FromStringBinary(qual); err != nil {
+			if ar.qual, err = kv.FromStringBinary(qual); err != nil {
 				return fail(ar.line, "cell %q: qualifier: %v", r.Cell, err)
 			}
 		}
@@ -347,7 +346,7 @@ func (a *Aggregation) Combine(dst []byte, h *cellrec.Header, qual, x, y []byte) 
 	a.mu.Lock()
 	if a.err == nil {
 		a.err = fmt.Errorf("%w: key %s is not covered by any aggregate: rule (add one, or use --duplicates first|last)",
-			ErrDuplicates, hfilewriter.Key(cellrec.AppendKey(nil, h, qual)))
+			ErrDuplicates, kv.Key(cellrec.AppendKey(nil, h, qual)))
 	}
 	a.mu.Unlock()
 	return append(dst, x...)

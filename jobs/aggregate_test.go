@@ -20,6 +20,7 @@ import (
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/gen"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // aggJob parses a job file text and points it at in and out.
@@ -61,7 +62,7 @@ func readAggOutput(t *testing.T, out string, m *Manifest) []aggCell {
 				t.Fatalf("%s: cell %s has timestamp %d, want the job's %d", f.Path, cell, cell.Timestamp, testTS)
 			}
 			k := cell.Key()
-			if prev != nil && hfilewriter.CompareKeys(prev, k) >= 0 {
+			if prev != nil && kv.CompareKeys(prev, k) >= 0 {
 				t.Fatalf("%s: keys not strictly increasing at %s", f.Path, cell)
 			}
 			prev = k
@@ -570,7 +571,7 @@ aggregate:
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := cellrec.Header{Row: []byte("customer-0001day1"), Family: []byte("d"), TS: testTS, Type: hfilewriter.TypePut}
+	h := cellrec.Header{Row: []byte("customer-0001day1"), Family: []byte("d"), TS: testTS, Type: kv.TypePut}
 	q, x, y := []byte("items"), []byte(be64(3)), []byte(be64(4))
 	dst := make([]byte, 0, 256)
 	b.Run("rules", func(b *testing.B) {

@@ -68,7 +68,7 @@ func (a InputFile) SameContent(b InputFile) bool {
 }
 
 // OutputFile describes one HFile. Keys are in HBase's Bytes.toStringBinary
-// notation (the caller converts with hfilewriter.ToStringBinary); FirstKey and
+// notation (the caller converts with kv.ToStringBinary); FirstKey and
 // LastKey are the first and last row keys.
 type OutputFile struct {
 	Family      string `json:"family"`

@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
@@ -229,9 +229,9 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 			return fmt.Errorf("plan: %w", err)
 		}
 		for _, c := range kvRefs {
-			kv := kvBuf[c.Off : c.Off+c.Len]
-			key := hfilewriter.KVKey(kv)
-			row := hfilewriter.Key(key).Row()
+			rec := kvBuf[c.Off : c.Off+c.Len]
+			key := kv.KVKey(rec)
+			row := kv.Key(key).Row()
 			if prevRow != nil && !bytes.Equal(prevRow, row) {
 				if bytes.Compare(row, prevRow) < 0 {
 					ordered = false
@@ -243,7 +243,7 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 			}
 			seen[string(key)]++
 			if seen[string(key)] == 2 && len(rp.Duplicates) < 5 {
-				rp.Duplicates = append(rp.Duplicates, hfilewriter.ToStringBinary(row))
+				rp.Duplicates = append(rp.Duplicates, kv.ToStringBinary(row))
 			}
 			if seen[string(key)] > 1 {
 				rp.Sample.DupCells++
@@ -254,9 +254,9 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 				rows[string(row)] = pr
 			}
 			pr.cells++
-			pr.fam[c.Family] += int64(len(kv))
+			pr.fam[c.Family] += int64(len(rec))
 			rp.Sample.Cells++
-			rp.Sample.KVBytes += int64(len(kv))
+			rp.Sample.KVBytes += int64(len(rec))
 		}
 		return nil
 	}
@@ -275,7 +275,7 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	}
 	sort.Slice(first, func(i, k int) bool { return first[i].seq < first[k].seq })
 	for _, k := range first {
-		rp.KeyExamples = append(rp.KeyExamples, hfilewriter.ToStringBinary([]byte(k.row)))
+		rp.KeyExamples = append(rp.KeyExamples, kv.ToStringBinary([]byte(k.row)))
 	}
 
 	// Extrapolate: rows per input from its size and the sample's bytes per row.
@@ -358,7 +358,7 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	maxFile := spec.MaxFileSize
 	for r := 0; r <= len(splits); r++ {
 		start, end := splits.Bounds(r)
-		pr := PlanRegion{Index: r, Start: hfilewriter.ToStringBinary(start), End: hfilewriter.ToStringBinary(end)}
+		pr := PlanRegion{Index: r, Start: kv.ToStringBinary(start), End: kv.ToStringBinary(end)}
 		pr.SampleCells = regCells[r]
 		pr.Cells = int64(math.Round(float64(regCells[r]) * scale))
 		pr.KVBytes = int64(math.Round(float64(regBytes[r]) * scale))

@@ -16,9 +16,9 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
-
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/directio"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 )
 
@@ -71,9 +71,9 @@ func expectedCells(rows [][3]string) []string {
 }
 
 func cellLine(row, fam, qual, val string) string {
-	c := hfilewriter.Cell{Row: []byte(row), Family: []byte(fam), Qualifier: []byte(qual), Timestamp: testTS,
-		Type: hfilewriter.TypePut, Value: []byte(val)}
-	return hfilewriter.FormatCellLine(&c)
+	c := kv.Cell{Row: []byte(row), Family: []byte(fam), Qualifier: []byte(qual), Timestamp: testTS,
+		Type: kv.TypePut, Value: []byte(val)}
+	return kv.FormatCellLine(&c)
 }
 
 // keyOfLine gives a sortable string for cells that differ only in row and qualifier (same family, ts, type).
@@ -95,8 +95,8 @@ func readOutput(t *testing.T, out string, m *Manifest) []string {
 	t.Helper()
 	var cells []string
 	for _, f := range m.Files {
-		start, _ := hfilewriter.FromStringBinary(f.RegionStart)
-		end, _ := hfilewriter.FromStringBinary(f.RegionEnd)
+		start, _ := kv.FromStringBinary(f.RegionStart)
+		end, _ := kv.FromStringBinary(f.RegionEnd)
 		r, c, err := hfilewriter.OpenFile(filepath.Join(out, f.Path))
 		if err != nil {
 			t.Fatalf("%s: %v", f.Path, err)
@@ -113,11 +113,11 @@ func readOutput(t *testing.T, out string, m *Manifest) []string {
 				t.Fatalf("%s: row %q outside region [%q, %q)", f.Path, cell.Row, start, end)
 			}
 			k := cell.Key()
-			if prev != nil && hfilewriter.CompareKeys(prev, k) > 0 { // equal keys: --duplicates keep
+			if prev != nil && kv.CompareKeys(prev, k) > 0 { // equal keys: --duplicates keep
 				t.Fatalf("%s: keys out of order", f.Path)
 			}
 			prev = k
-			cells = append(cells, hfilewriter.FormatCellLine(cell))
+			cells = append(cells, kv.FormatCellLine(cell))
 			n++
 		}
 		if err := it.Err(); err != nil {
@@ -348,8 +348,8 @@ func TestRunRollsFilesAtRowBoundaries(t *testing.T) {
 	}
 	files := res.Manifest.Files
 	for i := 1; i < len(files); i++ {
-		last, _ := hfilewriter.FromStringBinary(files[i-1].LastKey)
-		first, _ := hfilewriter.FromStringBinary(files[i].FirstKey)
+		last, _ := kv.FromStringBinary(files[i-1].LastKey)
+		first, _ := kv.FromStringBinary(files[i].FirstKey)
 		if bytes.Compare(last, first) >= 0 {
 			t.Fatalf("row %s spans files or files are out of order", files[i].FirstKey)
 		}

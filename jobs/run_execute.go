@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
@@ -324,7 +324,7 @@ func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, fina
 		logf("%d rows rejected: see %s", lr.Counts.RowsRejected, res.RejectsFile)
 	}
 	for _, s := range lr.Splits {
-		res.Splits = append(res.Splits, hfilewriter.ToStringBinary(s))
+		res.Splits = append(res.Splits, kv.ToStringBinary(s))
 	}
 	return lr, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/directio"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 	"github.com/hfload/hfload/sorter"
@@ -347,7 +348,7 @@ func (o *outputWriter) recordDup(key []byte, seqA, seqB uint64) {
 	if n > maxDupExamples {
 		return
 	}
-	ex := fmt.Sprintf("%s (%s and %s)", hfilewriter.Key(key), o.rowName(seqA), o.rowName(seqB))
+	ex := fmt.Sprintf("%s (%s and %s)", kv.Key(key), o.rowName(seqA), o.rowName(seqB))
 	o.mu.Lock()
 	o.dupExamples = append(o.dupExamples, ex)
 	o.mu.Unlock()
@@ -545,12 +546,12 @@ func (fw *fileWriter) finishFile() error {
 		Family:      fw.o.families[fw.fam],
 		Path:        fw.rel,
 		Region:      fw.region,
-		RegionStart: hfilewriter.ToStringBinary(fw.regionStart),
-		RegionEnd:   hfilewriter.ToStringBinary(fw.regionEnd),
-		FirstKey:    hfilewriter.Key(st.FirstKey).String(),
-		LastKey:     hfilewriter.Key(st.LastKey).String(),
-		FirstRow:    hfilewriter.ToStringBinary(hfilewriter.Key(st.FirstKey).Row()),
-		LastRow:     hfilewriter.ToStringBinary(hfilewriter.Key(st.LastKey).Row()),
+		RegionStart: kv.ToStringBinary(fw.regionStart),
+		RegionEnd:   kv.ToStringBinary(fw.regionEnd),
+		FirstKey:    kv.Key(st.FirstKey).String(),
+		LastKey:     kv.Key(st.LastKey).String(),
+		FirstRow:    kv.ToStringBinary(kv.Key(st.FirstKey).Row()),
+		LastRow:     kv.ToStringBinary(kv.Key(st.LastKey).Row()),
 		Rows:        fw.rows,
 		Cells:       st.Entries,
 		Bytes:       st.BytesWritten,

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
+	"gopkg.in/yaml.v3"
 )
 
 // MappingConfig returns the job's column mapping: the ImportTsv `columns` spec, or the `mapping:`
@@ -34,7 +34,7 @@ func (j *Job) MappingConfig() (*pipeline.MappingConfig, error) {
 			return nil, fmt.Errorf("%w: labels: %w", ErrConfig, err)
 		}
 		defer f.Close()
-		if cfg.Labels, err = hfilewriter.ReadVisibilityLabels(f); err != nil {
+		if cfg.Labels, err = kv.ReadVisibilityLabels(f); err != nil {
 			return nil, fmt.Errorf("%w: labels %s: %w", ErrConfig, j.Labels, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // TestRunCellTags: ImportTsv's HBASE_CELL_TTL and HBASE_CELL_VISIBILITY columns reach the HFiles as
@@ -46,13 +47,13 @@ func TestRunCellTags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vis, err := hfilewriter.VisibilityTags("secret|admin", map[string]int{"secret": 3, "admin": 4})
+	vis, err := kv.VisibilityTags("secret|admin", map[string]int{"secret": 3, "admin": 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[int][]byte{
-		0: append(append([]byte(nil), vis...), hfilewriter.TTLTag(86400000)...),
-		1: hfilewriter.TTLTag(60000),
+		0: append(append([]byte(nil), vis...), kv.TTLTag(86400000)...),
+		1: kv.TTLTag(60000),
 		2: nil,
 	}
 	seen := 0

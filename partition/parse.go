@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // ParseSplits reads split points, one per line, in HBase's Bytes.toStringBinary notation (\xNN is one
@@ -36,7 +36,7 @@ func ParseSplits(r io.Reader) (Splits, error) {
 	var out Splits
 	var lines []int // line number of each key, for error messages
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4*hfilewriter.MaxRowLength+1024)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*kv.MaxRowLength+1024)
 	lineNo := 0
 	var table *regionTable // set once a list_regions header was seen
 	for sc.Scan() {
@@ -70,15 +70,15 @@ func ParseSplits(r io.Reader) (Splits, error) {
 			}
 		}
 		for _, t := range texts {
-			k, err := hfilewriter.FromStringBinary(t)
+			k, err := kv.FromStringBinary(t)
 			if err != nil {
 				return nil, fmt.Errorf("split points line %d: %w", lineNo, err)
 			}
 			if len(k) == 0 {
 				return nil, fmt.Errorf("split points line %d: empty key (the empty key is the table start, not a split point)", lineNo)
 			}
-			if len(k) > hfilewriter.MaxRowLength {
-				return nil, fmt.Errorf("split points line %d: key of %d bytes exceeds HBase's row limit %d", lineNo, len(k), hfilewriter.MaxRowLength)
+			if len(k) > kv.MaxRowLength {
+				return nil, fmt.Errorf("split points line %d: key of %d bytes exceeds HBase's row limit %d", lineNo, len(k), kv.MaxRowLength)
 			}
 			if n := len(out); n > 0 {
 				switch c := bytes.Compare(out[n-1], k); {
@@ -86,7 +86,7 @@ func ParseSplits(r io.Reader) (Splits, error) {
 					return nil, fmt.Errorf("split points line %d: duplicate key %q (also on line %d)", lineNo, t, lines[n-1])
 				case c > 0:
 					return nil, fmt.Errorf("split points line %d: key %q sorts before %q on line %d; split points must be sorted",
-						lineNo, t, hfilewriter.ToStringBinary(out[n-1]), lines[n-1])
+						lineNo, t, kv.ToStringBinary(out[n-1]), lines[n-1])
 				}
 			}
 			out = append(out, k)

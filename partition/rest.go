@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // DefaultRESTTimeout bounds a whole regions request when FetchRESTSplits is given a nil client.
@@ -175,26 +175,26 @@ func SplitsFromRegions(regions []RESTRegion) (Splits, error) {
 	}
 	if len(uniq[0].StartKey) != 0 {
 		return nil, fmt.Errorf("gap at the table start: the first region %s starts at %q, not the empty key",
-			regionLabel(uniq[0]), hfilewriter.ToStringBinary(uniq[0].StartKey))
+			regionLabel(uniq[0]), kv.ToStringBinary(uniq[0].StartKey))
 	}
 	for i := 1; i < len(uniq); i++ {
 		prev, r := uniq[i-1], uniq[i]
 		if len(prev.EndKey) == 0 {
 			return nil, fmt.Errorf("overlap: region %s ends at the table end but region %s starts at %q",
-				regionLabel(prev), regionLabel(r), hfilewriter.ToStringBinary(r.StartKey))
+				regionLabel(prev), regionLabel(r), kv.ToStringBinary(r.StartKey))
 		}
 		switch c := bytes.Compare(prev.EndKey, r.StartKey); {
 		case c < 0:
 			return nil, fmt.Errorf("gap: region %s ends at %q but the next region %s starts at %q",
-				regionLabel(prev), hfilewriter.ToStringBinary(prev.EndKey), regionLabel(r), hfilewriter.ToStringBinary(r.StartKey))
+				regionLabel(prev), kv.ToStringBinary(prev.EndKey), regionLabel(r), kv.ToStringBinary(r.StartKey))
 		case c > 0:
 			return nil, fmt.Errorf("overlap: region %s ends at %q, after region %s starts at %q",
-				regionLabel(prev), hfilewriter.ToStringBinary(prev.EndKey), regionLabel(r), hfilewriter.ToStringBinary(r.StartKey))
+				regionLabel(prev), kv.ToStringBinary(prev.EndKey), regionLabel(r), kv.ToStringBinary(r.StartKey))
 		}
 	}
 	if last := uniq[len(uniq)-1]; len(last.EndKey) != 0 {
 		return nil, fmt.Errorf("gap at the table end: the last region %s ends at %q, not the empty key",
-			regionLabel(last), hfilewriter.ToStringBinary(last.EndKey))
+			regionLabel(last), kv.ToStringBinary(last.EndKey))
 	}
 	s := make(Splits, 0, len(uniq)-1)
 	for _, r := range uniq[1:] {
@@ -224,7 +224,7 @@ func regionLabel(r RESTRegion) string {
 	if r.Name != "" {
 		return fmt.Sprintf("%q", r.Name)
 	}
-	return fmt.Sprintf("[%q, %q)", hfilewriter.ToStringBinary(r.StartKey), hfilewriter.ToStringBinary(r.EndKey))
+	return fmt.Sprintf("[%q, %q)", kv.ToStringBinary(r.StartKey), kv.ToStringBinary(r.EndKey))
 }
 
 // bodySnippet returns the start of a response body for an error message.

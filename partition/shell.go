@@ -3,7 +3,7 @@ package partition
 import (
 	"strings"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // CreateTableCommand returns an HBase shell command creating table with the given column families and
@@ -41,7 +41,7 @@ func CreateTableCommand(table string, families []string, s Splits) string {
 // ShellSplitLiteral returns the Ruby string literal that the HBase shell turns into exactly the bytes
 // of key when it appears in SPLITS => [...]: single-quoted toStringBinary with ' written as \x27.
 func ShellSplitLiteral(key []byte) string {
-	t := hfilewriter.ToStringBinary(key)
+	t := kv.ToStringBinary(key)
 	return "'" + strings.ReplaceAll(t, "'", `\x27`) + "'"
 }
 

@@ -3,7 +3,7 @@ package partition
 import (
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 func TestCreateTableCommand(t *testing.T) {
@@ -56,7 +56,7 @@ func TestShellSplitLiteralRoundTrip(t *testing.T) {
 	for _, k := range tricky {
 		lit := ShellSplitLiteral(k)
 		ruby := rubySingleQuoted(t, lit)
-		back, err := hfilewriter.FromStringBinary(ruby) // Bytes.toBytesBinary
+		back, err := kv.FromStringBinary(ruby) // Bytes.toBytesBinary
 		if err != nil {
 			t.Fatalf("%q → %s: %v", k, lit, err)
 		}

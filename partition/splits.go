@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // Splits are a table's split points: sorted, unique, non-empty keys. n split points make n+1 regions;
@@ -71,7 +71,7 @@ func (s Splits) CheckRegion(i int, row []byte) error {
 	}
 	start, end := s.Bounds(i)
 	return fmt.Errorf("row %q is not in region %d [%q, %q): it belongs to region %d",
-		hfilewriter.ToStringBinary(row), i, hfilewriter.ToStringBinary(start), hfilewriter.ToStringBinary(end),
+		kv.ToStringBinary(row), i, kv.ToStringBinary(start), kv.ToStringBinary(end),
 		s.Region(row))
 }
 
@@ -81,16 +81,16 @@ func (s Splits) Validate() error {
 		if len(k) == 0 {
 			return fmt.Errorf("split point %d is empty (the empty key is the table start, not a split point)", i+1)
 		}
-		if len(k) > hfilewriter.MaxRowLength {
-			return fmt.Errorf("split point %d is %d bytes, longer than HBase's row limit %d", i+1, len(k), hfilewriter.MaxRowLength)
+		if len(k) > kv.MaxRowLength {
+			return fmt.Errorf("split point %d is %d bytes, longer than HBase's row limit %d", i+1, len(k), kv.MaxRowLength)
 		}
 		if i > 0 {
 			switch c := bytes.Compare(s[i-1], k); {
 			case c == 0:
-				return fmt.Errorf("split points %d and %d are both %q", i, i+1, hfilewriter.ToStringBinary(k))
+				return fmt.Errorf("split points %d and %d are both %q", i, i+1, kv.ToStringBinary(k))
 			case c > 0:
-				return fmt.Errorf("split points out of order: %d %q sorts after %d %q", i, hfilewriter.ToStringBinary(s[i-1]),
-					i+1, hfilewriter.ToStringBinary(k))
+				return fmt.Errorf("split points out of order: %d %q sorts after %d %q", i, kv.ToStringBinary(s[i-1]),
+					i+1, kv.ToStringBinary(k))
 			}
 		}
 	}
@@ -125,7 +125,7 @@ func (s Splits) WriteText(w io.Writer) error {
 // as \xNN: leading spaces and '#', a leading quote or '[', trailing spaces, a trailing '|', the 'S' of
 // "SPLITS" and a leading shell prompt, so that the text survives trimming and re-parsing unchanged.
 func splitFileString(k []byte) string {
-	t := hfilewriter.ToStringBinary(k)
+	t := kv.ToStringBinary(k)
 	esc := make([]bool, len(t))
 	any := false
 	mark := func(i int) { esc[i], any = true, true }

@@ -32,7 +32,7 @@ type MappingConfig struct {
 	// derives from it, with labels resolved to ordinals by Labels. Needs HFile format v3.
 	Visibility string `yaml:"visibility,omitempty" json:"visibility,omitempty"`
 	// Labels maps visibility labels to the ordinals of the cluster's hbase:labels table (a
-	// label=ordinal file, see hfilewriter.ReadVisibilityLabels; set by the job's labels key).
+	// label=ordinal file, see kv.ReadVisibilityLabels; set by the job's labels key).
 	Labels map[string]int `yaml:"-" json:"-"`
 
 	// ImportTsv selects ImportTsv's row semantics (set by ParseColumns; kept so that a config written

@@ -11,8 +11,7 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
-
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // TestConstantColumnCSV maps a CSV whose rows get the constant column: every row's cell holds the long 1,
@@ -49,16 +48,16 @@ func TestConstantColumnCSV(t *testing.T) {
 			return err
 		}
 		for _, c := range refs {
-			kv := buf[c.Off : c.Off+c.Len]
-			k := hfilewriter.Key(hfilewriter.KVKey(kv))
-			got = append(got, string(k.Row())+"/"+string(k.Qualifier())+"="+hfilewriter.ToStringBinary(hfilewriter.KVValue(kv)))
+			kvb := buf[c.Off : c.Off+c.Len]
+			k := kv.Key(kv.KVKey(kvb))
+			got = append(got, string(k.Row())+"/"+string(k.Qualifier())+"="+kv.ToStringBinary(kv.KVValue(kvb)))
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := hfilewriter.ToStringBinary(binary.BigEndian.AppendUint64(nil, 1))
+	one := kv.ToStringBinary(binary.BigEndian.AppendUint64(nil, 1))
 	// Each row's cells in HBase order: qualifier n before v.
 	want := "a/n=" + one + " a/v=x b/n=" + one + " c,1/n=" + one + " c,1/v=y\\x0Az"
 	if strings.Join(got, " ") != want {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 	"gopkg.in/yaml.v3"
 )
 
@@ -45,7 +45,7 @@ func docExamples(t *testing.T) []*Mapping {
 	return out
 }
 
-func mapRows(t *testing.T, m *Mapping, header []string, rows [][]string) []hfilewriter.Cell {
+func mapRows(t *testing.T, m *Mapping, header []string, rows [][]string) []kv.Cell {
 	t.Helper()
 	var cb CellBatch
 	mp := m.NewMapper()
@@ -53,11 +53,11 @@ func mapRows(t *testing.T, m *Mapping, header []string, rows [][]string) []hfile
 	if err := mp.MapBatch(textBatch("doc.csv", 0, 0, rows), header, &cb, NewRejectSink(nil, 0)); err != nil {
 		t.Fatal(err)
 	}
-	var cells []hfilewriter.Cell
+	var cells []kv.Cell
 	buf, refs := batchKeyValues(t, &cb)
 	for _, r := range refs {
-		kv := buf[r.Off : r.Off+r.Len]
-		cells = append(cells, hfilewriter.CellFromKey(hfilewriter.KVKey(kv), hfilewriter.KVValue(kv)))
+		rec := buf[r.Off : r.Off+r.Len]
+		cells = append(cells, kv.CellFromKey(kv.KVKey(rec), kv.KVValue(rec)))
 	}
 	return cells
 }

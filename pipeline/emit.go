@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // Mapper maps batches with one Mapping. It holds the reusable scratch space of one worker (values, key
@@ -190,8 +190,8 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	if len(mp.key) == 0 {
 		return "empty row key", nil
 	}
-	if len(mp.key) > hfilewriter.MaxRowLength {
-		return fmt.Sprintf("row key of %d bytes exceeds HBase's limit of %d", len(mp.key), hfilewriter.MaxRowLength), nil
+	if len(mp.key) > kv.MaxRowLength {
+		return fmt.Sprintf("row key of %d bytes exceeds HBase's limit of %d", len(mp.key), kv.MaxRowLength), nil
 	}
 
 	// 3. The timestamp.
@@ -223,7 +223,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	// open record and the buffers are kept in locals and stored in out at the end of the row; on a bad
 	// value, nothing this row appended is kept.
 	seq := SeqOf(b.FileIndex, b.FirstRow+int64(i))
-	kvRow := 8 + hfilewriter.KeyInfrastructureSize + len(mp.key) // KeyValue bytes of a cell, but for family, qualifier, value
+	kvRow := 8 + kv.KeyInfrastructureSize + len(mp.key) // KeyValue bytes of a cell, but for family, qualifier, value
 	if plain {
 		mp.appendPlainCells(b, i, numCols, out, seq, ts, kvRow)
 		return "", nil
@@ -276,10 +276,10 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			mp.val = append(append(mp.val, mp.tags...), byte(len(mp.tags)>>8), byte(len(mp.tags)))
 			val = mp.val
 		}
-		kv := kvRow + len(cs.fam) + len(qual) + len(val)
+		kvLen := kvRow + len(cs.fam) + len(qual) + len(val)
 		// Does the cell continue the open record? Same family, and a qualifier that sorts strictly after the
 		// previous one: by index when both are in the (sorted) dictionary, else by bytes.
-		newRecord := !open || cur.Family != cs.family || uint64(cur.KVBytes)+uint64(kv) > math.MaxUint32
+		newRecord := !open || cur.Family != cs.family || uint64(cur.KVBytes)+uint64(kvLen) > math.MaxUint32
 		if !newRecord {
 			if qidx >= 0 && prevIdx >= 0 {
 				newRecord = qidx <= prevIdx
@@ -297,7 +297,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 				recs = append(recs, cur)
 			}
 			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
-			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, hfilewriter.TypePut)
+			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, kv.TypePut)
 		}
 		if qidx >= 0 {
 			buf = m.dict.AppendCell(buf, qidx, val)
@@ -309,7 +309,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		}
 		prevIdx = qidx
 		cur.Cells++
-		cur.KVBytes += uint32(kv)
+		cur.KVBytes += uint32(kvLen)
 		cells++
 	}
 	mp.endRow(out, buf, recs, cur, open, skipped, cells)
@@ -408,19 +408,19 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 				continue
 			}
 		}
-		kv := kvRow + cs.famQual + len(val)
-		if !open || cur.Family != cs.family || cs.qidx <= prevIdx || uint64(cur.KVBytes)+uint64(kv) > math.MaxUint32 {
+		kvLen := kvRow + cs.famQual + len(val)
+		if !open || cur.Family != cs.family || cs.qidx <= prevIdx || uint64(cur.KVBytes)+uint64(kvLen) > math.MaxUint32 {
 			if open {
 				cur.Len = uint32(len(buf)) - cur.Off
 				recs = append(recs, cur)
 			}
 			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
-			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, hfilewriter.TypePut)
+			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, kv.TypePut)
 		}
 		buf = dict.AppendCell(buf, cs.qidx, val)
 		prevIdx = cs.qidx
 		cur.Cells++
-		cur.KVBytes += uint32(kv)
+		cur.KVBytes += uint32(kvLen)
 		cells++
 	}
 	mp.endRow(out, buf, recs, cur, open, skipped, cells)
@@ -436,7 +436,7 @@ func (mp *Mapper) rowTags(dst []byte) ([]byte, string) {
 		case v.kind != vkText && v.kind != vkBinary:
 			return dst, fmt.Sprintf("visibility column %q: not text", m.cols[c].name)
 		default:
-			vt, err := hfilewriter.VisibilityTags(string(v.b), m.labels)
+			vt, err := kv.VisibilityTags(string(v.b), m.labels)
 			if err != nil {
 				return dst, fmt.Sprintf("visibility column %q: %v", m.cols[c].name, err)
 			}
@@ -451,12 +451,12 @@ func (mp *Mapper) rowTags(dst []byte) ([]byte, string) {
 				return dst, fmt.Sprintf("ttl column %q: %v", m.cols[c].name, err)
 			}
 			if ttl > 0 { // as ImportTsv: no tag for a TTL of 0 or less
-				dst = append(dst, hfilewriter.TTLTag(ttl)...)
+				dst = append(dst, kv.TTLTag(ttl)...)
 			}
 		}
 	}
-	if len(dst) > hfilewriter.MaxTagsLength {
-		return dst, fmt.Sprintf("cell tags of %d bytes exceed HBase's limit of %d", len(dst), hfilewriter.MaxTagsLength)
+	if len(dst) > kv.MaxTagsLength {
+		return dst, fmt.Sprintf("cell tags of %d bytes exceed HBase's limit of %d", len(dst), kv.MaxTagsLength)
 	}
 	return dst, ""
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // encoder holds the scratch space of one worker for encoding values. It is not safe for concurrent use.
@@ -207,25 +209,13 @@ func parseBool(b []byte) (on, ok bool) {
 	return false, false
 }
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
 func appendHexDecoded(dst, src []byte) ([]byte, error) {
 	if len(src)%2 != 0 {
 		return dst, fmt.Errorf("hex %q has an odd length", src)
 	}
 	for i := 0; i < len(src); i += 2 {
-		h, ok1 := unhex(src[i])
-		l, ok2 := unhex(src[i+1])
+		h, ok1 := kv.Unhex(src[i])
+		l, ok2 := kv.Unhex(src[i+1])
 		if !ok1 || !ok2 {
 			return dst, fmt.Errorf("%q is not hex", src)
 		}

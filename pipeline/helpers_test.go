@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // NUL marks a NULL field in textBatch rows.
@@ -101,14 +101,14 @@ func batchLines(cb *CellBatch) ([]string, error) {
 	}
 	var out []string
 	for _, r := range refs {
-		kv := buf[r.Off : r.Off+r.Len]
-		key, val, n, err := hfilewriter.SplitKeyValue(kv)
-		if err != nil || n != len(kv) {
-			return nil, fmt.Errorf("bad KeyValue at %d: n=%d len=%d err=%v", r.Off, n, len(kv), err)
+		rec := buf[r.Off : r.Off+r.Len]
+		key, val, n, err := kv.SplitKeyValue(rec)
+		if err != nil || n != len(rec) {
+			return nil, fmt.Errorf("bad KeyValue at %d: n=%d len=%d err=%v", r.Off, n, len(rec), err)
 		}
-		c := hfilewriter.CellFromKey(key, val)
+		c := kv.CellFromKey(key, val)
 		out = append(out, itoa(int(r.Family))+" "+itoa(SeqFile(r.Seq))+"/"+itoa(int(SeqRow(r.Seq)))+" "+
-			hfilewriter.FormatCellLine(&c))
+			kv.FormatCellLine(&c))
 	}
 	return out, nil
 }

@@ -18,8 +18,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // Mapping is a compiled, immutable MappingConfig. It is safe for concurrent use; each worker maps
@@ -365,8 +365,8 @@ func checkFamily(f string) error {
 	switch {
 	case f == "":
 		return errors.New("empty family name")
-	case len(f) > hfilewriter.MaxFamilyLength:
-		return fmt.Errorf("family %q is longer than %d bytes", f, hfilewriter.MaxFamilyLength)
+	case len(f) > kv.MaxFamilyLength:
+		return fmt.Errorf("family %q is longer than %d bytes", f, kv.MaxFamilyLength)
 	case strings.ContainsAny(f, ":/\\") || f[0] == '.':
 		return fmt.Errorf("family %q: names cannot contain ':', '/' or '\\' or start with '.'", f)
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // recordLines renders every record of cb, after the checks of checkedKeyValues (Dict.Validate among
@@ -22,19 +22,19 @@ func recordLines(t *testing.T, cb *CellBatch) []string {
 	var out []string
 	for i, r := range cb.Records {
 		h, cells, err := cellrec.ParseHeader(cb.Record(i))
-		if err != nil || h.Type != hfilewriter.TypePut {
+		if err != nil || h.Type != kv.TypePut {
 			t.Fatalf("record %d: type %v, %v", i, h.Type, err)
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d %d/%d %s %s@%d", r.Family, SeqFile(r.Seq), SeqRow(r.Seq), hfilewriter.ToStringBinary(h.Row), h.Family, h.TS)
+		fmt.Fprintf(&b, "%d %d/%d %s %s@%d", r.Family, SeqFile(r.Seq), SeqRow(r.Seq), kv.ToStringBinary(h.Row), h.Family, h.TS)
 		for len(cells) > 0 {
 			dict := cells[0]&1 == 1 // the low bit of the uvarint: 2i+1 is a dictionary index
 			var q, v []byte
 			q, v, cells = cb.Dict.Next(cells)
 			if dict {
-				fmt.Fprintf(&b, " [%s]=%s", q, hfilewriter.ToStringBinary(v))
+				fmt.Fprintf(&b, " [%s]=%s", q, kv.ToStringBinary(v))
 			} else {
-				fmt.Fprintf(&b, " %s=%s", q, hfilewriter.ToStringBinary(v))
+				fmt.Fprintf(&b, " %s=%s", q, kv.ToStringBinary(v))
 			}
 		}
 		out = append(out, b.String())
@@ -103,8 +103,8 @@ timestamp: {value: 7}
 
 	// The KeyValues, byte for byte, in emission order, and per record their number and size.
 	long := func(v byte) string { return "\x00\x00\x00\x00\x00\x00\x00" + string(v) }
-	type kv struct{ row, fam, q, v string }
-	want := [][]kv{
+	type kvb struct{ row, fam, q, v string }
+	want := [][]kvb{
 		{{"r1", "d", "a", "A"}, {"r1", "d", "b", "B"}},
 		{{"r1", "m", "y", long(5)}, {"r1", "m", "z", "Z"}},
 		{{"r2", "d", "b", "B2"}},
@@ -115,7 +115,7 @@ timestamp: {value: 7}
 	for i, rec := range want {
 		start := len(wantBuf)
 		for _, c := range rec {
-			wantBuf = hfilewriter.AppendKeyValue(wantBuf, []byte(c.row), []byte(c.fam), []byte(c.q), 7, hfilewriter.TypePut, []byte(c.v))
+			wantBuf = kv.AppendKeyValue(wantBuf, []byte(c.row), []byte(c.fam), []byte(c.q), 7, kv.TypePut, []byte(c.v))
 		}
 		if r := cb.Records[i]; int(r.Cells) != len(rec) || int(r.KVBytes) != len(wantBuf)-start {
 			t.Errorf("record %d: %d cells of %d KeyValue bytes, want %d of %d", i, r.Cells, r.KVBytes, len(rec), len(wantBuf)-start)
@@ -218,9 +218,9 @@ func TestRecordsTags(t *testing.T) {
 	if err := mp.MapBatch(textBatch("t.csv", 0, 0, [][]string{{"r1", "x", "1000", "y"}, {"r2", "x", "0", NUL}}), nil, &cb, nil); err != nil {
 		t.Fatal(err)
 	}
-	ttl := hfilewriter.TTLTag(1000)
+	ttl := kv.TTLTag(1000)
 	tagged := func(v string, tags []byte) string {
-		return hfilewriter.ToStringBinary(append(append([]byte(v), tags...), byte(len(tags)>>8), byte(len(tags))))
+		return kv.ToStringBinary(append(append([]byte(v), tags...), byte(len(tags)>>8), byte(len(tags))))
 	}
 	sameLines(t, "records", recordLines(t, &cb), []string{
 		"0 0/0 r1 d@9 [a]=" + tagged("x", ttl) + " [b]=" + tagged("y", ttl),
@@ -231,7 +231,7 @@ func TestRecordsTags(t *testing.T) {
 		value string
 		tags  []byte
 	}{{"x", ttl}, {"y", ttl}, {"x", nil}} {
-		value, tags, err := SplitTaggedValue(hfilewriter.KVValue(buf[refs[i].Off : refs[i].Off+refs[i].Len]))
+		value, tags, err := SplitTaggedValue(kv.KVValue(buf[refs[i].Off : refs[i].Off+refs[i].Len]))
 		if err != nil || string(value) != want.value || !bytes.Equal(tags, want.tags) {
 			t.Fatalf("cell %d: value %q tags %x (%v), want %q %x", i, value, tags, err, want.value, want.tags)
 		}

@@ -8,7 +8,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // partKind is the kind of a compiled row-key or qualifier part.
@@ -122,8 +122,8 @@ func compilePart(c *PartConfig, ctx partContext, allowHash bool) (part, error) {
 			}
 		}
 		p.flip, p.reverse = c.FlipSign, c.Reverse
-		if c.Width < 0 || c.Width > hfilewriter.MaxRowLength {
-			return p, fmt.Errorf("width %d out of range 0..%d", c.Width, hfilewriter.MaxRowLength)
+		if c.Width < 0 || c.Width > kv.MaxRowLength {
+			return p, fmt.Errorf("width %d out of range 0..%d", c.Width, kv.MaxRowLength)
 		}
 		p.width = c.Width
 		switch strings.ToLower(c.Pad) {
@@ -135,7 +135,7 @@ func compilePart(c *PartConfig, ctx partContext, allowHash bool) (part, error) {
 			return p, fmt.Errorf("pad %q: want left or right", c.Pad)
 		}
 		if c.PadChar != "" {
-			b, err := hfilewriter.FromStringBinary(c.PadChar)
+			b, err := kv.FromStringBinary(c.PadChar)
 			if err != nil || len(b) != 1 {
 				return p, fmt.Errorf("pad_char %q must be exactly one byte", c.PadChar)
 			}
@@ -145,7 +145,7 @@ func compilePart(c *PartConfig, ctx partContext, allowHash bool) (part, error) {
 			return p, errors.New("pad and pad_char need a width")
 		}
 	case c.Literal != nil:
-		b, err := hfilewriter.FromStringBinary(*c.Literal)
+		b, err := kv.FromStringBinary(*c.Literal)
 		if err != nil {
 			return p, fmt.Errorf("literal %q: %w", *c.Literal, err)
 		}

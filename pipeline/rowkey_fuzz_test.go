@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // fuzzConfig turns fuzz bytes into a mapping with up to 8 row-key parts over three columns.
@@ -88,12 +88,12 @@ func FuzzRowKey(f *testing.F) {
 		}
 		buf, refs := batchKeyValues(t, &cb)
 		for _, r := range refs {
-			key, _, n, err := hfilewriter.SplitKeyValue(buf[r.Off : r.Off+r.Len])
+			key, _, n, err := kv.SplitKeyValue(buf[r.Off : r.Off+r.Len])
 			if err != nil || n != int(r.Len) {
 				t.Fatalf("bad KeyValue: %v", err)
 			}
-			row := hfilewriter.Key(key).Row()
-			if len(row) == 0 || len(row) > hfilewriter.MaxRowLength {
+			row := kv.Key(key).Row()
+			if len(row) == 0 || len(row) > kv.MaxRowLength {
 				t.Fatalf("row of %d bytes emitted", len(row))
 			}
 		}

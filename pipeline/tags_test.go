@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // TestImportTsvCellTags: HBASE_CELL_TTL and HBASE_CELL_VISIBILITY become the tags TextSortReducer writes
@@ -38,18 +38,18 @@ func TestImportTsvCellTags(t *testing.T) {
 		t.Fatalf("%d cells, want 4 (2 rows × 2 cells)", cb.Cells())
 	}
 	buf, refs := batchKeyValues(t, &cb)
-	vis, err := hfilewriter.VisibilityTags("secret|admin", cfg.Labels)
+	vis, err := kv.VisibilityTags("secret|admin", cfg.Labels)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTags := append(append([]byte(nil), vis...), hfilewriter.TTLTag(86400000)...)
+	wantTags := append(append([]byte(nil), vis...), kv.TTLTag(86400000)...)
 	for i, want := range []struct {
 		value string
 		tags  []byte
 	}{{"x", wantTags}, {"y", wantTags}, {"x", nil}, {"y", nil}} {
 		c := refs[i]
-		kv := buf[c.Off : c.Off+c.Len]
-		value, tags, err := SplitTaggedValue(hfilewriter.KVValue(kv))
+		rec := buf[c.Off : c.Off+c.Len]
+		value, tags, err := SplitTaggedValue(kv.KVValue(rec))
 		if err != nil {
 			t.Fatalf("cell %d: %v", i, err)
 		}
@@ -99,9 +99,9 @@ ttl: ttl
 		t.Fatal(err)
 	}
 	buf, refs := batchKeyValues(t, &cb)
-	kv := buf[refs[0].Off : refs[0].Off+refs[0].Len]
-	value, tags, err := SplitTaggedValue(hfilewriter.KVValue(kv))
-	if err != nil || string(value) != "x" || !bytes.Equal(tags, hfilewriter.TTLTag(1000)) {
+	rec := buf[refs[0].Off : refs[0].Off+refs[0].Len]
+	value, tags, err := SplitTaggedValue(kv.KVValue(rec))
+	if err != nil || string(value) != "x" || !bytes.Equal(tags, kv.TTLTag(1000)) {
 		t.Fatalf("value %q tags %x (%v), want x and a 1000 ms TTL tag", value, tags, err)
 	}
 	if compileYAML(t, "columns: [{name: id}, {name: v, cell: \"d:v\"}]\nrowkey: [{column: id}]\n").CellTags() {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // Aggregator folds the values of cells with equal keys for summary tables (issue 7). Use one Aggregator
@@ -106,7 +106,7 @@ func (g *Aggregator) Combine(dst []byte, h *cellrec.Header, qualifier, a, b []by
 	if err != nil {
 		g.mu.Lock()
 		if g.err == nil {
-			g.err = fmt.Errorf("aggregate %s(%s) at key %s: %w", g.op, g.typ, hfilewriter.Key(cellrec.AppendKey(nil, h, qualifier)), err)
+			g.err = fmt.Errorf("aggregate %s(%s) at key %s: %w", g.op, g.typ, kv.Key(cellrec.AppendKey(nil, h, qualifier)), err)
 		}
 		g.mu.Unlock()
 		return append(dst, a...)

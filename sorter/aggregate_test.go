@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 func longBytes(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
@@ -177,8 +177,8 @@ func TestAggregatorsMatchIndependent(t *testing.T) {
 				p := newTestPool(t, 64<<10, 1)
 				s := p.NewSorter("agg", agg.Options())
 				for _, i := range rng.Perm(n) { // shuffled add order; seq = input position
-					kv := hfilewriter.AppendKeyValue(nil, ins[i].row, []byte("s"), []byte(op), 0, hfilewriter.TypePut, ins[i].val)
-					if err := s.Add(rc(kv), uint64(i)); err != nil {
+					rec := kv.AppendKeyValue(nil, ins[i].row, []byte("s"), []byte(op), 0, kv.TypePut, ins[i].val)
+					if err := s.Add(rc(rec), uint64(i)); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -187,12 +187,12 @@ func TestAggregatorsMatchIndependent(t *testing.T) {
 					t.Fatalf("got %d records, want one per key (%d)", len(got), len(groups))
 				}
 				for j, r := range got {
-					row := string(hfilewriter.Key(hfilewriter.KVKey(r.kv)).Row())
-					if j > 0 && hfilewriter.CompareKeyValues(got[j-1].kv, r.kv) >= 0 {
+					row := string(kv.Key(kv.KVKey(r.kv)).Row())
+					if j > 0 && kv.CompareKeyValues(got[j-1].kv, r.kv) >= 0 {
 						t.Fatalf("keys out of order at %d", j)
 					}
 					want := expectValue(t, op, typ, groups[row])
-					gv := hfilewriter.KVValue(r.kv)
+					gv := kv.KVValue(r.kv)
 					if typ == "double" && op == "sum" {
 						g, w := math.Float64frombits(binary.BigEndian.Uint64(gv)), math.Float64frombits(binary.BigEndian.Uint64(want))
 						if math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w))*float64(len(groups[row])) {
@@ -222,7 +222,7 @@ func TestAggregatorsMatchIndependent(t *testing.T) {
 
 func fold(t *testing.T, g *Aggregator, vals ...string) string {
 	t.Helper()
-	h := cellrec.Header{Row: []byte("r"), Family: []byte("f"), Type: hfilewriter.TypePut}
+	h := cellrec.Header{Row: []byte("r"), Family: []byte("f"), Type: kv.TypePut}
 	acc := []byte(vals[0])
 	for _, v := range vals[1:] {
 		acc = g.Combine(nil, &h, nil, acc, []byte(v))
@@ -280,8 +280,8 @@ func TestLongSumOverflowSurfaces(t *testing.T) {
 	p := newTestPool(t, 1<<20, 1)
 	s := p.NewSorter("overflow", agg.Options())
 	for i, v := range []int64{math.MaxInt64, 1} {
-		kv := hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 0, hfilewriter.TypePut, longBytes(v))
-		if err := s.Add(rc(kv), uint64(i)); err != nil {
+		rec := kv.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 0, kv.TypePut, longBytes(v))
+		if err := s.Add(rc(rec), uint64(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -316,9 +316,9 @@ func TestMillionRowGroupFoldsWithinBudget(t *testing.T) {
 	agg, _ := NewAggregator("count", "long")
 	p := newTestPool(t, mem, 2)
 	s := p.NewSorter("group", agg.Options())
-	kv := hfilewriter.AppendKeyValue(nil, []byte("one-group"), []byte("s"), []byte("cnt"), 0, hfilewriter.TypePut, longBytes(1))
+	rec := kv.AppendKeyValue(nil, []byte("one-group"), []byte("s"), []byte("cnt"), 0, kv.TypePut, longBytes(1))
 	for i := 0; i < n; i++ {
-		if err := s.Add(rc(kv), uint64(i)); err != nil {
+		if err := s.Add(rc(rec), uint64(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -326,7 +326,7 @@ func TestMillionRowGroupFoldsWithinBudget(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("got %d records, want 1", len(got))
 	}
-	if v := int64(binary.BigEndian.Uint64(hfilewriter.KVValue(got[0].kv))); v != n || got[0].seq != 0 {
+	if v := int64(binary.BigEndian.Uint64(kv.KVValue(got[0].kv))); v != n || got[0].seq != 0 {
 		t.Fatalf("count = %d (seq %d), want %d", v, got[0].seq, n)
 	}
 	if p.Spills() == 0 {

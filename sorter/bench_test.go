@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 const benchRows = 100_000
@@ -29,7 +29,7 @@ func benchData() (d *cellrec.Dict, rows, cells [][]byte, kvBytes int) {
 		for j := 4; j < len(row); j++ {
 			row[j] = 'a' + byte(rng.IntN(26))
 		}
-		h := cellrec.Header{Row: row, Family: []byte("d"), TS: 1700000000000, Type: hfilewriter.TypePut}
+		h := cellrec.Header{Row: row, Family: []byte("d"), TS: 1700000000000, Type: kv.TypePut}
 		rec := cellrec.AppendHeader(nil, h.Row, h.Family, h.TS, h.Type)
 		for q := 0; q < d.Len(); q++ {
 			binary.BigEndian.PutUint64(val, rng.Uint64())

@@ -1,7 +1,7 @@
 // Package sorter orders HBase cells with an external merge sort under a hard memory budget. Its unit is
 // a record (internal/cellrec): the cells one input row gives one family, with row, family, timestamp
 // and type stored once and qualifiers usually as indexes into the pool's dictionary. The output is every
-// cell in HBase order (hfilewriter.CompareKeys), ties broken by seq (input order); should a caller reuse
+// cell in HBase order (kv.CompareKeys), ties broken by seq (input order); should a caller reuse
 // a seq for equal keys, the values break the tie, so the output is still one deterministic order that
 // does not depend on where runs were cut.
 //

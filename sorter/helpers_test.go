@@ -1,8 +1,8 @@
 package sorter
 
 import (
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // testDict holds some of the qualifiers the tests use, so that records mix dictionary and literal
@@ -10,13 +10,13 @@ import (
 var testDict = cellrec.NewDict([][]byte{[]byte("q0"), []byte("q2"), []byte("a"), []byte("m")})
 
 // rc turns one KeyValue cell into a one-cell record (dictionary qualifiers where testDict has them).
-func rc(kv []byte) []byte {
-	key, value, _, err := hfilewriter.SplitKeyValue(kv)
-	if err != nil || !hfilewriter.Key(key).Valid() {
+func rc(kvb []byte) []byte {
+	key, value, _, err := kv.SplitKeyValue(kvb)
+	if err != nil || !kv.Key(key).Valid() {
 		// A malformed input stays malformed: tests of refusals pass garbage through.
-		return append([]byte(nil), kv...)
+		return append([]byte(nil), kvb...)
 	}
-	k := hfilewriter.Key(key)
+	k := kv.Key(key)
 	rec := cellrec.AppendHeader(nil, k.Row(), k.Family(), k.Timestamp(), k.Type())
 	return testDict.AppendQualifierCell(rec, k.Qualifier(), value)
 }

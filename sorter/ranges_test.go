@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // drainRange reads one range of r completely.
@@ -71,7 +71,7 @@ func TestRangesConcatenateToTheWhole(t *testing.T) {
 			// existing row with many records), a row between existing ones, and past the end.
 			bounds := [][]byte{nil}
 			for _, i := range []int{3000, 9000, 15000, 21000, 27000} {
-				bounds = append(bounds, hfilewriter.Key(hfilewriter.KVKey(want[i].kv)).Row())
+				bounds = append(bounds, kv.Key(kv.KVKey(want[i].kv)).Row())
 			}
 			bounds = append(bounds, []byte("r01000x"), []byte("\xff\xff"), nil)
 			sortBounds(bounds[1 : len(bounds)-1])
@@ -92,7 +92,7 @@ func TestRangesConcatenateToTheWhole(t *testing.T) {
 					t.Fatal(errs[i])
 				}
 				for _, x := range part {
-					row := hfilewriter.Key(hfilewriter.KVKey(x.kv)).Row()
+					row := kv.Key(kv.KVKey(x.kv)).Row()
 					if (bounds[i] != nil && bytes.Compare(row, bounds[i]) < 0) || (bounds[i+1] != nil && bytes.Compare(row, bounds[i+1]) >= 0) {
 						t.Fatalf("range %d [%q, %q) yielded row %q", i, bounds[i], bounds[i+1], row)
 					}
@@ -140,7 +140,7 @@ func TestRangesWithCombine(t *testing.T) {
 	n := 0
 	for round := 0; round < 40; round++ {
 		for row := 0; row < 300; row++ {
-			kv := hfilewriter.AppendKeyValue(nil, fmt.Appendf(nil, "row%04d", row), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, nil)
+			kv := kv.AppendKeyValue(nil, fmt.Appendf(nil, "row%04d", row), []byte("f"), []byte("q"), 1, kv.TypePut, nil)
 			if err := s.Add(rc(kv), uint64(n)); err != nil {
 				t.Fatal(err)
 			}
@@ -159,8 +159,8 @@ func TestRangesWithCombine(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, x := range got {
-			if v := hfilewriter.KVValue(x.kv); len(v) != 39 {
-				t.Fatalf("row %s folded to %d, want 39 (40 records)", hfilewriter.Key(hfilewriter.KVKey(x.kv)).Row(), len(v))
+			if v := kv.KVValue(x.kv); len(v) != 39 {
+				t.Fatalf("row %s folded to %d, want 39 (40 records)", kv.Key(kv.KVKey(x.kv)).Row(), len(v))
 			}
 		}
 		total += len(got)

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // multi is a multi-cell record with the KeyValues of its cells.
@@ -31,9 +31,9 @@ func randMulti(rng *rand.Rand, n, rows int) []multi {
 		if rng.IntN(5) == 0 {
 			row = fmt.Appendf(nil, "a-much-longer-row-%d", rng.IntN(rows)) // equal 8-byte prefixes
 		}
-		h := cellrec.Header{Row: row, Family: []byte{"fg"[rng.IntN(2)]}, TS: int64(rng.IntN(3)), Type: hfilewriter.TypePut}
+		h := cellrec.Header{Row: row, Family: []byte{"fg"[rng.IntN(2)]}, TS: int64(rng.IntN(3)), Type: kv.TypePut}
 		if rng.IntN(6) == 0 {
-			h.Type = hfilewriter.TypeDelete
+			h.Type = kv.TypeDelete
 		}
 		k := 1 + rng.IntN(6)
 		picked := rng.Perm(len(quals))[:k]
@@ -55,8 +55,8 @@ func randMulti(rng *rand.Rand, n, rows int) []multi {
 func cellsOf(ms []multi) []rec {
 	var out []rec
 	for _, m := range ms {
-		for _, kv := range m.kvs {
-			out = append(out, rec{kv, m.seq})
+		for _, kvb := range m.kvs {
+			out = append(out, rec{kvb, m.seq})
 		}
 	}
 	return out
@@ -74,13 +74,13 @@ func checkViews(t *testing.T, it *Iterator, d *cellrec.Dict) ([]rec, int) {
 		for cells := it.Cells(); len(cells) > 0; {
 			var q, v []byte
 			q, v, cells = d.Next(cells)
-			kv := cellrec.AppendKeyValue(nil, h, q, v)
-			if prev != nil && hfilewriter.CompareKeyValues(prev, kv) >= 0 {
+			kvb := cellrec.AppendKeyValue(nil, h, q, v)
+			if prev != nil && kv.CompareKeyValues(prev, kvb) >= 0 {
 				t.Fatalf("view %d: cells not strictly ascending: %s then %s", views,
-					hfilewriter.Key(hfilewriter.KVKey(prev)), hfilewriter.Key(hfilewriter.KVKey(kv)))
+					kv.Key(kv.KVKey(prev)), kv.Key(kv.KVKey(kvb)))
 			}
-			prev = kv
-			out = append(out, rec{kv, it.Seq()})
+			prev = kvb
+			out = append(out, rec{kvb, it.Seq()})
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -166,7 +166,7 @@ func TestInterleavedWideRowWithinBudget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	var q [12]byte
 	for i, v := range rng.Perm(n) {
-		rec := cellrec.AppendHeader(nil, []byte("metrics|host1|day"), []byte("t"), 7, hfilewriter.TypePut)
+		rec := cellrec.AppendHeader(nil, []byte("metrics|host1|day"), []byte("t"), 7, kv.TypePut)
 		for _, m := range []string{"cpu:", "mem:"} {
 			copy(q[:], m)
 			binary.BigEndian.PutUint64(q[4:], uint64(v))
@@ -229,17 +229,17 @@ func TestCombineFoldsAcrossOverlappingRecords(t *testing.T) {
 		var want []rec
 		for i := 0; i < len(ref); {
 			j := i + 1
-			val := slices.Clone(hfilewriter.KVValue(ref[i].kv))
+			val := slices.Clone(kv.KVValue(ref[i].kv))
 			sum := seqSum(val)
-			for j < len(ref) && bytes.Equal(hfilewriter.KVKey(ref[j].kv), hfilewriter.KVKey(ref[i].kv)) {
-				sum += seqSum(hfilewriter.KVValue(ref[j].kv))
+			for j < len(ref) && bytes.Equal(kv.KVKey(ref[j].kv), kv.KVKey(ref[i].kv)) {
+				sum += seqSum(kv.KVValue(ref[j].kv))
 				j++
 			}
 			if j > i+1 {
 				val = fmt.Appendf(nil, "s%d", sum)
 			}
-			k := hfilewriter.Key(hfilewriter.KVKey(ref[i].kv))
-			want = append(want, rec{hfilewriter.AppendKeyValue(nil, k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type(), val), ref[i].seq})
+			k := kv.Key(kv.KVKey(ref[i].kv))
+			want = append(want, rec{kv.AppendKeyValue(nil, k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type(), val), ref[i].seq})
 			i = j
 		}
 		if len(want) == len(ref) {

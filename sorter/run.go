@@ -12,10 +12,9 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/klauspost/compress/s2"
-
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
+	"github.com/klauspost/compress/s2"
 )
 
 const (
@@ -184,7 +183,7 @@ func (w *runWriter) add(v *view) error {
 // along: an entry of a typical export row is nearly a quarter smaller than the record it holds.
 func appendEntryHead(dst []byte, prev *entryState, v *view) []byte {
 	dst = binary.AppendVarint(dst, int64(v.seq-prev.seq))
-	shared := hfilewriter.CommonPrefix(prev.row, v.h.Row)
+	shared := kv.CommonPrefix(prev.row, v.h.Row)
 	newHdr := !prev.hdr || prev.ts != v.h.TS || prev.typ != byte(v.h.Type) || !bytes.Equal(prev.family, v.h.Family)
 	f := uint64(shared) << 1
 	if newHdr {
@@ -429,7 +428,7 @@ func (r *runReader) next() (bool, error) {
 	cells := b[n : n+int(cl) : n+int(cl)]
 	r.prev.seq += uint64(d)
 	r.prev.row = r.row[:len(r.row):len(r.row)]
-	h := cellrec.Header{Row: r.prev.row, Family: r.prev.family, TS: r.prev.ts, Type: hfilewriter.Type(r.prev.typ)}
+	h := cellrec.Header{Row: r.prev.row, Family: r.prev.family, TS: r.prev.ts, Type: kv.Type(r.prev.typ)}
 	r.v.set(r.d, &h, cells, r.prev.seq)
 	r.pos = len(r.buf) - len(b) + n + int(cl)
 	return true, nil

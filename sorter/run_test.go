@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // testView is a view to write to a run and what reading it back must give.
 type testView struct {
 	row, family []byte
 	ts          int64
-	typ         hfilewriter.Type
+	typ         kv.Type
 	cells       []byte
 	seq         uint64
 }
@@ -63,19 +63,19 @@ func TestRunEntriesRoundTrip(t *testing.T) {
 	}
 	big := strings.Repeat("x", 3000)
 	views := []testView{
-		{[]byte("row-0001"), []byte("d"), 7, hfilewriter.TypePut, cells("a", "b"), 100},
-		{[]byte("row-0002"), []byte("d"), 7, hfilewriter.TypePut, cells("c"), 101},              // shared prefix, same header
-		{[]byte("row-0002"), []byte("d"), 7, hfilewriter.TypePut, cells("d"), 5},                // same row, seq goes back
-		{[]byte("row-0002"), []byte("d"), 6, hfilewriter.TypePut, cells("e"), 6},                // timestamp changes
-		{[]byte("row-0002"), []byte("d"), 6, hfilewriter.TypeDelete, cells(""), math.MaxUint64}, // type changes, huge seq
-		{[]byte("row-0002x"), []byte("e"), 6, hfilewriter.TypeDelete, cells("f"), 0},            // family changes, row grows
-		{[]byte("row-1"), []byte("e"), 6, hfilewriter.TypeDelete, cells("g"), 1},                // row shrinks
-		{[]byte(""), []byte(""), math.MinInt64, hfilewriter.TypePut, cells("h"), 2},             // empty row and family
-		{[]byte("s"), []byte("e"), 1, hfilewriter.TypePut, cells(big), 3},                       // oversized: a chunk of its own
-		{[]byte("s"), []byte("e"), 1, hfilewriter.TypePut, cells("i"), 4},                       // after it, a fresh chunk
+		{[]byte("row-0001"), []byte("d"), 7, kv.TypePut, cells("a", "b"), 100},
+		{[]byte("row-0002"), []byte("d"), 7, kv.TypePut, cells("c"), 101},              // shared prefix, same header
+		{[]byte("row-0002"), []byte("d"), 7, kv.TypePut, cells("d"), 5},                // same row, seq goes back
+		{[]byte("row-0002"), []byte("d"), 6, kv.TypePut, cells("e"), 6},                // timestamp changes
+		{[]byte("row-0002"), []byte("d"), 6, kv.TypeDelete, cells(""), math.MaxUint64}, // type changes, huge seq
+		{[]byte("row-0002x"), []byte("e"), 6, kv.TypeDelete, cells("f"), 0},            // family changes, row grows
+		{[]byte("row-1"), []byte("e"), 6, kv.TypeDelete, cells("g"), 1},                // row shrinks
+		{[]byte(""), []byte(""), math.MinInt64, kv.TypePut, cells("h"), 2},             // empty row and family
+		{[]byte("s"), []byte("e"), 1, kv.TypePut, cells(big), 3},                       // oversized: a chunk of its own
+		{[]byte("s"), []byte("e"), 1, kv.TypePut, cells("i"), 4},                       // after it, a fresh chunk
 	}
 	for i := range 200 { // enough to fill several small chunks
-		views = append(views, testView{fmt.Appendf(nil, "t%06d", i*7), []byte("e"), 1, hfilewriter.TypePut,
+		views = append(views, testView{fmt.Appendf(nil, "t%06d", i*7), []byte("e"), 1, kv.TypePut,
 			cells(fmt.Sprint(i), "v"), uint64(1000 + i)})
 	}
 	p := newTestPool(t, 1<<20, 1)
@@ -120,7 +120,7 @@ func TestRunEntriesAreCompact(t *testing.T) {
 		c = d.AppendCell(c, 0, fmt.Appendf(nil, "%d.%02d", i%997, i%100))
 		c = d.AppendCell(c, 1, fmt.Appendf(nil, "%d", i*31%100000))
 		c = d.AppendCell(c, 2, []byte("SHIPPED"))
-		tv := testView{row, []byte("d"), 1700000000000, hfilewriter.TypePut, c, uint64(i)}
+		tv := testView{row, []byte("d"), 1700000000000, kv.TypePut, c, uint64(i)}
 		records += uvarintLen(tv.seq) + len(cellrec.AppendHeader(nil, row, tv.family, tv.ts, tv.typ)) + len(c) + 1
 		views = append(views, tv)
 	}
@@ -144,7 +144,7 @@ func TestRunMalformedEntryIsAnError(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := newTestPool(t, 1<<20, 1)
-			info := writeTestRun(t, p, 4096, []testView{{[]byte("r"), []byte("d"), 1, hfilewriter.TypePut, cells, 1}})
+			info := writeTestRun(t, p, 4096, []testView{{[]byte("r"), []byte("d"), 1, kv.TypePut, cells, 1}})
 			chunk := make([]byte, chunkHdrSz, chunkHdrSz+len(entry))
 			chunk = append(chunk, entry...)
 			putHeader(chunk, len(entry), len(entry), codecRaw, crc32.Checksum(entry, castagnoli))

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 type rec struct {
@@ -38,15 +38,15 @@ func randRecords(rng *rand.Rand, n int) []rec {
 		fam := []byte{"fg"[rng.IntN(2)]}
 		qual := fmt.Appendf(nil, "q%d", rng.IntN(4))
 		ts := int64(rng.IntN(3))
-		typ := hfilewriter.TypePut
+		typ := kv.TypePut
 		if rng.IntN(8) == 0 {
-			typ = hfilewriter.TypeDelete
+			typ = kv.TypeDelete
 		}
 		val := make([]byte, rng.IntN(120))
 		for j := range val {
 			val[j] = byte(rng.Uint32())
 		}
-		out[i] = rec{hfilewriter.AppendKeyValue(nil, row, fam, qual, ts, typ, val), uint64(i)}
+		out[i] = rec{kv.AppendKeyValue(nil, row, fam, qual, ts, typ, val), uint64(i)}
 	}
 	return out
 }
@@ -54,7 +54,7 @@ func randRecords(rng *rand.Rand, n int) []rec {
 func reference(recs []rec) []rec {
 	ref := append([]rec(nil), recs...)
 	sort.SliceStable(ref, func(i, j int) bool {
-		if c := hfilewriter.CompareKeyValues(ref[i].kv, ref[j].kv); c != 0 {
+		if c := kv.CompareKeyValues(ref[i].kv, ref[j].kv); c != 0 {
 			return c < 0
 		}
 		return ref[i].seq < ref[j].seq
@@ -106,8 +106,8 @@ func sameRecords(t *testing.T, got, want []rec) {
 	for i := range want {
 		if got[i].seq != want[i].seq || !bytes.Equal(got[i].kv, want[i].kv) {
 			t.Fatalf("record %d: got seq %d %s value %q, want seq %d %s value %q", i, got[i].seq,
-				hfilewriter.Key(hfilewriter.KVKey(got[i].kv)), hfilewriter.KVValue(got[i].kv), want[i].seq,
-				hfilewriter.Key(hfilewriter.KVKey(want[i].kv)), hfilewriter.KVValue(want[i].kv))
+				kv.Key(kv.KVKey(got[i].kv)), kv.KVValue(got[i].kv), want[i].seq,
+				kv.Key(kv.KVKey(want[i].kv)), kv.KVValue(want[i].kv))
 		}
 	}
 }
@@ -177,7 +177,7 @@ func TestDuplicatesOrderedBySeq(t *testing.T) {
 	const n = 5000
 	seqs := rng.Perm(n)
 	for _, sq := range seqs {
-		kv := hfilewriter.AppendKeyValue(nil, []byte("same"), []byte("f"), []byte("q"), 5, hfilewriter.TypePut,
+		kv := kv.AppendKeyValue(nil, []byte("same"), []byte("f"), []byte("q"), 5, kv.TypePut,
 			binary.BigEndian.AppendUint64(nil, uint64(sq)))
 		if err := s.Add(rc(kv), uint64(sq)); err != nil {
 			t.Fatal(err)
@@ -188,7 +188,7 @@ func TestDuplicatesOrderedBySeq(t *testing.T) {
 		t.Fatalf("got %d records, want %d", len(got), n)
 	}
 	for i, r := range got {
-		if r.seq != uint64(i) || binary.BigEndian.Uint64(hfilewriter.KVValue(r.kv)) != uint64(i) {
+		if r.seq != uint64(i) || binary.BigEndian.Uint64(kv.KVValue(r.kv)) != uint64(i) {
 			t.Fatalf("position %d holds seq %d", i, r.seq)
 		}
 	}
@@ -208,7 +208,7 @@ func TestWideRowWithinBudget(t *testing.T) {
 	var q [8]byte
 	for i, v := range perm {
 		binary.BigEndian.PutUint64(q[:], uint64(v))
-		buf = hfilewriter.AppendKeyValue(buf[:0], []byte("the-one-wide-row"), []byte("d"), q[:], 1, hfilewriter.TypePut, q[4:])
+		buf = kv.AppendKeyValue(buf[:0], []byte("the-one-wide-row"), []byte("d"), q[:], 1, kv.TypePut, q[4:])
 		if err := s.Add(rc(buf), uint64(i)); err != nil {
 			t.Fatal(err)
 		}
@@ -336,10 +336,10 @@ func TestManySortersShareOnePool(t *testing.T) {
 func TestInvalidRecordAndMisuse(t *testing.T) {
 	p := newTestPool(t, 1<<20, 1)
 	s := p.NewSorter("bad", SorterOptions{})
-	good := rc(hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, []byte("v")))
+	good := rc(kv.AppendKeyValue(nil, []byte("r"), []byte("f"), []byte("q"), 1, kv.TypePut, []byte("v")))
 	descending := cellrec.AppendLiteralCell(cellrec.AppendLiteralCell(
-		cellrec.AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), []byte("b"), nil), []byte("a"), nil)
-	dictCell := p.Dict().AppendCell(cellrec.AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), p.Dict().Len(), nil)
+		cellrec.AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypePut), []byte("b"), nil), []byte("a"), nil)
+	dictCell := p.Dict().AppendCell(cellrec.AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypePut), p.Dict().Len(), nil)
 	for _, bad := range [][]byte{nil, good[:5], good[:len(good)-1], append(append([]byte(nil), good...), 0), descending, dictCell} {
 		if err := s.Add(bad, 0); err == nil {
 			t.Fatalf("Add(%x) succeeded", bad)
@@ -354,7 +354,7 @@ func TestInvalidRecordAndMisuse(t *testing.T) {
 	if err := s.Add(good, 0); err != nil {
 		t.Fatal(err)
 	}
-	huge := rc(hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 1, hfilewriter.TypePut, make([]byte, 2<<20)))
+	huge := rc(kv.AppendKeyValue(nil, []byte("r"), []byte("f"), nil, 1, kv.TypePut, make([]byte, 2<<20)))
 	if err := s.Add(huge, 1); err == nil {
 		t.Fatal("a record larger than the budget was accepted")
 	}
@@ -477,8 +477,8 @@ func TestLargeRecords(t *testing.T) {
 		for j := range val {
 			val[j] = byte(j * i)
 		}
-		k := hfilewriter.Key(hfilewriter.KVKey(recs[i].kv))
-		recs[i].kv = hfilewriter.AppendKeyValue(nil, k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type(), val)
+		k := kv.Key(kv.KVKey(recs[i].kv))
+		recs[i].kv = kv.AppendKeyValue(nil, k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type(), val)
 	}
 	s := p.NewSorter("large", SorterOptions{})
 	for _, i := range rng.Perm(len(recs)) {
@@ -626,8 +626,8 @@ func TestReusedSeqIsDeterministic(t *testing.T) {
 	var recs []rec
 	for i := 0; i < 4000; i++ {
 		val := fmt.Appendf(nil, "v%06d", rng.IntN(1000000))
-		recs = append(recs, rec{hfilewriter.AppendKeyValue(nil, []byte("k"), []byte("f"), []byte("q"), 1,
-			hfilewriter.TypePut, val), 7})
+		recs = append(recs, rec{kv.AppendKeyValue(nil, []byte("k"), []byte("f"), []byte("q"), 1,
+			kv.TypePut, val), 7})
 	}
 	var first []rec
 	for _, mem := range []int64{64 << 10, 1 << 20} {
@@ -640,7 +640,7 @@ func TestReusedSeqIsDeterministic(t *testing.T) {
 		}
 		got := drain(t, s)
 		for j := 1; j < len(got); j++ {
-			if bytes.Compare(hfilewriter.KVValue(got[j-1].kv), hfilewriter.KVValue(got[j].kv)) > 0 {
+			if bytes.Compare(kv.KVValue(got[j-1].kv), kv.KVValue(got[j].kv)) > 0 {
 				t.Fatalf("budget %d: values out of order at %d", mem, j)
 			}
 		}
@@ -703,7 +703,7 @@ func TestAddRecordsWhileSpilling(t *testing.T) {
 func TestAddRecordsRejectsBadBatchWhole(t *testing.T) {
 	p := newTestPool(t, 1<<20, 1)
 	s := p.NewSorter("bad", SorterOptions{})
-	good := rc(hfilewriter.AppendKeyValue(nil, []byte("r"), []byte("f"), []byte("q"), 1, hfilewriter.TypePut, []byte("v")))
+	good := rc(kv.AppendKeyValue(nil, []byte("r"), []byte("f"), []byte("q"), 1, kv.TypePut, []byte("v")))
 	err := s.AddRecords([]Record{{Rec: good, Seq: 1}, {Rec: good[:len(good)-1], Seq: 2}})
 	if err == nil {
 		t.Fatal("a batch with a truncated record was accepted")

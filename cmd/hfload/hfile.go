@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/spf13/cobra"
 )
 
@@ -130,7 +131,7 @@ func readLabelsFile(path string) (map[string]int, error) {
 		return nil, err
 	}
 	defer f.Close()
-	labels, err := hfilewriter.ReadVisibilityLabels(f)
+	labels, err := kv.ReadVisibilityLabels(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

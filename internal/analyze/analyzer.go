@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
@@ -118,8 +118,8 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 	var order orderTotals
 	cols := make([]map[string]*columnTotals, len(a.opts.Families)) // per family, by qualifier
 	for i, ref := range cells {
-		key, value, n, err := hfilewriter.SplitKeyValue(buf[ref.Off : ref.Off+ref.Len])
-		if err != nil || n != int(ref.Len) || !hfilewriter.Key(key).Valid() {
+		key, value, n, err := kv.SplitKeyValue(buf[ref.Off : ref.Off+ref.Len])
+		if err != nil || n != int(ref.Len) || !kv.Key(key).Valid() {
 			return fmt.Errorf("analyze: malformed KeyValue record for cell %d (file %d row %d)", i,
 				pipeline.SeqFile(ref.Seq), pipeline.SeqRow(ref.Seq))
 		}
@@ -127,7 +127,7 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 			return fmt.Errorf("analyze: cell %d has family index %d, only %d families", i, ref.Family, len(a.opts.Families))
 		}
 		keys[i] = key
-		k := hfilewriter.Key(key)
+		k := kv.Key(key)
 		row, fam, qual := k.Row(), k.Family(), k.Qualifier()
 		if nr := len(runs); nr == 0 || runs[nr-1].seq != ref.Seq || !bytes.Equal(runs[nr-1].row, row) {
 			runs = append(runs, rowRun{seq: ref.Seq, row: row, first: i, end: i})

@@ -1,8 +1,8 @@
 package analyze
 
 import (
-	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/pipeline"
 )
 
@@ -39,7 +39,7 @@ func makeBatch(families []string, cells []testCell) *pipeline.CellBatch {
 		}
 		if prev == nil || prev.row != c.row || prev.family != c.family || prev.ts != c.ts || prev.seq != c.seq || prev.qual >= c.qual {
 			flush(prev)
-			rec = cellrec.AppendHeader(rec[:0], []byte(c.row), []byte(families[c.family]), c.ts, hfilewriter.TypePut)
+			rec = cellrec.AppendHeader(rec[:0], []byte(c.row), []byte(families[c.family]), c.ts, kv.TypePut)
 		}
 		rec = cb.Dict.AppendQualifierCell(rec, []byte(c.qual), []byte(c.value))
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
@@ -213,12 +213,12 @@ func (a *Analyzer) duplicates() Duplicates {
 	d.SampledRows = a.rowDups.sampledEstimate()
 	d.SampledCells = a.cellDups.sampledEstimate()
 	for _, e := range a.rowDups.examples(a.opts.MaxExamples) {
-		d.Examples = append(d.Examples, DuplicateExample{Kind: "row", Row: hfilewriter.ToStringBinary([]byte(e.key)),
+		d.Examples = append(d.Examples, DuplicateExample{Kind: "row", Row: kv.ToStringBinary([]byte(e.key)),
 			Occurrences: occurrencesOf(e.seqs), Confirmed: e.confirmed})
 	}
 	for _, e := range a.cellDups.examples(a.opts.MaxExamples) {
-		k := hfilewriter.Key(e.key)
-		d.Examples = append(d.Examples, DuplicateExample{Kind: "cell", Row: hfilewriter.ToStringBinary(k.Row()),
+		k := kv.Key(e.key)
+		d.Examples = append(d.Examples, DuplicateExample{Kind: "cell", Row: kv.ToStringBinary(k.Row()),
 			Cell: k.String(), Occurrences: occurrencesOf(e.seqs), Confirmed: e.confirmed})
 	}
 	return d
@@ -236,8 +236,8 @@ func (a *Analyzer) distribution(r *Report) {
 	var smallest int64 = math.MaxInt64
 	for i, st := range a.regions {
 		start, end := a.opts.Splits.Bounds(i)
-		r.Regions = append(r.Regions, Region{StartKey: hfilewriter.ToStringBinary(start),
-			EndKey: hfilewriter.ToStringBinary(end), Cells: st.cells, Bytes: st.bytes})
+		r.Regions = append(r.Regions, Region{StartKey: kv.ToStringBinary(start),
+			EndKey: kv.ToStringBinary(end), Cells: st.cells, Bytes: st.bytes})
 		if st.cells == 0 {
 			r.RegionSkew.Empty++
 			continue
@@ -296,7 +296,7 @@ func (a *Analyzer) sizeReport(r *Report) {
 		z.SavingsShare = round3(float64(s.familySave+s.qualifierSave) / float64(a.bytes))
 	}
 	for k, c := range a.columns {
-		r.Columns = append(r.Columns, Column{Family: a.opts.Families[k.family], Qualifier: hfilewriter.ToStringBinary([]byte(k.qualifier)),
+		r.Columns = append(r.Columns, Column{Family: a.opts.Families[k.family], Qualifier: kv.ToStringBinary([]byte(k.qualifier)),
 			Cells: c.cells, ValueBytes: c.valueBytes, NumericValues: c.numericValues, NumericSavings: c.numericSave})
 	}
 	slices.SortFunc(r.Columns, func(x, y Column) int {

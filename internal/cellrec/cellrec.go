@@ -10,7 +10,7 @@
 //	        | uvarint(2·i+1)       uvarint(len(value)) value      qualifier i of the Dict
 //
 // The cells of a record are in strictly ascending qualifier order. Since they share row, family,
-// timestamp and type, they are then in strictly ascending HBase order (hfilewriter.CompareKeys), and a
+// timestamp and type, they are then in strictly ascending HBase order (kv.CompareKeys), and a
 // record sorts by its first cell. Records carry no length of their own: the container (a pipeline
 // batch, a sorter arena or run) stores it.
 //
@@ -18,7 +18,7 @@
 //
 //	d := cellrec.NewDict([][]byte{[]byte("name"), []byte("age")})
 //	i, _ := d.Index([]byte("age"))
-//	rec := cellrec.AppendHeader(nil, row, []byte("d"), ts, hfilewriter.TypePut)
+//	rec := cellrec.AppendHeader(nil, row, []byte("d"), ts, kv.TypePut)
 //	rec = d.AppendCell(rec, i, value)            // cells in ascending qualifier order
 //	rec = cellrec.AppendLiteralCell(rec, []byte("zip"), zip)
 //	if _, err := d.Validate(rec); err != nil { ... }
@@ -37,7 +37,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // Dict is an immutable, sorted list of distinct qualifiers that cells may name by index. Because it is
@@ -82,11 +82,11 @@ type Header struct {
 	Row    []byte
 	Family []byte
 	TS     int64
-	Type   hfilewriter.Type
+	Type   kv.Type
 }
 
 // AppendHeader starts a record: row, family, timestamp and type. Cells follow.
-func AppendHeader(dst, row, family []byte, ts int64, typ hfilewriter.Type) []byte {
+func AppendHeader(dst, row, family []byte, ts int64, typ kv.Type) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(row)))
 	dst = append(dst, row...)
 	dst = binary.AppendUvarint(dst, uint64(len(family)))
@@ -154,7 +154,7 @@ func ParseHeader(rec []byte) (Header, []byte, error) {
 		return h, nil, errShort
 	}
 	h.TS = int64(binary.BigEndian.Uint64(rec))
-	h.Type = hfilewriter.Type(rec[8])
+	h.Type = kv.Type(rec[8])
 	return h, rec[9:], nil
 }
 
@@ -265,9 +265,9 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 	if p+9 >= len(rec) { // ts, type and at least one cell
 		return 0, false
 	}
-	switch hfilewriter.Type(rec[p+8]) {
-	case hfilewriter.TypePut, hfilewriter.TypeDelete, hfilewriter.TypeDeleteColumn, hfilewriter.TypeDeleteFamily,
-		hfilewriter.TypeDeleteFamilyVersion:
+	switch kv.Type(rec[p+8]) {
+	case kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily,
+		kv.TypeDeleteFamilyVersion:
 	default:
 		return 0, false
 	}
@@ -336,14 +336,14 @@ func (d *Dict) check(dst, rec []byte, expand bool) ([]byte, int, error) {
 	switch {
 	case len(h.Row) == 0:
 		return dst, 0, errors.New("empty row")
-	case len(h.Row) > hfilewriter.MaxRowLength:
-		return dst, 0, fmt.Errorf("row of %d bytes exceeds HBase's limit of %d", len(h.Row), hfilewriter.MaxRowLength)
-	case len(h.Family) > hfilewriter.MaxFamilyLength:
-		return dst, 0, fmt.Errorf("family of %d bytes exceeds HBase's limit of %d", len(h.Family), hfilewriter.MaxFamilyLength)
+	case len(h.Row) > kv.MaxRowLength:
+		return dst, 0, fmt.Errorf("row of %d bytes exceeds HBase's limit of %d", len(h.Row), kv.MaxRowLength)
+	case len(h.Family) > kv.MaxFamilyLength:
+		return dst, 0, fmt.Errorf("family of %d bytes exceeds HBase's limit of %d", len(h.Family), kv.MaxFamilyLength)
 	}
 	switch h.Type {
-	case hfilewriter.TypePut, hfilewriter.TypeDelete, hfilewriter.TypeDeleteColumn, hfilewriter.TypeDeleteFamily,
-		hfilewriter.TypeDeleteFamilyVersion:
+	case kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily,
+		kv.TypeDeleteFamilyVersion:
 	default:
 		return dst, 0, fmt.Errorf("type %s cannot be stored", h.Type)
 	}
@@ -354,7 +354,7 @@ func (d *Dict) check(dst, rec []byte, expand bool) ([]byte, int, error) {
 	n := 0
 	var prev []byte
 	var prevCode uint64
-	base := hfilewriter.KeyInfrastructureSize + len(h.Row) + len(h.Family)
+	base := kv.KeyInfrastructureSize + len(h.Row) + len(h.Family)
 	for len(cells) > 0 {
 		q, v, rest, code, err := d.nextCode(cells)
 		if err != nil {
@@ -367,7 +367,7 @@ func (d *Dict) check(dst, rec []byte, expand bool) ([]byte, int, error) {
 				ascending = bytes.Compare(prev, q) < 0
 			}
 			if !ascending {
-				return dst[:dst0], 0, fmt.Errorf("cell %d: qualifier %q does not sort after %q", n, hfilewriter.ToStringBinary(q), hfilewriter.ToStringBinary(prev))
+				return dst[:dst0], 0, fmt.Errorf("cell %d: qualifier %q does not sort after %q", n, kv.ToStringBinary(q), kv.ToStringBinary(prev))
 			}
 		}
 		if klen := base + len(q); klen > 1<<31-1 || len(v) > 1<<31-1-klen {
@@ -422,20 +422,20 @@ func (d *Dict) Last(cells []byte) (qualifier []byte, off int) {
 // KeyValueSize is the size of the KeyValue record (int32 keyLen | int32 valueLen | key | value) of a
 // cell with header h, a qualifier of ql bytes and a value of vl bytes.
 func KeyValueSize(h *Header, ql, vl int) int {
-	return 8 + hfilewriter.KeyInfrastructureSize + len(h.Row) + len(h.Family) + ql + vl
+	return 8 + kv.KeyInfrastructureSize + len(h.Row) + len(h.Family) + ql + vl
 }
 
 // AppendKeyValue appends the KeyValue record of one cell (no tags, no mvcc).
 func AppendKeyValue(dst []byte, h *Header, qualifier, value []byte) []byte {
-	return hfilewriter.AppendKeyValue(dst, h.Row, h.Family, qualifier, h.TS, h.Type, value)
+	return kv.AppendKeyValue(dst, h.Row, h.Family, qualifier, h.TS, h.Type, value)
 }
 
 // AppendKey appends the flat key of one cell.
 func AppendKey(dst []byte, h *Header, qualifier []byte) []byte {
-	return hfilewriter.AppendKey(dst, h.Row, h.Family, qualifier, h.TS, h.Type)
+	return kv.AppendKey(dst, h.Row, h.Family, qualifier, h.TS, h.Type)
 }
 
-// Compare orders two cells, each given by its header and qualifier, as hfilewriter.CompareKeys orders
+// Compare orders two cells, each given by its header and qualifier, as kv.CompareKeys orders
 // their keys: row, family and qualifier as unsigned bytes, timestamp and type descending. (Records hold
 // storable types only, so CompareKeys' special case for type Minimum does not arise.)
 func Compare(a *Header, aq []byte, b *Header, bq []byte) int {
@@ -484,12 +484,12 @@ func (d *Dict) FromKeyValues(kvs [][]byte, emit func(rec []byte, cells int) erro
 		rec, n = rec[:0], 0
 		return err
 	}
-	for _, kv := range kvs {
-		key, value, m, err := hfilewriter.SplitKeyValue(kv)
-		if err != nil || m != len(kv) || !hfilewriter.Key(key).Valid() {
-			return fmt.Errorf("cellrec: malformed KeyValue record of %d bytes", len(kv))
+	for _, kvRec := range kvs {
+		key, value, m, err := kv.SplitKeyValue(kvRec)
+		if err != nil || m != len(kvRec) || !kv.Key(key).Valid() {
+			return fmt.Errorf("cellrec: malformed KeyValue record of %d bytes", len(kvRec))
 		}
-		k := hfilewriter.Key(key)
+		k := kv.Key(key)
 		q := k.Qualifier()
 		same := n > 0 && bytes.Equal(h.Row, k.Row()) && bytes.Equal(h.Family, k.Family()) && h.TS == k.Timestamp() &&
 			h.Type == k.Type() && bytes.Compare(prevQ, q) < 0

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 func TestRoundTripWithDictAndLiterals(t *testing.T) {
@@ -20,7 +20,7 @@ func TestRoundTripWithDictAndLiterals(t *testing.T) {
 	if _, ok := d.Index([]byte("c")); ok {
 		t.Fatal("Index found a qualifier the dictionary does not hold")
 	}
-	rec := AppendHeader(nil, []byte("row1"), []byte("d"), -5, hfilewriter.TypeDelete)
+	rec := AppendHeader(nil, []byte("row1"), []byte("d"), -5, kv.TypeDelete)
 	rec = d.AppendCell(rec, ia, []byte("va"))
 	rec = AppendLiteralCell(rec, []byte("m"), nil)
 	rec = d.AppendQualifierCell(rec, []byte("y"), bytes.Repeat([]byte{7}, 300)) // literal: not in d
@@ -30,7 +30,7 @@ func TestRoundTripWithDictAndLiterals(t *testing.T) {
 		t.Fatalf("Validate = %d, %v", n, err)
 	}
 	h, cells, err := ParseHeader(rec)
-	if err != nil || string(h.Row) != "row1" || string(h.Family) != "d" || h.TS != -5 || h.Type != hfilewriter.TypeDelete {
+	if err != nil || string(h.Row) != "row1" || string(h.Family) != "d" || h.TS != -5 || h.Type != kv.TypeDelete {
 		t.Fatalf("header %+v, %v", h, err)
 	}
 	if got := d.Cells(cells); got != 4 {
@@ -59,7 +59,7 @@ func TestRoundTripWithDictAndLiterals(t *testing.T) {
 	}
 	// The KeyValues it stands for.
 	kvs := d.AppendKeyValues(nil, rec)
-	want0 := hfilewriter.AppendKeyValue(nil, []byte("row1"), []byte("d"), []byte("a"), -5, hfilewriter.TypeDelete, []byte("va"))
+	want0 := kv.AppendKeyValue(nil, []byte("row1"), []byte("d"), []byte("a"), -5, kv.TypeDelete, []byte("va"))
 	if !bytes.HasPrefix(kvs, want0) {
 		t.Fatalf("first KeyValue %x, want %x", kvs[:len(want0)], want0)
 	}
@@ -70,18 +70,18 @@ func TestRoundTripWithDictAndLiterals(t *testing.T) {
 
 func TestValidateRefusesMalformedRecords(t *testing.T) {
 	d := NewDict([][]byte{[]byte("a"), []byte("b")})
-	good := d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 0, []byte("v"))
+	good := d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypePut), 0, []byte("v"))
 	cases := map[string][]byte{
 		"empty":           nil,
-		"no cells":        AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut),
-		"empty row":       d.AppendCell(AppendHeader(nil, nil, []byte("f"), 1, hfilewriter.TypePut), 0, nil),
-		"type Minimum":    d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypeMinimum), 0, nil),
+		"no cells":        AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypePut),
+		"empty row":       d.AppendCell(AppendHeader(nil, nil, []byte("f"), 1, kv.TypePut), 0, nil),
+		"type Minimum":    d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypeMinimum), 0, nil),
 		"truncated":       good[:len(good)-1],
-		"index outside":   d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 2, nil),
-		"not ascending":   d.AppendCell(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 1, nil), 0, nil),
-		"equal quals":     AppendLiteralCell(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 0, nil), []byte("a"), nil),
-		"row too long":    d.AppendCell(AppendHeader(nil, make([]byte, hfilewriter.MaxRowLength+1), []byte("f"), 1, hfilewriter.TypePut), 0, nil),
-		"family too long": d.AppendCell(AppendHeader(nil, []byte("r"), make([]byte, 128), 1, hfilewriter.TypePut), 0, nil),
+		"index outside":   d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypePut), 2, nil),
+		"not ascending":   d.AppendCell(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypePut), 1, nil), 0, nil),
+		"equal quals":     AppendLiteralCell(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypePut), 0, nil), []byte("a"), nil),
+		"row too long":    d.AppendCell(AppendHeader(nil, make([]byte, kv.MaxRowLength+1), []byte("f"), 1, kv.TypePut), 0, nil),
+		"family too long": d.AppendCell(AppendHeader(nil, []byte("r"), make([]byte, 128), 1, kv.TypePut), 0, nil),
 		"bad row length":  {0xff, 0xff, 0xff},
 	}
 	if _, err := d.Validate(good); err != nil {
@@ -94,7 +94,7 @@ func TestValidateRefusesMalformedRecords(t *testing.T) {
 	}
 	// Every truncation of a good two-cell record is refused, never a panic, except the one at the end of
 	// its first cell, which is a valid one-cell record.
-	first := d.AppendCell(AppendHeader(nil, []byte("row"), []byte("fam"), 1, hfilewriter.TypePut), 0, []byte("x"))
+	first := d.AppendCell(AppendHeader(nil, []byte("row"), []byte("fam"), 1, kv.TypePut), 0, []byte("x"))
 	long := AppendLiteralCell(bytes.Clone(first), []byte("c"), []byte("yy"))
 	for i := 0; i < len(long); i++ {
 		if n, err := d.Validate(long[:i]); i == len(first) {
@@ -107,7 +107,7 @@ func TestValidateRefusesMalformedRecords(t *testing.T) {
 	}
 }
 
-// Compare must order cells exactly as hfilewriter.CompareKeys orders their keys.
+// Compare must order cells exactly as kv.CompareKeys orders their keys.
 func TestCompareAgreesWithCompareKeys(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	pick := func(alphabet string, max int) []byte {
@@ -118,7 +118,7 @@ func TestCompareAgreesWithCompareKeys(t *testing.T) {
 		}
 		return b
 	}
-	types := []hfilewriter.Type{hfilewriter.TypePut, hfilewriter.TypeDelete, hfilewriter.TypeDeleteColumn, hfilewriter.TypeDeleteFamily}
+	types := []kv.Type{kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn, kv.TypeDeleteFamily}
 	type cell struct {
 		h Header
 		q []byte
@@ -143,13 +143,13 @@ func TestCompareAgreesWithCompareKeys(t *testing.T) {
 		a, b := gen(), gen()
 		ka := AppendKey(nil, &a.h, a.q)
 		kb := AppendKey(nil, &b.h, b.q)
-		want := sign(hfilewriter.CompareKeys(ka, kb))
+		want := sign(kv.CompareKeys(ka, kb))
 		if got := sign(Compare(&a.h, a.q, &b.h, b.q)); got != want {
-			t.Fatalf("Compare(%s, %s) = %d, CompareKeys = %d", hfilewriter.Key(ka), hfilewriter.Key(kb), got, want)
+			t.Fatalf("Compare(%s, %s) = %d, CompareKeys = %d", kv.Key(ka), kv.Key(kb), got, want)
 		}
 		if bytes.Equal(a.h.Row, b.h.Row) {
 			if got := sign(CompareInRow(&a.h, a.q, &b.h, b.q)); got != want {
-				t.Fatalf("CompareInRow(%s, %s) = %d, want %d", hfilewriter.Key(ka), hfilewriter.Key(kb), got, want)
+				t.Fatalf("CompareInRow(%s, %s) = %d, want %d", kv.Key(ka), kv.Key(kb), got, want)
 			}
 		}
 		if pa, pb := Prefix(a.h.Row), Prefix(b.h.Row); pa != pb && (pa < pb) != (bytes.Compare(a.h.Row, b.h.Row) < 0) {
@@ -161,7 +161,7 @@ func TestCompareAgreesWithCompareKeys(t *testing.T) {
 func TestFromKeyValuesGroupsRuns(t *testing.T) {
 	d := NewDict([][]byte{[]byte("q1")})
 	kv := func(row, q string, ts int64) []byte {
-		return hfilewriter.AppendKeyValue(nil, []byte(row), []byte("f"), []byte(q), ts, hfilewriter.TypePut, []byte(row+q))
+		return kv.AppendKeyValue(nil, []byte(row), []byte("f"), []byte(q), ts, kv.TypePut, []byte(row+q))
 	}
 	in := [][]byte{kv("r1", "q1", 5), kv("r1", "q2", 5), kv("r1", "q2", 4), kv("r2", "q0", 5), kv("r2", "q0", 5)}
 	var sizes []int
@@ -188,7 +188,7 @@ func TestFromKeyValuesGroupsRuns(t *testing.T) {
 
 func FuzzValidate(f *testing.F) {
 	d := NewDict([][]byte{[]byte("a"), []byte("bb")})
-	f.Add(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 1, []byte("v")))
+	f.Add(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypePut), 1, []byte("v")))
 	f.Add([]byte{1, 'r', 0, 0, 0, 0, 0, 0, 0, 0, 1, 4, 2, 'x', 0})
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		n, err := d.Validate(rec)
@@ -202,7 +202,7 @@ func FuzzValidate(f *testing.F) {
 		}
 		kvs := d.AppendKeyValues(nil, rec)
 		for i := 0; i < n; i++ {
-			_, _, m, err := hfilewriter.SplitKeyValue(kvs)
+			_, _, m, err := kv.SplitKeyValue(kvs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +224,7 @@ func TestValidateShortPathAgreesWithCheck(t *testing.T) {
 		if r.IntN(10) == 0 {
 			rowLen = 130 // a two-byte length: the long way
 		}
-		rec := AppendHeader(nil, make([]byte, rowLen), []byte("f"), 1, []hfilewriter.Type{hfilewriter.TypePut, hfilewriter.TypeDelete, hfilewriter.TypeMinimum}[r.IntN(3)])
+		rec := AppendHeader(nil, make([]byte, rowLen), []byte("f"), 1, []kv.Type{kv.TypePut, kv.TypeDelete, kv.TypeMinimum}[r.IntN(3)])
 		for c := 0; c < 1+r.IntN(4); c++ {
 			v := make([]byte, r.IntN(3))
 			if r.IntN(10) == 0 {
@@ -258,7 +258,7 @@ func BenchmarkValidate(b *testing.B) {
 	quals := [][]byte{[]byte("comment"), []byte("customer_id"), []byte("order_ts"), []byte("product_id"),
 		[]byte("quantity"), []byte("status"), []byte("unit_price")}
 	d := NewDict(quals)
-	rec := AppendHeader(nil, []byte("12345678"), []byte("d"), 1700000000000, hfilewriter.TypePut)
+	rec := AppendHeader(nil, []byte("12345678"), []byte("d"), 1700000000000, kv.TypePut)
 	for i, v := range []string{"leave it", "123456", "2024-01-01 00:00:00", "4321", "3", "PAID", "99.99"} {
 		rec = d.AppendCell(rec, i, []byte(v))
 	}

@@ -4,23 +4,23 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // TestAppendKeyValuesChecked: valid records expand as AppendKeyValues does; invalid ones leave dst as it
 // was, with Validate's error.
 func TestAppendKeyValuesChecked(t *testing.T) {
 	d := NewDict([][]byte{[]byte("a"), []byte("c")})
-	good := AppendLiteralCell(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 3, hfilewriter.TypePut), 0, []byte("1")), []byte("b"), []byte("2"))
+	good := AppendLiteralCell(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 3, kv.TypePut), 0, []byte("1")), []byte("b"), []byte("2"))
 	good = d.AppendCell(good, 1, []byte("3"))
 	prefix := []byte("prefix")
 	got, n, err := d.AppendKeyValuesChecked(bytes.Clone(prefix), good)
 	if want := d.AppendKeyValues(bytes.Clone(prefix), good); err != nil || n != 3 || !bytes.Equal(got, want) {
 		t.Fatalf("AppendKeyValuesChecked = %q, %d, %v; want %q, 3", got, n, err, want)
 	}
-	unordered := d.AppendCell(AppendLiteralCell(AppendHeader(nil, []byte("r"), []byte("f"), 3, hfilewriter.TypePut), []byte("b"), nil), 0, nil)
-	for _, bad := range [][]byte{good[:len(good)-1], unordered, AppendHeader(nil, []byte("r"), []byte("f"), 3, hfilewriter.TypePut),
-		AppendLiteralCell(AppendHeader(nil, nil, []byte("f"), 3, hfilewriter.TypePut), []byte("q"), nil)} {
+	unordered := d.AppendCell(AppendLiteralCell(AppendHeader(nil, []byte("r"), []byte("f"), 3, kv.TypePut), []byte("b"), nil), 0, nil)
+	for _, bad := range [][]byte{good[:len(good)-1], unordered, AppendHeader(nil, []byte("r"), []byte("f"), 3, kv.TypePut),
+		AppendLiteralCell(AppendHeader(nil, nil, []byte("f"), 3, kv.TypePut), []byte("q"), nil)} {
 		_, verr := d.Validate(bad)
 		got, n, err := d.AppendKeyValuesChecked(bytes.Clone(prefix), bad)
 		if err == nil || verr == nil || err.Error() != verr.Error() || n != 0 || !bytes.Equal(got, prefix) {
@@ -33,7 +33,7 @@ func TestAppendKeyValuesChecked(t *testing.T) {
 // AppendKeyValues does.
 func FuzzAppendKeyValuesChecked(f *testing.F) {
 	d := NewDict([][]byte{[]byte("a"), []byte("bb")})
-	f.Add(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, hfilewriter.TypePut), 1, []byte("v")))
+	f.Add(d.AppendCell(AppendHeader(nil, []byte("r"), []byte("f"), 1, kv.TypePut), 1, []byte("v")))
 	f.Add([]byte{1, 'r', 0, 0, 0, 0, 0, 0, 0, 0, 1, 4, 2, 'x', 0})
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		vn, verr := d.Validate(rec)

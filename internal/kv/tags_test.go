@@ -1,4 +1,4 @@
-package hfilewriter
+package kv
 
 import (
 	"bytes"
@@ -151,15 +151,6 @@ func TestCellLineTags(t *testing.T) {
 	}
 }
 
-func TestWriterRejectsMalformedTags(t *testing.T) {
-	for _, tags := range [][]byte{{0}, {0, 5, 8, 1}, {0, 0, 8}} {
-		c := Cell{Row: []byte("r"), Family: []byte("f"), Type: TypePut, Tags: tags}
-		if _, err := WriteCells(&bytes.Buffer{}, []Cell{c}, DefaultWriterOptions()); err == nil || !strings.Contains(err.Error(), "malformed tags") {
-			t.Errorf("tags %x: %v", tags, err)
-		}
-	}
-}
-
 // FuzzParseTags: no input panics, and whatever ParseTags accepts, FormatTags prints in a form that
 // parses back to the same bytes.
 func FuzzParseTags(f *testing.F) {
@@ -172,7 +163,7 @@ func FuzzParseTags(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := checkTags(tags); err != nil {
+		if err := CheckTags(tags); err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}
 		back, err := ParseTags(FormatTags(tags), nil)

@@ -1,4 +1,4 @@
-package hfilewriter
+package kv
 
 import (
 	"fmt"
@@ -36,8 +36,8 @@ func FromStringBinary(s string) ([]byte, error) {
 			if i+3 >= len(s) {
 				return nil, fmt.Errorf("truncated \\x escape at offset %d in %q", i, s)
 			}
-			hi, ok1 := unhex(s[i+2])
-			lo, ok2 := unhex(s[i+3])
+			hi, ok1 := Unhex(s[i+2])
+			lo, ok2 := Unhex(s[i+3])
 			if !ok1 || !ok2 {
 				return nil, fmt.Errorf("bad \\x escape %q at offset %d", s[i:i+4], i)
 			}
@@ -50,7 +50,8 @@ func FromStringBinary(s string) ([]byte, error) {
 	return out, nil
 }
 
-func unhex(c byte) (byte, bool) {
+// Unhex returns the value of one hexadecimal digit (either case) and whether c is one.
+func Unhex(c byte) (byte, bool) {
 	switch {
 	case c >= '0' && c <= '9':
 		return c - '0', true

@@ -1,8 +1,9 @@
-package hfilewriter
+package kv
 
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // CompareKeys orders two flat keys as HBase's CellComparatorImpl does (ignoring mvcc):
@@ -75,4 +76,18 @@ func CompareRows(a, b []byte) int { return bytes.Compare(Key(a).Row(), Key(b).Ro
 
 // CommonPrefix returns the length of the longest common prefix of a and b (compared eight bytes at a
 // time), as the prefix and diff encoders measure shared key bytes.
-func CommonPrefix(a, b []byte) int { return encodeCommonBytes(a, b) }
+func CommonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	// Eight bytes at a time; the first differing byte is the lowest set byte of the XOR of little-endian
+	// loads.
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}

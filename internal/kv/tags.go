@@ -1,4 +1,4 @@
-package hfilewriter
+package kv
 
 import (
 	"encoding/binary"
@@ -64,9 +64,9 @@ func SplitTags(tags []byte) ([]Tag, error) {
 	return out, nil
 }
 
-// checkTags checks that tags is a well-formed tag list without allocating: HBase iterates a cell's
+// CheckTags checks that tags is a well-formed tag list without allocating: HBase iterates a cell's
 // tags (TTL, visibility) and would fail on a malformed list, so the writer refuses one.
-func checkTags(tags []byte) error {
+func CheckTags(tags []byte) error {
 	for pos := 0; pos < len(tags); {
 		if len(tags)-pos < 3 {
 			return fmt.Errorf("malformed tags: %d stray bytes at offset %d", len(tags)-pos, pos)

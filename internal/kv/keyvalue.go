@@ -1,4 +1,4 @@
-package hfilewriter
+package kv
 
 import (
 	"encoding/binary"
@@ -95,9 +95,10 @@ func (c *Cell) Key() []byte {
 }
 
 // Validate checks the format's size limits.
-func (c *Cell) Validate() error { return validateCellSizes(c.Row, c.Family, c.Tags) }
+func (c *Cell) Validate() error { return ValidateSizes(c.Row, c.Family, c.Tags) }
 
-func validateCellSizes(row, family, tags []byte) error {
+// ValidateSizes checks a cell's row, family and tags against the format's size limits.
+func ValidateSizes(row, family, tags []byte) error {
 	if len(row) > MaxRowLength {
 		return fmt.Errorf("row of %d bytes exceeds HBase's limit of %d", len(row), MaxRowLength)
 	}
@@ -112,11 +113,11 @@ func validateCellSizes(row, family, tags []byte) error {
 
 // String formats the cell like HBase's KeyValue.toString: row/family:qualifier/ts/type/vlen=N/seqid=S.
 func (c *Cell) String() string {
-	return formatCell(c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, len(c.Value), c.SeqID)
+	return FormatCell(c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, len(c.Value), c.SeqID)
 }
 
-// formatCell formats a cell given by its parts as Cell.String does.
-func formatCell(row, family, qualifier []byte, ts int64, typ Type, valueLen int, seq uint64) string {
+// FormatCell formats a cell given by its parts as Cell.String does.
+func FormatCell(row, family, qualifier []byte, ts int64, typ Type, valueLen int, seq uint64) string {
 	return fmt.Sprintf("%s/%s:%s/%d/%s/vlen=%d/seqid=%d", ToStringBinary(row), ToStringBinary(family),
 		ToStringBinary(qualifier), ts, typ, valueLen, seq)
 }
@@ -221,11 +222,11 @@ func (k Key) String() string {
 	if !k.Valid() {
 		return fmt.Sprintf("<invalid key %s>", ToStringBinary(k))
 	}
-	return formatKey(k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type())
+	return FormatKey(k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type())
 }
 
-// formatKey formats a key given by its parts as Key.String does.
-func formatKey(row, family, qualifier []byte, ts int64, typ Type) string {
+// FormatKey formats a key given by its parts as Key.String does.
+func FormatKey(row, family, qualifier []byte, ts int64, typ Type) string {
 	tss := fmt.Sprint(ts)
 	if ts == LatestTimestamp {
 		tss = "LATEST_TIMESTAMP"

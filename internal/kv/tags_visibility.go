@@ -1,4 +1,4 @@
-package hfilewriter
+package kv
 
 import (
 	"bufio"

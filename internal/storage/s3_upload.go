@@ -1,0 +1,153 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sort"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// s3Upload is a multipart upload to its final key. Parts are sent while the next one fills, at most
+// PartsInFlight at a time; Write blocks when they are all busy, so an upload holds at most
+// PartsInFlight+1 buffers of PartSize bytes.
+type s3Upload struct {
+	s   *S3
+	ctx context.Context
+	p   Pending
+
+	buf       []byte
+	free      chan []byte // returned part buffers
+	allocated int
+	next      int32 // last part number used
+
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	parts []Part
+	err   error
+	state int // 0 writing, 1 finished, 2 aborted
+}
+
+func (s *S3) Create(ctx context.Context, key string) (Upload, error) {
+	out, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &s.bucket, Key: &key})
+	if err != nil {
+		return nil, s.wrap("upload", key, err)
+	}
+	return &s3Upload{
+		s: s, ctx: ctx,
+		p:    Pending{Key: key, ID: aws.ToString(out.UploadId)},
+		free: make(chan []byte, s.opts.PartsInFlight+1),
+	}, nil
+}
+
+func (u *s3Upload) failed() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.err
+}
+
+func (u *s3Upload) Write(b []byte) (int, error) {
+	if u.state != 0 {
+		return 0, u.s.wrap("upload", u.p.Key, errors.New("write after Finish or Abort"))
+	}
+	written := 0
+	for len(b) > 0 {
+		if err := u.failed(); err != nil {
+			return written, err
+		}
+		if u.buf == nil {
+			buf, err := u.buffer()
+			if err != nil {
+				return written, err
+			}
+			u.buf = buf
+		}
+		n := min(len(b), int(u.s.opts.PartSize)-len(u.buf))
+		u.buf = append(u.buf, b[:n]...)
+		b = b[n:]
+		written += n
+		u.p.Size += int64(n)
+		if len(u.buf) == int(u.s.opts.PartSize) {
+			u.send(u.buf)
+			u.buf = nil
+		}
+	}
+	return written, nil
+}
+
+// buffer returns an empty part buffer: a new one while fewer than PartsInFlight+1 exist, else one
+// that a finished part gives back (waiting for it).
+func (u *s3Upload) buffer() ([]byte, error) {
+	select {
+	case b := <-u.free:
+		return b[:0], nil
+	default:
+	}
+	if u.allocated < cap(u.free) {
+		u.allocated++
+		return make([]byte, 0, u.s.opts.PartSize), nil
+	}
+	select {
+	case b := <-u.free:
+		return b[:0], nil
+	case <-u.ctx.Done():
+		return nil, u.ctx.Err()
+	}
+}
+
+// send uploads buf as the next part in the background.
+func (u *s3Upload) send(buf []byte) {
+	u.next++
+	n := u.next
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		out, err := u.s.client.UploadPart(u.ctx, &s3.UploadPartInput{
+			Bucket: &u.s.bucket, Key: &u.p.Key, UploadId: &u.p.ID,
+			PartNumber: aws.Int32(n), Body: bytes.NewReader(buf), ContentLength: aws.Int64(int64(len(buf))),
+		})
+		u.mu.Lock()
+		if err != nil {
+			if u.err == nil {
+				u.err = u.s.wrap("upload", u.p.Key, err)
+			}
+		} else {
+			u.parts = append(u.parts, Part{Number: n, ETag: unquote(aws.ToString(out.ETag))})
+		}
+		u.mu.Unlock()
+		u.free <- buf
+	}()
+}
+
+func (u *s3Upload) Finish(ctx context.Context) (Pending, error) {
+	if u.state != 0 {
+		return Pending{}, u.s.wrap("upload", u.p.Key, errors.New("Finish after Finish or Abort"))
+	}
+	if u.buf != nil || u.next == 0 {
+		u.send(u.buf) // the last part (S3 needs at least one)
+		u.buf = nil
+	}
+	u.wg.Wait()
+	u.free = nil
+	if err := u.failed(); err != nil {
+		return Pending{}, err
+	}
+	u.state = 1
+	sort.Slice(u.parts, func(i, j int) bool { return u.parts[i].Number < u.parts[j].Number })
+	p := u.p
+	p.Parts = u.parts
+	return p, nil
+}
+
+func (u *s3Upload) Abort(ctx context.Context) error {
+	if u.state != 0 {
+		return nil
+	}
+	u.state = 2
+	u.wg.Wait()
+	u.buf, u.free = nil, nil
+	return u.s.Abort(ctx, u.p)
+}
