@@ -57,6 +57,9 @@ func openReader(r io.ReaderAt, size int64, skipChecksums bool) (*Reader, error) 
 	}
 	rd := &Reader{readAt: readAtFull(r, size), size: size, bloomCache: map[int64][]byte{}, skipChecksums: skipChecksums}
 	t, err := readTrailer(rd.readAt, size)
+	if errors.Is(err, ErrNotHFile) {
+		return nil, err // "PATH: not an HFile (no trailer)", not "hfile: not an HFile"
+	}
 	if err != nil {
 		return nil, fmt.Errorf("hfile: %w", err)
 	}

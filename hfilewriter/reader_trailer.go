@@ -30,6 +30,21 @@ type Trailer struct {
 	Encrypted                 bool        `json:"encrypted"`
 }
 
+// ErrNotHFile: the file does not end in an HFile trailer (another kind of file, or one cut short).
+var ErrNotHFile = errors.New("not an HFile (no trailer)")
+
+// trailerMagicAt reports whether a v2 or v3 trailer magic sits where the trailer would start: a file
+// with one but an unknown version is an HFile of another version, one without is no HFile at all.
+func trailerMagicAt(r readAtFunc, size int64) bool {
+	for _, n := range []int64{TrailerSizeV2, TrailerSizeV3} {
+		var m [8]byte
+		if size >= n && r(m[:], size-n) == nil && bytes.Equal(m[:], TrailerMagic[:]) {
+			return true
+		}
+	}
+	return false
+}
+
 // readTrailerSizeFor returns the trailer size of a major version.
 func readTrailerSizeFor(major int) (int, error) {
 	switch major {
@@ -44,7 +59,7 @@ func readTrailerSizeFor(major int) (int, error) {
 // readTrailer parses the trailer at the end of a file of the given size.
 func readTrailer(r readAtFunc, size int64) (*Trailer, error) {
 	if size < 4 {
-		return nil, fmt.Errorf("file of %d bytes is too small to be an HFile", size)
+		return nil, fmt.Errorf("%w: %d bytes", ErrNotHFile, size)
 	}
 	var vb [4]byte
 	if err := r(vb[:], size-4); err != nil {
@@ -54,6 +69,9 @@ func readTrailer(r readAtFunc, size int64) (*Trailer, error) {
 	major, minor := int(v&0x00FFFFFF), int(v>>24)
 	tsize, err := readTrailerSizeFor(major)
 	if err != nil {
+		if !trailerMagicAt(r, size) {
+			return nil, ErrNotHFile
+		}
 		return nil, fmt.Errorf("trailer version bytes %08x: %w", v, err)
 	}
 	if major == 2 && minor < 1 {
@@ -70,7 +88,7 @@ func readTrailer(r readAtFunc, size int64) (*Trailer, error) {
 		return nil, fmt.Errorf("reading trailer: %w", err)
 	}
 	if !bytes.Equal(buf[:8], TrailerMagic[:]) {
-		return nil, fmt.Errorf("bad trailer magic %q at offset %d (want %q): not an HFile or truncated", buf[:8], size-int64(tsize), TrailerMagic[:])
+		return nil, fmt.Errorf("%w: no trailer magic %q at offset %d, found %q (truncated?)", ErrNotHFile, TrailerMagic[:], size-int64(tsize), buf[:8])
 	}
 	t := &Trailer{MajorVersion: major, MinorVersion: minor, Size: tsize}
 	body := buf[8 : tsize-4]

@@ -470,12 +470,12 @@ func streamTestDamages() []streamTestDamage {
 			return d, streamTestSame("block at offset 0: unknown block magic")
 		}},
 		{"truncated by one byte", func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
-			return b.data[:len(b.data)-1], streamTestSame("unsupported HFile major version")
+			return b.data[:len(b.data)-1], streamTestSame("not an HFile (no trailer)")
 		}},
 		{"truncated to half", func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
 			cut := len(b.data) / 2
 			if cut >= trailerOff(b) { // the trailer loses its end: both read a version from its padding
-				return b.data[:cut], streamTestSame("unsupported HFile major version")
+				return b.data[:cut], streamTestSame("not an HFile (no trailer)")
 			}
 			// The stream ends inside a block (or its header): the stream verifier names the block.
 			at := 0
@@ -485,7 +485,7 @@ func streamTestDamages() []streamTestDamage {
 				}
 				at += len(c)
 			}
-			return b.data[:cut], streamTestWant{reader: "unsupported HFile major version", strm: fmt.Sprintf("at offset %d: ", at)}
+			return b.data[:cut], streamTestWant{reader: "not an HFile (no trailer)", strm: fmt.Sprintf("at offset %d: ", at)}
 		}},
 		{"100 bytes cut before the trailer", func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
 			to := trailerOff(b)
@@ -495,20 +495,20 @@ func streamTestDamages() []streamTestDamage {
 			return d, streamTestWant{reader: "load-on-open", strm: "block at offset"}
 		}},
 		{"empty file", func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
-			return []byte{}, streamTestWant{reader: "too small to be an HFile", strm: "the stream ends at offset 0 without a trailer"}
+			return []byte{}, streamTestWant{reader: "not an HFile (no trailer)", strm: "the stream ends at offset 0 without a trailer"}
 		}},
 		{"garbage after the trailer", func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
 			d := append(clone(b), 0x00)
 			if b.r.trailer.Size == TrailerSizeV3 {
-				return d, streamTestWant{reader: "unsupported HFile major version",
+				return d, streamTestWant{reader: "not an HFile (no trailer)",
 					strm: fmt.Sprintf("more than 4096 bytes follow the trailer magic at offset %d", trailerOff(b))}
 			}
-			return d, streamTestSame("unsupported HFile major version")
+			return d, streamTestSame("not an HFile (no trailer)")
 		}},
 		{"bad trailer magic", func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
 			d := clone(b)
 			d[trailerOff(b)] = 'X'
-			return d, streamTestWant{reader: "bad trailer magic", strm: fmt.Sprintf("block at offset %d: unknown block magic", trailerOff(b))}
+			return d, streamTestWant{reader: "not an HFile (no trailer): no trailer magic", strm: fmt.Sprintf("block at offset %d: unknown block magic", trailerOff(b))}
 		}},
 		{"bad version", func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
 			d := clone(b)

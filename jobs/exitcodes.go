@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+
+	"github.com/hfload/hfload/pipeline"
 )
 
 // Sentinel errors. Functions in this package wrap them (errors.Is works), and
@@ -58,7 +60,7 @@ func ExitCode(err error) int {
 		return ExitUsage
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.Is(err, ErrIO), errors.As(err, &pathErr), errors.As(err, &linkErr), errors.As(err, &sysErr):
+	case errors.Is(err, ErrIO), errors.Is(err, pipeline.ErrCorruptInput), errors.As(err, &pathErr), errors.As(err, &linkErr), errors.As(err, &sysErr):
 		return ExitIO
 	default:
 		return ExitUsage

@@ -97,6 +97,9 @@ type Counts struct {
 	BytesRead    int64 `json:"bytes_read"`
 	FilesWritten int64 `json:"files_written"`
 	BytesWritten int64 `json:"bytes_written"`
+	// DuplicatesKept: cells written under duplicates: keep whose key equals an earlier cell's (HBase
+	// returns one cell per key); they are counted in cells_written too.
+	DuplicatesKept int64 `json:"duplicates_kept"`
 }
 
 // Reconcile checks that the counts add up: rows_read = rows_filtered +
@@ -113,7 +116,7 @@ func (c Counts) Reconcile() error {
 	}{
 		{"rows_read", c.RowsRead}, {"rows_filtered", c.RowsFiltered}, {"rows_keyed", c.RowsKeyed}, {"rows_rejected", c.RowsRejected},
 		{"rows_written", c.RowsWritten}, {"cells_emitted", c.CellsEmitted}, {"cells_written", c.CellsWritten},
-		{"duplicates", c.Duplicates}, {"combined", c.Combined}, {"nulls_skipped", c.NullsSkipped},
+		{"duplicates", c.Duplicates}, {"duplicates_kept", c.DuplicatesKept}, {"combined", c.Combined}, {"nulls_skipped", c.NullsSkipped},
 		{"bytes_read", c.BytesRead}, {"files_written", c.FilesWritten}, {"bytes_written", c.BytesWritten},
 	}
 	for _, v := range vals {

@@ -200,23 +200,26 @@ func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, starte
 			Cells: f.Cells, Bytes: f.Bytes})
 		bytesWritten += f.Bytes
 	}
-	dropped := int64(0)
+	dropped, kept := int64(0), int64(0)
 	if spec.Combine == nil && policy(spec) != DuplicatesKeep {
 		dropped = lr.Duplicates
+	} else if spec.Combine == nil {
+		kept = lr.Duplicates
 	}
 	m.Counts = Counts{
-		RowsRead:     lr.Counts.RowsRead,
-		RowsKeyed:    lr.Counts.RowsKeyed,
-		RowsRejected: lr.Counts.RowsRejected,
-		RowsWritten:  lr.RowsWritten,
-		CellsEmitted: lr.Counts.CellsEmitted,
-		CellsWritten: lr.Cells,
-		Duplicates:   dropped,
-		Combined:     lr.Counts.CellsEmitted - lr.Cells - dropped,
-		NullsSkipped: lr.Counts.NullsSkipped,
-		BytesRead:    lr.Counts.BytesRead,
-		FilesWritten: int64(len(lr.Files)),
-		BytesWritten: bytesWritten,
+		RowsRead:       lr.Counts.RowsRead,
+		RowsKeyed:      lr.Counts.RowsKeyed,
+		RowsRejected:   lr.Counts.RowsRejected,
+		RowsWritten:    lr.RowsWritten,
+		CellsEmitted:   lr.Counts.CellsEmitted,
+		CellsWritten:   lr.Cells,
+		Duplicates:     dropped,
+		DuplicatesKept: kept,
+		Combined:       lr.Counts.CellsEmitted - lr.Cells - dropped,
+		NullsSkipped:   lr.Counts.NullsSkipped,
+		BytesRead:      lr.Counts.BytesRead,
+		FilesWritten:   int64(len(lr.Files)),
+		BytesWritten:   bytesWritten,
 	}
 	if spec.Combine == nil && m.Counts.Combined != 0 {
 		return nil, fmt.Errorf("internal error: %d cells unaccounted for (emitted %d, written %d, duplicates dropped %d)",
@@ -252,6 +255,9 @@ func (r *ExecuteResult) Summary() string {
 	fmt.Fprintf(&b, "cells          %d emitted, %d written", c.CellsEmitted, c.CellsWritten)
 	if c.Duplicates > 0 {
 		fmt.Fprintf(&b, ", %d duplicates dropped", c.Duplicates)
+	}
+	if c.DuplicatesKept > 0 {
+		fmt.Fprintf(&b, ", %d duplicates kept (HBase returns one cell per key)", c.DuplicatesKept)
 	}
 	if c.Combined > 0 {
 		fmt.Fprintf(&b, ", %d folded by aggregation", c.Combined)

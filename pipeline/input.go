@@ -232,16 +232,19 @@ func inputOpenText(path string, stdin io.Reader, tee io.Writer) (io.ReadCloser, 
 		zr, err := gzip.NewReader(f)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", path, err)
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF // not even a gzip header
+			}
+			return nil, corruptInput(path, fmt.Errorf("gzip: %w", err))
 		}
-		return &inputStack{Reader: zr, closers: []io.Closer{zr, f}}, nil
+		return &inputStack{Reader: corruptReader{zr, path}, closers: []io.Closer{zr, f}}, nil
 	case strings.HasSuffix(lower, ".zst"):
 		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("%s: zstd: %w", path, err)
+			return nil, corruptInput(path, fmt.Errorf("zstd: %w", err))
 		}
-		return &inputStack{Reader: zr, closers: []io.Closer{inputCloseFunc(func() error { zr.Close(); return nil }), f}}, nil
+		return &inputStack{Reader: corruptReader{zr, path}, closers: []io.Closer{inputCloseFunc(func() error { zr.Close(); return nil }), f}}, nil
 	}
 	return f, nil
 }

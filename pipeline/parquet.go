@@ -58,7 +58,7 @@ func OpenParquet(path string, fileIndex int, opts SourceOptions) (*ParquetSource
 func NewParquetSource(r io.ReaderAt, size int64, name string, fileIndex int, opts SourceOptions) (*ParquetSource, error) {
 	pf, err := parquetOpen(r, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: parquet: %w", name, err)
+		return nil, corruptInput(name, err)
 	}
 	batchRows := opts.BatchRows
 	if batchRows <= 0 {
@@ -66,7 +66,7 @@ func NewParquetSource(r io.ReaderAt, size int64, name string, fileIndex int, opt
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(batchRows)}, memory.DefaultAllocator)
 	if err != nil {
-		return nil, fmt.Errorf("%s: parquet: %w", name, err)
+		return nil, corruptInput(name, err)
 	}
 	schema, err := fr.Schema()
 	if err != nil {
@@ -172,14 +172,14 @@ func (s *ParquetSource) Next(ctx context.Context) (*Batch, error) {
 			}
 			rr, err := s.openGroup(ctx, s.rowGroup)
 			if err != nil {
-				return nil, fmt.Errorf("%s: parquet row group %d: %w", s.name, s.rowGroup, err)
+				return nil, corruptInput(s.name, fmt.Errorf("parquet row group %d: %w", s.rowGroup, err))
 			}
 			s.cur, s.curGroup = rr, s.rowGroup
 			s.rowGroup++
 		}
 		rec, err := s.read()
 		if err != nil {
-			return nil, fmt.Errorf("%s: parquet row group %d: %w", s.name, s.curGroup, err)
+			return nil, corruptInput(s.name, fmt.Errorf("parquet row group %d: %w", s.curGroup, err))
 		}
 		if rec == nil || rec.NumRows() == 0 {
 			s.cur.Release()

@@ -136,6 +136,9 @@ func runRead(ctx context.Context, inputs []Input, jobs chan<- runJob, bytesRead 
 		}
 		src, err := in.Open()
 		if err != nil {
+			if ce := (*CorruptInputError)(nil); errors.As(err, &ce) {
+				return ce // names the input itself
+			}
 			return fmt.Errorf("open %s: %w", in.Path, err)
 		}
 		var header []string
@@ -151,6 +154,9 @@ func runRead(ctx context.Context, inputs []Input, jobs chan<- runJob, bytesRead 
 				src.Close()
 				if ctx.Err() != nil {
 					return context.Cause(ctx)
+				}
+				if ce := (*CorruptInputError)(nil); errors.As(err, &ce) {
+					return ce
 				}
 				return fmt.Errorf("read %s: %w", in.Path, err)
 			}
