@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/pipeline"
 )
 
@@ -56,6 +57,8 @@ func ExitCode(err error) int {
 		return ExitChanged
 	case errors.Is(err, ErrTooManyRejects):
 		return ExitRejects
+	case storage.IsStorageError(err):
+		return ExitIO // a bucket or object could not be read or written (the message says why)
 	case errors.Is(err, ErrConfig), errors.Is(err, ErrOutputExists):
 		return ExitUsage
 	case errors.Is(err, context.Canceled):

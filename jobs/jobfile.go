@@ -52,7 +52,10 @@ type Job struct {
 	// Input.
 	Input     StringList `yaml:"input,omitempty"`     // paths or globs; "-" = stdin
 	Format    string     `yaml:"format,omitempty"`    // csv | parquet | "" (from extension)
+	Dialect   string     `yaml:"dialect,omitempty"`   // csv | postgres-text | postgres-csv | mysql | mysql-csv
 	Separator string     `yaml:"separator,omitempty"` // one byte; "\t" or "tab" for tab
+	Quote     string     `yaml:"quote,omitempty"`     // one byte, or "none"
+	Escape    string     `yaml:"escape,omitempty"`    // one byte, or "none"
 	Header    bool       `yaml:"header,omitempty"`    // first CSV line is a header
 	Null      string     `yaml:"null,omitempty"`      // field text that means NULL
 	Columns   string     `yaml:"columns,omitempty"`   // ImportTsv column spec, e.g. HBASE_ROW_KEY,d:name

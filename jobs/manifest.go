@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hfload/hfload/internal/storage"
 )
 
 // ManifestName is the file written last into a committed output directory;
@@ -52,6 +54,9 @@ type InputFile struct {
 	Size     int64     `json:"size"`
 	MTime    time.Time `json:"mtime"`
 	Checksum string    `json:"checksum,omitempty"`
+	// ETag is an object's entity tag (inputs in a bucket): a rewrite within the same second changes it
+	// where the last-modified time, kept to the second, does not.
+	ETag string `json:"etag,omitempty"`
 }
 
 // SameContent reports whether two fingerprints describe the same file
@@ -266,7 +271,7 @@ func LoadManifest(dir string) (*Manifest, error) {
 // BenchmarkChecksum) and needs no extra dependency. ctx is checked between
 // 1 MiB reads.
 func ChecksumFile(ctx context.Context, path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := openForChecksum(ctx, path)
 	if err != nil {
 		return "", fmt.Errorf("checksum: %w", err)
 	}
@@ -291,6 +296,9 @@ func ChecksumFile(ctx context.Context, path string) (string, error) {
 
 // Fingerprint stats path and, when checksum is true, hashes it.
 func Fingerprint(ctx context.Context, path string, checksum bool) (InputFile, error) {
+	if storage.IsRemote(path) {
+		return fingerprintRemote(ctx, path, checksum)
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return InputFile{}, fmt.Errorf("fingerprint: %w", err)

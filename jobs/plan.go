@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -162,7 +161,7 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 			inputs = nil
 		}
 		for _, in := range inputs {
-			abs, _ := filepath.Abs(in.Path)
+			abs, _ := absInput(in.Path)
 			a := "load"
 			if changed[abs] {
 				a = "reload"

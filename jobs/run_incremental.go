@@ -3,7 +3,6 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -179,7 +178,7 @@ func plannedInputs(ins []pipeline.Input, plan *Plan) []pipeline.Input {
 	}
 	var out []pipeline.Input
 	for _, in := range ins {
-		abs, err := filepath.Abs(in.Path)
+		abs, err := absInput(in.Path)
 		if err == nil && load[abs] {
 			out = append(out, in)
 			delete(load, abs) // a path listed twice is loaded once

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/kv"
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 	"gopkg.in/yaml.v3"
@@ -89,13 +90,26 @@ func decodeNodeStrict(n *yaml.Node, v any) error {
 
 // SourceOptions returns the input options of the job.
 func (j *Job) SourceOptions() (pipeline.SourceOptions, error) {
-	opts := pipeline.SourceOptions{Format: j.Format, Header: j.Header, Null: j.Null}
+	opts := pipeline.SourceOptions{Format: j.Format, Dialect: j.Dialect, Header: j.Header, Null: j.Null}
 	if j.Separator != "" {
 		b, err := SeparatorByte(j.Separator)
 		if err != nil {
 			return opts, fmt.Errorf("%w: separator: %w", ErrConfig, err)
 		}
 		opts.Separator = b
+	}
+	var err error
+	if opts.Quote, opts.NoQuote, err = charOrNone(j.Quote); err != nil {
+		return opts, fmt.Errorf("%w: quote: %w", ErrConfig, err)
+	}
+	if opts.Escape, opts.NoEscape, err = charOrNone(j.Escape); err != nil {
+		return opts, fmt.Errorf("%w: escape: %w", ErrConfig, err)
+	}
+	if j.Columns != "" {
+		// The column spec fixes the field count (ImportTsv: missing trailing fields are NULL, more is
+		// a bad row), so a malformed first line cannot decide it.
+		opts.ExpectedFields = len(strings.Split(j.Columns, ","))
+		opts.PadShort = true
 	}
 	return opts, nil
 }
@@ -201,7 +215,10 @@ func (j *Job) PrepareContext(ctx context.Context, now time.Time) (*RunSpec, erro
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := pipeline.ExpandInputs(j.Input, srcOpts)
+	inputs, err := pipeline.ExpandInputsContext(ctx, j.Input, srcOpts)
+	if storage.IsStorageError(err) { // a bucket could not be listed or read: I/O, exit 3
+		return nil, classify(ErrIO, fmt.Errorf("input: %w", err))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: input: %w", ErrConfig, err)
 	}

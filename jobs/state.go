@@ -322,7 +322,7 @@ func (s *State) Plan(ctx context.Context, inputs []string, reload bool) (*Plan, 
 		if path == "-" {
 			return nil, classify(ErrConfig, errors.New("stdin cannot be loaded incrementally (it has no identity to remember)"))
 		}
-		abs, err := filepath.Abs(path)
+		abs, err := absInput(path)
 		if err != nil {
 			return nil, classify(ErrIO, fmt.Errorf("%s: %w", path, err))
 		}
@@ -335,7 +335,7 @@ func (s *State) Plan(ctx context.Context, inputs []string, reload bool) (*Plan, 
 			return nil, classify(ErrIO, err)
 		}
 		prev, wasLoaded := last[abs]
-		if wasLoaded && prev.in.Size == now.Size && prev.in.MTime.Equal(now.MTime) {
+		if wasLoaded && prev.in.Size == now.Size && prev.in.MTime.Equal(now.MTime) && prev.in.ETag == now.ETag {
 			p.Skip = append(p.Skip, SkippedFile{InputFile: prev.in, LoadedBy: prev.run})
 			continue
 		}

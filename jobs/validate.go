@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
 )
 
 // Enumerations accepted by Validate (lower case; matching is case-insensitive
@@ -79,6 +80,19 @@ func (j *Job) Validate() error {
 		if _, err := SeparatorByte(j.Separator); err != nil {
 			add("separator: %v", err)
 		}
+	}
+	if j.Dialect != "" {
+		if d, err := pipeline.ParseDialect(j.Dialect); err != nil {
+			add("dialect: %v", err)
+		} else {
+			j.Dialect = d
+		}
+	}
+	if _, _, err := charOrNone(j.Quote); err != nil {
+		add("quote: %v", err)
+	}
+	if _, _, err := charOrNone(j.Escape); err != nil {
+		add("escape: %v", err)
 	}
 	checkEnum("compression", &j.Compression, Compressions)
 	checkEnum("bloom", &j.Bloom, Blooms)
@@ -213,6 +227,28 @@ func SeparatorByte(s string) (byte, error) {
 		return 0, fmt.Errorf("%q cannot be the separator", s)
 	}
 	return s[0], nil
+}
+
+// charOrNone reads a --quote or --escape value: one byte (the separator's names and `\t` allowed too),
+// or "none" for none at all; "" is unset (the dialect's).
+func charOrNone(s string) (c byte, none bool, err error) {
+	switch strings.ToLower(s) {
+	case "":
+		return 0, false, nil
+	case "none":
+		return 0, true, nil
+	case `\\`, "backslash":
+		return '\\', false, nil
+	case `\t`, "tab":
+		return '\t', false, nil
+	}
+	if len(s) != 1 {
+		return 0, false, fmt.Errorf("%q is not one byte or none", s)
+	}
+	if s[0] == '\n' || s[0] == '\r' {
+		return 0, false, fmt.Errorf("%q cannot be a line end", s)
+	}
+	return s[0], false, nil
 }
 
 // ValidFamilyName applies HBase's ColumnFamilyDescriptorBuilder

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+
+	"github.com/hfload/hfload/internal/storage"
 )
 
 // ErrCorruptInput marks an input whose bytes end early or do not decode: a truncated .gz/.zst stream, a
@@ -33,7 +35,8 @@ func corruptInput(path string, err error) error {
 	var ce *CorruptInputError
 	switch {
 	case err == nil, err == io.EOF, errors.As(err, &ce), errors.As(err, &pe),
-		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		storage.IsStorageError(err): // a bucket read that failed (after its retries) is not a corrupt file
 		return err
 	}
 	if path == "-" {

@@ -15,7 +15,8 @@ import (
 // text batches. It is not safe for concurrent use; the batches it returns are independent of it.
 //
 // Dialect rules:
-//   - Records end with LF or CRLF. A UTF-8 byte order mark at the start of the file is dropped.
+//   - Records end with LF or CRLF (LF only in the mysql dialects). A UTF-8 byte order mark at the start
+//     of a csv-dialect file is dropped.
 //   - A field that starts with the quote character is quoted: it runs to the next quote that is not
 //     doubled, may hold separators and line breaks, and "" inside it is one quote. A quoted field is
 //     never NULL.
@@ -26,8 +27,10 @@ import (
 //   - A quoted field still open at end of file (or longer than MaxRecordBytes) makes the row's first
 //     physical line a bad row ("unterminated quoted field"); reading resumes at the next line, so one
 //     stray quote costs one line, not the rest of the file.
-//   - A row whose field count differs from ExpectedFields (or the header's / first row's count) is a
-//     bad row ("ragged row: 3 fields, want 4").
+//   - A row whose field count differs from ExpectedFields (or the header's count, or the most common
+//     count among the first records) is a bad row ("ragged row: 3 fields, want 4").
+//   - Escapes (SourceOptions.Escape) follow the dialect (dialect.go) and are decoded per field into the
+//     batch; a line without a quote or escape takes the word-at-a-time path whatever the dialect.
 //   - Blank lines are skipped, except in single-column files where a blank line is a NULL field
 //     (PostgreSQL writes a NULL single-column row as an empty line).
 //
@@ -39,7 +42,11 @@ type CSVSource struct {
 	opts      SourceOptions
 	sep       byte
 	quote     byte
-	esc       byte
+	esc       byte // escape character, 0 = none
+	uesc      byte // the escape as it works in unquoted fields (0 under escQuoted: literal there)
+	escRules  escRules
+	quoting   bool // quote is a quote character (not --quote none)
+	crlf      bool // CR before LF is part of the line end (not in the MySQL dialects)
 	null      string
 
 	buf     []byte
@@ -51,6 +58,7 @@ type CSVSource struct {
 	line     int64 // 1-based line number where the next record starts
 	row      int64 // good rows returned so far
 	expected int   // fields per row, 0 until known
+	guessed  bool  // the field count was looked for among the first records (guessFields)
 	header   []string
 	skipping bool // discarding the rest of an overlong line
 	badBytes int  // raw bytes of the bad rows in the batch being built
@@ -76,15 +84,20 @@ func NewCSVSource(r io.Reader, name string, fileIndex int, opts SourceOptions) (
 	}
 	s := &CSVSource{
 		name: name, fileIndex: fileIndex, r: r, opts: opts,
-		sep: opts.Separator, quote: opts.Quote, esc: opts.Escape, null: opts.Null,
+		sep: opts.Separator, quote: opts.Quote, esc: opts.Escape, null: opts.Null, quoting: opts.Quote != 0,
 		buf: make([]byte, csvChunk), line: 1, expected: opts.ExpectedFields,
+	}
+	s.escRules, s.crlf = csvRules(opts)
+	if s.escRules != escQuoted {
+		s.uesc = s.esc
 	}
 	for s.end < 3 && !s.eof {
 		if err := s.fill(); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	if bytes.HasPrefix(s.buf[s.pos:s.end], []byte("\xEF\xBB\xBF")) {
+	// Spreadsheets write a byte order mark; database exports never do, so there it is data.
+	if opts.Dialect == DialectCSV && bytes.HasPrefix(s.buf[s.pos:s.end], []byte("\xEF\xBB\xBF")) {
 		s.pos += 3
 	}
 	if opts.Header {
@@ -144,7 +157,7 @@ func (s *CSVSource) readHeader() error {
 		}
 		if s.expected == 0 {
 			s.expected = rec.fields
-		} else if s.expected != rec.fields {
+		} else if s.expected != rec.fields && !(s.opts.PadShort && rec.fields < s.expected) {
 			return fmt.Errorf("header has %d fields, want %d", rec.fields, s.expected)
 		}
 		return nil
@@ -218,7 +231,7 @@ func (s *CSVSource) parseRecord(b *Batch, data []byte, atEOF bool) csvRecord {
 		return s.parseQuotedAfter(b, data, line[:qi], atEOF)
 	}
 	// Fast path: no quote (or escape) on this line, so fields end at separators and the record at the line end.
-	if len(line) > 0 && line[len(line)-1] == '\r' {
+	if s.crlf && len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 		rec.contentEnd--
 	}
@@ -242,9 +255,12 @@ func (s *CSVSource) parseRecord(b *Batch, data []byte, atEOF bool) csvRecord {
 
 // firstQuoteOrEsc returns the position of the first quote (or escape character) in line, -1 if none.
 func (s *CSVSource) firstQuoteOrEsc(line []byte) int {
-	qi := bytes.IndexByte(line, s.quote)
-	if s.esc != 0 {
-		if ei := bytes.IndexByte(line, s.esc); ei >= 0 && (qi < 0 || ei < qi) {
+	qi := -1
+	if s.quoting {
+		qi = bytes.IndexByte(line, s.quote)
+	}
+	if s.uesc != 0 {
+		if ei := bytes.IndexByte(line, s.uesc); ei >= 0 && (qi < 0 || ei < qi) {
 			qi = ei
 		}
 	}
@@ -356,45 +372,19 @@ func (s *CSVSource) appendUnquoted(b *Batch, f []byte) {
 	b.Nulls = append(b.Nulls, null)
 }
 
-// appendEscaped appends an unquoted field holding escape sequences (SourceOptions.Escape): `\N`
-// alone is NULL, `\n` `\t` `\r` `\0` `\b` `\Z` are control characters, and the escape before any
-// other byte (separator, line feed, quote, the escape itself) makes that byte literal.
+// appendEscaped appends an unquoted field holding escape sequences: it is NULL when its text before
+// decoding is the escape and 'N' (`\N`) or the Null marker; otherwise its escapes are decoded under
+// the dialect's rules (appendUnescaped) straight into the batch.
 func (s *CSVSource) appendEscaped(b *Batch, f []byte) {
 	if s.opts.TrimSpace {
 		f = bytes.Trim(f, " ")
 	}
 	null := len(f) == 2 && f[0] == s.esc && f[1] == 'N' || s.null != "" && string(f) == s.null
 	if !null {
-		for i := 0; i < len(f); i++ {
-			c := f[i]
-			if c == s.esc && i+1 < len(f) {
-				i++
-				c = csvUnescape(f[i])
-			}
-			b.Data = append(b.Data, c)
-		}
+		b.Data = appendUnescaped(b.Data, f, s.esc, s.escRules)
 	}
 	b.Ends = append(b.Ends, int32(len(b.Data)))
 	b.Nulls = append(b.Nulls, null)
-}
-
-// csvUnescape maps the byte after an escape character to the byte it stands for (MySQL rules).
-func csvUnescape(c byte) byte {
-	switch c {
-	case '0':
-		return 0
-	case 'b':
-		return '\b'
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	case 'Z':
-		return 26
-	}
-	return c
 }
 
 // csvIndexQuoteOrEsc returns the index of the first quote or escape byte in p, or -1.
@@ -422,7 +412,7 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 	i := 0
 	for {
 		// At the start of a field. With TrimSpace, spaces before an opening quote are padding.
-		if s.opts.TrimSpace && sep != ' ' {
+		if s.opts.TrimSpace && sep != ' ' && s.quoting {
 			j := i
 			for j < len(data) && data[j] == ' ' {
 				j++
@@ -431,7 +421,7 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 				i = j
 			}
 		}
-		if i < len(data) && data[i] == quote {
+		if s.quoting && i < len(data) && data[i] == quote {
 			rec.quoted = true
 			i++
 			for {
@@ -447,12 +437,12 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 				rec.newlines += bytes.Count(seg, []byte{'\n'})
 				b.Data = append(b.Data, seg...)
 				if s.esc != 0 && data[i+j] == s.esc {
-					c := data[i+j+1]
-					if c == '\n' {
+					c, n := s.quotedUnescape(data[i+j:])
+					if n == 2 && data[i+j+1] == '\n' {
 						rec.newlines++
 					}
-					b.Data = append(b.Data, csvUnescape(c))
-					i += j + 2
+					b.Data = append(b.Data, c)
+					i += j + n
 					continue
 				}
 				i += j + 1
@@ -491,11 +481,11 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 				rec.n, rec.contentEnd = i+1, i
 				rec.newlines++
 				return rec
-			case c == '\r' && i+1 < len(data) && data[i+1] == '\n':
+			case s.crlf && c == '\r' && i+1 < len(data) && data[i+1] == '\n':
 				rec.n, rec.contentEnd = i+2, i
 				rec.newlines++
 				return rec
-			case c == '\r' && i+1 == len(data):
+			case s.crlf && c == '\r' && i+1 == len(data):
 				if !atEOF {
 					rollback()
 					return csvRecord{status: csvRecMore}
@@ -518,7 +508,7 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 		start := i
 		escaped := false
 		for i < len(data) && data[i] != sep && data[i] != '\n' {
-			if s.esc != 0 && data[i] == s.esc {
+			if s.uesc != 0 && data[i] == s.uesc {
 				if i+1 >= len(data) {
 					if !atEOF {
 						rollback() // need the escaped byte
@@ -545,7 +535,7 @@ func (s *CSVSource) parseQuoted(b *Batch, data []byte, atEOF bool) csvRecord {
 		}
 		if i >= len(data) || data[i] == '\n' {
 			rec.contentEnd = i
-			if len(f) > 0 && f[len(f)-1] == '\r' {
+			if s.crlf && len(f) > 0 && f[len(f)-1] == '\r' {
 				f = f[:len(f)-1]
 				rec.contentEnd--
 			}
@@ -573,7 +563,14 @@ func (s *CSVSource) skipRest(data []byte, i int, atEOF bool) csvRecord {
 	for ; i < len(data); i++ {
 		c := data[i]
 		switch {
-		case s.esc != 0 && c == s.esc && i+1 < len(data):
+		case inQuote && s.esc != 0 && c == s.esc && i+1 < len(data):
+			if _, n := s.quotedUnescape(data[i:]); n > 1 {
+				i++
+				if data[i] == '\n' {
+					rec.newlines++
+				}
+			}
+		case !inQuote && s.uesc != 0 && c == s.uesc && i+1 < len(data):
 			i++
 			if data[i] == '\n' {
 				rec.newlines++
@@ -584,11 +581,11 @@ func (s *CSVSource) skipRest(data []byte, i int, atEOF bool) csvRecord {
 			} else if c == '\n' {
 				rec.newlines++
 			}
-		case c == s.quote && fieldStart:
+		case s.quoting && c == s.quote && fieldStart:
 			inQuote = true
 		case c == '\n':
 			rec.n, rec.contentEnd = i+1, i
-			if i > 0 && data[i-1] == '\r' {
+			if s.crlf && i > 0 && data[i-1] == '\r' {
 				rec.contentEnd--
 			}
 			rec.newlines++
@@ -603,7 +600,7 @@ func (s *CSVSource) skipRest(data []byte, i int, atEOF bool) csvRecord {
 		return csvRecord{status: csvRecUnterminated}
 	}
 	rec.n, rec.contentEnd = len(data), len(data)
-	if len(data) > 0 && data[len(data)-1] == '\r' {
+	if s.crlf && len(data) > 0 && data[len(data)-1] == '\r' {
 		rec.contentEnd--
 	}
 	return rec
@@ -628,6 +625,13 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 	select {
 	case old = <-s.free:
 	default:
+	}
+	if s.expected == 0 && !s.guessed {
+		s.guessed = true
+		if err := s.guessFields(); err != nil {
+			s.readErr = fmt.Errorf("%s: %w", s.name, err)
+			return nil, s.readErr
+		}
 	}
 	b := &Batch{Source: s.name, FileIndex: s.fileIndex, FirstRow: s.row, NumCols: s.expected}
 	free := s.free
@@ -709,6 +713,9 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 			s.expected = rec.fields
 			b.NumCols = rec.fields
 		}
+		if rec.fields < s.expected && s.opts.PadShort {
+			rec.fields = s.padNulls(b, rec.fields)
+		}
 		if rec.fields != s.expected {
 			n := len(b.Ends) - rec.fields
 			start := int32(0)
@@ -748,7 +755,7 @@ func (s *CSVSource) badOverflow(b *Batch, view []byte) {
 		return
 	}
 	raw := view[:min(len(view), csvMaxBadRaw)]
-	if raw[len(raw)-1] == '\r' {
+	if s.crlf && raw[len(raw)-1] == '\r' {
 		raw = raw[:len(raw)-1] // the line may end right after the window
 	}
 	s.addBad(b, s.line, reason, raw)
@@ -764,7 +771,7 @@ func (s *CSVSource) badFirstLine(b *Batch, view []byte, reason string) {
 	if nl := bytes.IndexByte(view, '\n'); nl >= 0 {
 		line, n = view[:nl], nl+1
 	}
-	if len(line) > 0 && line[len(line)-1] == '\r' {
+	if s.crlf && len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
 	s.addBad(b, s.line, reason, line)

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -24,16 +26,25 @@ import (
 //   - A directory expands to the regular files directly inside it whose format is recognised, sorted,
 //     skipping names that start with "." or "_" (Spark/Hive markers such as _SUCCESS).
 //   - A plain path must exist.
+//   - "s3://bucket/key" names an object, "s3://bucket/prefix/*.csv.gz" a glob over keys ("*" and "?"
+//     do not cross "/"), and "s3://bucket/prefix/" a "directory", expanded like a local one. Credentials
+//     and endpoint come from the AWS SDK's standard chain (see package internal/storage); CSV objects
+//     are streamed, Parquet objects read by ranges.
 //
 // The format comes from the extension (.csv/.tsv/.txt → csv, .parquet/.parq → parquet, optionally
 // followed by .gz or .zst for csv) unless opts.Format is set. Files are opened only by Input.Open, so
 // a run over thousands of files holds one descriptor per open source.
 func ExpandInputs(paths []string, opts SourceOptions) ([]Input, error) {
-	return inputExpand(paths, opts, os.Stdin)
+	return inputExpand(context.Background(), paths, opts, os.Stdin)
+}
+
+// ExpandInputsContext is ExpandInputs with a context, which bounds listing and reading remote inputs.
+func ExpandInputsContext(ctx context.Context, paths []string, opts SourceOptions) ([]Input, error) {
+	return inputExpand(ctx, paths, opts, os.Stdin)
 }
 
 // inputExpand is ExpandInputs with standard input as a parameter (for tests).
-func inputExpand(paths []string, opts SourceOptions, stdin io.Reader) ([]Input, error) {
+func inputExpand(ctx context.Context, paths []string, opts SourceOptions, stdin io.Reader) ([]Input, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input paths")
 	}
@@ -43,7 +54,8 @@ func inputExpand(paths []string, opts SourceOptions, stdin io.Reader) ([]Input, 
 		return nil, fmt.Errorf("unknown input format %q (want csv or parquet)", opts.Format)
 	}
 	var out []Input
-	add := func(path string, size int64) error {
+	stores := inputStores{}
+	addRemote := func(path string, size int64, remote *inputRemote) error {
 		format, err := inputFormat(path, opts.Format)
 		if err != nil {
 			return err
@@ -55,14 +67,19 @@ func inputExpand(paths []string, opts SourceOptions, stdin io.Reader) ([]Input, 
 		if format == FormatCSV && path != "-" {
 			in.tee = &inputTee{}
 		}
-		in.Open = inputOpener(in, format, opts, stdin)
+		in.Open = inputOpener(in, format, opts, stdin, remote)
 		out = append(out, in)
 		return nil
 	}
+	add := func(path string, size int64) error { return addRemote(path, size, nil) }
 	for _, p := range paths {
 		switch {
 		case p == "-":
 			if err := add(p, -1); err != nil {
+				return nil, err
+			}
+		case storage.IsRemote(p):
+			if err := inputAddRemote(ctx, p, opts.Format, stores, addRemote); err != nil {
 				return nil, err
 			}
 		case strings.ContainsAny(p, "*?["):
@@ -167,11 +184,14 @@ func inputFormat(path, forced string) (string, error) {
 }
 
 // inputOpener returns the lazy Open function of an input.
-func inputOpener(in Input, format string, opts SourceOptions, stdin io.Reader) func() (Source, error) {
+func inputOpener(in Input, format string, opts SourceOptions, stdin io.Reader, remote *inputRemote) func() (Source, error) {
 	return func() (Source, error) {
 		if format == FormatParquet {
 			if in.Path == "-" {
 				return nil, errors.New("parquet cannot be read from standard input (it needs random access)")
+			}
+			if remote != nil {
+				return remote.openParquet(in.Path, in.Index, opts)
 			}
 			return OpenParquet(in.Path, in.Index, opts)
 		}
@@ -179,7 +199,7 @@ func inputOpener(in Input, format string, opts SourceOptions, stdin io.Reader) f
 		if in.tee != nil {
 			tee = in.tee.w // see Input.SetTee
 		}
-		r, err := inputOpenText(in.Path, stdin, tee)
+		r, err := inputOpenText(in.Path, stdin, tee, remote)
 		if err != nil {
 			return nil, err
 		}
@@ -194,14 +214,20 @@ func inputOpener(in Input, format string, opts SourceOptions, stdin io.Reader) f
 
 // inputOpenText opens a text input, decompressing .gz and .zst transparently; with tee set, the
 // file's bytes are written to tee as they are read.
-func inputOpenText(path string, stdin io.Reader, tee io.Writer) (io.ReadCloser, error) {
+func inputOpenText(path string, stdin io.Reader, tee io.Writer, remote *inputRemote) (io.ReadCloser, error) {
 	var f io.ReadCloser
 	if path == "-" {
 		f = io.NopCloser(stdin)
 	} else {
-		file, err := os.Open(path)
+		var file io.ReadCloser
+		var err error
+		if remote != nil {
+			file, err = remote.reader() // its errors name the object
+		} else if file, err = os.Open(path); err != nil {
+			err = fmt.Errorf("open input: %w", err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("open input: %w", err)
+			return nil, err
 		}
 		f = file
 		if tee != nil {

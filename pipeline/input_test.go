@@ -128,7 +128,7 @@ func TestExpandInputsStdin(t *testing.T) {
 		"gzip":  inputGzip(t, "1,x\n2,y\n"),
 		"zstd":  inputZstd(t, "1,x\n2,y\n"),
 	} {
-		inputs, err := inputExpand([]string{"-"}, SourceOptions{}, bytes.NewReader(data))
+		inputs, err := inputExpand(context.Background(), []string{"-"}, SourceOptions{}, bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,29 +2,40 @@ package pipeline
 
 import (
 	"fmt"
-	"strings"
 )
 
 // SourceOptions configures how input files are read (CSV and Parquet).
 //
-// CSV NULL rules: with Null == "" (the default, PostgreSQL `COPY ... CSV`), an empty unquoted field is
-// NULL and a quoted empty field ("") is the empty string. With Null set to a marker such as `\N` (MySQL
-// `INTO OUTFILE`, Sqoop) or `NULL`, only that exact unquoted text is NULL and an empty unquoted field is
-// the empty string. A quoted marker ("\N") is always text.
+// Text inputs are read in a Dialect (see dialect.go and README "Dialects"), which sets the separator,
+// quoting, escaping and NULL rule together; the single options below override parts of it.
+//
+// The NULL rule of text inputs: a field is NULL when it is unquoted and its text, before escapes are
+// decoded, equals Null; with no Null (the csv and postgres-csv dialects' default) an empty unquoted
+// field is NULL. A quoted field is never NULL ("" is the empty string). The postgres-text, mysql and
+// mysql-csv dialects default Null to `\N`, so their empty fields are empty strings.
 type SourceOptions struct {
-	Format         string // "csv", "parquet", or "" = from the file extension
-	Separator      byte   // field separator; 0 = ',' (or '\t' for .tsv files)
-	Quote          byte   // quote character; 0 = '"'
-	Header         bool   // the first CSV record holds the column names (see CSVSource.Header)
-	Null           string // unquoted NULL marker; "" = an empty unquoted field is NULL
-	BatchRows      int    // rows per batch; 0 = 4096
-	ExpectedFields int    // fields per CSV row; 0 = the header's (or first row's) count
+	Format    string // "csv", "parquet", or "" = from the file extension
+	Dialect   string // text dialect: csv (default), postgres-text, postgres-csv, mysql, mysql-csv
+	Separator byte   // field separator; 0 = the dialect's (csv: ',', or '\t' for .tsv files)
+	Quote     byte   // quote character; 0 = the dialect's ('"' or none)
+	NoQuote   bool   // no quoting at all (--quote none): a quote byte is ordinary text
+	Header    bool   // the first CSV record holds the column names (see CSVSource.Header)
+	Null      string // unquoted NULL marker; "" = the dialect's (csv: an empty unquoted field is NULL)
+	BatchRows int    // rows per batch; 0 = 4096
+	// ExpectedFields is the number of fields per CSV row (from the column spec); 0 = the header's, or
+	// without a header the most common count among the first records. Never the first row's alone:
+	// one malformed first line must not reject every good line.
+	ExpectedFields int
+	// PadShort accepts rows with fewer than ExpectedFields fields, the missing ones NULL (ImportTsv:
+	// missing trailing columns produce no cells).
+	PadShort bool
 
-	// Escape enables backslash-style escapes as written by MySQL `SELECT ... INTO OUTFILE` (whose
-	// default is ESCAPED BY '\\'): the escape character makes the next byte literal (separator, line
-	// feed, quote, itself), \0 \b \n \r \t \Z are control characters and an unquoted \N is NULL.
-	// 0 = no escapes (RFC 4180, PostgreSQL CSV).
-	Escape byte
+	// Escape is the escape character (the databases' ESCAPED BY / ESCAPE); 0 = the dialect's. Its
+	// rules are the dialect's: MySQL's (\0 \b \n \r \t \Z, anything else literal; also in the csv
+	// dialect), PostgreSQL TEXT's (plus \f \v, octal and \xHH) or PostgreSQL CSV's (inside quotes,
+	// before the quote or itself).
+	Escape   byte
+	NoEscape bool // no escapes at all (--escape none)
 
 	// TrimSpace removes leading and trailing ASCII spaces from unquoted CSV fields before the NULL
 	// check (Oracle SQL*Plus spools pad columns, and a NULL becomes blanks), and allows spaces around
@@ -56,14 +67,8 @@ const (
 // csvNormalized returns opts with defaults filled in for a CSV file at path, or an error for
 // separator/quote choices that cannot work.
 func csvNormalized(opts SourceOptions, path string) (SourceOptions, error) {
-	if opts.Separator == 0 {
-		opts.Separator = ','
-		if strings.HasSuffix(inputStripCompression(strings.ToLower(path)), ".tsv") {
-			opts.Separator = '\t'
-		}
-	}
-	if opts.Quote == 0 {
-		opts.Quote = '"'
+	if err := csvDialect(&opts, path); err != nil {
+		return opts, err
 	}
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = sourceDefaultBatchRows
@@ -82,7 +87,7 @@ func csvNormalized(opts SourceOptions, path string) (SourceOptions, error) {
 		return opts, fmt.Errorf("csv options: separator cannot be a line terminator (%q)", opts.Separator)
 	case opts.Quote == '\n' || opts.Quote == '\r':
 		return opts, fmt.Errorf("csv options: quote cannot be a line terminator (%q)", opts.Quote)
-	case opts.Separator == opts.Quote:
+	case opts.Quote != 0 && opts.Separator == opts.Quote:
 		return opts, fmt.Errorf("csv options: separator and quote are both %q", opts.Separator)
 	case opts.Escape != 0 && (opts.Escape == opts.Separator || opts.Escape == opts.Quote || opts.Escape == '\n' || opts.Escape == '\r'):
 		return opts, fmt.Errorf("csv options: escape %q clashes with the separator, quote or line end", opts.Escape)

@@ -1,6 +1,8 @@
 package sorter
 
 import (
+	"bytes"
+	"encoding/binary"
 	"slices"
 
 	"github.com/hfload/hfload/internal/cellrec"
@@ -8,7 +10,7 @@ import (
 
 // entry is the index of one record in the arena: 24 bytes, sorted instead of the records.
 type entry struct {
-	prefix uint64 // first 8 bytes of the row, big-endian, zero padded
+	prefix uint64 // first 8 bytes of the row, big-endian, zero padded (another 8 while radixSort sorts ties)
 	off    uint32 // offset of the record's length prefix in its slab
 	slab   uint32 // slab id
 	seq    uint64 // input order
@@ -33,6 +35,21 @@ func (a *arena) record(e *entry) []byte {
 	return s[k : k+int(n) : k+int(n)]
 }
 
+// row returns the row of e's record, in place.
+func (a *arena) row(e *entry) []byte {
+	s := a.slabs[e.slab][e.off:]
+	k := 0
+	for s[k] >= 0x80 { // skip the record's length
+		k++
+	}
+	s = s[k+1:]
+	if s[0] < 0x80 {
+		return s[1 : 1+s[0] : 1+s[0]]
+	}
+	rl, k := binary.Uvarint(s)
+	return s[k : k+int(rl) : k+int(rl)]
+}
+
 // head parses the header and the first cell of e's record.
 func (a *arena) head(e *entry) (h cellrec.Header, q, v []byte) {
 	h, cells, _ := cellrec.ParseHeader(a.record(e)) // validated when added
@@ -41,7 +58,8 @@ func (a *arena) head(e *entry) (h cellrec.Header, q, v []byte) {
 }
 
 // compare orders two entries by their records' first cells, then seq (records of one row and family
-// that overlap are interleaved later, by the resolver).
+// that overlap are interleaved later, by the resolver). Equal prefixes compare the rows in place; only
+// records of one row have their headers and first cells decoded.
 func (a *arena) compare(x, y *entry) int {
 	if x.prefix != y.prefix {
 		if x.prefix < y.prefix {
@@ -49,19 +67,37 @@ func (a *arena) compare(x, y *entry) int {
 		}
 		return 1
 	}
+	if c := bytes.Compare(a.row(x), a.row(y)); c != 0 {
+		return c
+	}
 	hx, qx, vx := a.head(x)
 	hy, qy, vy := a.head(y)
-	return cmpCells(&hx, qx, vx, x.seq, &hy, qy, vy, y.seq)
+	return cmpCellsInRow(&hx, qx, vx, x.seq, &hy, qy, vy, y.seq)
+}
+
+// word returns the 8 bytes of row from offset 8*w on, big-endian, zero padded, and whether the row
+// has bytes beyond them.
+func word(row []byte, w int) (uint64, bool) {
+	off := 8 * w
+	if len(row) >= off+8 {
+		return binary.BigEndian.Uint64(row[off:]), len(row) > off+8
+	}
+	if len(row) <= off {
+		return 0, false
+	}
+	var b [8]byte
+	copy(b[:], row[off:])
+	return binary.BigEndian.Uint64(b[:]), false
 }
 
 // radixCutoff is the size below which a bucket is sorted by comparisons.
 const radixCutoff = 64
 
-// smallGroup is the largest group of equal prefixes sorted by sortEqualPrefix.
+// smallGroup is the largest group of ties sorted by sortEqualPrefix.
 const smallGroup = 32
 
-// sortEqualPrefix sorts a small group whose prefixes are all equal (records of rows sharing their first
-// 8 bytes). It first restores arena order, which is the order the records were added in: exports are
+// sortEqualPrefix sorts a small group whose rows share all bytes before the words in their prefix
+// fields (see sortTies). It first restores arena order, which is the order the records were added in: exports are
 // often ordered by key, so the insertion sort that follows mostly confirms the order with one
 // comparison per entry instead of sorting a permutation the radix pass scrambled.
 func (a *arena) sortEqualPrefix(v []entry) {
@@ -108,7 +144,7 @@ func (a *arena) sort() {
 		a.segs = segs
 	default:
 		a.segs = nil
-		a.radixSort(a.idx, 0)
+		a.radixSort(a.idx, 0, 0)
 	}
 }
 
@@ -120,13 +156,15 @@ func (a *arena) order() order {
 	return newSegOrder(a)
 }
 
-func (a *arena) radixSort(v []entry, depth int) {
+// radixSort sorts v by the word of the rows that the entries' prefix fields hold (word 0, the row
+// prefix, unless sortTies put a later word there), from byte depth of that word on.
+func (a *arena) radixSort(v []entry, depth, w int) {
 	for {
-		if depth == 8 && len(v) <= smallGroup {
-			a.sortEqualPrefix(v)
+		if depth == 8 {
+			a.sortTies(v, w)
 			return
 		}
-		if len(v) < radixCutoff || depth == 8 {
+		if len(v) < radixCutoff {
 			slices.SortFunc(v, func(x, y entry) int { return a.compare(&x, &y) })
 			return
 		}
@@ -162,11 +200,44 @@ func (a *arena) radixSort(v []entry, depth int) {
 		start := 0
 		for b := range count {
 			if n := count[b]; n > 1 {
-				a.radixSort(v[start:start+n], depth+1)
+				a.radixSort(v[start:start+n], depth+1, w)
 			}
 			start += count[b]
 		}
 		return
+	}
+}
+
+// sortTies sorts a group of entries whose rows share their first 8*(w+1) bytes
+// (keys with a shared prefix: [customer][order], [host][event][time], [salt][id]): it radix sorts them
+// on the first later word in which their rows differ, held in the prefix fields meanwhile and then set
+// back to the group's (equal) prefix. Rows equal to their end are sorted by the full comparator.
+func (a *arena) sortTies(v []entry, w int) {
+	prefix := v[0].prefix
+	for {
+		w++
+		more, differ := false, false
+		for i := range v {
+			var m bool
+			v[i].prefix, m = word(a.row(&v[i]), w)
+			more = more || m
+			differ = differ || v[i].prefix != v[0].prefix
+		}
+		if !differ && more {
+			continue
+		}
+		switch {
+		case len(v) <= smallGroup:
+			a.sortEqualPrefix(v)
+		case differ:
+			a.radixSort(v, 0, w)
+		default:
+			slices.SortFunc(v, func(x, y entry) int { return a.compare(&x, &y) })
+		}
+		break
+	}
+	for i := range v {
+		v[i].prefix = prefix
 	}
 }
 
@@ -186,72 +257,44 @@ func (o *idxOrder) next() (int, bool) {
 	return o.i - 1, true
 }
 
-// segOrder produces the positions of an index made of a few ascending segments, with a binary heap of
+// segOrder produces the positions of an index made of a few ascending segments, with a heap of
 // segment cursors ordered by the arena's comparator. On input that was sorted apart from how batches
 // interleaved, the top cursor stays on top for long stretches and each record costs one or two
 // comparisons, mostly on the cached prefixes.
 type segOrder struct {
-	a       *arena
-	h       []segCursor
+	h       heap[segCursor]
 	started bool
 }
 
 type segCursor struct{ i, end int }
 
 func newSegOrder(a *arena) *segOrder {
-	m := &segOrder{a: a, h: make([]segCursor, 0, len(a.segs))}
+	m := &segOrder{h: heap[segCursor]{s: make([]segCursor, 0, len(a.segs)), less: func(x, y segCursor) bool {
+		return a.compare(&a.idx[x.i], &a.idx[y.i]) < 0
+	}}}
 	for k, start := range a.segs {
 		end := len(a.idx)
 		if k+1 < len(a.segs) {
 			end = a.segs[k+1]
 		}
-		m.h = append(m.h, segCursor{start, end})
+		m.h.s = append(m.h.s, segCursor{start, end})
 	}
-	for i := len(m.h)/2 - 1; i >= 0; i-- {
-		m.down(i)
-	}
+	m.h.init()
 	return m
 }
 
-func (m *segOrder) less(x, y int) bool {
-	return m.a.compare(&m.a.idx[m.h[x].i], &m.a.idx[m.h[y].i]) < 0
-}
-
-func (m *segOrder) down(i int) {
-	n := len(m.h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		j := l
-		if r := l + 1; r < n && m.less(r, l) {
-			j = r
-		}
-		if !m.less(j, i) {
-			return
-		}
-		m.h[i], m.h[j] = m.h[j], m.h[i]
-		i = j
-	}
-}
-
 func (m *segOrder) next() (int, bool) {
-	if m.started && len(m.h) > 0 {
-		top := &m.h[0]
+	if m.started && len(m.h.s) > 0 {
+		top := &m.h.s[0]
 		top.i++
 		if top.i == top.end {
-			last := len(m.h) - 1
-			m.h[0] = m.h[last]
-			m.h = m.h[:last]
+			m.h.pop()
 		}
-		if len(m.h) > 0 {
-			m.down(0)
-		}
+		m.h.down(0)
 	}
 	m.started = true
-	if len(m.h) == 0 {
+	if len(m.h.s) == 0 {
 		return 0, false
 	}
-	return m.h[0].i, true
+	return m.h.s[0].i, true
 }

@@ -13,7 +13,7 @@ import (
 // mostly of cached row prefixes), cell by cell only where views of one row and family interleave.
 type merger struct {
 	d       *cellrec.Dict
-	h       []source // heap ordered by cur()
+	h       heap[source] // ordered by cur()
 	readers []*runReader
 	started bool
 	emitted int  // cells bytes of h[0].cur() handed out by the last next
@@ -21,9 +21,14 @@ type merger struct {
 	out     view
 }
 
+// newMergerOf returns a merger of no sources yet.
+func newMergerOf(d *cellrec.Dict) *merger {
+	return &merger{d: d, h: heap[source]{less: func(a, b source) bool { return cmpViews(a.cur(), b.cur()) < 0 }}}
+}
+
 // newMerger opens the runs (their read buffers must already be reserved) plus an optional extra source.
 func newMerger(ctx context.Context, d *cellrec.Dict, runs []*runInfo, extra source) (*merger, error) {
-	m := &merger{d: d}
+	m := newMergerOf(d)
 	for _, r := range runs {
 		rr, err := openRun(ctx, d, r)
 		if err != nil {
@@ -31,49 +36,19 @@ func newMerger(ctx context.Context, d *cellrec.Dict, runs []*runInfo, extra sour
 			return nil, err
 		}
 		m.readers = append(m.readers, rr)
-		m.h = append(m.h, rr)
+		m.h.s = append(m.h.s, rr)
 	}
 	if extra != nil {
-		m.h = append(m.h, extra)
+		m.h.s = append(m.h.s, extra)
 	}
 	return m, nil
-}
-
-func (m *merger) less(i, j int) bool { return cmpViews(m.h[i].cur(), m.h[j].cur()) < 0 }
-
-func (m *merger) down(i int) {
-	h := m.h
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		j := l
-		if r := l + 1; r < n && m.less(r, l) {
-			j = r
-		}
-		if !m.less(j, i) {
-			return
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
-}
-
-// pop removes the top source.
-func (m *merger) pop() {
-	last := len(m.h) - 1
-	m.h[0] = m.h[last]
-	m.h[last] = nil
-	m.h = m.h[:last]
 }
 
 func (m *merger) next() (bool, error) {
 	if !m.started {
 		m.started = true
-		live := m.h[:0]
-		for _, s := range m.h {
+		live := m.h.s[:0]
+		for _, s := range m.h.s {
 			ok, err := s.next()
 			if err != nil {
 				return false, err
@@ -82,37 +57,33 @@ func (m *merger) next() (bool, error) {
 				live = append(live, s)
 			}
 		}
-		m.h = live
-		for i := len(m.h)/2 - 1; i >= 0; i-- {
-			m.down(i)
-		}
+		clear(m.h.s[len(live):])
+		m.h.s = live
+		m.h.init()
 	} else if m.emitted > 0 {
 		if m.done {
-			ok, err := m.h[0].next()
+			ok, err := m.h.s[0].next()
 			if err != nil {
 				return false, err
 			}
 			if !ok {
-				m.pop()
+				m.h.pop()
 			}
 		} else {
-			m.h[0].cur().drop(m.d, m.emitted)
+			m.h.s[0].cur().drop(m.d, m.emitted)
 		}
 		m.emitted = 0
-		if len(m.h) > 1 {
-			m.down(0)
+		if len(m.h.s) > 1 {
+			m.h.down(0)
 		}
 	}
-	if len(m.h) == 0 {
+	if len(m.h.s) == 0 {
 		return false, nil
 	}
-	top := m.h[0].cur()
+	top := m.h.s[0].cur()
 	var bound *view
-	if len(m.h) > 1 {
-		bound = m.h[1].cur()
-		if len(m.h) > 2 && cmpViews(m.h[2].cur(), bound) < 0 {
-			bound = m.h[2].cur()
-		}
+	if k := m.h.second(); k > 0 {
+		bound = m.h.s[k].cur()
 	}
 	n := below(m.d, top, bound)
 	m.out = *top
@@ -132,7 +103,7 @@ func (m *merger) close() error {
 			errs = append(errs, err)
 		}
 	}
-	m.readers, m.h = nil, nil
+	m.readers, m.h.s = nil, nil
 	return errors.Join(errs...)
 }
 

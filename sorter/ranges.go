@@ -85,7 +85,7 @@ func (r *Ranges) Open(ctx context.Context, lo, hi []byte) (*Iterator, error) {
 	}
 	it := &Iterator{s: s, ctx: ctx, reserved: need, ranged: true}
 	if len(runs) > 0 {
-		m := &merger{d: s.p.dict}
+		m := newMergerOf(s.p.dict)
 		for _, ri := range runs {
 			rr, err := openRunAt(ctx, s.p.dict, ri, ri.seek(lo))
 			if err != nil {
@@ -95,7 +95,7 @@ func (r *Ranges) Open(ctx context.Context, lo, hi []byte) (*Iterator, error) {
 			}
 			rr.keep = true
 			m.readers = append(m.readers, rr)
-			m.h = append(m.h, &rangeSource{src: rr, lo: lo, hi: hi})
+			m.h.s = append(m.h.s, &rangeSource{src: rr, lo: lo, hi: hi})
 		}
 		it.m, it.src = m, m
 	}

@@ -1,6 +1,8 @@
 package sorter
 
 import (
+	"bytes"
+
 	"github.com/hfload/hfload/internal/cellrec"
 )
 
@@ -22,7 +24,7 @@ type resolver struct {
 	a       *arena
 	ord     order
 	la      int // lookahead: the next position of ord, -1 at the end
-	heap    []cursor
+	heap    heap[cursor]
 	emitted int  // cells bytes of heap[0] handed out by the last next
 	done    bool // ... and they were the rest of its record
 	out     view
@@ -30,7 +32,8 @@ type resolver struct {
 }
 
 func newResolver(a *arena) *resolver {
-	r := &resolver{a: a, ord: a.order(), heap: make([]cursor, 0, 4)}
+	r := &resolver{a: a, ord: a.order()}
+	r.heap = heap[cursor]{s: make([]cursor, 0, 4), less: r.less}
 	r.fetch()
 	return r
 }
@@ -52,95 +55,63 @@ func (r *resolver) cells(c cursor) (cellrec.Header, []byte) {
 }
 
 // less orders two cursors by (current cell, seq). A cursor's current cell is in its record's row, so the
-// entry's row prefix still decides whenever it differs.
+// entry's row prefix still decides whenever it differs, and otherwise the rows compared in place do
+// unless they are equal.
 func (r *resolver) less(x, y cursor) bool {
 	ex, ey := &r.a.idx[x.i], &r.a.idx[y.i]
 	if ex.prefix != ey.prefix {
 		return ex.prefix < ey.prefix
 	}
+	if c := bytes.Compare(r.a.row(ex), r.a.row(ey)); c != 0 {
+		return c < 0
+	}
 	hx, cx := r.cells(x)
 	hy, cy := r.cells(y)
 	qx, vx, _ := r.a.d.Next(cx)
 	qy, vy, _ := r.a.d.Next(cy)
-	return cmpCells(&hx, qx, vx, ex.seq, &hy, qy, vy, ey.seq) < 0
-}
-
-func (r *resolver) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !r.less(r.heap[i], r.heap[p]) {
-			return
-		}
-		r.heap[i], r.heap[p] = r.heap[p], r.heap[i]
-		i = p
-	}
-}
-
-func (r *resolver) down(i int) {
-	h := r.heap
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		j := l
-		if k := l + 1; k < n && r.less(h[k], h[l]) {
-			j = k
-		}
-		if !r.less(h[j], h[i]) {
-			return
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
-}
-
-func (r *resolver) push(c cursor) {
-	r.heap = append(r.heap, c)
-	r.up(len(r.heap) - 1)
+	return cmpCellsInRow(&hx, qx, vx, ex.seq, &hy, qy, vy, ey.seq) < 0
 }
 
 func (r *resolver) next() (bool, error) {
 	if r.emitted > 0 {
-		if r.done {
-			last := len(r.heap) - 1
-			r.heap[0] = r.heap[last]
-			r.heap = r.heap[:last]
-		} else {
-			r.heap[0].pos += uint32(r.emitted)
+		switch {
+		case !r.done:
+			r.heap.s[0].pos += uint32(r.emitted)
+		case len(r.heap.s) == 1: // the common case: one record at a time
+			r.heap.s = r.heap.s[:0]
+		default:
+			r.heap.pop()
 		}
-		if len(r.heap) > 1 {
-			r.down(0)
+		if len(r.heap.s) > 1 {
+			r.heap.down(0)
 		}
 		r.emitted = 0
 	}
-	if len(r.heap) == 0 {
+	if len(r.heap.s) == 0 {
 		if r.la < 0 {
 			return false, nil
 		}
-		r.push(cursor{i: uint32(r.la)})
+		r.heap.s = append(r.heap.s, cursor{i: uint32(r.la)})
 		r.fetch()
 	}
 	// Records whose first cell sorts before the top's current cell join before the top goes on (later
 	// records start no earlier than this one).
-	for r.la >= 0 && r.less(cursor{i: uint32(r.la)}, r.heap[0]) {
-		r.push(cursor{i: uint32(r.la)})
+	for r.la >= 0 && r.less(cursor{i: uint32(r.la)}, r.heap.s[0]) {
+		r.heap.push(cursor{i: uint32(r.la)})
 		r.fetch()
 	}
-	top := r.heap[0]
+	top := r.heap.s[0]
 	h, cells := r.cells(top)
 	r.out.set(r.a.d, &h, cells, r.a.idx[top.i].seq)
 	n := len(cells)
-	if len(r.heap) > 1 || r.la >= 0 && r.a.idx[r.la].prefix == r.out.prefix {
-		// Something of the same row prefix comes next: hand on only what sorts before the smallest
+	if len(r.heap.s) > 1 || r.la >= 0 && r.a.idx[r.la].prefix == r.out.prefix && bytes.Equal(r.a.row(&r.a.idx[r.la]), h.Row) {
+		// Something of the same row comes next: hand on only what sorts before the smallest
 		// other candidate.
 		var b cursor
-		has := false
-		for k := 1; k <= 2 && k < len(r.heap); k++ {
-			if !has || r.less(r.heap[k], b) {
-				b, has = r.heap[k], true
-			}
+		k := r.heap.second()
+		has := k > 0
+		if has {
+			b = r.heap.s[k]
 		}
 		if la := (cursor{i: uint32(r.la)}); r.la >= 0 && (!has || r.less(la, b)) {
 			b, has = la, true

@@ -51,6 +51,14 @@ func cmpCells(ah *cellrec.Header, aq, av []byte, aseq uint64, bh *cellrec.Header
 	return cmpSeqValue(aseq, av, bseq, bv)
 }
 
+// cmpCellsInRow is cmpCells for two cells known to have equal rows.
+func cmpCellsInRow(ah *cellrec.Header, aq, av []byte, aseq uint64, bh *cellrec.Header, bq, bv []byte, bseq uint64) int {
+	if c := cellrec.CompareInRow(ah, aq, bh, bq); c != 0 {
+		return c
+	}
+	return cmpSeqValue(aseq, av, bseq, bv)
+}
+
 func cmpSeqValue(aseq uint64, av []byte, bseq uint64, bv []byte) int {
 	switch {
 	case aseq < bseq:

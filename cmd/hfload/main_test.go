@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"testing"
+
+	"github.com/hfload/hfload/internal/storage/s3test"
 )
 
 // cliEnv makes the test binary act as the hfload command: subprocess tests
@@ -14,5 +16,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(run(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(s3test.Main(m, &gw))
 }
+
+// gw is the package's private S3 gateway (issue 20 tests); tests that need it call gw.Need.
+var gw s3test.Gateway

@@ -135,7 +135,7 @@ func (s *S3) Put(ctx context.Context, key string, data []byte, opts PutOptions) 
 
 func (s *S3) Delete(ctx context.Context, key string) error {
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key})
-	if err = s.wrap("delete", key, err); errors.Is(err, ErrNotExist) && !isKind(err, KindNoBucket) {
+	if err = s.wrap("delete", key, err); errors.Is(err, ErrNotExist) && !IsKind(err, KindNoBucket) {
 		return nil
 	}
 	return err
@@ -232,7 +232,8 @@ func quote(etag string) string {
 	return `"` + etag + `"`
 }
 
-func isKind(err error, k Kind) bool {
+// IsKind reports whether err is a storage *Error of kind k.
+func IsKind(err error, k Kind) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Kind == k
 }

@@ -1,0 +1,63 @@
+package jobs
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/hfload/hfload/internal/storage"
+)
+
+// fingerprintRemote is Fingerprint of an object (s3://bucket/key): its size and last-modified time,
+// and with checksum, the SHA-256 of its bytes streamed once more.
+func fingerprintRemote(ctx context.Context, url string, checksum bool) (InputFile, error) {
+	st, key, err := remoteStore(ctx, url)
+	if err != nil {
+		return InputFile{}, err
+	}
+	info, err := st.Stat(ctx, key)
+	if err != nil {
+		return InputFile{}, err
+	}
+	in := InputFile{Path: url, Size: info.Size, MTime: info.ModTime.UTC(), ETag: info.ETag}
+	if checksum {
+		if in.Checksum, err = ChecksumFile(ctx, url); err != nil {
+			return InputFile{}, err
+		}
+	}
+	return in, nil
+}
+
+// openForChecksum opens a local file or streams an object.
+func openForChecksum(ctx context.Context, path string) (io.ReadCloser, error) {
+	if !storage.IsRemote(path) {
+		return os.Open(path)
+	}
+	st, key, err := remoteStore(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return st.Reader(ctx, key, 0)
+}
+
+func remoteStore(ctx context.Context, url string) (storage.Store, string, error) {
+	loc, err := storage.Parse(url)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := storage.NewS3(ctx, loc.Bucket, storage.S3Options{})
+	if err != nil {
+		return nil, "", err
+	}
+	return st, loc.Key, nil
+}
+
+// absInput is the identity state remembers an input by: the absolute path of a local file, the URL of
+// an object.
+func absInput(path string) (string, error) {
+	if storage.IsRemote(path) {
+		return path, nil
+	}
+	return filepath.Abs(path)
+}
