@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/spf13/pflag"
 
 	"github.com/hfload/hfload/internal/beamrun"
@@ -80,6 +81,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hfload-beam: one job file at most, got %v\n", append(fs.Args(), flag.CommandLine.Args()...))
 		return jobs.ExitUsage
 	}
+	if err := defaultWorkerBinary(); err != nil {
+		return fail(stderr, err)
+	}
 	beam.Init()
 	job, err := jf.Load(fs.Args())
 	if err != nil {
@@ -123,6 +127,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	return 0
+}
+
+// defaultWorkerBinary makes this binary the pipeline's worker when the workers are not in process
+// (the Go SDK would otherwise try to compile the program from source with the go command).
+func defaultWorkerBinary() error {
+	if *jobopts.WorkerBinary != "" || jobopts.IsLoopback() {
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("%w: the worker binary (this program): %w", jobs.ErrConfig, err)
+	}
+	*jobopts.WorkerBinary = self
+	return nil
 }
 
 func fail(stderr io.Writer, err error) int {
