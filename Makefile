@@ -3,11 +3,15 @@ GO      ?= go
 BIN     := bin/hfload
 PKGS    := ./...
 DEMO    := demo-out
+# The version `hfload --version` and manifests report (internal/version): the nearest tag, the commit, and
+# -dirty for uncommitted changes. Without git, the go command's build information decides.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS := -X github.com/hfload/hfload/internal/version.stamped=$(VERSION)
 
 .PHONY: build build-beam test bench bench-go bench-cli demo lint fuzz clean
 
 build:
-	$(GO) build -o $(BIN) ./cmd/hfload
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hfload
 
 # hfload-beam: the Beam driver (docs/distributed.md), a separate binary because Beam is heavy.
 # -tags dataflow adds the Dataflow runner.

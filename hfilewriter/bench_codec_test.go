@@ -151,7 +151,7 @@ func BenchmarkSnappyBlockEncoders(b *testing.B) {
 		var blocks [][]byte
 		var total int64
 		for _, blk := range writerTestScannedBlocks(b, writeCells(b, o, cells), CompressionNone) {
-			if blk.magic == string(BlockData[:]) || blk.magic == string(BlockEncodedData[:]) {
+			if blk.magic == string(BlockData) || blk.magic == string(BlockEncodedData) {
 				blocks = append(blocks, blk.payload)
 				total += int64(len(blk.payload))
 			}

@@ -1,24 +1,53 @@
 package hfilewriter
 
-// BlockType identifies an HFile block by its 8-byte magic (HBase BlockType).
-type BlockType [8]byte
+// BlockType identifies an HFile block by its 8-byte magic (HBase BlockType). Its values are the
+// Block* constants; a header with any other magic is refused.
+type BlockType string
 
 // Block magics (§4.3 of the format spec).
-var (
-	BlockData                  = BlockType{'D', 'A', 'T', 'A', 'B', 'L', 'K', '*'}
-	BlockEncodedData           = BlockType{'D', 'A', 'T', 'A', 'B', 'L', 'K', 'E'}
-	BlockLeafIndex             = BlockType{'I', 'D', 'X', 'L', 'E', 'A', 'F', '2'}
-	BlockBloomChunk            = BlockType{'B', 'L', 'M', 'F', 'B', 'L', 'K', '2'}
-	BlockMeta                  = BlockType{'M', 'E', 'T', 'A', 'B', 'L', 'K', 'c'}
-	BlockIntermediateIndex     = BlockType{'I', 'D', 'X', 'I', 'N', 'T', 'E', '2'}
-	BlockRootIndex             = BlockType{'I', 'D', 'X', 'R', 'O', 'O', 'T', '2'}
-	BlockFileInfo              = BlockType{'F', 'I', 'L', 'E', 'I', 'N', 'F', '2'}
-	BlockGeneralBloomMeta      = BlockType{'B', 'L', 'M', 'F', 'M', 'E', 'T', '2'}
-	BlockDeleteFamilyBloomMeta = BlockType{'D', 'F', 'B', 'L', 'M', 'E', 'T', '2'}
-	TrailerMagic               = BlockType{'T', 'R', 'A', 'B', 'L', 'K', '"', '$'}
+const (
+	BlockData                  BlockType = "DATABLK*"
+	BlockEncodedData           BlockType = "DATABLKE"
+	BlockLeafIndex             BlockType = "IDXLEAF2"
+	BlockBloomChunk            BlockType = "BLMFBLK2"
+	BlockMeta                  BlockType = "METABLKc"
+	BlockIntermediateIndex     BlockType = "IDXINTE2"
+	BlockRootIndex             BlockType = "IDXROOT2"
+	BlockFileInfo              BlockType = "FILEINF2"
+	BlockGeneralBloomMeta      BlockType = "BLMFMET2"
+	BlockDeleteFamilyBloomMeta BlockType = "DFBLMET2"
+	TrailerMagic               BlockType = "TRABLK\"$"
 )
 
-func (t BlockType) String() string { return string(t[:]) }
+func (t BlockType) String() string { return string(t) }
+
+// blockTypeOf returns the block type whose magic is b (8 bytes), and false for an unknown magic.
+// It does not allocate for a known magic.
+func blockTypeOf(b []byte) (BlockType, bool) {
+	switch BlockType(b) {
+	case BlockData:
+		return BlockData, true
+	case BlockEncodedData:
+		return BlockEncodedData, true
+	case BlockLeafIndex:
+		return BlockLeafIndex, true
+	case BlockBloomChunk:
+		return BlockBloomChunk, true
+	case BlockMeta:
+		return BlockMeta, true
+	case BlockIntermediateIndex:
+		return BlockIntermediateIndex, true
+	case BlockRootIndex:
+		return BlockRootIndex, true
+	case BlockFileInfo:
+		return BlockFileInfo, true
+	case BlockGeneralBloomMeta:
+		return BlockGeneralBloomMeta, true
+	case BlockDeleteFamilyBloomMeta:
+		return BlockDeleteFamilyBloomMeta, true
+	}
+	return BlockType(b), false
+}
 
 // Block header layout (minor version >= 1).
 const (
@@ -30,57 +59,136 @@ const (
 	DefaultBytesPerChecksum = 16384
 )
 
-// ChecksumType is the block checksum algorithm (HBase ChecksumType).
+// Checksum is the block checksum a Writer writes. Its zero value is ChecksumCRC32C, HBase's
+// default (hbase.hstore.checksum.algorithm); the code stored in block headers is Checksum.Type.
+type Checksum uint8
+
+// Block checksums a Writer can write.
+const (
+	ChecksumCRC32C Checksum = iota
+	ChecksumCRC32
+	ChecksumNull // no checksums (zeros), as hbase.hstore.checksum.algorithm=NULL
+)
+
+// Type returns the checksum type code stored in block headers (HBase ChecksumType.getCode), and
+// ChecksumTypeUnknown for a value that is not one of the Checksum constants.
+func (c Checksum) Type() ChecksumType {
+	switch c {
+	case ChecksumCRC32C:
+		return ChecksumTypeCRC32C
+	case ChecksumCRC32:
+		return ChecksumTypeCRC32
+	case ChecksumNull:
+		return ChecksumTypeNull
+	}
+	return ChecksumTypeUnknown
+}
+
+func (c Checksum) String() string { return c.Type().String() }
+
+// ChecksumType is the block checksum algorithm code in a block header (HBase ChecksumType).
 type ChecksumType byte
 
-// Checksum types.
+// Checksum type codes.
 const (
-	ChecksumNull   ChecksumType = 0
-	ChecksumCRC32  ChecksumType = 1
-	ChecksumCRC32C ChecksumType = 2
+	ChecksumTypeNull   ChecksumType = 0
+	ChecksumTypeCRC32  ChecksumType = 1
+	ChecksumTypeCRC32C ChecksumType = 2
+	// ChecksumTypeUnknown is no code HBase has: what Checksum.Type returns for an invalid Checksum.
+	ChecksumTypeUnknown ChecksumType = 0xFF
 )
 
 func (c ChecksumType) String() string {
 	switch c {
-	case ChecksumNull:
+	case ChecksumTypeNull:
 		return "NULL"
-	case ChecksumCRC32:
+	case ChecksumTypeCRC32:
 		return "CRC32"
-	case ChecksumCRC32C:
+	case ChecksumTypeCRC32C:
 		return "CRC32C"
 	}
 	return "UNKNOWN"
 }
 
-// Compression is the Compression.Algorithm ordinal stored in the trailer.
-type Compression uint32
+// Compression is the block compression codec a Writer uses. Its zero value is CompressionNone,
+// HBase's default; the ordinal stored in the trailer is Compression.Codec, a different number.
+type Compression uint8
 
-// Compression algorithms (ordinals of HBase's Compression.Algorithm).
+// Compression codecs a Writer can write.
 const (
-	CompressionLZO    Compression = 0
-	CompressionGZ     Compression = 1
-	CompressionNone   Compression = 2
-	CompressionSnappy Compression = 3
-	CompressionLZ4    Compression = 4
-	CompressionBZIP2  Compression = 5
-	CompressionZSTD   Compression = 6
+	CompressionNone Compression = iota
+	CompressionGZ
+	CompressionSnappy
+	CompressionLZ4
+	CompressionZSTD
 )
 
-func (c Compression) String() string {
+// Compressions returns the codecs a Writer can write, in the order of their constants.
+func Compressions() []Compression {
+	return []Compression{CompressionNone, CompressionGZ, CompressionSnappy, CompressionLZ4, CompressionZSTD}
+}
+
+// Codec returns the ordinal HBase stores in the trailer for c (Compression.Algorithm), and
+// CodecUnknown for a value that is not one of the Compression constants.
+func (c Compression) Codec() CompressionCodec {
 	switch c {
-	case CompressionLZO:
-		return "lzo"
-	case CompressionGZ:
-		return "gz"
 	case CompressionNone:
-		return "none"
+		return CodecNone
+	case CompressionGZ:
+		return CodecGZ
 	case CompressionSnappy:
-		return "snappy"
+		return CodecSnappy
 	case CompressionLZ4:
-		return "lz4"
-	case CompressionBZIP2:
-		return "bzip2"
+		return CodecLZ4
 	case CompressionZSTD:
+		return CodecZSTD
+	}
+	return CodecUnknown
+}
+
+func (c Compression) String() string { return c.Codec().String() }
+
+// CompressionCodec is the Compression.Algorithm ordinal stored in the trailer (compressionCodec).
+type CompressionCodec uint32
+
+// Compression.Algorithm ordinals. LZO and BZIP2 can be named but neither read nor written.
+const (
+	CodecLZO    CompressionCodec = 0
+	CodecGZ     CompressionCodec = 1
+	CodecNone   CompressionCodec = 2
+	CodecSnappy CompressionCodec = 3
+	CodecLZ4    CompressionCodec = 4
+	CodecBZIP2  CompressionCodec = 5
+	CodecZSTD   CompressionCodec = 6
+	// CodecUnknown is no ordinal HBase has: what Compression.Codec returns for an invalid Compression.
+	CodecUnknown CompressionCodec = 0xFFFFFFFF
+)
+
+// Compression returns the Writer codec stored as c, and false for LZO, BZIP2 and unknown ordinals.
+func (c CompressionCodec) Compression() (Compression, bool) {
+	for _, w := range Compressions() {
+		if w.Codec() == c {
+			return w, true
+		}
+	}
+	return 0, false
+}
+
+func (c CompressionCodec) String() string {
+	switch c {
+	case CodecLZO:
+		return "lzo"
+	case CodecGZ:
+		return "gz"
+	case CodecNone:
+		return "none"
+	case CodecSnappy:
+		return "snappy"
+	case CodecLZ4:
+		return "lz4"
+	case CodecBZIP2:
+		return "bzip2"
+	case CodecZSTD:
 		return "zstd"
 	}
 	return "unknown"
@@ -115,13 +223,14 @@ func (e DataBlockEncoding) String() string {
 	return "UNKNOWN"
 }
 
-// BloomType is the general bloom filter type of a store file.
+// BloomType is the general bloom filter type of a store file. Its zero value is BloomRow, HBase's
+// default for new column families; the file info stores the name (String), not the number.
 type BloomType byte
 
 // Bloom types.
 const (
-	BloomNone BloomType = iota
-	BloomRow
+	BloomRow BloomType = iota
+	BloomNone
 	BloomRowCol
 )
 

@@ -23,9 +23,9 @@ func AppendChecksums(dst, data []byte, typ ChecksumType, bytesPerChecksum int) [
 		end := min(off+bytesPerChecksum, len(data))
 		var sum uint32
 		switch typ {
-		case ChecksumCRC32:
+		case ChecksumTypeCRC32:
 			sum = crc32.ChecksumIEEE(data[off:end])
-		case ChecksumCRC32C:
+		case ChecksumTypeCRC32C:
 			sum = crc32.Checksum(data[off:end], castagnoli)
 		}
 		dst = binary.BigEndian.AppendUint32(dst, sum)
@@ -36,10 +36,10 @@ func AppendChecksums(dst, data []byte, typ ChecksumType, bytesPerChecksum int) [
 // VerifyChecksums checks sums (the stored checksum bytes) against data. It returns an error naming the
 // first chunk that does not match.
 func VerifyChecksums(data, sums []byte, typ ChecksumType, bytesPerChecksum int) error {
-	if typ == ChecksumNull {
+	if typ == ChecksumTypeNull {
 		return nil
 	}
-	if typ != ChecksumCRC32 && typ != ChecksumCRC32C {
+	if typ != ChecksumTypeCRC32 && typ != ChecksumTypeCRC32C {
 		return fmt.Errorf("unknown checksum type %d", typ)
 	}
 	if bytesPerChecksum <= 0 {
@@ -51,7 +51,7 @@ func VerifyChecksums(data, sums []byte, typ ChecksumType, bytesPerChecksum int) 
 	for i, off := 0, 0; off < len(data); i, off = i+1, off+bytesPerChecksum {
 		end := min(off+bytesPerChecksum, len(data))
 		var got uint32
-		if typ == ChecksumCRC32 {
+		if typ == ChecksumTypeCRC32 {
 			got = crc32.ChecksumIEEE(data[off:end])
 		} else {
 			got = crc32.Checksum(data[off:end], castagnoli)

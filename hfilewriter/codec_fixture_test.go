@@ -11,6 +11,14 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// newWriteCompressor is the compressor of a codec at its default level.
+func newWriteCompressor(c Compression) (writeCompressor, error) { return newWriteCompressorLevel(c, 0) }
+
+// decompressBlockPayload decompresses one block payload into a new buffer.
+func decompressBlockPayload(codec CompressionCodec, src []byte, n int) ([]byte, error) {
+	return decompressBlockPayloadInto(codec, src, n, nil)
+}
+
 // These fixtures derive the expected bytes by hand from the formats' specifications, independently
 // of the encoder/compressor code under test.
 
@@ -42,12 +50,12 @@ func TestFixtureSnappyHadoopFraming(t *testing.T) {
 	twoChunks := []byte{0, 0, 0, 10, 0, 0, 0, 5, 3, 2 << 2, 'a', 'b', 'c', 0, 0, 0, 9, 7, 6 << 2, 'd', 'e', 'f', 'g', 'h', 'i', 'j'}
 	twoOuter := []byte{0, 0, 0, 3, 0, 0, 0, 5, 3, 2 << 2, 'a', 'b', 'c', 0, 0, 0, 7, 0, 0, 0, 9, 7, 6 << 2, 'd', 'e', 'f', 'g', 'h', 'i', 'j'}
 	for name, src := range map[string][]byte{"one": want, "two-chunks": twoChunks, "two-outer": twoOuter} {
-		out, err := decompressBlockPayload(CompressionSnappy, src, 10)
+		out, err := decompressBlockPayload(CompressionSnappy.Codec(), src, 10)
 		if err != nil || !bytes.Equal(out, payload) {
 			t.Errorf("%s: %q, %v", name, out, err)
 		}
 	}
-	if _, err := decompressBlockPayload(CompressionSnappy, want, 11); err == nil {
+	if _, err := decompressBlockPayload(CompressionSnappy.Codec(), want, 11); err == nil {
 		t.Error("a block shorter than the header's uncompressed size was accepted")
 	}
 }
@@ -57,7 +65,7 @@ func TestFixtureSnappyHadoopFraming(t *testing.T) {
 func TestFixtureLZ4HadoopFraming(t *testing.T) {
 	payload := []byte("abcdefghij")
 	hand := append([]byte{0, 0, 0, 10, 0, 0, 0, 11, 10 << 4}, payload...)
-	out, err := decompressBlockPayload(CompressionLZ4, hand, 10)
+	out, err := decompressBlockPayload(CompressionLZ4.Codec(), hand, 10)
 	if err != nil || !bytes.Equal(out, payload) {
 		t.Fatalf("hand-built LZ4 block: %q, %v", out, err)
 	}
@@ -82,7 +90,7 @@ func TestFixtureLZ4HadoopFraming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back, err := decompressBlockPayload(CompressionLZ4, enc, len(noise)); err != nil || !bytes.Equal(back, noise) {
+	if back, err := decompressBlockPayload(CompressionLZ4.Codec(), enc, len(noise)); err != nil || !bytes.Equal(back, noise) {
 		t.Fatalf("incompressible LZ4 round trip: %v", err)
 	}
 }
@@ -111,7 +119,7 @@ func TestFixtureGzipMember(t *testing.T) {
 		if n := binary.LittleEndian.Uint32(tr[4:]); n != uint32(len(payload)) {
 			t.Fatalf("trailer ISIZE %d, want %d", n, len(payload))
 		}
-		if out, err := decompressBlockPayload(CompressionGZ, got, len(payload)); err != nil || !bytes.Equal(out, payload) {
+		if out, err := decompressBlockPayload(CompressionGZ.Codec(), got, len(payload)); err != nil || !bytes.Equal(out, payload) {
 			t.Fatalf("gzip round trip: %v", err)
 		}
 	}
@@ -142,7 +150,7 @@ func TestFixtureZstdFramings(t *testing.T) {
 	if out, err := dec.DecodeAll(got, nil); err != nil || !bytes.Equal(out, payload) {
 		t.Fatalf("independent zstd decoder: %v", err)
 	}
-	if out, err := decompressBlockPayload(CompressionZSTD, got, len(payload)); err != nil || !bytes.Equal(out, payload) {
+	if out, err := decompressBlockPayload(CompressionZSTD.Codec(), got, len(payload)); err != nil || !bytes.Equal(out, payload) {
 		t.Fatalf("reader, raw frame: %v", err)
 	}
 	// Hadoop block framing around the two halves, each its own frame.
@@ -156,7 +164,7 @@ func TestFixtureZstdFramings(t *testing.T) {
 		framed = binary.BigEndian.AppendUint32(framed, uint32(len(f)))
 		framed = append(framed, f...)
 	}
-	if out, err := decompressBlockPayload(CompressionZSTD, framed, len(payload)); err != nil || !bytes.Equal(out, payload) {
+	if out, err := decompressBlockPayload(CompressionZSTD.Codec(), framed, len(payload)); err != nil || !bytes.Equal(out, payload) {
 		t.Fatalf("reader, Hadoop block framing: %v", err)
 	}
 }

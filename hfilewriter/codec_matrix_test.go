@@ -80,7 +80,7 @@ func TestCodecMatrixRoundTrip(t *testing.T) {
 			cells := matrixTestCells(t, rng, 300, version == 3)
 			data := writeCells(t, o, cells)
 			r := writerTestReadBack(t, data, cells, o) // cells, Verify, entry count, blooms
-			if tr := r.Trailer(); tr.MajorVersion != version || tr.Compression != comp {
+			if tr := r.Trailer(); tr.MajorVersion != version || tr.Compression != comp.Codec() {
 				t.Fatalf("trailer v%d codec %s", tr.MajorVersion, tr.Compression)
 			}
 			if r.DataBlockEncoding() != enc || r.BloomType() != bloom {

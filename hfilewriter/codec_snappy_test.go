@@ -73,7 +73,7 @@ func TestSnappyBlocksAreStandardSnappy(t *testing.T) {
 		if want := (len(p) + maxInput - 1) / maxInput; chunks != want {
 			t.Fatalf("%s: %d chunks, want %d", name, chunks, want)
 		}
-		if back, err := decompressBlockPayload(CompressionSnappy, got, len(p)); err != nil || !bytes.Equal(back, p) {
+		if back, err := decompressBlockPayload(CompressionSnappy.Codec(), got, len(p)); err != nil || !bytes.Equal(back, p) {
 			t.Fatalf("%s: reader: %v", name, err)
 		}
 	}

@@ -47,8 +47,6 @@ type writeCompressor interface {
 	appendCompressed(dst, src []byte) ([]byte, error)
 }
 
-func newWriteCompressor(c Compression) (writeCompressor, error) { return newWriteCompressorLevel(c, 0) }
-
 // newWriteCompressorLevel returns the compressor for c at level (0 = HBase's default; see
 // WriterOptions.CompressionLevel; the level was validated by normalize).
 func newWriteCompressorLevel(c Compression, level int) (writeCompressor, error) {

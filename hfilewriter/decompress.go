@@ -16,32 +16,28 @@ import (
 // zstdFrameMagic starts every zstd frame.
 var zstdFrameMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
 
-// decompressBlockPayload decompresses one block's on-disk payload with the file's codec; the result
-// must be exactly n bytes (the header's uncompressedSizeWithoutHeader).
-func decompressBlockPayload(codec Compression, src []byte, n int) ([]byte, error) {
-	return decompressBlockPayloadInto(codec, src, n, nil)
-}
-
-// decompressBlockPayloadInto is decompressBlockPayload decompressing into *buf when it is large
-// enough (growing it otherwise), for sequential scans that drop each payload before the next: the
-// result is valid until the next call with the same buf. A nil buf allocates every time.
-func decompressBlockPayloadInto(codec Compression, src []byte, n int, buf *[]byte) ([]byte, error) {
+// decompressBlockPayloadInto decompresses one block's on-disk payload with the file's codec; the
+// result must be exactly n bytes (the header's uncompressedSizeWithoutHeader). It decompresses into
+// *buf when it is large enough (growing it otherwise), for sequential scans that drop each payload
+// before the next: the result is valid until the next call with the same buf. A nil buf allocates
+// every time.
+func decompressBlockPayloadInto(codec CompressionCodec, src []byte, n int, buf *[]byte) ([]byte, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("negative uncompressed size %d", n)
 	}
 	switch codec {
-	case CompressionNone:
+	case CodecNone:
 		if len(src) != n {
 			return nil, fmt.Errorf("uncompressed block payload is %d bytes, header says %d", len(src), n)
 		}
 		return src, nil
-	case CompressionGZ:
+	case CodecGZ:
 		return decompressReadGzip(src, n, buf)
-	case CompressionSnappy:
+	case CodecSnappy:
 		return decompressReadHadoopBlocks(src, n, buf, decompressReadSnappyChunk)
-	case CompressionLZ4:
+	case CodecLZ4:
 		return decompressReadHadoopBlocks(src, n, buf, decompressReadLZ4Chunk)
-	case CompressionZSTD:
+	case CodecZSTD:
 		if bytes.HasPrefix(src, zstdFrameMagic) {
 			return decompressReadZstdStream(src, n, buf)
 		}

@@ -41,8 +41,8 @@
 //
 // # Writing
 //
-//	opts := hfilewriter.DefaultWriterOptions() // v3, 64 KiB blocks, NONE, ROW bloom, CRC32C
-//	opts.Compression = hfilewriter.CompressionSnappy
+//	// The zero WriterOptions are HBase's defaults: v3, 64 KiB blocks, NONE, ROW bloom, CRC32C.
+//	opts := hfilewriter.WriterOptions{Compression: hfilewriter.CompressionSnappy}
 //	opts.BulkLoad = &hfilewriter.BulkLoadInfo{Time: now, SourceTask: "hfload", MajorCompaction: true}
 //	w, err := hfilewriter.NewWriter(f, opts)
 //	...

@@ -5,16 +5,13 @@ import (
 	"strings"
 )
 
-// WriterOptions configures a Writer. Numeric fields use 0 for "the documented default"; the enum
-// fields (Compression, Bloom, ChecksumType) have zero values that are real choices, so start from
-// DefaultWriterOptions() and change what you need:
+// WriterOptions configures a Writer. Its zero value is HBase's defaults for a new column family:
+// format v3, 64 KiB blocks, no compression, no data block encoding, a ROW bloom filter and CRC32C
+// checksums per 16 KiB (what HBase 2.6's StoreFileWriter writes for a family with default settings,
+// and what HFileOutputFormat2 writes when BulkLoad is set). Every field's zero value means its
+// documented default, so set only what differs:
 //
-//	opts := hfilewriter.DefaultWriterOptions()
-//	opts.Compression = hfilewriter.CompressionSnappy
-//	w, err := hfilewriter.NewWriter(f, opts)
-//
-// The defaults reproduce what HBase 2.6's StoreFileWriter writes for a column family with default
-// settings (and what HFileOutputFormat2 writes when BulkLoad is set).
+//	w, err := hfilewriter.NewWriter(f, hfilewriter.WriterOptions{Compression: hfilewriter.CompressionSnappy})
 type WriterOptions struct {
 	// FormatVersion is the HFile major version: 3 (v3 minor 3, as every HBase 2.x writes) or 2
 	// (v2 minor 3, as HBase 1.x with hfile.format.version=2: no tags, 212-byte trailer; blocks and
@@ -38,7 +35,7 @@ type WriterOptions struct {
 	BlockSize int
 
 	// Compression is the block compression codec: CompressionNone, CompressionGZ,
-	// CompressionSnappy, CompressionLZ4 or CompressionZSTD. DefaultWriterOptions(): CompressionNone.
+	// CompressionSnappy, CompressionLZ4 or CompressionZSTD. Default (zero value): CompressionNone.
 	Compression Compression
 
 	// CompressionLevel is the codec's level: 1-9 for GZ, 1-22 for ZSTD (mapped to the nearest of the
@@ -51,17 +48,17 @@ type WriterOptions struct {
 	// EncodingFastDiff. Default (zero value): EncodingNone.
 	Encoding DataBlockEncoding
 
-	// Bloom is the general bloom filter type: BloomNone, BloomRow or BloomRowCol.
-	// DefaultWriterOptions(): BloomRow (HBase's default for new families).
+	// Bloom is the general bloom filter type: BloomRow, BloomRowCol or BloomNone.
+	// Default (zero value): BloomRow (HBase's default for new families).
 	Bloom BloomType
 
 	// BytesPerChecksum is the number of bytes covered by each block checksum
 	// (hbase.hstore.bytes.per.checksum). Default: 16384.
 	BytesPerChecksum int
 
-	// ChecksumType is the block checksum algorithm (hbase.hstore.checksum.algorithm).
-	// DefaultWriterOptions(): ChecksumCRC32C.
-	ChecksumType ChecksumType
+	// Checksum is the block checksum algorithm (hbase.hstore.checksum.algorithm): ChecksumCRC32C,
+	// ChecksumCRC32 or ChecksumNull. Default (zero value): ChecksumCRC32C.
+	Checksum Checksum
 
 	// CreateTime is stored as hfile.CREATE_TIME_TS (milliseconds since the epoch). Default: 0,
 	// which is what HFileOutputFormat2-style writers that do not set it store; the writer never
@@ -129,7 +126,8 @@ const (
 	DefaultIndexMinEntries   = 16
 )
 
-// DefaultWriterOptions returns the documented defaults, fully filled in.
+// DefaultWriterOptions returns the documented defaults, fully filled in: the same file as
+// WriterOptions{}, with every default visible.
 func DefaultWriterOptions() WriterOptions {
 	return WriterOptions{
 		FormatVersion:     3,
@@ -138,7 +136,7 @@ func DefaultWriterOptions() WriterOptions {
 		Encoding:          EncodingNone,
 		Bloom:             BloomRow,
 		BytesPerChecksum:  DefaultBytesPerChecksum,
-		ChecksumType:      ChecksumCRC32C,
+		Checksum:          ChecksumCRC32C,
 		BloomBlockSize:    DefaultBloomBlockSize,
 		BloomErrorRate:    DefaultBloomErrorRate,
 		BloomMaxFold:      DefaultBloomMaxFold,
@@ -214,8 +212,7 @@ func (o WriterOptions) normalize() (WriterOptions, error) {
 	switch o.Compression {
 	case CompressionNone, CompressionGZ, CompressionSnappy, CompressionLZ4, CompressionZSTD:
 	default:
-		return o, fmt.Errorf("compression %s (ordinal %d) cannot be written (want none, gz, snappy, lz4 or zstd; start from DefaultWriterOptions())",
-			o.Compression, uint32(o.Compression))
+		return o, fmt.Errorf("compression %d cannot be written (want none, gz, snappy, lz4 or zstd)", uint8(o.Compression))
 	}
 	if o.CompressionLevel != 0 {
 		switch {
@@ -242,10 +239,10 @@ func (o WriterOptions) normalize() (WriterOptions, error) {
 	if o.BytesPerChecksum < BlockHeaderSize {
 		return o, fmt.Errorf("bytes per checksum %d must be at least %d", o.BytesPerChecksum, BlockHeaderSize)
 	}
-	switch o.ChecksumType {
-	case ChecksumNull, ChecksumCRC32, ChecksumCRC32C:
+	switch o.Checksum {
+	case ChecksumCRC32C, ChecksumCRC32, ChecksumNull:
 	default:
-		return o, fmt.Errorf("unknown checksum type %d", o.ChecksumType)
+		return o, fmt.Errorf("unknown checksum %d", o.Checksum)
 	}
 	if o.BloomMaxKeys < 0 {
 		return o, fmt.Errorf("invalid bloom max keys %d", o.BloomMaxKeys)

@@ -225,6 +225,7 @@ func (r *Reader) setupFromFileInfo() error {
 			return fmt.Errorf("unsupported DATA_BLOCK_ENCODING %q", v)
 		}
 	}
+	r.bloomType = BloomNone
 	if v, ok := r.FileInfoValue(FileInfoBloomType); ok {
 		switch string(v) {
 		case "NONE":

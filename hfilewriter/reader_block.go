@@ -35,25 +35,14 @@ func (b *readBlock) describe() string {
 	return fmt.Sprintf("%s block at offset %d", b.Header.Type, b.Offset)
 }
 
-var knownBlockTypes = []BlockType{BlockData, BlockEncodedData, BlockLeafIndex, BlockBloomChunk, BlockMeta,
-	BlockIntermediateIndex, BlockRootIndex, BlockFileInfo, BlockGeneralBloomMeta, BlockDeleteFamilyBloomMeta}
-
-func readIsKnownBlockType(t BlockType) bool {
-	for _, k := range knownBlockTypes {
-		if k == t {
-			return true
-		}
-	}
-	return false
-}
-
 // readParseBlockHeader decodes and sanity-checks a header.
 func readParseBlockHeader(b []byte) (readBlockHeader, error) {
 	var h readBlockHeader
 	if len(b) < BlockHeaderSize {
 		return h, errors.New("truncated block header")
 	}
-	copy(h.Type[:], b[:8])
+	var known bool
+	h.Type, known = blockTypeOf(b[:8])
 	be := binary.BigEndian
 	h.OnDiskSizeWithoutHeader = int(int32(be.Uint32(b[8:])))
 	h.UncompressedSizeWithoutHeader = int(int32(be.Uint32(b[12:])))
@@ -61,14 +50,14 @@ func readParseBlockHeader(b []byte) (readBlockHeader, error) {
 	h.ChecksumType = ChecksumType(b[24])
 	h.BytesPerChecksum = int(int32(be.Uint32(b[25:])))
 	h.OnDiskDataSizeWithHeader = int(int32(be.Uint32(b[29:])))
-	if !readIsKnownBlockType(h.Type) {
-		return h, fmt.Errorf("unknown block magic %q", h.Type[:])
+	if !known {
+		return h, fmt.Errorf("unknown block magic %q", h.Type)
 	}
 	if h.OnDiskSizeWithoutHeader < 0 || h.UncompressedSizeWithoutHeader < 0 {
 		return h, fmt.Errorf("negative block size in header (onDiskSizeWithoutHeader %d, uncompressedSizeWithoutHeader %d)",
 			h.OnDiskSizeWithoutHeader, h.UncompressedSizeWithoutHeader)
 	}
-	if h.ChecksumType > ChecksumCRC32C {
+	if h.ChecksumType > ChecksumTypeCRC32C {
 		return h, fmt.Errorf("unknown checksum type %d in block header", h.ChecksumType)
 	}
 	if h.BytesPerChecksum < BlockHeaderSize {
@@ -145,7 +134,7 @@ func checkBlockExtent(h *readBlockHeader, off, limit int64, wantSize int) error 
 // decodeRawBlock checks the checksums of one whole on-disk block at off (raw: header, payload and
 // checksums; h: its parsed header) and decompresses its payload with codec, into *payloadBuf if not
 // nil (see decompressBlockPayloadInto). The payload may alias raw (CompressionNone).
-func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec Compression, encrypted, skipChecksums bool, payloadBuf *[]byte) (*readBlock, error) {
+func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec CompressionCodec, encrypted, skipChecksums bool, payloadBuf *[]byte) (*readBlock, error) {
 	data := raw[:h.OnDiskDataSizeWithHeader]
 	if !skipChecksums {
 		if err := VerifyChecksums(data, raw[h.OnDiskDataSizeWithHeader:], h.ChecksumType, h.BytesPerChecksum); err != nil {

@@ -50,11 +50,11 @@ func readerTestCells(rng *rand.Rand, n int, tags bool) []Cell {
 func TestReaderChecksumVariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	cells := readerTestCells(rng, 300, true)
-	for _, typ := range []ChecksumType{ChecksumCRC32, ChecksumCRC32C, ChecksumNull} {
+	for _, typ := range []Checksum{ChecksumCRC32, ChecksumCRC32C, ChecksumNull} {
 		for _, bpc := range []int{33, 100, 512, DefaultBytesPerChecksum} {
 			t.Run(fmt.Sprintf("%s-%d", typ, bpc), func(t *testing.T) {
 				o := DefaultWriterOptions()
-				o.ChecksumType, o.BytesPerChecksum, o.BlockSize = typ, bpc, 700
+				o.Checksum, o.BytesPerChecksum, o.BlockSize = typ, bpc, 700
 				data := readerTestWrite(t, cells, o)
 				r := readerTestOpen(t, data)
 				if err := r.Verify(); err != nil {

@@ -10,24 +10,24 @@ import (
 // Trailer is the fixed file trailer of an HFile (§9 of the format spec): where the load-on-open section
 // and the file info live, index shape, counts, comparator and compression codec.
 type Trailer struct {
-	MajorVersion              int         `json:"majorVersion"`
-	MinorVersion              int         `json:"minorVersion"`
-	Size                      int         `json:"trailerSize"` // 212 (v2) or 4096 (v3)
-	Protobuf                  bool        `json:"protobuf"`    // false: legacy Writable trailer (v2 minor < 2)
-	FileInfoOffset            int64       `json:"fileInfoOffset"`
-	LoadOnOpenOffset          int64       `json:"loadOnOpenDataOffset"`
-	UncompressedDataIndexSize uint64      `json:"uncompressedDataIndexSize"`
-	TotalUncompressedBytes    uint64      `json:"totalUncompressedBytes"`
-	DataIndexCount            uint32      `json:"dataIndexCount"`
-	MetaIndexCount            uint32      `json:"metaIndexCount"`
-	EntryCount                uint64      `json:"entryCount"`
-	NumDataIndexLevels        uint32      `json:"numDataIndexLevels"`
-	FirstDataBlockOffset      int64       `json:"firstDataBlockOffset"`
-	LastDataBlockOffset       int64       `json:"lastDataBlockOffset"`
-	ComparatorClassName       string      `json:"comparatorClassName"`
-	Compression               Compression `json:"compressionCodec"`
-	CompressionName           string      `json:"compression"`
-	Encrypted                 bool        `json:"encrypted"`
+	MajorVersion              int              `json:"majorVersion"`
+	MinorVersion              int              `json:"minorVersion"`
+	Size                      int              `json:"trailerSize"` // 212 (v2) or 4096 (v3)
+	Protobuf                  bool             `json:"protobuf"`    // false: legacy Writable trailer (v2 minor < 2)
+	FileInfoOffset            int64            `json:"fileInfoOffset"`
+	LoadOnOpenOffset          int64            `json:"loadOnOpenDataOffset"`
+	UncompressedDataIndexSize uint64           `json:"uncompressedDataIndexSize"`
+	TotalUncompressedBytes    uint64           `json:"totalUncompressedBytes"`
+	DataIndexCount            uint32           `json:"dataIndexCount"`
+	MetaIndexCount            uint32           `json:"metaIndexCount"`
+	EntryCount                uint64           `json:"entryCount"`
+	NumDataIndexLevels        uint32           `json:"numDataIndexLevels"`
+	FirstDataBlockOffset      int64            `json:"firstDataBlockOffset"`
+	LastDataBlockOffset       int64            `json:"lastDataBlockOffset"`
+	ComparatorClassName       string           `json:"comparatorClassName"`
+	Compression               CompressionCodec `json:"compressionCodec"`
+	CompressionName           string           `json:"compression"`
+	Encrypted                 bool             `json:"encrypted"`
 }
 
 // ErrNotHFile: the file does not end in an HFile trailer (another kind of file, or one cut short).
@@ -38,7 +38,7 @@ var ErrNotHFile = errors.New("not an HFile (no trailer)")
 func trailerMagicAt(r readAtFunc, size int64) bool {
 	for _, n := range []int64{TrailerSizeV2, TrailerSizeV3} {
 		var m [8]byte
-		if size >= n && r(m[:], size-n) == nil && bytes.Equal(m[:], TrailerMagic[:]) {
+		if size >= n && r(m[:], size-n) == nil && string(m[:]) == string(TrailerMagic) {
 			return true
 		}
 	}
@@ -87,8 +87,8 @@ func readTrailer(r readAtFunc, size int64) (*Trailer, error) {
 	if err := r(buf, size-int64(tsize)); err != nil {
 		return nil, fmt.Errorf("reading trailer: %w", err)
 	}
-	if !bytes.Equal(buf[:8], TrailerMagic[:]) {
-		return nil, fmt.Errorf("%w: no trailer magic %q at offset %d, found %q (truncated?)", ErrNotHFile, TrailerMagic[:], size-int64(tsize), buf[:8])
+	if string(buf[:8]) != string(TrailerMagic) {
+		return nil, fmt.Errorf("%w: no trailer magic %q at offset %d, found %q (truncated?)", ErrNotHFile, TrailerMagic, size-int64(tsize), buf[:8])
 	}
 	t := &Trailer{MajorVersion: major, MinorVersion: minor, Size: tsize}
 	body := buf[8 : tsize-4]
@@ -117,7 +117,7 @@ func (t *Trailer) readWritable(b []byte) error {
 	t.MetaIndexCount = be.Uint32(b[28:])
 	t.TotalUncompressedBytes = be.Uint64(b[32:])
 	t.EntryCount = be.Uint64(b[40:])
-	t.Compression = Compression(be.Uint32(b[48:]))
+	t.Compression = CompressionCodec(be.Uint32(b[48:]))
 	t.NumDataIndexLevels = be.Uint32(b[52:])
 	t.FirstDataBlockOffset = int64(be.Uint64(b[56:]))
 	t.LastDataBlockOffset = int64(be.Uint64(b[64:]))
@@ -166,7 +166,7 @@ func (t *Trailer) readProto(b []byte) error {
 			}
 			t.ComparatorClassName = string(data)
 		case 12:
-			t.Compression = Compression(v)
+			t.Compression = CompressionCodec(v)
 		case 13:
 			t.Encrypted = wt == 2
 		}

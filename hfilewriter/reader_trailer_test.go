@@ -20,7 +20,7 @@ func TestReaderWritableTrailer(t *testing.T) {
 		t.Fatalf("unexpected golden trailer %+v", want)
 	}
 	be := binary.BigEndian
-	tr := append([]byte(nil), TrailerMagic[:]...)
+	tr := append([]byte(nil), TrailerMagic...)
 	tr = be.AppendUint64(tr, uint64(want.FileInfoOffset))
 	tr = be.AppendUint64(tr, uint64(want.LoadOnOpenOffset))
 	tr = be.AppendUint32(tr, want.DataIndexCount)

@@ -1,7 +1,6 @@
 package hfilewriter
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -49,7 +48,7 @@ import (
 // A StreamVerifier is not safe for concurrent use.
 type StreamVerifier struct {
 	w      io.Writer
-	codec  Compression
+	codec  CompressionCodec
 	layout decodeCellOptions
 	v      *verifyState
 
@@ -80,7 +79,7 @@ func NewStreamVerifier(w io.Writer, opts WriterOptions) (*StreamVerifier, error)
 	}
 	s := &StreamVerifier{
 		w:     w,
-		codec: o.Compression,
+		codec: o.Compression.Codec(),
 		// DecodeMvcc: sequence ids are walked as vlongs; Finish reconciles with MAX_MEMSTORE_TS_KEY.
 		layout: decodeCellOptions{Tags: o.includesTags(), Mvcc: !o.NoMVCC, DecodeMvcc: true, Encoding: o.Encoding},
 	}
@@ -212,7 +211,7 @@ func (s *StreamVerifier) unitSize(b []byte) (size int, trailer bool, err error) 
 	if len(b) < len(TrailerMagic) {
 		return 0, false, nil
 	}
-	if bytes.Equal(b[:len(TrailerMagic)], TrailerMagic[:]) {
+	if string(b[:len(TrailerMagic)]) == string(TrailerMagic) {
 		return 0, true, nil
 	}
 	if len(b) < BlockHeaderSize {

@@ -22,7 +22,10 @@ import (
 func streamTestOptionsFor(r *Reader) (WriterOptions, error) {
 	o := DefaultWriterOptions()
 	o.FormatVersion = r.trailer.MajorVersion
-	o.Compression = r.trailer.Compression
+	var ok bool
+	if o.Compression, ok = r.trailer.Compression.Compression(); !ok {
+		return o, fmt.Errorf("codec %s cannot be written", r.trailer.Compression)
+	}
 	o.Encoding = r.opts.Encoding
 	o.NoTags = !r.opts.Tags
 	o.NoMVCC = !r.opts.Mvcc
@@ -251,8 +254,8 @@ func TestStreamVerifierLayouts(t *testing.T) {
 		{"no-mvcc", func(o *WriterOptions) { o.NoMVCC = true }, plainCells, 1},
 		{"v3-no-tags", func(o *WriterOptions) { o.NoTags = true }, plainCells, 1},
 		{"v2", func(o *WriterOptions) { o.FormatVersion = 2 }, plainCells, 1},
-		{"crc32-33", func(o *WriterOptions) { o.ChecksumType, o.BytesPerChecksum = ChecksumCRC32, 33 }, plainCells, 1},
-		{"checksum-null", func(o *WriterOptions) { o.ChecksumType = ChecksumNull }, plainCells, 1},
+		{"crc32-33", func(o *WriterOptions) { o.Checksum, o.BytesPerChecksum = ChecksumCRC32, 33 }, plainCells, 1},
+		{"checksum-null", func(o *WriterOptions) { o.Checksum = ChecksumNull }, plainCells, 1},
 		{"empty", func(o *WriterOptions) {}, nil, 1},
 		{"empty-v2-snappy-prefix", func(o *WriterOptions) {
 			o.FormatVersion, o.Compression, o.Encoding = 2, CompressionSnappy, EncodingPrefix
@@ -430,7 +433,7 @@ func streamTestSame(sub string) streamTestWant {
 
 func streamTestDamages() []streamTestDamage {
 	clone := func(b streamTestBase) []byte { return append([]byte(nil), b.data...) }
-	uncompressed := func(b streamTestBase) bool { return b.r.trailer.Compression == CompressionNone }
+	uncompressed := func(b streamTestBase) bool { return b.r.trailer.Compression == CodecNone }
 	trailerOff := func(b streamTestBase) int { return len(b.data) - b.r.trailer.Size }
 	flipTrailerField := func(num int, want func(b streamTestBase, old, now int64) streamTestWant) func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
 		return func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
@@ -546,7 +549,7 @@ func streamTestDamages() []streamTestDamage {
 			// The Reader decompresses the load-on-open section with the wrong codec; the stream
 			// verifier decompressed the blocks with the options' codec, which the trailer contradicts.
 			return streamTestWant{reader: "load-on-open section",
-				strm: fmt.Sprintf("the trailer says compression %s, the blocks were checked as %s", Compression(now), Compression(old))}
+				strm: fmt.Sprintf("the trailer says compression %s, the blocks were checked as %s", CompressionCodec(now), CompressionCodec(old))}
 		})},
 		{"root index entry size", func(t *testing.T, b streamTestBase) ([]byte, streamTestWant) {
 			if !uncompressed(b) {
@@ -810,7 +813,7 @@ func TestStreamVerifierOptionsMismatch(t *testing.T) {
 	}
 	// Options that match the layout but not the rest (block size, bloom, checksums) do not matter.
 	vo := o
-	vo.BlockSize, vo.Bloom, vo.ChecksumType = 65536, BloomRowCol, ChecksumCRC32
+	vo.BlockSize, vo.Bloom, vo.Checksum = 65536, BloomRowCol, ChecksumCRC32
 	if err := streamTestAllChunkings(t, data, vo, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -1045,16 +1048,16 @@ func FuzzStreamVerifier(f *testing.F) {
 	}
 	for i, mod := range []func(o *WriterOptions){
 		func(o *WriterOptions) {},
-		func(o *WriterOptions) { o.ChecksumType = ChecksumNull },
-		func(o *WriterOptions) { o.ChecksumType, o.FormatVersion = ChecksumNull, 2 },
+		func(o *WriterOptions) { o.Checksum = ChecksumNull },
+		func(o *WriterOptions) { o.Checksum, o.FormatVersion = ChecksumNull, 2 },
 		func(o *WriterOptions) {
-			o.ChecksumType, o.Encoding, o.Bloom = ChecksumNull, EncodingFastDiff, BloomRowCol
+			o.Checksum, o.Encoding, o.Bloom = ChecksumNull, EncodingFastDiff, BloomRowCol
 		},
 		func(o *WriterOptions) {
-			o.ChecksumType, o.BlockSize, o.IndexBlockMaxSize, o.BloomBlockSize = ChecksumNull, 16, 64, 16
+			o.Checksum, o.BlockSize, o.IndexBlockMaxSize, o.BloomBlockSize = ChecksumNull, 16, 64, 16
 		},
 		func(o *WriterOptions) { o.Compression, o.Encoding = CompressionSnappy, EncodingDiff },
-		func(o *WriterOptions) { o.ChecksumType = ChecksumNull }, // with sequence ids (multi-byte vlongs)
+		func(o *WriterOptions) { o.Checksum = ChecksumNull }, // with sequence ids (multi-byte vlongs)
 	} {
 		o := DefaultWriterOptions()
 		mod(&o)

@@ -687,7 +687,7 @@ func (w *Writer) close() error {
 		firstDataBlockOffset:    w.firstDataOff,
 		lastDataBlockOffset:     w.lastDataOff,
 		comparatorClassName:     ComparatorKV,
-		compressionCodec:        uint32(w.opts.Compression),
+		compressionCodec:        uint32(w.opts.Compression.Codec()),
 		majorVersion:            w.opts.FormatVersion,
 		minorVersion:            3,
 	}

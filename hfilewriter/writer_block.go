@@ -61,7 +61,7 @@ func newBlockOutput(w io.Writer, opts *WriterOptions) (*blockOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &blockOutput{w: w, comp: comp, checksumType: opts.ChecksumType, bytesPerSum: opts.BytesPerChecksum}
+	b := &blockOutput{w: w, comp: comp, checksumType: opts.Checksum.Type(), bytesPerSum: opts.BytesPerChecksum}
 	b.ab, _ = w.(availableBufferer)
 	for i := range b.prevOffset {
 		b.prevOffset[i] = -1

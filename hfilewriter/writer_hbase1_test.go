@@ -122,7 +122,7 @@ func writerTestOptions(t *testing.T, s map[string]string) WriterOptions {
 		t.Fatal(err)
 	}
 	if s["checksum_type"] == "CRC32" {
-		o.ChecksumType = ChecksumCRC32
+		o.Checksum = ChecksumCRC32
 	}
 	o.BytesPerChecksum = atoi("bytes_per_checksum")
 	if _, ok := s["index_chunk_size"]; ok {

@@ -163,7 +163,7 @@ func TestWriterRoundTrip(t *testing.T) {
 				cells := writerTestRandomCells(rng, 800, o.includesTags(), !o.NoMVCC)
 				data := writeCells(t, o, cells)
 				r := writerTestReadBack(t, data, cells, o)
-				if tr := r.Trailer(); tr.MajorVersion != o.FormatVersion || tr.MinorVersion != 3 || tr.Compression != comp {
+				if tr := r.Trailer(); tr.MajorVersion != o.FormatVersion || tr.MinorVersion != 3 || tr.Compression != comp.Codec() {
 					t.Fatalf("trailer %+v", tr)
 				}
 				if r.DataBlockEncoding() != enc || r.IncludesTags() != o.includesTags() || r.IncludesMvcc() != !o.NoMVCC {
@@ -208,7 +208,7 @@ func TestWriterMultiLevelIndex(t *testing.T) {
 			if got := r.Trailer().NumDataIndexLevels; got != uint32(tc.levels) {
 				t.Fatalf("trailer index levels = %d, want %d", got, tc.levels)
 			}
-			if !bytes.Contains(buf.Bytes(), BlockIntermediateIndex[:]) {
+			if !bytes.Contains(buf.Bytes(), []byte(BlockIntermediateIndex)) {
 				t.Fatal("no intermediate index block")
 			}
 			if !bytes.Equal(r.FirstKey(), cells[0].Key()) || !bytes.Equal(r.LastKey(), cells[len(cells)-1].Key()) {
@@ -243,7 +243,7 @@ func TestWriterBigBloom(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := buf.Bytes()
-	if c := bytes.Count(data, BlockBloomChunk[:]); c != 2 {
+	if c := bytes.Count(data, []byte(BlockBloomChunk)); c != 2 {
 		t.Fatalf("%d bloom chunks, want 2", c)
 	}
 	r, err := OpenReader(bytes.NewReader(data), int64(len(data)))

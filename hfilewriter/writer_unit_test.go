@@ -152,8 +152,8 @@ func TestWriterRejectsOutOfOrderAndDuplicates(t *testing.T) {
 
 func TestWriterOptionsValidation(t *testing.T) {
 	bad := []WriterOptions{
-		{},                 // zero Compression is LZO, which cannot be written
-		{FormatVersion: 4}, // unknown version
+		{FormatVersion: 4},                 // unknown version
+		{Compression: CompressionZSTD + 1}, // no such codec
 	}
 	o := DefaultWriterOptions()
 	o.BytesPerChecksum = 10

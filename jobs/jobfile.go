@@ -1,30 +1,3 @@
-// Package jobs runs hfload loads as repeatable jobs: it reads job files
-// (YAML holding every `hfload run` setting), stages output next to its final
-// place and commits it atomically with a _manifest.json written last, keeps
-// per-job incremental state (which inputs were loaded, watermarks), and stops
-// two runs of one job from overlapping with a kernel-released lock.
-//
-// The flow of one job run is:
-//
-//	job, err := jobs.LoadJob("nightly.yaml", os.LookupEnv, sets) // parse, ${VAR}, --set
-//	err = job.Apply(flagOverrides)                                // explicit flags win
-//	err = job.Validate()                                          // no data read yet
-//	st, err := job.OpenState()                                    // jobs with state_dir only
-//	lock, notes, err := st.Lock("run " + job.Name)                // ErrLocked if another run holds it
-//	defer lock.Release()
-//	plan, err := st.Plan(ctx, paths, job.Reload)                  // skip already-loaded inputs
-//	if plan.NoOp() { print plan.Summary(); exit 0 }
-//	stg, err := job.Stage(runID)                                  // <out>/<job>/.hfload-staging-<run>/
-//	m, err := jobs.NewManifest(job, version, runID, started)
-//	defer stg.Abort()
-//	... write <stg.FamilyDir(f)>/<file> ...
-//	err = st.Begin(rec)                                           // pending record
-//	err = stg.Commit(m)                                           // verify, fsync, rename, manifest last
-//	err = st.Record(rec)                                          // only after Commit
-//
-// One-off runs (no state_dir) skip the state; job.Stage then stages inside
-// out and commits straight into it. See docs/jobs.md for the layouts, the lock
-// semantics and the exit codes.
 package jobs
 
 import (
@@ -39,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hfload/hfload/internal/engine"
 	"gopkg.in/yaml.v3"
 )
 
@@ -150,7 +124,7 @@ func (j *Job) MemoryBudget() int64 {
 	if j.Memory > 0 {
 		return int64(j.Memory)
 	}
-	return defaultMemory
+	return engine.DefaultMemory
 }
 
 // RunParent is the directory that holds a job run's output directories:
@@ -322,13 +296,6 @@ func expandNode(name string, n *yaml.Node, env func(string) (string, bool)) erro
 		}
 	}
 	return nil
-}
-
-// ExpandEnv expands ${VAR}, ${VAR:-default} and $$ in s. A bare $ not
-// followed by { or $ is kept as is. An unset variable without a default is an
-// error naming it.
-func ExpandEnv(s string, env func(string) (string, bool)) (string, error) {
-	return expandString(s, env)
 }
 
 func expandString(s string, env func(string) (string, bool)) (string, error) {

@@ -130,45 +130,28 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	}
 	rp := &RunPlan{Job: job.Name, Table: job.Table, Incremental: job.StateDir != "", Families: spec.Mapping.Families(),
 		KeyExamples: []string{}, Warnings: []string{}}
+	inputs, err := rp.planInputs(ctx, job, spec)
+	if err != nil {
+		return nil, err
+	}
+	if len(inputs) == 0 {
+		return rp, nil
+	}
+	ps, err := rp.sample(ctx, job, spec, inputs, n)
+	if err != nil {
+		return nil, err
+	}
+	scale, compressed := rp.extrapolate(inputs)
+	rp.planRegions(spec, ps.rows, scale)
+	rp.warn(job, spec, ps, compressed)
+	return rp, nil
+}
+
+// planInputs lists what a run would do with each input (for incremental jobs from the state) and
+// returns the inputs it would load.
+func (rp *RunPlan) planInputs(ctx context.Context, job *Job, spec *RunSpec) ([]pipeline.Input, error) {
 	inputs := spec.Inputs
-	if rp.Incremental {
-		st, err := job.OpenState()
-		if err != nil {
-			return nil, err
-		}
-		p, err := planInputs(ctx, st, spec.Inputs, job.Reload)
-		if err != nil && !errors.Is(err, ErrInputChanged) {
-			return nil, err
-		}
-		rp.Watermark = p.Watermark
-		rp.Summary = p.Summary()
-		if err != nil {
-			rp.Summary = fmt.Sprintf("a run would fail (exit %d): %d loaded inputs changed; rerun with --reload to load them again", ExitChanged, len(p.Changed))
-			rp.Warnings = append(rp.Warnings, err.Error())
-		}
-		for _, s := range p.Skip {
-			rp.Inputs = append(rp.Inputs, PlanInput{Path: s.Path, Size: s.Size, Action: "skip", LoadedBy: s.LoadedBy})
-		}
-		changed := map[string]bool{}
-		for _, c := range p.Changed {
-			changed[c.Now.Path] = true
-			if !job.Reload {
-				rp.Inputs = append(rp.Inputs, PlanInput{Path: c.Now.Path, Size: c.Now.Size, Action: "changed", LoadedBy: c.LoadedBy})
-			}
-		}
-		inputs = plannedInputs(spec.Inputs, p)
-		if err != nil {
-			inputs = nil
-		}
-		for _, in := range inputs {
-			abs, _ := absInput(in.Path)
-			a := "load"
-			if changed[abs] {
-				a = "reload"
-			}
-			rp.Inputs = append(rp.Inputs, PlanInput{Path: in.Path, Size: in.Size, Action: a})
-		}
-	} else {
+	if !rp.Incremental {
 		for _, in := range inputs {
 			rp.Inputs = append(rp.Inputs, PlanInput{Path: in.Path, Size: in.Size, Action: "load"})
 		}
@@ -176,12 +159,104 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 		if len(inputs) != 1 {
 			rp.Summary += "s"
 		}
+		return inputs, nil
 	}
-	if len(inputs) == 0 {
-		return rp, nil
+	st, err := job.OpenState()
+	if err != nil {
+		return nil, err
 	}
+	p, err := planInputs(ctx, st, spec.Inputs, job.Reload)
+	if err != nil && !errors.Is(err, ErrInputChanged) {
+		return nil, err
+	}
+	rp.Watermark = p.Watermark
+	rp.Summary = p.Summary()
+	if err != nil {
+		rp.Summary = fmt.Sprintf("a run would fail (exit %d): %d loaded inputs changed; rerun with --reload to load them again", ExitChanged, len(p.Changed))
+		rp.Warnings = append(rp.Warnings, err.Error())
+	}
+	for _, s := range p.Skip {
+		rp.Inputs = append(rp.Inputs, PlanInput{Path: s.Path, Size: s.Size, Action: "skip", LoadedBy: s.LoadedBy})
+	}
+	changed := map[string]bool{}
+	for _, c := range p.Changed {
+		changed[c.Now.Path] = true
+		if !job.Reload {
+			rp.Inputs = append(rp.Inputs, PlanInput{Path: c.Now.Path, Size: c.Now.Size, Action: "changed", LoadedBy: c.LoadedBy})
+		}
+	}
+	inputs = plannedInputs(spec.Inputs, p)
+	if err != nil {
+		inputs = nil
+	}
+	for _, in := range inputs {
+		abs, _ := absInput(in.Path)
+		a := "load"
+		if changed[abs] {
+			a = "reload"
+		}
+		rp.Inputs = append(rp.Inputs, PlanInput{Path: in.Path, Size: in.Size, Action: a})
+	}
+	return inputs, nil
+}
 
-	// The sample: the first rows of each input, n in all.
+// planSampler collects what the plan needs from the sampled cells (its add is the pipeline's sink).
+type planSampler struct {
+	rp      *RunPlan
+	mu      sync.Mutex
+	first   []planKey
+	seen    map[string]int
+	prevRow []byte
+	ordered bool // distinct row keys increase with the input order
+	rows    map[string]*planRow
+	kvBuf   []byte // the KeyValues of the batch in the sink (under mu)
+	kvRefs  []pipeline.KVRef
+	wf      *watermarkFilter // incremental jobs: the rows at or below the watermark are left out
+}
+
+func (ps *planSampler) add(cb *pipeline.CellBatch) error {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	rp := ps.rp
+	var err error
+	if ps.kvBuf, ps.kvRefs, err = cb.KeyValues(ps.kvBuf[:0], ps.kvRefs[:0]); err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	for _, c := range ps.kvRefs {
+		rec := ps.kvBuf[c.Off : c.Off+c.Len]
+		key := kv.KVKey(rec)
+		row := kv.Key(key).Row()
+		if ps.prevRow != nil && !bytes.Equal(ps.prevRow, row) {
+			if bytes.Compare(row, ps.prevRow) < 0 {
+				ps.ordered = false
+			}
+		}
+		ps.prevRow = append(ps.prevRow[:0], row...)
+		if len(ps.first) < 5 && (len(ps.first) == 0 || ps.first[len(ps.first)-1].row != string(row)) {
+			ps.first = append(ps.first, planKey{c.Seq, string(row)})
+		}
+		ps.seen[string(key)]++
+		if ps.seen[string(key)] == 2 && len(rp.Duplicates) < 5 {
+			rp.Duplicates = append(rp.Duplicates, kv.ToStringBinary(row))
+		}
+		if ps.seen[string(key)] > 1 {
+			rp.Sample.DupCells++
+		}
+		pr := ps.rows[string(row)]
+		if pr == nil {
+			pr = &planRow{fam: make([]int64, len(rp.Families))}
+			ps.rows[string(row)] = pr
+		}
+		pr.cells++
+		pr.fam[c.Family] += int64(len(rec))
+		rp.Sample.Cells++
+		rp.Sample.KVBytes += int64(len(rec))
+	}
+	return nil
+}
+
+// sample maps the first rows of each input, n in all, and fills rp.Sample, the rejects and the first keys.
+func (rp *RunPlan) sample(ctx context.Context, job *Job, spec *RunSpec, inputs []pipeline.Input, n int) (*planSampler, error) {
 	per := (n + len(inputs) - 1) / len(inputs)
 	rp.perInput = make([]*sampledInput, len(inputs))
 	sampled := make([]pipeline.Input, len(inputs))
@@ -191,93 +266,46 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 		rp.perInput[i] = si
 		sampled[i] = limitInput(in, int64(per), int64(n), &total, si)
 	}
-	var wf *watermarkFilter
+	ps := &planSampler{rp: rp, seen: map[string]int{}, ordered: true, rows: map[string]*planRow{}}
 	if w := job.Incremental.Watermark; w != "" {
 		idx, err := watermarkIndex(job, w)
 		if err != nil {
 			return nil, err
 		}
-		if wf, err = newWatermarkFilter(w, job.Incremental.WatermarkType, idx, rp.Watermark); err != nil {
+		if ps.wf, err = newWatermarkFilter(w, job.Incremental.WatermarkType, idx, rp.Watermark); err != nil {
 			return nil, err
 		}
-		sampled = wf.wrap(sampled)
+		sampled = ps.wf.wrap(sampled)
 	}
-
-	splits := spec.Splits
 	rp.SplitSource = splitSource(job)
-	var (
-		mu      sync.Mutex
-		first   []planKey
-		seen    = map[string]int{}
-		prevRow []byte
-		ordered = true // distinct row keys increase with the input order
-		rows    = map[string]*planRow{}
-		kvBuf   []byte // the KeyValues of the batch in the sink (under mu)
-		kvRefs  []pipeline.KVRef
-	)
 	var rejBuf bytes.Buffer
 	popts := spec.Pipeline
 	popts.Workers = 1
 	popts.MaxRejects = -1
 	popts.Rejects = &rejBuf
-	sink := func(cb *pipeline.CellBatch) error {
-		mu.Lock()
-		defer mu.Unlock()
-		var err error
-		if kvBuf, kvRefs, err = cb.KeyValues(kvBuf[:0], kvRefs[:0]); err != nil {
-			return fmt.Errorf("plan: %w", err)
-		}
-		for _, c := range kvRefs {
-			rec := kvBuf[c.Off : c.Off+c.Len]
-			key := kv.KVKey(rec)
-			row := kv.Key(key).Row()
-			if prevRow != nil && !bytes.Equal(prevRow, row) {
-				if bytes.Compare(row, prevRow) < 0 {
-					ordered = false
-				}
-			}
-			prevRow = append(prevRow[:0], row...)
-			if len(first) < 5 && (len(first) == 0 || first[len(first)-1].row != string(row)) {
-				first = append(first, planKey{c.Seq, string(row)})
-			}
-			seen[string(key)]++
-			if seen[string(key)] == 2 && len(rp.Duplicates) < 5 {
-				rp.Duplicates = append(rp.Duplicates, kv.ToStringBinary(row))
-			}
-			if seen[string(key)] > 1 {
-				rp.Sample.DupCells++
-			}
-			pr := rows[string(row)]
-			if pr == nil {
-				pr = &planRow{fam: make([]int64, len(rp.Families))}
-				rows[string(row)] = pr
-			}
-			pr.cells++
-			pr.fam[c.Family] += int64(len(rec))
-			rp.Sample.Cells++
-			rp.Sample.KVBytes += int64(len(rec))
-		}
-		return nil
-	}
-	counts, err := pipeline.Run(ctx, sampled, spec.Mapping, popts, sink)
+	counts, err := pipeline.Run(ctx, sampled, spec.Mapping, popts, ps.add)
 	if err != nil {
 		return nil, fmt.Errorf("plan: reading the sample: %w", err)
 	}
 	rp.Sample.Keyed = counts.RowsKeyed
 	rp.Sample.Rejected = counts.RowsRejected
-	if wf != nil {
-		rp.Sample.Filtered = wf.Filtered()
+	if ps.wf != nil {
+		rp.Sample.Filtered = ps.wf.Filtered()
 	}
 	rp.Sample.Rows = counts.RowsRead + rp.Sample.Filtered
 	for _, l := range strings.SplitN(rejBuf.String(), "\n", 4)[:min(3, strings.Count(rejBuf.String(), "\n"))] {
 		rp.Rejects = append(rp.Rejects, l)
 	}
-	sort.Slice(first, func(i, k int) bool { return first[i].seq < first[k].seq })
-	for _, k := range first {
+	sort.Slice(ps.first, func(i, k int) bool { return ps.first[i].seq < ps.first[k].seq })
+	for _, k := range ps.first {
 		rp.KeyExamples = append(rp.KeyExamples, kv.ToStringBinary([]byte(k.row)))
 	}
+	return ps, nil
+}
 
-	// Extrapolate: rows per input from its size and the sample's bytes per row.
+// extrapolate estimates the rows of every input from its size and the sample's bytes per row, and
+// returns the factor from the sample to the inputs and whether an estimate came from compressed sizes.
+func (rp *RunPlan) extrapolate(inputs []pipeline.Input) (scale float64, compressed bool) {
 	var sampleRows, sampleRaw int64
 	for _, si := range rp.perInput {
 		if si.rows > 0 {
@@ -293,7 +321,6 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 	if sampleRows > 0 {
 		rp.Sample.BytesPerRow = float64(sampleRaw) / float64(sampleRows)
 	}
-	var compressed bool
 	for i, si := range rp.perInput {
 		est := si.rows
 		switch {
@@ -315,15 +342,19 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 			}
 		}
 	}
-	scale := 0.0
 	if rp.Sample.Rows > 0 {
 		scale = float64(rp.Estimate.Rows) / float64(rp.Sample.Rows)
 	}
 	rp.Estimate.Loaded = int64(math.Round(float64(rp.Sample.Keyed) * scale))
 	rp.Estimate.Cells = int64(math.Round(float64(rp.Sample.Cells) * scale))
 	rp.Estimate.KVBytes = int64(math.Round(float64(rp.Sample.KVBytes) * scale))
+	return scale, compressed
+}
 
-	// Regions: known splits, or split_sample computed from the sampled keys (all of them, by bytes).
+// planRegions estimates each region's cells, bytes and files: known splits, or split_sample computed
+// from the sampled keys (all of them, by bytes).
+func (rp *RunPlan) planRegions(spec *RunSpec, rows map[string]*planRow, scale float64) {
+	splits := spec.Splits
 	keys := make([]partition.SampleKey, 0, len(rows))
 	for k, pr := range rows {
 		var b int64
@@ -370,20 +401,22 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 		rp.Estimate.Files += pr.Files
 		rp.Regions = append(rp.Regions, pr)
 	}
+}
 
-	// Warnings.
+// warn adds the plan's warnings.
+func (rp *RunPlan) warn(job *Job, spec *RunSpec, ps *planSampler, compressed bool) {
 	warn := func(format string, a ...any) { rp.Warnings = append(rp.Warnings, fmt.Sprintf(format, a...)) }
 	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
 		warn("no split points: all output is one region (give splits, splits_from, split_uniform, split_by_salt or split_sample)")
 	}
 	if rp.Sample.DupCells > 0 {
 		warn("%d sampled cells share their key with another sampled cell (duplicates: %s); the run fails unless duplicates is first, last or keep, or aggregate is set",
-			rp.Sample.DupCells, policy(spec))
+			rp.Sample.DupCells, spec.DuplicatePolicy())
 	}
 	if rp.Sample.Rejected > 0 {
 		warn("%d of %d sampled rows were rejected (max_rejects %d)", rp.Sample.Rejected, rp.Sample.Rows, job.MaxRejects)
 	}
-	if wf != nil && rp.Sample.Filtered > 0 && rp.Sample.Filtered*10 >= rp.Sample.Rows*9 {
+	if ps.wf != nil && rp.Sample.Filtered > 0 && rp.Sample.Filtered*10 >= rp.Sample.Rows*9 {
 		warn("%d of the %d sampled rows (the first rows of the inputs) are at or below the watermark: if the newer rows come later in the files, a run loads more than estimated here",
 			rp.Sample.Filtered, rp.Sample.Rows)
 	}
@@ -398,10 +431,9 @@ func PlanJob(ctx context.Context, job *Job, opts PlanOptions) (*RunPlan, error) 
 			}
 		}
 	}
-	if ordered && rp.Sample.Keyed > 100 {
+	if ps.ordered && rp.Sample.Keyed > 100 {
 		warn("row keys increase with the input order (first keys %v): appended data all lands in the last region (a hotspot for incremental loads); consider a salt or hash prefix", rp.KeyExamples)
 	}
-	return rp, nil
 }
 
 // planRow is what the sample put into one row key: cells, and KeyValue

@@ -17,7 +17,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"github.com/hfload/hfload/hfilewriter"
-	"github.com/hfload/hfload/internal/directio"
 	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 )
@@ -469,29 +468,6 @@ func TestRunKeepDuplicatesAcrossBlocks(t *testing.T) {
 		}
 		if got := len(readOutput(t, out, res.Manifest)); got != 2400 {
 			t.Fatalf("--verify %s: read back %d cells", mode, got)
-		}
-	}
-}
-
-// The output buffers of the files written at once take at most a quarter of the sorter's budget, each
-// between 64 KiB and 4 MiB, in 64 KiB steps.
-func TestOutputBufferSize(t *testing.T) {
-	for _, tc := range []struct {
-		budget int64
-		files  int
-		want   int
-	}{
-		{208 << 20, 4, 4 << 20},  // the 256 MiB benchmark budget on 2 cores: the largest buffers
-		{16 << 20, 4, 320 << 10}, // 16 MiB / 4 / 4 files / 3 buffers = 341 KiB, rounded down
-		{16 << 20, 64, 64 << 10}, // never below 64 KiB
-		{1 << 40, 1, 4 << 20},    // never above 4 MiB
-	} {
-		got := outputBufferSize(tc.budget, tc.files)
-		if got != tc.want {
-			t.Errorf("outputBufferSize(%d, %d) = %d, want %d", tc.budget, tc.files, got, tc.want)
-		}
-		if total := int64(tc.files) * directio.WriterMemory(got); got > 64<<10 && total > tc.budget/4 {
-			t.Errorf("budget %d, %d files: buffers take %d bytes, over a quarter", tc.budget, tc.files, total)
 		}
 	}
 }

@@ -12,15 +12,10 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/internal/kv"
+	"github.com/hfload/hfload/internal/version"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
-
-// Version is the tool version recorded in manifests (set by the command from its build version).
-var toolVersion = "dev"
-
-// SetToolVersion records the version string manifests carry.
-func SetToolVersion(v string) { toolVersion = v }
 
 // ExecuteOptions are the knobs of Execute that are not part of the job.
 type ExecuteOptions struct {
@@ -173,21 +168,11 @@ func classifyLoadError(err error) error {
 }
 
 func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, started, finished time.Time) (*Manifest, error) {
-	settings, err := job.Settings()
+	m, err := NewManifest(job, version.String(), runID, started)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{
-		ManifestVersion: ManifestVersion,
-		Tool:            "hfload",
-		ToolVersion:     toolVersion,
-		RunID:           runID,
-		Job:             job.Name,
-		Table:           job.Table,
-		Started:         started.UTC(),
-		Finished:        finished.UTC(),
-		Settings:        settings,
-	}
+	m.Finished = finished.UTC()
 	if lr.Inputs != nil {
 		m.Inputs = lr.Inputs // taken by Load while it wrote the HFiles
 	} else if m.Inputs, err = fingerprintInputs(context.Background(), spec.Inputs, nil); err != nil {
@@ -201,7 +186,7 @@ func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, starte
 		bytesWritten += f.Bytes
 	}
 	dropped, kept := int64(0), int64(0)
-	if spec.Combine == nil && policy(spec) != DuplicatesKeep {
+	if spec.Combine == nil && spec.DuplicatePolicy() != DuplicatesKeep {
 		dropped = lr.Duplicates
 	} else if spec.Combine == nil {
 		kept = lr.Duplicates

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/engine"
 	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/partition"
@@ -265,7 +266,7 @@ func (j *Job) PrepareContext(ctx context.Context, now time.Time) (*RunSpec, erro
 			return nil, fmt.Errorf("%w: families: %q is not a family of the mapping (families: %v)", ErrConfig, fam, m.Families())
 		}
 	}
-	spec := &RunSpec{
+	spec := &RunSpec{Spec: engine.Spec{
 		Table:       j.Table,
 		Inputs:      inputs,
 		Mapping:     m,
@@ -277,9 +278,9 @@ func (j *Job) PrepareContext(ctx context.Context, now time.Time) (*RunSpec, erro
 		MaxFileSize: int64(j.MaxFileSize),
 		Duplicates:  dup,
 		SourceTask:  "hfload",
-	}
+	}}
 	if spec.MaxFileSize == 0 {
-		spec.MaxFileSize = defaultMaxFileSize
+		spec.MaxFileSize = engine.DefaultMaxFileSize
 	}
 	if agg != nil {
 		agg.Apply(spec)

@@ -12,16 +12,26 @@ import (
 	"github.com/hfload/hfload/pipeline"
 )
 
-// Enumerations accepted by Validate (lower case; matching is case-insensitive
-// and Validate normalizes the job's fields to lower case).
-var (
-	Formats      = []string{"csv", "parquet"}
-	Compressions = []string{"none", "gz", "snappy", "lz4", "zstd"}
-	Blooms       = []string{"none", "row", "rowcol"}
-	Encodings    = []string{"none", "prefix", "diff", "fast_diff"}
-	Duplicates   = []string{"error", "first", "last", "keep"}
-	Watermarks   = []string{"string", "number", "time"}
-)
+// Enumerations accepted by Validate (lower case; matching is case-insensitive and Validate
+// normalizes the job's fields to lower case). Each call returns a new slice.
+
+// Formats returns the input formats a job accepts.
+func Formats() []string { return []string{"csv", "parquet"} }
+
+// Compressions returns the HFile compression names a job accepts.
+func Compressions() []string { return []string{"none", "gz", "snappy", "lz4", "zstd"} }
+
+// Blooms returns the bloom filter types a job accepts.
+func Blooms() []string { return []string{"none", "row", "rowcol"} }
+
+// Encodings returns the data block encodings a job accepts.
+func Encodings() []string { return []string{"none", "prefix", "diff", "fast_diff"} }
+
+// DuplicatePolicies returns the duplicates policies a job accepts.
+func DuplicatePolicies() []string { return []string{"error", "first", "last", "keep"} }
+
+// Watermarks returns the incremental watermark types a job accepts.
+func Watermarks() []string { return []string{"string", "number", "time"} }
 
 // Limits of HBase's TableDescriptorChecker for a family's block size.
 const (
@@ -35,95 +45,125 @@ const (
 // settings. All problems are reported together, one per line; the error
 // wraps ErrConfig. It lower-cases enum fields.
 func (j *Job) Validate() error {
-	var probs []string
-	add := func(format string, a ...any) { probs = append(probs, fmt.Sprintf(format, a...)) }
+	var p problems
+	j.validateRequired(&p)
+	j.validateSettings(&p)
+	j.validateSplits(&p)
+	j.validateFamilies(&p)
+	j.validateIncremental(&p)
+	if len(p) == 0 {
+		return nil
+	}
+	where := "job"
+	if j.File != "" {
+		where = j.File
+	}
+	return classify(ErrConfig, fmt.Errorf("%s:\n  %s", where, strings.Join(p, "\n  ")))
+}
 
+// problems collects what Validate finds, one line each.
+type problems []string
+
+func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Sprintf(format, a...)) }
+
+// enum lower-cases *v and checks it against allowed (empty: the default, not checked).
+func (p *problems) enum(key string, v *string, allowed []string) {
+	if *v == "" {
+		return
+	}
+	*v = strings.ToLower(strings.TrimSpace(*v))
+	for _, a := range allowed {
+		if *v == a {
+			return
+		}
+	}
+	p.add("%s: %q is not one of %s", key, *v, strings.Join(allowed, ", "))
+}
+
+// blockSize checks a block size against HBase's limits (0: the default).
+func (p *problems) blockSize(key string, s Size) {
+	if s != 0 && (s < MinBlockSize || s > MaxBlockSize) {
+		p.add("%s: %s is outside HBase's limits %s..%s", key, s, Size(MinBlockSize), Size(MaxBlockSize))
+	}
+}
+
+// validateRequired checks the keys every job needs: input, table, out, and columns or mapping.
+func (j *Job) validateRequired(p *problems) {
 	if len(j.Input) == 0 {
-		add("input: required (a list of files or globs, or - for stdin)")
+		p.add("input: required (a list of files or globs, or - for stdin)")
 	}
 	for i, in := range j.Input {
 		if strings.TrimSpace(in) == "" {
-			add("input[%d]: empty path", i)
+			p.add("input[%d]: empty path", i)
 		} else if _, err := filepath.Match(in, ""); err != nil {
-			add("input[%d]: %q is not a valid glob: %v", i, in, err)
+			p.add("input[%d]: %q is not a valid glob: %v", i, in, err)
 		}
 	}
 	if j.Table == "" {
-		add("table: required")
+		p.add("table: required")
 	} else if err := ValidTableName(j.Table); err != nil {
-		add("table: %v", err)
+		p.add("table: %v", err)
 	}
 	if j.Out == "" {
-		add("out: required (the output directory)")
+		p.add("out: required (the output directory)")
 	}
 	hasMapping := !j.Mapping.IsZero()
 	if j.Columns == "" && !hasMapping {
-		add("columns or mapping: one is required (columns: HBASE_ROW_KEY,d:name,... or a mapping: section)")
+		p.add("columns or mapping: one is required (columns: HBASE_ROW_KEY,d:name,... or a mapping: section)")
 	}
 	if j.Columns != "" && hasMapping {
-		add("columns and mapping: give one, not both")
+		p.add("columns and mapping: give one, not both")
 	}
-	checkEnum := func(key string, v *string, allowed []string) {
-		if *v == "" {
-			return
-		}
-		*v = strings.ToLower(strings.TrimSpace(*v))
-		for _, a := range allowed {
-			if *v == a {
-				return
-			}
-		}
-		add("%s: %q is not one of %s", key, *v, strings.Join(allowed, ", "))
-	}
-	checkEnum("format", &j.Format, Formats)
+}
+
+// validateSettings checks the enums, sizes and counts of the input and output settings.
+func (j *Job) validateSettings(p *problems) {
+	p.enum("format", &j.Format, Formats())
 	if j.Separator != "" {
 		if _, err := SeparatorByte(j.Separator); err != nil {
-			add("separator: %v", err)
+			p.add("separator: %v", err)
 		}
 	}
 	if j.Dialect != "" {
 		if d, err := pipeline.ParseDialect(j.Dialect); err != nil {
-			add("dialect: %v", err)
+			p.add("dialect: %v", err)
 		} else {
 			j.Dialect = d
 		}
 	}
 	if _, _, err := charOrNone(j.Quote); err != nil {
-		add("quote: %v", err)
+		p.add("quote: %v", err)
 	}
 	if _, _, err := charOrNone(j.Escape); err != nil {
-		add("escape: %v", err)
+		p.add("escape: %v", err)
 	}
-	checkEnum("compression", &j.Compression, Compressions)
-	checkEnum("bloom", &j.Bloom, Blooms)
-	checkEnum("encoding", &j.Encoding, Encodings)
-	checkEnum("duplicates", &j.Duplicates, Duplicates)
-	checkBlock := func(key string, s Size) {
-		if s != 0 && (s < MinBlockSize || s > MaxBlockSize) {
-			add("%s: %s is outside HBase's limits %s..%s", key, s, Size(MinBlockSize), Size(MaxBlockSize))
-		}
-	}
-	checkBlock("block_size", j.BlockSize)
+	p.enum("compression", &j.Compression, Compressions())
+	p.enum("bloom", &j.Bloom, Blooms())
+	p.enum("encoding", &j.Encoding, Encodings())
+	p.enum("duplicates", &j.Duplicates, DuplicatePolicies())
+	p.blockSize("block_size", j.BlockSize)
 	if j.FormatVersion != 0 && j.FormatVersion != 2 && j.FormatVersion != 3 {
-		add("format_version: %d (want 2 or 3)", j.FormatVersion)
+		p.add("format_version: %d (want 2 or 3)", j.FormatVersion)
 	}
 	if j.Memory < 0 || (j.Memory > 0 && j.Memory < minMemory) {
-		add("memory: %s is below the minimum %s", j.Memory, Size(minMemory))
+		p.add("memory: %s is below the minimum %s", j.Memory, Size(minMemory))
 	}
 	if j.MaxFileSize < 0 || (j.MaxFileSize > 0 && j.MaxFileSize < minMemory) {
-		add("max_file_size: %s is below the minimum %s", j.MaxFileSize, Size(minMemory))
+		p.add("max_file_size: %s is below the minimum %s", j.MaxFileSize, Size(minMemory))
 	}
 	if j.Timestamp < 0 {
-		add("timestamp: %d is negative (milliseconds since the epoch)", j.Timestamp)
+		p.add("timestamp: %d is negative (milliseconds since the epoch)", j.Timestamp)
 	}
 	if j.MaxRejects < -1 {
-		add("max_rejects: %d (want -1 for unlimited, or >= 0)", j.MaxRejects)
+		p.add("max_rejects: %d (want -1 for unlimited, or >= 0)", j.MaxRejects)
 	}
 	if j.Workers < 0 {
-		add("workers: %d is negative", j.Workers)
+		p.add("workers: %d is negative", j.Workers)
 	}
+}
 
-	// Splits: at most one source.
+// validateSplits checks the split settings: at most one source of split points.
+func (j *Job) validateSplits(p *problems) {
 	var splitKeys []string
 	if j.Splits != "" {
 		splitKeys = append(splitKeys, "splits")
@@ -131,9 +171,9 @@ func (j *Job) Validate() error {
 	if j.SplitsFrom != "" {
 		splitKeys = append(splitKeys, "splits_from")
 		if j.Table == "" {
-			add("splits_from: needs table (the table whose regions are read)")
+			p.add("splits_from: needs table (the table whose regions are read)")
 		} else if _, err := partition.RESTRegionsURL(j.SplitsFrom, j.Table); err != nil {
-			add("splits_from: %v", err)
+			p.add("splits_from: %v", err)
 		}
 	}
 	for _, s := range []struct {
@@ -141,24 +181,27 @@ func (j *Job) Validate() error {
 		n   int
 	}{{"split_uniform", j.SplitUniform}, {"split_by_salt", j.SplitBySalt}, {"split_sample", j.SplitSample}} {
 		if s.n < 0 || s.n > 1_000_000 {
-			add("%s: %d (want 1..1000000 regions)", s.key, s.n)
+			p.add("%s: %d (want 1..1000000 regions)", s.key, s.n)
 		}
 		if s.n != 0 {
 			splitKeys = append(splitKeys, s.key)
 		}
 	}
 	if len(splitKeys) > 1 {
-		add("%s: give at most one way to split regions", strings.Join(splitKeys, ", "))
+		p.add("%s: give at most one way to split regions", strings.Join(splitKeys, ", "))
 	}
 	if j.Keyspace != "" {
 		if j.SplitUniform == 0 {
-			add("keyspace: only used with split_uniform")
+			p.add("keyspace: only used with split_uniform")
 		}
 		if err := validKeyspace(j.Keyspace); err != nil {
-			add("keyspace: %v", err)
+			p.add("keyspace: %v", err)
 		}
 	}
+}
 
+// validateFamilies checks the per-family settings, in name order.
+func (j *Job) validateFamilies(p *problems) {
 	names := make([]string, 0, len(j.Families))
 	for name := range j.Families {
 		names = append(names, name)
@@ -167,42 +210,37 @@ func (j *Job) Validate() error {
 	for _, name := range names {
 		f := j.Families[name]
 		if err := ValidFamilyName(name); err != nil {
-			add("families: %v", err)
+			p.add("families: %v", err)
 		}
-		p := "families." + name + "."
-		checkEnum(p+"compression", &f.Compression, Compressions)
-		checkEnum(p+"bloom", &f.Bloom, Blooms)
-		checkEnum(p+"encoding", &f.Encoding, Encodings)
-		checkBlock(p+"block_size", f.BlockSize)
+		k := "families." + name + "."
+		p.enum(k+"compression", &f.Compression, Compressions())
+		p.enum(k+"bloom", &f.Bloom, Blooms())
+		p.enum(k+"encoding", &f.Encoding, Encodings())
+		p.blockSize(k+"block_size", f.BlockSize)
 		j.Families[name] = f
 	}
+}
 
+// validateIncremental checks the job name, state_dir and incremental settings.
+func (j *Job) validateIncremental(p *problems) {
 	// The name becomes a directory and lock name only with state_dir; a
 	// one-off job file may have any base name.
 	if j.StateDir != "" && j.Name != "" {
 		if err := ValidJobName(j.Name); err != nil {
-			add("name: %v", err)
+			p.add("name: %v", err)
 		}
 	}
 	inc := &j.Incremental
 	if inc.WatermarkType != "" && inc.Watermark == "" {
-		add("incremental.watermark_type: set without incremental.watermark")
+		p.add("incremental.watermark_type: set without incremental.watermark")
 	}
-	checkEnum("incremental.watermark_type", &inc.WatermarkType, Watermarks)
+	p.enum("incremental.watermark_type", &inc.WatermarkType, Watermarks())
 	if !inc.IsZero() && j.StateDir == "" {
-		add("incremental: needs state_dir (where runs and watermarks are recorded)")
+		p.add("incremental: needs state_dir (where runs and watermarks are recorded)")
 	}
 	if j.StateDir != "" && j.Name == "" {
-		add("name: required with state_dir")
+		p.add("name: required with state_dir")
 	}
-	if len(probs) == 0 {
-		return nil
-	}
-	where := "job"
-	if j.File != "" {
-		where = j.File
-	}
-	return classify(ErrConfig, fmt.Errorf("%s:\n  %s", where, strings.Join(probs, "\n  ")))
 }
 
 // SeparatorByte returns the field separator byte: one character, or the

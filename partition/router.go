@@ -23,9 +23,6 @@ func NewRouter(s Splits) *Router {
 	return r
 }
 
-// Splits returns the split points the router was built from.
-func (r *Router) Splits() Splits { return r.splits }
-
 // Region returns the region holding row (the number of split points <= row).
 func (r *Router) Region(row []byte) int {
 	p := prefix8(row)

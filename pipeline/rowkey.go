@@ -73,29 +73,7 @@ func compileParts(cfgs []PartConfig, ctx partContext, where string, top, allowHa
 
 func compilePart(c *PartConfig, ctx partContext, allowHash bool) (part, error) {
 	var p part
-	set := 0
-	if c.Column != "" {
-		set++
-	}
-	if c.Literal != nil {
-		set++
-	}
-	if c.Salt != 0 {
-		set++
-	}
-	if c.Hash != nil {
-		set++
-	}
-	if c.ReverseTimestamp != "" {
-		set++
-	}
-	if c.TimeBucket != nil {
-		set++
-	}
-	if c.TimeOffset != nil {
-		set++
-	}
-	if set != 1 {
+	if c.kinds() != 1 {
 		return p, errors.New("exactly one of column, literal, salt, hash, reverse_timestamp, time_bucket, time_offset must be set")
 	}
 	modifiers := c.Type != "" || c.FlipSign || c.Reverse || c.Width != 0 || c.Pad != "" || c.PadChar != ""
@@ -104,46 +82,7 @@ func compilePart(c *PartConfig, ctx partContext, allowHash bool) (part, error) {
 	}
 	switch {
 	case c.Column != "":
-		slot, err := ctx.columnSlot(c.Column)
-		if err != nil {
-			return p, err
-		}
-		p.kind, p.col, p.typ = pkColumn, slot, ctx.columnType(slot)
-		if c.Type != "" {
-			if p.typ, err = ParseType(c.Type); err != nil {
-				return p, err
-			}
-		}
-		if c.FlipSign {
-			switch p.typ {
-			case TypeLong, TypeInt, TypeShort, TypeDouble, TypeFloat, TypeTimestamp:
-			default:
-				return p, fmt.Errorf("flip_sign needs a binary number type, not %s", p.typ)
-			}
-		}
-		p.flip, p.reverse = c.FlipSign, c.Reverse
-		if c.Width < 0 || c.Width > kv.MaxRowLength {
-			return p, fmt.Errorf("width %d out of range 0..%d", c.Width, kv.MaxRowLength)
-		}
-		p.width = c.Width
-		switch strings.ToLower(c.Pad) {
-		case "", "left":
-			p.padLeft, p.padChar = true, '0'
-		case "right":
-			p.padLeft, p.padChar = false, ' '
-		default:
-			return p, fmt.Errorf("pad %q: want left or right", c.Pad)
-		}
-		if c.PadChar != "" {
-			b, err := kv.FromStringBinary(c.PadChar)
-			if err != nil || len(b) != 1 {
-				return p, fmt.Errorf("pad_char %q must be exactly one byte", c.PadChar)
-			}
-			p.padChar = b[0]
-		}
-		if (c.Pad != "" || c.PadChar != "") && c.Width == 0 {
-			return p, errors.New("pad and pad_char need a width")
-		}
+		return compileColumnPart(c, ctx)
 	case c.Literal != nil:
 		b, err := kv.FromStringBinary(*c.Literal)
 		if err != nil {
@@ -156,76 +95,146 @@ func compilePart(c *PartConfig, ctx partContext, allowHash bool) (part, error) {
 		}
 		p.kind, p.buckets = pkSalt, c.Salt
 	case c.Hash != nil:
-		if !allowHash {
-			return p, errors.New("hash parts cannot be nested")
-		}
-		n := c.Hash.Bytes
-		if n == 0 {
-			n = md5.Size
-		}
-		if n < 1 || n > md5.Size {
-			return p, fmt.Errorf("hash bytes %d out of range 1..16", n)
-		}
-		if len(c.Hash.Parts) == 0 {
-			return p, errors.New("hash needs parts")
-		}
-		sub, err := compileParts(c.Hash.Parts, ctx, "hash", false, false)
-		if err != nil {
-			return p, err
-		}
-		p.kind, p.width, p.sub = pkHash, n, sub
+		return compileHashPart(c.Hash, ctx, allowHash)
 	case c.ReverseTimestamp != "":
 		slot, err := ctx.columnSlot(c.ReverseTimestamp)
 		if err != nil {
 			return p, err
 		}
 		p.kind, p.col = pkReverseTS, slot
-	case c.TimeBucket != nil, c.TimeOffset != nil:
-		tc, kind := c.TimeBucket, pkTimeBucket
-		if tc == nil {
-			tc, kind = c.TimeOffset, pkTimeOffset
+	case c.TimeBucket != nil:
+		return compileTimePart(c.TimeBucket, pkTimeBucket, ctx)
+	case c.TimeOffset != nil:
+		return compileTimePart(c.TimeOffset, pkTimeOffset, ctx)
+	}
+	return p, nil
+}
+
+// kinds counts the kinds of part c sets (column, literal, salt, ...): exactly one is valid.
+func (c *PartConfig) kinds() int {
+	n := 0
+	for _, set := range []bool{c.Column != "", c.Literal != nil, c.Salt != 0, c.Hash != nil, c.ReverseTimestamp != "",
+		c.TimeBucket != nil, c.TimeOffset != nil} {
+		if set {
+			n++
 		}
-		slot, err := ctx.columnSlot(tc.Column)
-		if err != nil {
+	}
+	return n
+}
+
+// compileColumnPart compiles a column part with its modifiers (type, flip_sign, reverse, width, pad).
+func compileColumnPart(c *PartConfig, ctx partContext) (part, error) {
+	var p part
+	slot, err := ctx.columnSlot(c.Column)
+	if err != nil {
+		return p, err
+	}
+	p.kind, p.col, p.typ = pkColumn, slot, ctx.columnType(slot)
+	if c.Type != "" {
+		if p.typ, err = ParseType(c.Type); err != nil {
 			return p, err
 		}
-		p.kind, p.col = kind, slot
-		if p.interval, err = parseInterval(tc.Interval); err != nil {
-			return p, err
-		}
-		switch strings.ToLower(tc.Unit) {
-		case "", "s", "seconds":
-			p.unitMS = 1000
-		case "ms", "millis":
-			p.unitMS = 1
+	}
+	if c.FlipSign {
+		switch p.typ {
+		case TypeLong, TypeInt, TypeShort, TypeDouble, TypeFloat, TypeTimestamp:
 		default:
-			return p, fmt.Errorf("time unit %q: want s or ms", tc.Unit)
+			return p, fmt.Errorf("flip_sign needs a binary number type, not %s", p.typ)
 		}
-		if p.interval%p.unitMS != 0 {
-			return p, fmt.Errorf("interval %s is not a whole number of %s", tc.Interval, tc.Unit)
+	}
+	p.flip, p.reverse = c.FlipSign, c.Reverse
+	if c.Width < 0 || c.Width > kv.MaxRowLength {
+		return p, fmt.Errorf("width %d out of range 0..%d", c.Width, kv.MaxRowLength)
+	}
+	p.width = c.Width
+	switch strings.ToLower(c.Pad) {
+	case "", "left":
+		p.padLeft, p.padChar = true, '0'
+	case "right":
+		p.padLeft, p.padChar = false, ' '
+	default:
+		return p, fmt.Errorf("pad %q: want left or right", c.Pad)
+	}
+	if c.PadChar != "" {
+		b, err := kv.FromStringBinary(c.PadChar)
+		if err != nil || len(b) != 1 {
+			return p, fmt.Errorf("pad_char %q must be exactly one byte", c.PadChar)
 		}
-		p.width = tc.Width
-		if kind == pkTimeBucket {
-			if p.width == 0 {
-				p.width = 4
-			}
-			if p.width != 4 && p.width != 8 {
-				return p, fmt.Errorf("time_bucket width %d: want 4 or 8", p.width)
-			}
-			if p.width == 4 && p.unitMS == 1 {
-				return p, errors.New("time_bucket in ms needs width 8 (4 bytes of milliseconds end in 1970)")
-			}
-		} else {
-			if p.width == 0 {
-				p.width = 2
-			}
-			if p.width < 2 || p.width > 4 {
-				return p, fmt.Errorf("time_offset width %d: want 2, 3 or 4", p.width)
-			}
-			if max := p.interval/p.unitMS - 1; p.width < 8 && max >= int64(1)<<(8*p.width) {
-				return p, fmt.Errorf("time_offset: offsets up to %d do not fit in %d bytes", max, p.width)
-			}
+		p.padChar = b[0]
+	}
+	if (c.Pad != "" || c.PadChar != "") && c.Width == 0 {
+		return p, errors.New("pad and pad_char need a width")
+	}
+	return p, nil
+}
+
+// compileHashPart compiles hash(parts): the first bytes of the MD5 of its (unnested) parts.
+func compileHashPart(h *HashConfig, ctx partContext, allowHash bool) (part, error) {
+	var p part
+	if !allowHash {
+		return p, errors.New("hash parts cannot be nested")
+	}
+	n := h.Bytes
+	if n == 0 {
+		n = md5.Size
+	}
+	if n < 1 || n > md5.Size {
+		return p, fmt.Errorf("hash bytes %d out of range 1..16", n)
+	}
+	if len(h.Parts) == 0 {
+		return p, errors.New("hash needs parts")
+	}
+	sub, err := compileParts(h.Parts, ctx, "hash", false, false)
+	if err != nil {
+		return p, err
+	}
+	p.kind, p.width, p.sub = pkHash, n, sub
+	return p, nil
+}
+
+// compileTimePart compiles time_bucket (kind pkTimeBucket) or time_offset (pkTimeOffset).
+func compileTimePart(tc *TimeConfig, kind partKind, ctx partContext) (part, error) {
+	var p part
+	slot, err := ctx.columnSlot(tc.Column)
+	if err != nil {
+		return p, err
+	}
+	p.kind, p.col = kind, slot
+	if p.interval, err = parseInterval(tc.Interval); err != nil {
+		return p, err
+	}
+	switch strings.ToLower(tc.Unit) {
+	case "", "s", "seconds":
+		p.unitMS = 1000
+	case "ms", "millis":
+		p.unitMS = 1
+	default:
+		return p, fmt.Errorf("time unit %q: want s or ms", tc.Unit)
+	}
+	if p.interval%p.unitMS != 0 {
+		return p, fmt.Errorf("interval %s is not a whole number of %s", tc.Interval, tc.Unit)
+	}
+	p.width = tc.Width
+	if kind == pkTimeBucket {
+		if p.width == 0 {
+			p.width = 4
 		}
+		if p.width != 4 && p.width != 8 {
+			return p, fmt.Errorf("time_bucket width %d: want 4 or 8", p.width)
+		}
+		if p.width == 4 && p.unitMS == 1 {
+			return p, errors.New("time_bucket in ms needs width 8 (4 bytes of milliseconds end in 1970)")
+		}
+		return p, nil
+	}
+	if p.width == 0 {
+		p.width = 2
+	}
+	if p.width < 2 || p.width > 4 {
+		return p, fmt.Errorf("time_offset width %d: want 2, 3 or 4", p.width)
+	}
+	if max := p.interval/p.unitMS - 1; p.width < 8 && max >= int64(1)<<(8*p.width) {
+		return p, fmt.Errorf("time_offset: offsets up to %d do not fit in %d bytes", max, p.width)
 	}
 	return p, nil
 }

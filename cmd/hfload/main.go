@@ -1,6 +1,3 @@
-// Command hfload turns relational exports (CSV, Parquet) into Apache HBase HFiles ready for
-// `hbase completebulkload`. This package is the command line only: flags, progress and exit codes; the
-// work happens in the jobs, pipeline, partition, sorter and hfilewriter packages.
 package main
 
 import (
@@ -15,11 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hfload/hfload/internal/version"
 	"github.com/hfload/hfload/jobs"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -67,7 +62,7 @@ func newRootCmd() *cobra.Command {
 
 Exit codes: 0 ok (also "nothing to do"), 1 usage or configuration error, 2 bad rows over --max-rejects,
 3 I/O error, 4 another run holds the job's lock, 5 a loaded input changed (use --reload), 130 interrupted.`,
-		Version:       version,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

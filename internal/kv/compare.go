@@ -71,9 +71,6 @@ func compareTsType(a, b []byte) int {
 // CompareKeyValues orders two KeyValue records (int32 keyLen | int32 valueLen | key | value) by key.
 func CompareKeyValues(a, b []byte) int { return CompareKeys(KVKey(a), KVKey(b)) }
 
-// CompareRows compares the rows of two flat keys as unsigned bytes.
-func CompareRows(a, b []byte) int { return bytes.Compare(Key(a).Row(), Key(b).Row()) }
-
 // CommonPrefix returns the length of the longest common prefix of a and b (compared eight bytes at a
 // time), as the prefix and diff encoders measure shared key bytes.
 func CommonPrefix(a, b []byte) int {

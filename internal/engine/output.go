@@ -1,4 +1,4 @@
-package jobs
+package engine
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -23,10 +23,10 @@ import (
 	"github.com/hfload/hfload/sorter"
 )
 
-// outputWriter turns sorted streams into HFiles under dir/<family>/.
+// outputWriter turns sorted streams into HFiles, written to a Sink as <family>/<name>.
 type outputWriter struct {
-	spec       *RunSpec
-	dir        string
+	spec       *Spec
+	sink       Sink
 	families   []string
 	totalBytes int64
 	progress   func(Progress)
@@ -48,6 +48,11 @@ type outputWriter struct {
 }
 
 const maxDupExamples = 5
+
+func newOutputWriter(spec *Spec, sink Sink, families []string, totalBytes int64, pool *sorter.Pool) *outputWriter {
+	return &outputWriter{spec: spec, sink: sink, families: families, totalBytes: totalBytes, progress: spec.Progress,
+		tagged: spec.Mapping.CellTags(), dict: pool.Dict(), pool: pool, verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
+}
 
 // Output buffers: an HFile is written through directio buffers of up to maxOutputBuffer bytes (large
 // writes keep the disk busy: see directio.NewWriter), and the buffers of all HFiles written at once take
@@ -134,7 +139,7 @@ func (o *outputWriter) writeRegions(ctx context.Context, sorters []*sorter.Sorte
 			return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
 		}
 		defer it.Close()
-		return o.writeStream(it, o.spec.Splits, region, fam)
+		return o.writeStream(ctx, it, o.spec.Splits, region, fam)
 	})
 }
 
@@ -170,14 +175,14 @@ func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter
 			return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
 		}
 		defer it.Close()
-		return o.writeStream(it, splits, region, fam)
+		return o.writeStream(ctx, it, splits, region, fam)
 	})
 }
 
 // writeStream writes the cells of one (region, family) iterator into that region's files.
-func (o *outputWriter) writeStream(it *sorter.Iterator, splits partition.Splits, region, fam int) error {
+func (o *outputWriter) writeStream(ctx context.Context, it *sorter.Iterator, splits partition.Splits, region, fam int) error {
 	start, end := splits.Bounds(region)
-	fw := o.newFileWriter(region, fam, start, end)
+	fw := o.newFileWriter(ctx, region, fam, start, end)
 	st := o.newStream(it)
 	if err := st.run(fw); err != nil {
 		fw.abort()
@@ -233,7 +238,7 @@ type stream struct {
 }
 
 func (o *outputWriter) newStream(it *sorter.Iterator) *stream {
-	pol := policy(o.spec)
+	pol := o.spec.DuplicatePolicy()
 	if o.spec.Combine != nil {
 		pol = DuplicatesKeep
 	}
@@ -366,24 +371,26 @@ func (o *outputWriter) rowName(seq uint64) string {
 // fileWriter writes the cells of one (region, family) stream into one or more HFiles, rolling at
 // MaxFileSize at row boundaries.
 type fileWriter struct {
+	ctx         context.Context
 	o           *outputWriter
 	region, fam int
 	regionStart []byte
 	regionEnd   []byte
 	part        int
 
-	dw      *directio.Writer            // the file, written around the page cache where the file system allows
-	sv      *hfilewriter.StreamVerifier // between w and dw with VerifyStream
+	f       File                        // the file, from the sink
+	sv      *hfilewriter.StreamVerifier // between w and f with VerifyStream
 	w       *hfilewriter.Writer
-	rel     string
+	name    string // the current file's name in its family
+	rel     string // <family>/<name>
 	lastRow []byte
 	rows    int64 // distinct rows in the current file
 
 	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
 }
 
-func (o *outputWriter) newFileWriter(region, fam int, start, end []byte) *fileWriter {
-	return &fileWriter{o: o, region: region, fam: fam, regionStart: start, regionEnd: end}
+func (o *outputWriter) newFileWriter(ctx context.Context, region, fam int, start, end []byte) *fileWriter {
+	return &fileWriter{ctx: ctx, o: o, region: region, fam: fam, regionStart: start, regionEnd: end}
 }
 
 // fileName is deterministic: 32 hex characters (like HBase's own store file names, which must not
@@ -394,48 +401,40 @@ func (o *outputWriter) fileName(fam string, region, part int) string {
 }
 
 func (fw *fileWriter) writerOptions() hfilewriter.WriterOptions {
-	var opts hfilewriter.WriterOptions
+	var opts hfilewriter.WriterOptions // HBase's defaults
 	if fw.o.spec.Family != nil {
 		opts = fw.o.spec.Family(fw.o.families[fw.fam])
-	} else {
-		opts = hfilewriter.DefaultWriterOptions()
 	}
 	ts := fw.o.spec.Pipeline.Timestamp
-	opts.AllowDuplicateKeys = fw.o.spec.Combine == nil && policy(fw.o.spec) == DuplicatesKeep
+	opts.AllowDuplicateKeys = fw.o.spec.Combine == nil && fw.o.spec.DuplicatePolicy() == DuplicatesKeep
 	opts.BulkLoad = &hfilewriter.BulkLoadInfo{Time: ts, SourceTask: fw.o.spec.SourceTask, MajorCompaction: true}
 	return opts
 }
 
 func (fw *fileWriter) open() error {
 	fam := fw.o.families[fw.fam]
-	name := fw.o.fileName(fam, fw.region, fw.part)
-	fw.rel = filepath.Join(fam, name)
-	path := filepath.Join(fw.o.dir, fw.rel)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("output: %w", err)
-	}
-	f, err := directio.Create(path, 0o644)
+	fw.name = fw.o.fileName(fam, fw.region, fw.part)
+	fw.rel = filepath.Join(fam, fw.name)
+	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize})
 	if err != nil {
-		return fmt.Errorf("output: %w", err)
+		return err
 	}
-	fw.dw = directio.NewWriter(f, fw.o.bufSize)
+	fw.f = f
 	opts := fw.writerOptions()
-	var out io.Writer = fw.dw
+	var out io.Writer = fw.f
 	if fw.o.verify() == VerifyStream {
-		if fw.sv, err = hfilewriter.NewStreamVerifier(fw.dw, opts); err != nil {
-			fw.dw.Close()
-			fw.dw = nil
-			os.Remove(path)
-			return fmt.Errorf("output %s: %w", path, err)
+		if fw.sv, err = hfilewriter.NewStreamVerifier(fw.f, opts); err != nil {
+			fw.f.Abort()
+			fw.f = nil
+			return fmt.Errorf("output %s: %w", fw.rel, err)
 		}
 		out = fw.sv
 	}
 	fw.w, err = hfilewriter.NewWriter(out, opts)
 	if err != nil {
-		fw.dw.Close()
-		fw.dw = nil
-		os.Remove(path)
-		return fmt.Errorf("output %s: %w", path, err)
+		fw.f.Abort()
+		fw.f = nil
+		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
 	fw.part++
 	return nil
@@ -524,9 +523,8 @@ func (fw *fileWriter) finishFile() error {
 	if fw.w == nil {
 		return nil
 	}
-	path := filepath.Join(fw.o.dir, fw.rel)
 	err := fw.w.Close()
-	if cerr := fw.dw.Close(); err == nil {
+	if cerr := fw.f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil && fw.sv != nil {
@@ -535,12 +533,12 @@ func (fw *fileWriter) finishFile() error {
 		}
 	}
 	st := fw.w.Stats()
-	fw.w, fw.dw, fw.sv = nil, nil, nil
+	fw.w, fw.f, fw.sv = nil, nil, nil
 	if err != nil {
-		return fmt.Errorf("output %s: %w", path, err)
+		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
 	if m := fw.o.verify(); m == VerifyBlocks || m == VerifyFull {
-		fw.o.verifyAsync(path, m == VerifyFull)
+		fw.o.verifyAsync(fw.o.families[fw.fam], fw.name, m == VerifyFull)
 	}
 	fr := FileResult{
 		Family:      fw.o.families[fw.fam],
@@ -573,13 +571,13 @@ func (o *outputWriter) verify() VerifyMode {
 
 // verifyAsync re-reads a finished file in the background (at most GOMAXPROCS at a time), with the full
 // check when cells is set; waitVerified returns the first failure.
-func (o *outputWriter) verifyAsync(path string, cells bool) {
+func (o *outputWriter) verifyAsync(family, name string, cells bool) {
 	o.verifyWG.Add(1)
 	go func() {
 		defer o.verifyWG.Done()
 		o.verifySem <- struct{}{}
 		defer func() { <-o.verifySem }()
-		if err := verifyFile(path, cells); err != nil {
+		if err := o.verifyFile(family, name, cells); err != nil {
 			o.mu.Lock()
 			if o.verifyErr == nil {
 				o.verifyErr = err
@@ -596,9 +594,10 @@ func (o *outputWriter) waitVerified() error {
 	return o.verifyErr
 }
 
-func verifyFile(path string, cells bool) error {
-	// Read around the page cache too: the bytes were written that way and are read once.
-	f, err := directio.Open(path)
+// verifyFile reads a written file back from the sink (a Reopener: Load checks) and verifies it.
+func (o *outputWriter) verifyFile(family, name string, cells bool) error {
+	path := filepath.Join(family, name)
+	f, err := o.sink.(Reopener).Open(family, name)
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", path, err)
 	}
@@ -625,9 +624,8 @@ func (fw *fileWriter) close() error {
 
 func (fw *fileWriter) abort() {
 	fw.publish()
-	if fw.dw != nil {
-		fw.dw.Close()
-		os.Remove(filepath.Join(fw.o.dir, fw.rel))
-		fw.w, fw.dw = nil, nil
+	if fw.f != nil {
+		fw.f.Abort()
+		fw.w, fw.f, fw.sv = nil, nil, nil
 	}
 }

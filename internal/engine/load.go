@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
+	"github.com/hfload/hfload/sorter"
+)
+
+// Load reads the inputs, maps rows to cells, routes them to regions, sorts each region's cells within
+// the memory budget and writes one or more HFiles per (region, family) to sink, as <family>/<name>.
+// It commits nothing: the caller decides what becomes visible, and when (see jobs.Staging).
+func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
+	start := time.Now()
+	if spec.Mapping == nil {
+		return nil, errors.New("run: no column mapping")
+	}
+	families := spec.Mapping.Families()
+	if len(families) == 0 {
+		return nil, errors.New("run: the mapping has no column family")
+	}
+	if sink == nil {
+		return nil, errors.New("run: no output sink")
+	}
+	if m := spec.Verify; m == VerifyBlocks || m == VerifyFull {
+		if _, ok := sink.(Reopener); !ok {
+			return nil, fmt.Errorf("run: --verify %s re-reads every file, and this output cannot be read back", m)
+		}
+	}
+	workers := spec.workers()
+	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: spec.sortBudget(), TempDir: spec.TempDir, Parallelism: workers,
+		Dict: spec.Mapping.Dict()})
+	if err != nil {
+		return nil, fmt.Errorf("run: sorter: %w", err)
+	}
+	defer pool.Close()
+
+	// Phase 1: read, map, route, sort (spilling as the budget requires).
+	rt := newRouter(spec, pool, families)
+	defer rt.close()
+	inputs := spec.Inputs
+	if spec.Progress != nil {
+		inputs = progressInputs(inputs, readProgress(spec))
+	}
+	counts, err := pipeline.Run(ctx, inputs, spec.Mapping, spec.Pipeline, rt.add)
+	res := &Result{Counts: counts}
+	if err != nil {
+		return res, err
+	}
+	res.ReadTime = time.Since(start)
+	var afterRead func() error
+	if spec.AfterRead != nil {
+		afterRead = spec.AfterRead(ctx)
+	}
+
+	// Phase 2: merge each stream and write HFiles (while AfterRead's work goes on).
+	out := newOutputWriter(spec, sink, families, rt.totalBytes(), pool)
+	splits := spec.Splits
+	if spec.SplitSample > 0 {
+		splits = rt.sampler.Splits(spec.SplitSample)
+		// Twice as many range merges as workers: a merge waits for its run reads and output writes, and
+		// the read buffers of four merges fit the budget the sorters no longer need for arenas.
+		err = out.writeRanges(ctx, rt.sorters, splits, 2*workers)
+	} else {
+		err = out.writeRegions(ctx, rt.sorters, rt.regions, workers)
+	}
+	waitStart := time.Now()
+	if verr := out.waitVerified(); err == nil {
+		err = verr
+	}
+	res.VerifyWait = time.Since(waitStart)
+	if afterRead != nil {
+		if aerr := afterRead(); err == nil {
+			err = aerr
+		}
+	}
+	out.result(res, splits, pool)
+	res.Elapsed = time.Since(start)
+	res.WriteTime = res.Elapsed - res.ReadTime
+	if err != nil {
+		return res, err
+	}
+	return res, DuplicatesErr(spec, res.Duplicates, res.DupExamples)
+}
+
+// result fills res with what the output writer and the pool counted.
+func (o *outputWriter) result(res *Result, splits partition.Splits, pool *sorter.Pool) {
+	res.Splits = splits
+	res.Files = o.files
+	for _, f := range o.files {
+		res.RowsWritten += f.Rows
+	}
+	res.Cells = o.cells.Load()
+	res.Duplicates = o.dups.Load()
+	res.DupExamples = o.dupExamples
+	res.Spills = pool.Spills()
+	res.SpillBytes = pool.RunBytes()
+	res.MergePasses = pool.MergePasses()
+	res.PeakMemory = pool.PeakBytes()
+}
+
+// sortBudget is the sorter's share of the memory budget.
+func (spec *Spec) sortBudget() int64 {
+	memory := spec.Memory
+	if memory <= 0 {
+		memory = DefaultMemory
+	}
+	budget := memory - memoryReserve
+	if budget < 16<<20 {
+		budget = min(memory, 16<<20)
+	}
+	return budget
+}
+
+// workers is the number of mapping workers, and of files written at once.
+func (spec *Spec) workers() int {
+	if spec.Pipeline.Workers > 0 {
+		return spec.Pipeline.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}

@@ -1,0 +1,30 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/hfload/hfload/internal/directio"
+)
+
+// The output buffers of the files written at once take at most a quarter of the sorter's budget, each
+// between 64 KiB and 4 MiB, in 64 KiB steps.
+func TestOutputBufferSize(t *testing.T) {
+	for _, tc := range []struct {
+		budget int64
+		files  int
+		want   int
+	}{
+		{208 << 20, 4, 4 << 20},  // the 256 MiB benchmark budget on 2 cores: the largest buffers
+		{16 << 20, 4, 320 << 10}, // 16 MiB / 4 / 4 files / 3 buffers = 341 KiB, rounded down
+		{16 << 20, 64, 64 << 10}, // never below 64 KiB
+		{1 << 40, 1, 4 << 20},    // never above 4 MiB
+	} {
+		got := outputBufferSize(tc.budget, tc.files)
+		if got != tc.want {
+			t.Errorf("outputBufferSize(%d, %d) = %d, want %d", tc.budget, tc.files, got, tc.want)
+		}
+		if total := int64(tc.files) * directio.WriterMemory(got); got > 64<<10 && total > tc.budget/4 {
+			t.Errorf("budget %d, %d files: buffers take %d bytes, over a quarter", tc.budget, tc.files, total)
+		}
+	}
+}

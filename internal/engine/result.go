@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
+)
+
+// Progress is a snapshot of a running load.
+type Progress struct {
+	Phase        string // "read" or "write"
+	BytesDone    int64  // read: input bytes consumed; write: cell bytes written
+	BytesTotal   int64  // read: total input bytes (0 if unknown); write: total cell bytes
+	RowsRead     int64
+	CellsDone    int64
+	CellsTotal   int64
+	FilesWritten int
+}
+
+// Result is what Load wrote, and what it counted on the way.
+type Result struct {
+	Counts      pipeline.Counts
+	Cells       int64 // cells written to HFiles
+	RowsWritten int64 // distinct rows per file, summed
+	Duplicates  int64 // cells with a key equal to another cell's key (all policies count them)
+	DupExamples []string
+	Splits      partition.Splits // the region boundaries in force (computed ones with SplitSample)
+	Files       []FileResult
+	SpillBytes  int64 // bytes written to run files (spills and merge passes) in the temporary directory
+	Spills      int64
+	MergePasses int64 // intermediate merge passes (runs merged into runs before the final merges)
+	PeakMemory  int64 // the sorter's accounted peak
+	Elapsed     time.Duration
+	ReadTime    time.Duration // reading, mapping and in-memory sorting/spilling (phase 1)
+	WriteTime   time.Duration // merging and writing HFiles, and verifying them (phase 2)
+	VerifyWait  time.Duration // part of WriteTime spent waiting for verifications after the last write
+}
+
+// FileResult describes one written HFile.
+type FileResult struct {
+	Family      string `json:"family"`
+	Path        string `json:"path"` // relative to the output directory: <family>/<name>
+	Region      int    `json:"region"`
+	RegionStart string `json:"region_start"` // toStringBinary; "" = table start
+	RegionEnd   string `json:"region_end"`   // toStringBinary; "" = table end
+	FirstRow    string `json:"first_row"`
+	LastRow     string `json:"last_row"`
+	FirstKey    string `json:"first_key"`
+	LastKey     string `json:"last_key"`
+	Rows        int64  `json:"rows"`
+	Cells       int64  `json:"cells"`
+	Bytes       int64  `json:"bytes"`
+}

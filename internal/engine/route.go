@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
+	"github.com/hfload/hfload/sorter"
+)
+
+// router takes the mapped batches of phase 1 (its add is the pipeline's sink) and hands every record
+// to the sorter of its (region, family): with split points known up front, one sorter per region and
+// family; with computed splits (SplitSample), one per family, and the rows are sampled for the splits.
+type router struct {
+	sorters     []*sorter.Sorter // region*len(families) + family
+	regions     int
+	nf          int
+	route       *partition.Router  // split points known up front (regions > 1)
+	sampler     *partition.Sampler // SplitSample > 0
+	familyBytes []atomic.Int64     // KeyValue bytes routed per family
+	scratch     sync.Pool          // *sinkScratch, reused across batches
+}
+
+func newRouter(spec *Spec, pool *sorter.Pool, families []string) *router {
+	rt := &router{regions: 1, nf: len(families), familyBytes: make([]atomic.Int64, len(families))}
+	if spec.SplitSample <= 0 && len(spec.Splits) > 0 {
+		rt.regions = len(spec.Splits) + 1
+		rt.route = partition.NewRouter(spec.Splits)
+	}
+	rt.sorters = make([]*sorter.Sorter, rt.regions*rt.nf)
+	sopts := sorter.SorterOptions{Combine: spec.Combine, CombineErr: spec.CombineErr, FoldSeqLast: spec.FoldSeqLast}
+	for r := 0; r < rt.regions; r++ {
+		for f, fam := range families {
+			rt.sorters[r*rt.nf+f] = pool.NewSorter(fmt.Sprintf("region %d family %s", r, fam), sopts)
+		}
+	}
+	// Computed splits come from a deterministic bottom-k sample of the rows with their bytes (the same
+	// sample whatever order batches arrive in), fed once per run of cells of one row.
+	if spec.SplitSample > 0 {
+		rt.sampler = partition.NewSampler(SplitSampleKeys, SplitSampleSeed)
+	}
+	return rt
+}
+
+func (rt *router) close() {
+	for _, s := range rt.sorters {
+		s.Close()
+	}
+}
+
+// totalBytes is the KeyValue bytes of every record routed.
+func (rt *router) totalBytes() int64 {
+	var total int64
+	for i := range rt.familyBytes {
+		total += rt.familyBytes[i].Load()
+	}
+	return total
+}
+
+// add groups a batch's records by sorter (a counting sort of record indexes) and adds each group under
+// one lock acquisition. Scratch slices are reused across batches through a sync.Pool.
+func (rt *router) add(cb *pipeline.CellBatch) error {
+	sorters, regions, nf, route, sampler := rt.sorters, rt.regions, rt.nf, rt.route, rt.sampler
+	sc, _ := rt.scratch.Get().(*sinkScratch)
+	if sc == nil {
+		sc = &sinkScratch{}
+	}
+	defer rt.scratch.Put(sc)
+	refs := cb.Records
+	sc.target = sc.target[:0]
+	sc.count = resized(sc.count, len(sorters)+1)
+	famBytes := resized(sc.famBytes, nf)
+	var sampleRow []byte
+	var sampleBytes, sampleRows, sampleTotal int64
+	for i := range refs {
+		r := &refs[i]
+		t := int(r.Family)
+		if regions > 1 {
+			t += route.Region(cellrec.Row(cb.Record(i))) * nf
+		} else if sampler != nil {
+			// Once per run of records of one row, with the bytes of the KeyValues they stand for.
+			row := cellrec.Row(cb.Record(i))
+			if sampleRow == nil || !bytes.Equal(row, sampleRow) {
+				if sampleRow != nil {
+					sampler.Offer(sampleRow, sampleBytes)
+				}
+				sampleRow, sampleBytes = row, 0
+				sampleRows++
+			}
+			sampleBytes += int64(r.KVBytes)
+			sampleTotal += int64(r.KVBytes)
+		}
+		sc.target = append(sc.target, int32(t))
+		sc.count[t+1]++
+		famBytes[r.Family] += int64(r.KVBytes)
+	}
+	if sampleRow != nil {
+		sampler.Offer(sampleRow, sampleBytes)
+		sampler.Count(sampleRows, sampleTotal)
+	}
+	for t := 1; t < len(sc.count); t++ {
+		sc.count[t] += sc.count[t-1]
+	}
+	if cap(sc.recs) < len(refs) {
+		sc.recs = make([]sorter.Record, len(refs))
+	}
+	recs := sc.recs[:len(refs)]
+	next := append(sc.next[:0], sc.count[:len(sorters)]...)
+	for i := range refs {
+		t := sc.target[i]
+		recs[next[t]] = sorter.Record{Rec: cb.Record(i), Seq: refs[i].Seq}
+		next[t]++
+	}
+	sc.next = next
+	for t := range sorters {
+		if lo, hi := sc.count[t], sc.count[t+1]; hi > lo {
+			if err := sorters[t].AddRecords(recs[lo:hi]); err != nil {
+				return err
+			}
+		}
+	}
+	for f, n := range famBytes {
+		rt.familyBytes[f].Add(n)
+	}
+	sc.famBytes = famBytes
+	clear(recs) // drop references to the batch buffer
+	return nil
+}
+
+// sinkScratch holds the per-batch grouping buffers of router.add.
+type sinkScratch struct {
+	target   []int32
+	count    []int
+	next     []int
+	recs     []sorter.Record
+	famBytes []int64
+}
+
+// resized returns s with length n, all zero, reusing its array when it is large enough.
+func resized[T int | int64](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/hfload/hfload/internal/directio"
+)
+
+// Sink is where Load writes its HFiles: one File per Create, named <family>/<name> (the layout
+// HBase's bulk load reads). Create is called from several goroutines at once. DirSink writes to a
+// local directory; an object store or a distributed runner's work unit implements its own.
+type Sink interface {
+	Create(ctx context.Context, family, name string, o FileOptions) (File, error)
+}
+
+// FileOptions are what the engine tells a Sink about a file it creates.
+type FileOptions struct {
+	// BufferSize is the write buffer the engine has budgeted for the file, in bytes (reserved from
+	// Spec.Memory; 0: the sink's own default).
+	BufferSize int
+}
+
+// File is one HFile being written. The engine writes it sequentially and then calls exactly one of
+// Close (the file is complete: durability and visibility are the caller's commit, not the sink's) or
+// Abort (the file is discarded, as far as the sink can).
+type File interface {
+	io.Writer
+	Close() error
+	Abort()
+}
+
+// Reopener is a Sink that can read back a file it wrote: Load needs it for VerifyBlocks and
+// VerifyFull, which re-read every file.
+type Reopener interface {
+	Open(family, name string) (ReadFile, error)
+}
+
+// ReadFile is a file read back through a Reopener.
+type ReadFile interface {
+	io.ReaderAt
+	io.Closer
+	Size() int64
+}
+
+// DirSink writes files to Dir/<family>/<name>, around the page cache where the file system allows
+// (internal/directio). It does not fsync: committing (fsync, rename) is the caller's.
+type DirSink struct {
+	Dir string
+}
+
+// defaultFileBuffer is a DirSink file's write buffer when FileOptions.BufferSize is 0.
+const defaultFileBuffer = 1 << 20
+
+// Create creates Dir/<family>/<name> (and its family directory).
+func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (File, error) {
+	path := filepath.Join(d.Dir, family, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	f, err := directio.Create(path, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	size := o.BufferSize
+	if size <= 0 {
+		size = defaultFileBuffer
+	}
+	return &dirFile{Writer: directio.NewWriter(f, size), path: path}, nil
+}
+
+// Open opens Dir/<family>/<name> for reading, around the page cache too: the bytes were written that
+// way and are read once.
+func (d DirSink) Open(family, name string) (ReadFile, error) {
+	return directio.Open(filepath.Join(d.Dir, family, name))
+}
+
+// dirFile is a DirSink file. It keeps directio.Writer's AvailableBuffer, so that the HFile writer
+// builds blocks in the write buffer.
+type dirFile struct {
+	*directio.Writer
+	path string
+}
+
+func (f *dirFile) Abort() {
+	f.Writer.Close()
+	os.Remove(f.path)
+}
