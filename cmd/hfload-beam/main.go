@@ -28,6 +28,7 @@ import (
 	"github.com/hfload/hfload/internal/beamrun"
 	"github.com/hfload/hfload/internal/beamtask"
 	"github.com/hfload/hfload/internal/cli"
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 )
 
@@ -88,6 +89,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	job, err := jf.Load(fs.Args())
 	if err != nil {
 		return fail(stderr, err)
+	}
+	if storage.IsRemote(job.Out) {
+		return fail(stderr, fmt.Errorf("%w: --out %s: hfload-beam writes to a shared file system path, not to a bucket, yet (inputs may be s3://)", jobs.ErrConfig, job.Out))
 	}
 	if job.StateDir != "" {
 		return fail(stderr, fmt.Errorf("%w: state_dir (incremental runs) is not supported by hfload-beam yet: use hfload run", jobs.ErrConfig))

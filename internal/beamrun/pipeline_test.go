@@ -11,6 +11,7 @@ import (
 	"github.com/hfload/hfload/internal/beamrun"
 	"github.com/hfload/hfload/internal/beamtask"
 	"github.com/hfload/hfload/internal/beamtask/beamtest"
+	"github.com/hfload/hfload/internal/storage/s3test"
 	"github.com/hfload/hfload/jobs"
 )
 
@@ -31,7 +32,10 @@ func TestPrismInProcessSameBytes(t *testing.T) {
 	}
 }
 
+// gw is the package's S3 server (s3test), started once for the tests that need it.
+var gw s3test.Gateway
+
 func TestMain(m *testing.M) {
 	beam.Init()
-	os.Exit(m.Run())
+	os.Exit(s3test.Main(m, &gw))
 }

@@ -59,6 +59,7 @@ func TestPrismJobServerProcessWorker(t *testing.T) {
 	// Prism, the boot programs and the workers it starts share a process group, killed at the end; the
 	// log is a file, so that no pipe held by a worker keeps Wait waiting.
 	prism.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	prism.Dir = bin // the boot program writes pipeline_options.json into its working directory
 	logPath := filepath.Join(bin, "prism.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
