@@ -8,7 +8,7 @@ DEMO    := demo-out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := -X github.com/hfload/hfload/internal/version.stamped=$(VERSION)
 
-.PHONY: build build-beam test bench bench-go bench-cli demo lint fuzz clean
+.PHONY: build build-beam test bench bench-go bench-cli bench-s3 demo lint fuzz clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hfload
@@ -38,6 +38,11 @@ bench-go:
 # End-to-end CLI benchmark against GNU sort on a generated export (see scripts/bench-cli.sh).
 bench-cli: build
 	bash scripts/bench-cli.sh
+
+# Object-storage benchmark (issue 20): the export from and to a local Versity S3 gateway vs local disk,
+# same run (scripts/bench-s3.sh; SIZE=1GB by default). Not part of `make test` or `make bench`.
+bench-s3: build
+	bash scripts/bench-s3.sh
 
 demo: build
 	bash scripts/demo.sh $(DEMO)

@@ -62,6 +62,7 @@ type Job struct {
 	Rejects    string `yaml:"rejects,omitempty"`     // JSON Lines file for bad rows
 	MaxRejects int64  `yaml:"max_rejects,omitempty"` // bad rows allowed before failing; -1 = unlimited
 	Workers    int    `yaml:"workers,omitempty"`     // 0 = GOMAXPROCS
+	TmpDir     string `yaml:"tmp_dir,omitempty"`     // local scratch for spill files; "" = in the staging dir (a bucket output: the system temp dir)
 	JSON       bool   `yaml:"json,omitempty"`        // machine-readable output
 	Reload     bool   `yaml:"reload,omitempty"`      // reload inputs that changed since they were loaded
 

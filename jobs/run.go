@@ -63,6 +63,11 @@ func ParseVerifyMode(s string) (VerifyMode, error) { return engine.ParseVerifyMo
 // Load runs the engine with its HFiles written to dir/<family>/<name> (engine.DirSink). It does not
 // commit anything: see Staging.
 func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
+	return LoadTo(ctx, spec, engine.DirSink{Dir: dir})
+}
+
+// LoadTo is Load writing the HFiles to sink (e.g. a BucketStaging's uploads).
+func LoadTo(ctx context.Context, spec *RunSpec, sink engine.Sink) (*LoadResult, error) {
 	es := spec.Spec
 	var inputs []InputFile
 	if spec.FingerprintInputs {
@@ -79,7 +84,7 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 			return func() error { return <-done }
 		}
 	}
-	res, err := engine.Load(ctx, &es, engine.DirSink{Dir: dir})
+	res, err := engine.Load(ctx, &es, sink)
 	if res == nil {
 		return nil, err
 	}

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hfload/hfload/internal/engine"
 	"github.com/hfload/hfload/internal/kv"
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/internal/version"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
@@ -94,6 +96,9 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	}
 
 	runID := newRunID(started)
+	if storage.IsRemote(job.Out) {
+		return executeToBucket(ctx, job, spec, res, runID, started, now, logf)
+	}
 	stg, err := NewStaging(job.Out, runID)
 	if err != nil {
 		return res, err
@@ -266,20 +271,29 @@ func (r *ExecuteResult) Summary() string {
 	return b.String()
 }
 
-// loadStaged runs Load into the staging directory, with the spill files and the rejects file inside it,
-// and fills res with what the load reports. finalDir is where the rejects file is after the commit.
+// loadStaged runs Load into the staging directory, with the spill files (unless tmp_dir says where)
+// and the rejects file inside it, and fills res with what the load reports. finalDir is where the
+// rejects file is after the commit.
 func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, finalDir string, res *ExecuteResult,
 	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
-	if load == nil {
-		load = Load
+	return loadInto(ctx, job, spec, stg.Dir(), engine.DirSink{Dir: stg.Dir()}, finalDir, res, load, logf)
+}
+
+// loadInto runs the engine writing to sink, with the rejects file in the local directory work and the
+// spill files there too, or under job.TmpDir when set; it fills res with what the load reports.
+// load, when not nil, replaces the engine (ExecuteOptions.Load): it writes into the directory work.
+func loadInto(ctx context.Context, job *Job, spec *RunSpec, work string, sink engine.Sink, finalDir string, res *ExecuteResult,
+	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
+	spec.TempDir = filepath.Join(work, ".spill")
+	if job.TmpDir != "" {
+		spec.TempDir = filepath.Join(job.TmpDir, ".hfload-spill-"+filepath.Base(work))
 	}
-	spec.TempDir = filepath.Join(stg.Dir(), ".spill")
 	if err := os.MkdirAll(spec.TempDir, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrIO, err)
+		return nil, fmt.Errorf("%w: spill directory: %w", ErrIO, err)
 	}
 	rejPath := job.Rejects
 	if rejPath == "" {
-		rejPath = filepath.Join(stg.Dir(), "_rejects.jsonl")
+		rejPath = filepath.Join(work, "_rejects.jsonl")
 	}
 	rej, err := os.Create(rejPath)
 	if err != nil {
@@ -287,7 +301,12 @@ func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, fina
 	}
 	spec.Pipeline.Rejects = rej
 
-	lr, err := load(ctx, spec, stg.Dir())
+	var lr *LoadResult
+	if load != nil {
+		lr, err = load(ctx, spec, work)
+	} else {
+		lr, err = LoadTo(ctx, spec, sink)
+	}
 	if cerr := rej.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("%w: rejects file: %w", ErrIO, cerr)
 	}
@@ -311,6 +330,9 @@ func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, fina
 		res.RejectsFile = rejPath
 		if job.Rejects == "" {
 			res.RejectsFile = filepath.Join(finalDir, "_rejects.jsonl")
+			if storage.IsRemote(finalDir) {
+				res.RejectsFile = strings.TrimSuffix(finalDir, "/") + "/_rejects.jsonl"
+			}
 		}
 		logf("%d rows rejected: see %s", lr.Counts.RowsRejected, res.RejectsFile)
 	}

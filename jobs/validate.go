@@ -51,6 +51,7 @@ func (j *Job) Validate() error {
 	j.validateSplits(&p)
 	j.validateFamilies(&p)
 	j.validateIncremental(&p)
+	j.validateStorage(&p)
 	if len(p) == 0 {
 		return nil
 	}

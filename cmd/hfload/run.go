@@ -40,7 +40,7 @@ func addJobFlags(cmd *cobra.Command) *jobFlags {
 	f.Int("workers", 0, "parallel mapping workers (default: one per core)")
 	// Output side.
 	f.String("table", "", "HBase table name (used in the bulk-load command and manifest)")
-	f.String("out", "", "output directory: <out>/<family>/<hfile> + _manifest.json")
+	f.String("out", "", "output directory or s3://bucket/prefix: <out>/<family>/<hfile> + _manifest.json")
 	f.Int64("timestamp", 0, "cell timestamp in epoch ms (default: the run's start time)")
 	f.String("splits", "", "file with one split key per line (HBase shell notation, \\xNN escapes)")
 	f.String("splits-from", "", "HBase REST server URL, e.g. http://rest-host:8080: use the live --table's current regions")
@@ -57,7 +57,8 @@ func addJobFlags(cmd *cobra.Command) *jobFlags {
 	f.String("memory", "", "memory budget of the run (default 1GiB): the sorter gets all but 48MiB; also sets GOMEMLIMIT")
 	f.String("max-file-size", "", "roll HFiles at this size, at row boundaries (default 10GiB)")
 	f.String("duplicates", "", "cells with equal keys: error (default), first, last or keep")
-	f.String("state-dir", "", "state directory for incremental runs")
+	f.String("state-dir", "", "state directory for incremental runs (local)")
+	f.String("tmp-dir", "", "local scratch directory for spill files (default: inside the output's staging directory; the system temp dir when --out is s3://)")
 	f.Bool("reload", false, "reload inputs that changed since an earlier run loaded them")
 	f.Bool("json", false, "print the summary as JSON")
 	f.StringArrayVar(&jf.sets, "set", nil, "override a job-file key: key=value (repeatable; dotted keys for nested ones)")

@@ -36,11 +36,13 @@ func s3Inputs(t *testing.T, srv *s3test.Server, dir string) (bucket string) {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"_SUCCESS": nil}
+	var header string
 	for i, name := range []string{"part-0.csv.gz", "part-1.csv.zst"} {
 		var csv bytes.Buffer
 		if _, err := gen.Write(&csv, gen.Options{Dataset: "orders", TargetBytes: 600 << 10, Seed: uint64(11 + i), Header: true}); err != nil {
 			t.Fatal(err)
 		}
+		header, _, _ = strings.Cut(csv.String(), "\n")
 		var z bytes.Buffer
 		if strings.HasSuffix(name, ".gz") {
 			zw := gzip.NewWriter(&z)
@@ -53,6 +55,13 @@ func s3Inputs(t *testing.T, srv *s3test.Server, dir string) (bucket string) {
 		}
 		files[name] = z.Bytes()
 	}
+	// A third CSV whose second row is short of fields: a rejected row, so that the rejects file is
+	// written too.
+	var bad bytes.Buffer
+	zw := gzip.NewWriter(&bad)
+	zw.Write([]byte(header + "\n9000002\n"))
+	zw.Close()
+	files["part-2.csv.gz"] = bad.Bytes()
 	var pq bytes.Buffer
 	if _, err := gen.Write(&pq, gen.Options{Dataset: "orders", Rows: 12000, Seed: 13, Format: "parquet", RowGroupRows: 3000}); err != nil {
 		t.Fatal(err)
@@ -79,6 +88,7 @@ table: orders
 timestamp: 1700000000000
 split_sample: 3
 duplicates: last
+max_rejects: -1
 mapping:
   columns:
     - {name: order_id}

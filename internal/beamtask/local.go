@@ -62,16 +62,14 @@ func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 type RunFunc func(ctx context.Context, t *Task, spec *jobs.RunSpec) error
 
 // Loader returns a jobs.ExecuteOptions.Load that runs the load through run and Collect, with the shared
-// files in the staging area's spill directory (removed before the commit). job and started must be
+// files in the staging directory (removed before the commit). job and started must be
 // the job and start time jobs.Execute is given (ExecuteOptions.Now). stats, if not nil, receives the
 // run's data-movement figures.
 func Loader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Stats)) func(ctx context.Context, spec *jobs.RunSpec, dir string) (*jobs.LoadResult, error) {
 	return func(ctx context.Context, spec *jobs.RunSpec, dir string) (*jobs.LoadResult, error) {
 		start := time.Now()
-		work := filepath.Join(spec.TempDir, "beam")
-		if spec.TempDir == "" {
-			work = filepath.Join(dir, ".beam")
-		}
+		// Inside the staging directory, which every worker shares (spec.TempDir may be local: tmp_dir).
+		work := filepath.Join(dir, ".beam")
 		defer os.RemoveAll(work)
 		t, err := NewTask(job, started, spec, dir, work)
 		if err != nil {

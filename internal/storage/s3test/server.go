@@ -95,7 +95,7 @@ func (s *Server) start() error {
 	cmd := exec.Command(s.bin, "--port", s.addr, "posix", s.Dir)
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+s.AccessKey, "ROOT_SECRET_KEY="+s.SecretKey)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start versitygw: %w", err)
 	}

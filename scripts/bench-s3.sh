@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Object-storage benchmark (make bench-s3): the generated export loaded from and to a local S3 server
+# (the Versity gateway, posix backend, on loopback) against the same load from and to local disk, in
+# the same run, alternating local / s3 rounds. The gateway's directory is on the same disk as the
+# local run's output, so the bucket run writes every byte to disk too, plus the gateway's own work
+# (it joins the parts into the object when an upload completes). The input object is the export
+# file placed in the bucket's directory; hfload streams it through the S3 API. Not part of make test.
+#
+#   SIZE=1GB MEMORY=256MiB ROUNDS=3 bash scripts/bench-s3.sh
+set -euo pipefail
+size=${SIZE:-1GB}
+memory=${MEMORY:-256MiB}
+rounds=${ROUNDS:-3}
+work=${WORK:-$(mktemp -d -t hfload-bench-s3.XXXXXX)}
+bin=${BIN:-bin/hfload}
+gwbin=${VERSITYGW:-$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")}
+[ -x "$gwbin" ] || { echo "versitygw not found: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0" >&2; exit 1; }
+gwpid=
+cleanup() { [ -n "$gwpid" ] && kill "$gwpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+mkdir -p "$work/gw/bench" "$work/tmp"
+port=$((20000 + RANDOM % 20000))
+export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+ROOT_ACCESS_KEY=$AWS_ACCESS_KEY_ID ROOT_SECRET_KEY=$AWS_SECRET_ACCESS_KEY "$gwbin" --port "127.0.0.1:$port" posix "$work/gw" \
+  >"$work/gw.log" 2>&1 &
+gwpid=$!
+export AWS_ENDPOINT_URL_S3=http://127.0.0.1:$port AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true \
+  AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+
+echo "# generating a $size orders export"
+"$bin" gen orders --size "$size" --seed 1 --out "$work/orders.csv"
+cp "$work/orders.csv" "$work/gw/bench/orders.csv" # the input object
+bytes=$(stat -c %s "$work/orders.csv")
+echo "# input: $bytes bytes, $(nproc) cores, memory budget $memory, $rounds rounds, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+measure() { # name, command...: prints "wall-seconds cpu-seconds peak-RSS-KiB"
+  local name=$1; shift
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time.$name" "$@" >"$work/out.$name" 2>"$work/err.$name" || {
+    echo "$name failed:" >&2; cat "$work/err.$name" >&2; exit 1; }
+  awk '{printf "%s %.2f %s\n", $1, $2+$3, $4}' "$work/time.$name"
+}
+load() { # name, input, out, extra flags...
+  local name=$1 in=$2 out=$3; shift 3
+  sync
+  measure "$name" "$bin" run --input "$in" --header \
+    --columns 'HBASE_ROW_KEY,d:customer_id,d:product_id,d:order_ts,d:quantity,d:unit_price,d:status,d:comment' \
+    --table orders --out "$out" --timestamp 1700000000000 --split-sample 8 --memory "$memory" \
+    --max-rejects -1 --no-progress "$@"
+}
+sums() { (cd "$1" && find . -path ./_manifest.json -prune -o -type f -not -name '_*' -print0 | sort -z | xargs -0 sha256sum); }
+
+printf "\n| round | local wall | local CPU | s3 wall | s3 CPU | s3 / local wall | s3 peak RSS MiB |\n|---|---|---|---|---|---|---|\n"
+ratios=()
+for r in $(seq "$rounds"); do
+  rm -rf "$work/local" "$work/gw/bench/out"
+  read -r lw lc _ < <(load local "$work/orders.csv" "$work/local")
+  read -r sw sc sr < <(load s3 "s3://bench/orders.csv" "s3://bench/out" --tmp-dir "$work/tmp")
+  q=$(awk -v a="$sw" -v b="$lw" 'BEGIN{printf "%.2f", a/b}')
+  ratios+=("$q")
+  printf "| %d | %.2f s | %.2f s | %.2f s | %.2f s | %sx | %.0f |\n" "$r" "$lw" "$lc" "$sw" "$sc" "$q" "$(echo "$sr/1024" | bc -l)"
+  if [ "$r" = 1 ]; then
+    if [ "$(sums "$work/local")" != "$(sums "$work/gw/bench/out")" ]; then echo "HFILES DIFFER between local and s3" >&2; exit 1; fi
+    echo "# round 1: the HFiles in the bucket are byte-identical to the local ones ($(sums "$work/local" | wc -l) files)" >&2
+  fi
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+printf "\nmedian s3 / local wall: %sx (target <= 1.3x); load average at the end %s\n" "$(median "${ratios[@]}")" "$(cut -d' ' -f1-3 /proc/loadavg)"
