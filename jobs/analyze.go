@@ -21,20 +21,15 @@ type AnalyzeOptions struct {
 	// Regions > 0 is the region count of the suggested split points. Default: the job's split_sample
 	// if set, else the number of regions of the job's split points, else one per 10 GiB.
 	Regions int
-	// ExpectedRows sizes the duplicate filters; the cell filter holds ExpectedRows times the cells one
-	// row can produce, at most 100,000,000. Default: Sample, else an estimate from the input sizes (one
-	// row per 32 input bytes, 10,000 to 50,000,000).
+	// ExpectedRows is ignored: it sized the Bloom filters of earlier versions. Duplicates are now
+	// counted exactly (8 bytes per input row, and a second read of the input when row-key fingerprints
+	// repeat).
 	ExpectedRows int64
 	// Rejects receives the rejected rows as JSON Lines (nil: counted only).
 	Rejects io.Writer
 	// Now fixes the run timestamp for mappings whose cell timestamp is the job's start (zero: time.Now).
 	Now time.Time
 }
-
-// maxExpectedCells caps the cell duplicate filter at about 120 MB (9.6 bits per cell at the 1%
-// target rate); beyond it the estimate is coarser and the report says so
-// (duplicate_estimate_degraded).
-const maxExpectedCells = 100_000_000
 
 // analyzePlaceholderOut stands in for the output directory, which analysis does not need, so that
 // the job passes Validate; it is never created.
@@ -43,6 +38,8 @@ const analyzePlaceholderOut = "(analyze: no output)"
 // Analyze checks a job's row-key design against its data without writing anything: it validates
 // the job (out and table are not required), resolves it like a run (inputs, mapping, split points),
 // maps all input rows, or the first opts.Sample rows, and feeds the cells to the analysis engine.
+// When two input rows share a row-key fingerprint it reads the same rows a second time to count the
+// duplicates exactly on the keys (see analyze.Analyzer.Suspects); unique keys need one read.
 //
 // The distribution per region uses the job's split points (splits file, split_uniform or
 // split_by_salt); with split_sample N (or opts.Regions) the suggested split points are computed for N
@@ -78,27 +75,11 @@ func Analyze(ctx context.Context, job *Job, opts AnalyzeOptions) (*analyze.Repor
 	if regions == 0 {
 		regions = spec.SplitSample
 	}
-	expected := opts.ExpectedRows
-	if expected == 0 {
-		expected = opts.Sample
-	}
-	if expected == 0 {
-		var total int64
-		for _, in := range spec.Inputs {
-			total += max(in.Size, 0)
-		}
-		expected = min(max(total/32, 10_000), 50_000_000)
-	}
-	cfg, err := j.MappingConfig()
-	if err != nil {
-		return nil, err
-	}
 	an, err := analyze.New(analyze.Options{
 		Families:       spec.Mapping.Families(),
 		Splits:         spec.Splits,
+		SplitsFrom:     splitsFlags(&j),
 		SuggestRegions: regions,
-		ExpectedRows:   expected,
-		ExpectedCells:  min(expected*cellsPerRow(cfg), maxExpectedCells),
 		Table:          j.Table,
 	})
 	if err != nil {
@@ -124,6 +105,19 @@ func Analyze(ctx context.Context, job *Job, opts AnalyzeOptions) (*analyze.Repor
 	if err != nil {
 		return nil, classifyAnalyzeError(err)
 	}
+	// Second pass, only when row-key fingerprints repeat: read the same rows again and confirm the
+	// suspected duplicates on the keys. Standard input cannot be read twice: the report then says the
+	// counts are unconfirmed.
+	if an.Suspects() > 0 && rereadable(spec.Inputs) {
+		popts.Rejects = nil // counted and kept in the first pass
+		inputs = spec.Inputs
+		if opts.Sample > 0 {
+			inputs = (&rowLimit{left: opts.Sample}).wrap(spec.Inputs)
+		}
+		if _, err := pipeline.Run(ctx, inputs, spec.Mapping, popts, an.Confirm); err != nil {
+			return nil, classifyAnalyzeError(fmt.Errorf("second pass (confirming duplicates): %w", err))
+		}
+	}
 	r := an.Report()
 	r.SetInput(analyze.Input{
 		Files:          len(spec.Inputs),
@@ -137,17 +131,33 @@ func Analyze(ctx context.Context, job *Job, opts AnalyzeOptions) (*analyze.Repor
 	return r, nil
 }
 
-// cellsPerRow is the most cells one input row can produce under the mapping: one per column with a
-// cell target plus one per cells: entry. It sizes the cell duplicate filter, whose estimate degrades
-// when it holds more keys than it was sized for.
-func cellsPerRow(cfg *pipeline.MappingConfig) int64 {
-	n := int64(len(cfg.Cells))
-	for _, c := range cfg.Columns {
-		if c.Cell != "" {
-			n++
+// splitsFlags describes how the job's split points are made, as the flags that make them.
+func splitsFlags(j *Job) string {
+	switch {
+	case j.Splits != "":
+		return "--splits " + j.Splits
+	case j.SplitsFrom != "":
+		return "--splits-from: the live table's regions"
+	case j.SplitUniform > 0:
+		ks := j.Keyspace
+		if ks == "" {
+			ks = "bytes"
+		}
+		return fmt.Sprintf("--split-uniform %d --keyspace %s", j.SplitUniform, ks)
+	case j.SplitBySalt > 0:
+		return fmt.Sprintf("--split-by-salt %d", j.SplitBySalt)
+	}
+	return ""
+}
+
+// rereadable reports whether every input can be opened a second time (not standard input).
+func rereadable(inputs []pipeline.Input) bool {
+	for _, in := range inputs {
+		if in.Path == "-" {
+			return false
 		}
 	}
-	return max(n, 1)
+	return true
 }
 
 // classifyAnalyzeError maps a pipeline failure to the exit-code sentinels, as a run does.

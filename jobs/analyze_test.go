@@ -206,9 +206,9 @@ func TestAnalyzeHexKeysUnderByteSplits(t *testing.T) {
 	}
 }
 
-// 5000 distinct keys plus 500 rows repeating 500 of them: the estimate lies within its stated error
-// of the truth, for row keys (500) and cells (2 per row, same timestamp: 1000).
-func TestAnalyzeDuplicatesEstimate(t *testing.T) {
+// 5000 distinct keys plus 500 rows repeating 500 of them: exact counts for row keys (500) and cells
+// (2 per row, same timestamp: 1000), with the input rows of the first example.
+func TestAnalyzeDuplicatesExact(t *testing.T) {
 	dir := t.TempDir()
 	keys := hexKeys(5000)
 	var csv strings.Builder
@@ -222,11 +222,17 @@ func TestAnalyzeDuplicatesEstimate(t *testing.T) {
 	job := &Job{Input: StringList{in}, Columns: "HBASE_ROW_KEY,d:a,d:b", Timestamp: 1700000000000}
 	r := runAnalyze(t, job, AnalyzeOptions{})
 	d := r.Duplicates
-	if d.EstimatedRowsError <= 0 || d.EstimatedRowsError > 50 || abs64(d.EstimatedRows-500) > d.EstimatedRowsError {
-		t.Errorf("row duplicates ~%d ±%d, want 500", d.EstimatedRows, d.EstimatedRowsError)
+	if d.Rows != 500 || d.Cells != 1000 || !d.Confirmed || d.Partial {
+		t.Errorf("duplicates %+v, want 500 rows and 1000 cells", d)
 	}
-	if d.EstimatedCellsError <= 0 || d.EstimatedCellsError > 100 || abs64(d.EstimatedCells-1000) > d.EstimatedCellsError {
-		t.Errorf("cell duplicates ~%d ±%d, want 1000", d.EstimatedCells, d.EstimatedCellsError)
+	// The first duplicate by position: keys[0], rows 0 and 5000 of the file.
+	if e := d.Examples[0]; e.Kind != "row" || e.Row != keys[0] || fmt.Sprint(e.Occurrences) != "[{0 0} {0 5000}]" {
+		t.Errorf("first example %+v", e)
+	}
+	// --sample: the second pass reads the same first rows only.
+	r = runAnalyze(t, job, AnalyzeOptions{Sample: 5100})
+	if d := r.Duplicates; d.Rows != 100 || d.Cells != 200 || !r.Input.Sampled {
+		t.Errorf("--sample 5100: duplicates %+v, input %+v", d, r.Input)
 	}
 	if warning(r, "duplicate_keys") == nil || warning(r, "duplicate_cells") == nil {
 		t.Errorf("warnings %v", codes(r))
@@ -236,9 +242,8 @@ func TestAnalyzeDuplicatesEstimate(t *testing.T) {
 	uniq := writeFile(t, dir, "uniq.csv", strings.Join(strings.SplitAfter(csv.String(), "\n")[:5000], ""))
 	job = &Job{Input: StringList{uniq}, Columns: "HBASE_ROW_KEY,d:a,d:b", Timestamp: 1700000000000}
 	r = runAnalyze(t, job, AnalyzeOptions{})
-	if r.Rows != 5000 || r.Duplicates.EstimatedRows > r.Duplicates.EstimatedRowsError || warning(r, "duplicate_keys") != nil {
-		t.Errorf("unique keys: rows %d, duplicates ~%d ±%d, warnings %v", r.Rows, r.Duplicates.EstimatedRows,
-			r.Duplicates.EstimatedRowsError, codes(r))
+	if r.Rows != 5000 || r.Duplicates.Rows != 0 || r.Duplicates.Cells != 0 || warning(r, "duplicate_keys") != nil {
+		t.Errorf("unique keys: rows %d, duplicates %+v, warnings %v", r.Rows, r.Duplicates, codes(r))
 	}
 }
 

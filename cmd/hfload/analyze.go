@@ -22,7 +22,8 @@ func newAnalyzeCmd() *cobra.Command {
 		Long: `Maps the input exactly as 'hfload run' would (same job file and flags; --out and --table are not
 needed) and reports, without writing any HFile:
 
-  - duplicate row keys and duplicate cells (estimated, with examples),
+  - duplicate row keys and duplicate cells (exact counts, with examples; a second read of the input
+    confirms them when row-key fingerprints repeat),
   - cells and bytes per region under the job's split points (--splits, --splits-from, --split-uniform, --split-by-salt),
     empty and hot regions,
   - row keys that arrive in ascending order (a time or sequence leading the key: a write hotspot),

@@ -67,20 +67,22 @@ comma-separated list, serialized in the order given:
 			if createTime < 0 {
 				opts.CreateTime = time.Now().UnixMilli()
 			}
-			var in io.Reader = cmd.InOrStdin()
-			if args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				in = f
-			}
 			labels, err := readLabelsFile(labelsPath)
 			if err != nil {
 				return err
 			}
-			cells, err := hfilewriter.ReadCellTextLabels(in, labels)
+			// The whole list in memory at once (a file in one read of its size): ParseCellText parses
+			// it in place, in parallel, and skips the sort for sorted input.
+			var data []byte
+			if args[0] == "-" {
+				data, err = io.ReadAll(cmd.InOrStdin())
+			} else {
+				data, err = os.ReadFile(args[0])
+			}
+			if err != nil {
+				return err
+			}
+			cells, err := hfilewriter.ParseCellText(data, labels)
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}

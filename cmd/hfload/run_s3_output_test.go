@@ -293,6 +293,13 @@ func TestRunToS3ServerStoppedAndBadCredentials(t *testing.T) {
 		}
 	})
 
+	t.Run("verify-full-refused", func(t *testing.T) {
+		code, _, stderr := hfload(t, "run", job, "--no-progress", "--out", out, "--verify", "full")
+		if code != 1 || !strings.Contains(stderr, "--verify stream") {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	})
+
 	cmd, exited := startRun(t, "run", job, "--no-progress", "--out", out)
 	_ = cmd
 	waitUploads(t, st, "orders", exited)

@@ -1,10 +1,11 @@
 // Package analyze is the engine of `hfload analyze`: it consumes the mapped cells of a run (the
-// pipeline's CellBatches) in one pass with bounded memory and reports what a bulk load of them would
+// pipeline's CellBatches), reading the records in place, and reports what a bulk load of them would
 // look like in HBase, before any HFile is written:
 //
-//   - uniqueness: estimated duplicate row keys (a key produced again by a different input row) and
-//     duplicate cells (same row, family, qualifier, timestamp and type), from Bloom filters whose
-//     false positives are subtracted from the estimate, with exactly confirmed examples;
+//   - uniqueness: duplicate row keys (a key produced again by a different input row) and duplicate
+//     cells (same row, family, qualifier, timestamp and type), counted exactly: row-key fingerprints in
+//     the first pass, and, only when fingerprints repeat, a second pass over the input that confirms
+//     the suspects on the keys (Analyzer.Suspects, Analyzer.Confirm);
 //   - distribution: cells and bytes per region under the split points in force, empty and hot
 //     regions, and input that arrives in ascending key order (a write hotspot);
 //   - size overhead: how many bytes row keys, family and qualifier names cost per value byte, what

@@ -1,164 +1,154 @@
 package analyze
 
 import (
-	"math"
 	"slices"
-
-	"github.com/bits-and-blooms/bloom/v3"
+	"sync"
 )
 
-// dupTracker estimates how many observed items repeat an earlier one, in one pass with bounded memory.
+// dupFinder counts duplicate row keys and duplicate cells exactly, in two passes over the input.
 //
-// Every item is tested against and added to a Bloom filter. A repeat always tests positive; a new item
-// tests positive with the filter's current false-positive probability fp = (1 - e^(-k·n/m))^k (n items
-// inserted so far). Each negative test at rate fp stands for 1/(1-fp) new items, fp/(1-fp) of which
-// were expected to test positive falsely, so F = Σ fp/(1-fp) over the negative tests estimates the false
-// positives among P positives, and the duplicate estimate is D = P - F. (Spreading F uniformly over all
-// tests instead would be biased: duplicates tend to come late, when fp is highest.) The false-positive
-// count is roughly Poisson, so the estimate's standard error is about sqrt(F); the stated error bound
-// is 2·sqrt(F)+1 (~95%).
+// Pass 1 (Analyzer.Add) keeps one 8-byte fingerprint (hash64 of the row key) per input row, and
+// separately the fingerprints of the rows that could repeat a cell within themselves (two records of
+// one family, timestamp and type). Freeze sorts them: a row key produced by two input rows gives two
+// equal fingerprints, and a cell repeated by two input rows repeats their row key, so the fingerprints
+// seen twice, with the self ones, are all the suspects there are. Distinct fingerprints prove distinct
+// keys: on unique keys there are almost never suspects (two of n distinct keys share a fingerprint
+// with probability about n²/2^65) and no second pass is needed.
 //
-// Examples come from two exact structures. An adaptive hash sample keeps every key whose 64-bit hash has
-// its low `level` bits zero (level grows when more than exactCap keys are kept), with the smallest input
-// positions (Seq) it was seen at: a kept key seen at two positions is a confirmed duplicate with both
-// positions, independent of arrival order. Keys outside the sample that test positive become candidates
-// (the first few): confirmed if seen again at another position, else reported as suspected.
-type dupTracker struct {
-	filter *bloom.BloomFilter
-	m, k   float64
+// Pass 2 (Analyzer.Confirm) reads the input again and keeps, for the rows whose fingerprint is a
+// suspect, the row key, its input positions and its cells' keys: duplicates are counted on the keys
+// themselves, so a fingerprint collision never becomes a reported duplicate. The keys held are bounded
+// by Options.ConfirmBytes; beyond it further keys are not tracked and the counts are lower bounds
+// (Duplicates.Partial).
+type dupFinder struct {
+	mu       sync.Mutex
+	fps      []uint64 // pass 1: one per input row
+	self     []uint64 // pass 1: rows whose records may repeat a cell
+	suspects map[uint64]struct{}
+	fpRows   int64 // rows whose fingerprint repeats another row's (pass 1's count, before confirmation)
+	frozen   bool
+	passTwo  bool // Confirm was called
 
-	tests, positives, inserted int64
-	fpSum, curFP               float64 // fpSum: expected false positives so far
-
-	sameSeqIsDup bool // cells: a repeat within one input row is a duplicate too; rows: it is not
-
-	level    uint
-	exactCap int
-	exact    map[string]*occurrences
-
-	maxCands int
-	cands    map[string]*occurrences
+	limit   int64
+	held    int64 // bytes of keys held by rows
+	partial bool
+	rows    map[string]*rowDup
 }
 
-// occurrences are the smallest positions an item was seen at, and how often it was seen.
-type occurrences struct {
-	hash  uint64
-	seqs  []uint64 // ascending, at most maxSeqs
+// rowDup is one suspected row key seen in pass 2: how many input rows produced it, the smallest of
+// their positions, and its cells.
+type rowDup struct {
+	runs  int64
+	seqs  []uint64 // distinct, ascending, at most maxSeqs
+	cells map[string]*cellDup
+}
+
+// cellDup is one cell key of a suspected row: how often it was produced and the smallest positions of
+// the input rows producing it (a position repeats when one input row produced the cell twice).
+type cellDup struct {
 	count int64
+	seqs  []uint64
 }
 
 const maxSeqs = 3
 
-func newDupTracker(expected int64, rate float64, exactCap, maxCands int, sameSeqIsDup bool) *dupTracker {
-	if expected < 1 {
-		expected = 1
-	}
-	f := bloom.NewWithEstimates(uint(expected), rate)
-	return &dupTracker{
-		filter: f, m: float64(f.Cap()), k: float64(f.K()),
-		sameSeqIsDup: sameSeqIsDup,
-		exactCap:     exactCap, exact: make(map[string]*occurrences),
-		maxCands: maxCands, cands: make(map[string]*occurrences),
-	}
+// rowOverhead and cellOverhead approximate the memory of one tracked row or cell beyond its key bytes.
+const rowOverhead, cellOverhead = 160, 96
+
+func newDupFinder(limit int64) *dupFinder {
+	return &dupFinder{limit: limit, rows: map[string]*rowDup{}}
 }
 
-// observe records one item (its bytes, its hash and the position of the input row producing it).
-func (d *dupTracker) observe(key []byte, h uint64, seq uint64) {
-	if d.exactCap > 0 && h&(uint64(1)<<d.level-1) == 0 {
-		e, ok := d.exact[string(key)]
-		if !ok {
-			e = &occurrences{hash: h}
-			d.exact[string(key)] = e
+// add records pass 1's fingerprints of one batch.
+func (d *dupFinder) add(fps, self []uint64) {
+	d.mu.Lock()
+	d.fps = append(d.fps, fps...)
+	d.self = append(d.self, self...)
+	d.mu.Unlock()
+}
+
+// freeze ends pass 1: it finds the suspected fingerprints and releases the list. It returns how many
+// there are. Later calls return the same.
+func (d *dupFinder) freeze() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.frozen {
+		return len(d.suspects)
+	}
+	d.frozen = true
+	d.suspects = map[uint64]struct{}{}
+	slices.Sort(d.fps)
+	for i := 0; i < len(d.fps); {
+		j := i + 1
+		for j < len(d.fps) && d.fps[j] == d.fps[i] {
+			j++
 		}
-		e.add(seq, d.sameSeqIsDup)
-		if len(d.exact) > d.exactCap {
-			d.raiseLevel()
+		if j-i > 1 {
+			d.suspects[d.fps[i]] = struct{}{}
+			d.fpRows += int64(j - i - 1)
 		}
+		i = j
 	}
-	if d.tests&63 == 0 {
-		d.curFP = math.Pow(1-math.Exp(-d.k*float64(d.inserted)/d.m), d.k)
+	for _, h := range d.self {
+		d.suspects[h] = struct{}{}
 	}
-	d.tests++
-	if !d.filter.TestAndAdd(key) {
-		d.inserted++
-		d.fpSum += d.curFP / (1 - d.curFP)
-		return
-	}
-	d.positives++
-	if d.exactCap > 0 && h&(uint64(1)<<d.level-1) == 0 {
-		return // the exact sample has it
-	}
-	if e, ok := d.cands[string(key)]; ok {
-		e.add(seq, d.sameSeqIsDup)
-	} else if len(d.cands) < d.maxCands {
-		e := &occurrences{hash: h}
-		e.add(seq, d.sameSeqIsDup)
-		d.cands[string(key)] = e
-	}
+	d.fps, d.self = nil, nil
+	return len(d.suspects)
 }
 
-func (d *dupTracker) raiseLevel() {
-	for len(d.exact) > d.exactCap {
-		d.level++
-		mask := uint64(1)<<d.level - 1
-		for k, e := range d.exact {
-			if e.hash&mask != 0 {
-				delete(d.exact, k)
-				if e.count > 1 && len(d.cands) < d.maxCands {
-					d.cands[k] = e // keep a found duplicate with its earliest positions as an example
-				}
-			}
+// suspected reports whether a row key's fingerprint is a suspect (after freeze; safe for concurrent
+// use because the set no longer changes).
+func (d *dupFinder) suspected(h uint64) bool {
+	_, ok := d.suspects[h]
+	return ok
+}
+
+// track records, in pass 2, one input row of a suspected key with its cells' keys (flat keys, in
+// keys, each produced once per occurrence). Call with d.mu held.
+func (d *dupFinder) track(row []byte, seq uint64, keys [][]byte) {
+	r := d.rows[string(row)]
+	if r == nil {
+		if d.held > d.limit {
+			d.partial = true
+			return
 		}
+		r = &rowDup{cells: map[string]*cellDup{}}
+		d.rows[string(row)] = r
+		d.held += int64(len(row)) + rowOverhead
 	}
-}
-
-func (o *occurrences) add(seq uint64, sameSeqIsDup bool) {
-	i, found := slices.BinarySearch(o.seqs, seq)
-	if found && !sameSeqIsDup {
-		return
-	}
-	o.count++
-	if i < maxSeqs {
-		o.seqs = slices.Insert(o.seqs, i, seq)
-		if len(o.seqs) > maxSeqs {
-			o.seqs = o.seqs[:maxSeqs]
+	r.runs++
+	r.seqs = insertSeq(r.seqs, seq, false)
+	for _, k := range keys {
+		c := r.cells[string(k)]
+		if c == nil {
+			c = &cellDup{}
+			r.cells[string(k)] = c
+			d.held += int64(len(k)) + cellOverhead
 		}
+		c.count++
+		c.seqs = insertSeq(c.seqs, seq, true)
 	}
 }
 
-// estimate returns the false-positive-corrected duplicate count and its ~95% error bound.
-func (d *dupTracker) estimate() (dups, errBound int64) {
-	if d.tests == 0 {
-		return 0, 0
+// insertSeq inserts seq into the ascending list s, keeping its maxSeqs smallest entries; a seq already
+// present is inserted again only if repeats is set.
+func insertSeq(s []uint64, seq uint64, repeats bool) []uint64 {
+	i, found := slices.BinarySearch(s, seq)
+	if (found && !repeats) || i >= maxSeqs {
+		return s
 	}
-	est := float64(d.positives) - d.fpSum
-	if est < 0 {
-		est = 0
+	s = slices.Insert(s, i, seq)
+	if len(s) > maxSeqs {
+		s = s[:maxSeqs]
 	}
-	return int64(math.Round(est)), int64(math.Ceil(2*math.Sqrt(d.fpSum))) + 1
+	return s
 }
 
-// finalFP is the filter's false-positive probability after the last insert.
-func (d *dupTracker) finalFP() float64 {
-	return math.Pow(1-math.Exp(-d.k*float64(d.inserted)/d.m), d.k)
-}
-
-// sampledEstimate extrapolates the duplicates among exactly tracked keys: each kept key stands for
-// 2^level keys.
-func (d *dupTracker) sampledEstimate() int64 {
-	var dups int64
-	for _, e := range d.exact {
-		dups += e.count - 1
-	}
-	return dups << d.level
-}
-
-// example is a duplicate found by the tracker.
+// example is a confirmed duplicate: a row key or a cell key and the smallest input positions
+// producing it.
 type example struct {
-	key       string
-	seqs      []uint64
-	confirmed bool
-	fromExact bool // confirmed by the exact sample (independent of arrival order)
+	key  string
+	seqs []uint64
 }
 
 // compareExamples orders examples by their positions, then by key.
@@ -175,43 +165,23 @@ func compareExamples(a, b example) int {
 	return 0
 }
 
-// examples returns up to n duplicates: those confirmed by the exact sample first (the same whatever the
-// arrival order), then confirmed candidates, then suspected ones; each group ordered by first position.
-func (d *dupTracker) examples(n int) []example {
-	var exact, conf, susp []example
-	for k, e := range d.exact {
-		if e.count > 1 {
-			exact = append(exact, example{key: k, seqs: e.seqs, confirmed: true, fromExact: true})
+// counts returns the confirmed duplicate rows (input rows whose key an earlier input row produced) and
+// cells (cells whose key an earlier cell has), and up to n examples of each, by first position.
+// Call with d.mu held.
+func (d *dupFinder) counts(n int) (rows, cells int64, rowEx, cellEx []example) {
+	for k, r := range d.rows {
+		if r.runs > 1 {
+			rows += r.runs - 1
+			rowEx = append(rowEx, example{key: k, seqs: r.seqs})
+		}
+		for ck, c := range r.cells {
+			if c.count > 1 {
+				cells += c.count - 1
+				cellEx = append(cellEx, example{key: ck, seqs: c.seqs})
+			}
 		}
 	}
-	for k, e := range d.cands {
-		if e.count > 1 {
-			conf = append(conf, example{key: k, seqs: e.seqs, confirmed: true})
-		} else {
-			susp = append(susp, example{key: k, seqs: e.seqs})
-		}
-	}
-	slices.SortFunc(exact, compareExamples)
-	slices.SortFunc(conf, compareExamples)
-	slices.SortFunc(susp, compareExamples)
-	out := append(append(exact, conf...), susp...)
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out
-}
-
-// hash64 is FNV-1a 64 with a splitmix64 finalizer: cheap, deterministic and well mixed in the low bits.
-func hash64(b []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	h ^= h >> 30
-	h *= 0xBF58476D1CE4E5B9
-	h ^= h >> 27
-	h *= 0x94D049BB133111EB
-	h ^= h >> 31
-	return h
+	slices.SortFunc(rowEx, compareExamples)
+	slices.SortFunc(cellEx, compareExamples)
+	return rows, cells, rowEx[:min(n, len(rowEx))], cellEx[:min(n, len(cellEx))]
 }

@@ -30,12 +30,17 @@ func FuzzAdd(f *testing.F) {
 				Family: binary.BigEndian.Uint16(refs[16:]), Seq: binary.BigEndian.Uint64(refs[18:])})
 			refs = refs[26:]
 		}
-		a, err := New(Options{Families: []string{"d", "e"}, ExpectedRows: 100, Splits: nil, SuggestRegions: 3})
+		a, err := New(Options{Families: []string{"d", "e"}, Splits: nil, SuggestRegions: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := a.Add(cb); err != nil {
 			return
+		}
+		if a.Suspects() > 0 {
+			if err := a.Confirm(cb); err != nil {
+				t.Fatalf("second pass over a batch the first accepted: %v", err)
+			}
 		}
 		r := a.Report()
 		var n int64

@@ -12,20 +12,17 @@ type Options struct {
 	Families []string
 	// Splits are the split points in force (nil: one region).
 	Splits partition.Splits
+	// SplitsFrom says how Splits were made, as the command-line flags that made them (for example
+	// "--split-uniform 4 --keyspace decimal"; empty: unknown). Warnings use it to explain empty regions
+	// and never advise the option that made them.
+	SplitsFrom string
 
-	// ExpectedRows and ExpectedCells size the Bloom filters (defaults 10,000,000 and 4×ExpectedRows).
-	// More distinct keys than expected raise the false-positive rate, which the estimate corrects for
-	// but with a growing error; the report warns when that happens.
-	ExpectedRows  int64
-	ExpectedCells int64
-	// FalsePositiveRate is the Bloom filters' target rate at the expected counts (default 0.01:
-	// 9.6 bits per key, 12 MB for 10 million rows).
-	FalsePositiveRate float64
 	// MaxExamples is how many duplicate examples the report lists per kind (default 10).
 	MaxExamples int
-	// ExactSample is how many distinct keys per kind are tracked exactly (a hash-selected subset of the
-	// keys) to confirm duplicates with the input rows that produced them (default 4096).
-	ExactSample int
+	// ConfirmBytes bounds the memory the second pass (Confirm) spends on the keys of suspected rows
+	// (default 256 MiB, counting each key's bytes plus about 100 to 160 bytes of overhead). Beyond it further keys are not
+	// tracked and the duplicate counts are lower bounds (Duplicates.Partial).
+	ConfirmBytes int64
 
 	// SuggestRegions is the region count of the suggested split points. 0: the number of regions in
 	// force if Splits is set, else total bytes / TargetRegionBytes (at least 1).
@@ -60,20 +57,11 @@ type Options struct {
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.ExpectedRows == 0 {
-		o.ExpectedRows = 10_000_000
-	}
-	if o.ExpectedCells == 0 {
-		o.ExpectedCells = 4 * o.ExpectedRows
-	}
-	if o.FalsePositiveRate == 0 {
-		o.FalsePositiveRate = 0.01
-	}
 	if o.MaxExamples == 0 {
 		o.MaxExamples = 10
 	}
-	if o.ExactSample == 0 {
-		o.ExactSample = 4096
+	if o.ConfirmBytes == 0 {
+		o.ConfirmBytes = 256 << 20
 	}
 	if o.TargetRegionBytes == 0 {
 		o.TargetRegionBytes = 10 << 30
@@ -103,11 +91,9 @@ func (o Options) withDefaults() (Options, error) {
 		o.MaxColumns = 1000
 	}
 	switch {
-	case o.ExpectedRows < 0 || o.ExpectedCells < 0:
-		return o, fmt.Errorf("expected rows/cells must be positive, got %d/%d", o.ExpectedRows, o.ExpectedCells)
-	case o.FalsePositiveRate <= 0 || o.FalsePositiveRate >= 0.5:
-		return o, fmt.Errorf("false-positive rate must be in (0, 0.5), got %g", o.FalsePositiveRate)
-	case o.MaxExamples < 0 || o.ExactSample < 0 || o.SampleCapacity < 0 || o.SuggestRegions < 0 || o.MaxColumns < 0:
+	case o.ConfirmBytes < 0:
+		return o, fmt.Errorf("confirm bytes must be positive, got %d", o.ConfirmBytes)
+	case o.MaxExamples < 0 || o.SampleCapacity < 0 || o.SuggestRegions < 0 || o.MaxColumns < 0:
 		return o, fmt.Errorf("negative count in options")
 	case o.TargetRegionBytes < 0:
 		return o, fmt.Errorf("target region bytes must be positive, got %d", o.TargetRegionBytes)

@@ -25,6 +25,7 @@ type Report struct {
 	Duplicates Duplicates `json:"duplicates"`
 	Regions    []Region   `json:"regions"` // one per region of the split points in force
 	RegionSkew RegionSkew `json:"region_skew"`
+	KeyRange   KeyRange   `json:"key_range"`
 	Order      Order      `json:"order"`
 	Sizes      Sizes      `json:"sizes"`
 	Columns    []Column   `json:"columns"` // per (family, qualifier), largest value bytes first
@@ -50,39 +51,51 @@ type Input struct {
 	RejectExamples []string `json:"reject_examples"`
 }
 
-// Duplicates are the uniqueness findings. Estimates are corrected for Bloom false positives; the
-// *_error fields are ~95% bounds (2 standard deviations of the false-positive count, plus one).
+// Duplicates are the uniqueness findings, counted exactly: the first pass compares 8-byte
+// fingerprints of the row keys, a second read of the input confirms the suspected ones on the keys
+// themselves (only when there are any). Nothing is estimated: unique keys give zero and no example.
 type Duplicates struct {
-	// EstimatedRows is the number of input rows whose row key an earlier, different input row already
-	// produced (their cells end up in one HBase row).
-	EstimatedRows int64 `json:"estimated_rows"`
-	// EstimatedCells is the number of cells whose full coordinates (row, family, qualifier, timestamp,
-	// type) repeat an earlier cell; HBase keeps only one of them.
+	// Rows is the number of input rows whose row key an earlier, different input row already produced
+	// (their cells end up in one HBase row).
+	Rows int64 `json:"rows"`
+	// Cells is the number of cells whose full coordinates (row, family, qualifier, timestamp, type)
+	// repeat an earlier cell; HBase keeps only one of them.
+	Cells int64 `json:"cells"`
+	// Confirmed is true when Rows, Cells and the examples were checked on the keys: always, unless the
+	// input could not be read a second time (standard input). Then Rows counts equal fingerprints
+	// (a collision of two distinct keys, about n²/2^65 likely, would be counted), Cells is 0 and
+	// there are no examples.
+	Confirmed bool `json:"confirmed"`
+	// SuspectedRows counts the input rows whose row-key fingerprint repeats another row's (first pass).
+	SuspectedRows int64 `json:"suspected_rows"`
+	// Partial is true when the second pass held Options.ConfirmBytes of keys and tracked no further
+	// ones: Rows and Cells are then lower bounds.
+	Partial bool `json:"partial"`
+	// Deprecated: the Bloom-filter estimates of earlier versions, kept for the JSON contract. The
+	// estimated_* fields now hold the exact counts (Rows, Cells), their *_error fields and the filter
+	// rates are 0, and sampled_* equal the exact counts.
+	EstimatedRows       int64   `json:"estimated_rows"`
 	EstimatedCells      int64   `json:"estimated_cells"`
 	EstimatedRowsError  int64   `json:"estimated_rows_error"`
 	EstimatedCellsError int64   `json:"estimated_cells_error"`
-	FalsePositiveRate   float64 `json:"false_positive_rate"` // the filters' target rate at the expected counts
-	// RowFilterFPRate and CellFilterFPRate are the filters' false-positive rates after the last key;
-	// above the target when there were more keys than expected.
-	RowFilterFPRate  float64 `json:"row_filter_fp_rate"`
-	CellFilterFPRate float64 `json:"cell_filter_fp_rate"`
-	// SampledRows and SampledCells extrapolate the duplicates found exactly among a hash-selected
-	// subset of keys: an independent, coarser cross-check.
-	SampledRows  int64              `json:"sampled_rows"`
-	SampledCells int64              `json:"sampled_cells"`
-	Examples     []DuplicateExample `json:"examples"`
+	FalsePositiveRate   float64 `json:"false_positive_rate"`
+	RowFilterFPRate     float64 `json:"row_filter_fp_rate"`
+	CellFilterFPRate    float64 `json:"cell_filter_fp_rate"`
+	SampledRows         int64   `json:"sampled_rows"`
+	SampledCells        int64   `json:"sampled_cells"`
+	// Examples are the first duplicates (by input position), at most Options.MaxExamples per kind.
+	Examples []DuplicateExample `json:"examples"`
 }
 
 // DuplicateExample is one duplicated row key or cell with the input rows that produced it (the smallest
-// positions seen, up to 3). Confirmed examples were seen at two positions (two input rows for a row
-// key; two cells for a cell); unconfirmed ones were flagged by the Bloom filter only once, their earlier
-// occurrence unknown (or a false positive).
+// positions, up to 3; a cell repeated within one input row lists that row twice). Every example is
+// confirmed on the keys.
 type DuplicateExample struct {
 	Kind        string       `json:"kind"` // "row" or "cell"
 	Row         string       `json:"row"`
 	Cell        string       `json:"cell,omitempty"` // row/family:qualifier/timestamp/type, for cells
 	Occurrences []Occurrence `json:"occurrences"`
-	Confirmed   bool         `json:"confirmed"`
+	Confirmed   bool         `json:"confirmed"` // always true (kept for the JSON contract)
 }
 
 // Occurrence is an input position: file index in the run and 0-based row ordinal within the file.
@@ -97,6 +110,17 @@ type Region struct {
 	EndKey   string `json:"end_key"`   // "" = table end
 	Cells    int64  `json:"cells"`
 	Bytes    int64  `json:"bytes"`
+}
+
+// KeyRange is the span of the data's row keys: the smallest and the largest key, their common prefix
+// (which every key shares, since keys sort as bytes) and the shortest and longest key length. Zero
+// without data.
+type KeyRange struct {
+	First        string `json:"first"`
+	Last         string `json:"last"`
+	CommonPrefix string `json:"common_prefix"`
+	MinLength    int    `json:"min_length"`
+	MaxLength    int    `json:"max_length"`
 }
 
 // RegionSkew summarizes the distribution over regions.
@@ -151,27 +175,18 @@ type Column struct {
 }
 
 // Warning is one finding. Codes: monotonic_lead, empty_regions, skewed_regions, duplicate_keys,
-// duplicate_cells, duplicate_estimate_degraded, long_names, numbers_as_text; and, added by SetInput,
-// rejected_rows and sample.
+// duplicate_cells, duplicate_keys_unconfirmed, duplicate_count_partial, long_names, numbers_as_text;
+// and, added by SetInput, rejected_rows and sample.
 type Warning struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
 
-// Report computes the report from everything added so far. It may be called more than once.
+// Report computes the report. It ends the first pass (see Suspects): call it after the last Add, and
+// after the second pass (Confirm) if there were suspects. It may be called more than once.
 func (a *Analyzer) Report() *Report {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for i := range dupShards {
-		a.rowDups.shards[i].mu.Lock()
-		a.cellDups.shards[i].mu.Lock()
-	}
-	defer func() {
-		for i := range dupShards {
-			a.rowDups.shards[i].mu.Unlock()
-			a.cellDups.shards[i].mu.Unlock()
-		}
-	}()
 	o := a.opts
 	r := &Report{
 		Rows: a.rows, Cells: a.cells, Bytes: a.bytes,
@@ -184,6 +199,14 @@ func (a *Analyzer) Report() *Report {
 	}
 	r.Duplicates = a.duplicates()
 	a.distribution(r)
+	if k := a.keys; k.seen {
+		n := 0
+		for n < len(k.first) && n < len(k.last) && k.first[n] == k.last[n] {
+			n++
+		}
+		r.KeyRange = KeyRange{First: kv.ToStringBinary(k.first), Last: kv.ToStringBinary(k.last),
+			CommonPrefix: kv.ToStringBinary(k.first[:n]), MinLength: k.minLen, MaxLength: k.maxLen}
+	}
 	r.Order = a.orderReport()
 	a.sizeReport(r)
 
@@ -205,23 +228,31 @@ func (a *Analyzer) Report() *Report {
 }
 
 func (a *Analyzer) duplicates() Duplicates {
-	d := Duplicates{FalsePositiveRate: a.opts.FalsePositiveRate, Examples: []DuplicateExample{}}
-	d.EstimatedRows, d.EstimatedRowsError = a.rowDups.estimate()
-	d.EstimatedCells, d.EstimatedCellsError = a.cellDups.estimate()
-	d.RowFilterFPRate = a.rowDups.finalFP()
-	d.CellFilterFPRate = a.cellDups.finalFP()
-	d.SampledRows = a.rowDups.sampledEstimate()
-	d.SampledCells = a.cellDups.sampledEstimate()
-	for _, e := range a.rowDups.examples(a.opts.MaxExamples) {
-		d.Examples = append(d.Examples, DuplicateExample{Kind: "row", Row: kv.ToStringBinary([]byte(e.key)),
-			Occurrences: occurrencesOf(e.seqs), Confirmed: e.confirmed})
+	f := a.dups
+	f.freeze()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := Duplicates{Examples: []DuplicateExample{}, SuspectedRows: f.fpRows, Partial: f.partial}
+	switch {
+	case len(f.suspects) == 0 || f.passTwo:
+		out.Confirmed = true
+		var rowEx, cellEx []example
+		out.Rows, out.Cells, rowEx, cellEx = f.counts(a.opts.MaxExamples)
+		for _, e := range rowEx {
+			out.Examples = append(out.Examples, DuplicateExample{Kind: "row", Row: kv.ToStringBinary([]byte(e.key)),
+				Occurrences: occurrencesOf(e.seqs), Confirmed: true})
+		}
+		for _, e := range cellEx {
+			k := kv.Key(e.key)
+			out.Examples = append(out.Examples, DuplicateExample{Kind: "cell", Row: kv.ToStringBinary(k.Row()),
+				Cell: k.String(), Occurrences: occurrencesOf(e.seqs), Confirmed: true})
+		}
+	default: // no second pass
+		out.Rows = f.fpRows
 	}
-	for _, e := range a.cellDups.examples(a.opts.MaxExamples) {
-		k := kv.Key(e.key)
-		d.Examples = append(d.Examples, DuplicateExample{Kind: "cell", Row: kv.ToStringBinary(k.Row()),
-			Cell: k.String(), Occurrences: occurrencesOf(e.seqs), Confirmed: e.confirmed})
-	}
-	return d
+	out.EstimatedRows, out.EstimatedCells = out.Rows, out.Cells
+	out.SampledRows, out.SampledCells = out.Rows, out.Cells
+	return out
 }
 
 func occurrencesOf(seqs []uint64) []Occurrence {
@@ -349,42 +380,48 @@ func (a *Analyzer) warnings(r *Report) {
 					names = append(names, fmt.Sprintf("[%s, %s)", quoteKey(rg.StartKey), quoteKey(rg.EndKey)))
 				}
 			}
-			add("empty_regions", "%d of %d regions receive no cells (e.g. %s): their split points lie where no "+
-				"row keys exist, e.g. byte-uniform splits over hex or decimal text keys. Use split points from "+
-				"the data (suggested_splits) or a uniform split over the keys' alphabet (hfload --split-uniform N --keyspace hex|decimal)",
-				r.RegionSkew.Empty, len(r.Regions), strings.Join(names, ", "))
+			add("empty_regions", "%d of %d regions receive no cells (e.g. %s): %s", r.RegionSkew.Empty,
+				len(r.Regions), strings.Join(names, ", "), a.emptyRegionsAdvice(r))
 		}
 		mean := float64(a.bytes) / float64(len(r.Regions))
 		lr := r.Regions[r.RegionSkew.LargestRegion]
 		if float64(lr.Bytes) > o.SkewFactor*mean {
 			add("skewed_regions", "region %d [%s, %s) holds %.1f%% of the bytes, %.1f× the average region "+
 				"(largest/smallest non-empty ratio %.1f): it takes most of the writes. Use split points from the "+
-				"data (suggested_splits)", r.RegionSkew.LargestRegion, quoteKey(lr.StartKey), quoteKey(lr.EndKey),
-				100*r.RegionSkew.LargestShare, float64(lr.Bytes)/mean, r.RegionSkew.LargestSmallestRatio)
+				"data: --split-sample %d, or the suggested_splits", r.RegionSkew.LargestRegion, quoteKey(lr.StartKey),
+				quoteKey(lr.EndKey), 100*r.RegionSkew.LargestShare, float64(lr.Bytes)/mean,
+				r.RegionSkew.LargestSmallestRatio, len(r.Regions))
 		}
 	}
-	// Duplicates.
+	// Duplicates: only counts confirmed on the keys, never estimates.
 	d := r.Duplicates
-	confirmed := map[string]*DuplicateExample{}
+	first := map[string]*DuplicateExample{}
 	for i := range d.Examples {
-		if e := &d.Examples[i]; e.Confirmed && confirmed[e.Kind] == nil {
-			confirmed[e.Kind] = e
+		if e := &d.Examples[i]; first[e.Kind] == nil {
+			first[e.Kind] = e
 		}
 	}
-	if d.EstimatedRows > d.EstimatedRowsError || confirmed["row"] != nil {
-		add("duplicate_keys", "about %d input rows (±%d) produce a row key that another input row already "+
-			"produced; their cells merge into one HBase row%s. Check that the row key columns are unique",
-			d.EstimatedRows, d.EstimatedRowsError, exampleText(confirmed["row"]))
+	atLeast := ""
+	if d.Partial {
+		atLeast = "at least "
 	}
-	if d.EstimatedCells > d.EstimatedCellsError || confirmed["cell"] != nil {
-		add("duplicate_cells", "about %d cells (±%d) repeat the row, family, qualifier, timestamp and type of "+
-			"another cell; HBase keeps only one of them%s", d.EstimatedCells, d.EstimatedCellsError,
-			exampleText(confirmed["cell"]))
+	switch {
+	case !d.Confirmed && d.Rows > 0:
+		add("duplicate_keys_unconfirmed", "%d input rows have the same row-key fingerprint as another input row, "+
+			"so they very likely repeat its row key; the input could not be read a second time (standard input) "+
+			"to confirm it on the keys and to count duplicate cells. Read it from a file to check exactly", d.Rows)
+	case d.Rows > 0:
+		add("duplicate_keys", "%s%d input rows produce a row key that another input row already produced; "+
+			"their cells merge into one HBase row%s. Check that the row key columns are unique",
+			atLeast, d.Rows, exampleText(first["row"]))
 	}
-	if d.RowFilterFPRate > 10*d.FalsePositiveRate || d.CellFilterFPRate > 10*d.FalsePositiveRate {
-		add("duplicate_estimate_degraded", "more keys than expected: the Bloom filters' false-positive rates "+
-			"reached %.3g (rows) and %.3g (cells) against a target of %.3g, so the duplicate estimates are "+
-			"coarse; raise the expected row/cell counts", d.RowFilterFPRate, d.CellFilterFPRate, d.FalsePositiveRate)
+	if d.Cells > 0 {
+		add("duplicate_cells", "%s%d cells repeat the row, family, qualifier, timestamp and type of another "+
+			"cell; HBase keeps only one of them%s", atLeast, d.Cells, exampleText(first["cell"]))
+	}
+	if d.Partial {
+		add("duplicate_count_partial", "the duplicate check held its memory limit of keys (ConfirmBytes) and "+
+			"stopped tracking further row keys: the duplicate counts are lower bounds")
 	}
 	// Sizes.
 	z := r.Sizes
@@ -404,6 +441,38 @@ func (a *Analyzer) warnings(r *Report) {
 			"bytes as 8-byte longs would save %d bytes (%.1f%% of value bytes). Columns: %s",
 			z.NumericValues, z.NumericSavings, 100*float64(z.NumericSavings)/float64(z.ValueBytes), strings.Join(top, ", "))
 	}
+}
+
+// emptyRegionsAdvice explains empty regions with the data's real key range and names the fix: split
+// points from the data (--split-sample N). It never advises the option that made the split points.
+func (a *Analyzer) emptyRegionsAdvice(r *Report) string {
+	k := r.KeyRange
+	span := fmt.Sprintf("the row keys run from %s to %s", quoteKey(k.First), quoteKey(k.Last))
+	width := fmt.Sprintf("%d bytes", k.MinLength)
+	if k.MaxLength != k.MinLength {
+		width = fmt.Sprintf("%d to %d bytes", k.MinLength, k.MaxLength)
+	}
+	if k.CommonPrefix != "" {
+		width += ", all starting with " + quoteKey(k.CommonPrefix)
+	}
+	span += " (" + width + ")"
+	fix := fmt.Sprintf("Use split points from the data: --split-sample %d, or the suggested_splits (equal bytes "+
+		"of these keys)", len(r.Regions))
+	from := a.opts.SplitsFrom
+	textKeyspace := strings.Contains(from, "--keyspace hex") || strings.Contains(from, "--keyspace decimal")
+	switch {
+	case strings.HasPrefix(from, "--split-uniform"):
+		span = fmt.Sprintf("%s, but %s divides the whole key space of that alphabet evenly, not the range the "+
+			"keys have, so its split points fall where no key exists", span, from)
+	case from != "":
+		span = fmt.Sprintf("the split points (%s) lie where no row key exists: %s", from, span)
+	default:
+		span = "the split points lie where no row key exists: " + span
+	}
+	if !textKeyspace {
+		fix += "; for random hex or decimal text keys of one width, --split-uniform N --keyspace hex|decimal also fits"
+	}
+	return span + ". " + fix
 }
 
 func exampleText(e *DuplicateExample) string {

@@ -38,37 +38,26 @@ func (r *Report) WriteText(w io.Writer) error {
 	p("rows %d, cells %d, bytes %d (KeyValue, uncompressed)\n", r.Rows, r.Cells, r.Bytes)
 
 	d := r.Duplicates
-	p("\nduplicates (Bloom filters, target false-positive rate %.3g)\n", d.FalsePositiveRate)
-	p("  row keys reused by another input row: ~%d ±%d (exact-sample cross-check ~%d)\n", d.EstimatedRows, d.EstimatedRowsError, d.SampledRows)
-	p("  repeated cells:                       ~%d ±%d (exact-sample cross-check ~%d)\n", d.EstimatedCells, d.EstimatedCellsError, d.SampledCells)
-	// Suspected examples (seen once, flagged by a filter) are noise when the estimate is within its
-	// false-positive error: then only their number is printed (the JSON has them all).
-	quiet := map[string]bool{
-		"row":  d.EstimatedRows <= d.EstimatedRowsError,
-		"cell": d.EstimatedCells <= d.EstimatedCellsError,
+	how := "exact: row-key fingerprints, suspects confirmed on the keys"
+	switch {
+	case !d.Confirmed:
+		how = "row-key fingerprints only: the input could not be read twice"
+	case d.Partial:
+		how = "lower bounds: the confirmation reached its memory limit"
 	}
-	hidden := 0
+	p("\nduplicates (%s)\n", how)
+	p("  row keys reused by another input row: %d\n", d.Rows)
+	p("  repeated cells:                       %d\n", d.Cells)
 	for _, e := range d.Examples {
-		if !e.Confirmed && quiet[e.Kind] {
-			hidden++
-			continue
-		}
-		state := "confirmed"
-		if !e.Confirmed {
-			state = "suspected"
-		}
 		what := e.Row
 		if e.Kind == "cell" {
 			what = e.Cell
 		}
-		p("  %s %s %s at", state, e.Kind, what)
+		p("  %s %s at", e.Kind, what)
 		for _, o := range e.Occurrences {
 			p(" file %d row %d;", o.File, o.Row)
 		}
 		p("\n")
-	}
-	if hidden > 0 {
-		p("  (%d keys flagged once by the filters, within the false-positive error: not listed)\n", hidden)
 	}
 
 	p("\nregions (%d, %d empty, largest/smallest %.2f)\n", len(r.Regions), r.RegionSkew.Empty, r.RegionSkew.LargestSmallestRatio)
@@ -78,6 +67,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			share = 100 * float64(rg.Bytes) / float64(r.Bytes)
 		}
 		p("  %4d [%s, %s) cells %d bytes %d (%.1f%%)\n", i, quoteKey(rg.StartKey), quoteKey(rg.EndKey), rg.Cells, rg.Bytes, share)
+	}
+	if k := r.KeyRange; r.Rows > 0 {
+		p("  row keys from %s to %s, %d to %d bytes, common prefix %s\n", quoteKey(k.First), quoteKey(k.Last),
+			k.MinLength, k.MaxLength, quoteKey(k.CommonPrefix))
 	}
 	p("\ninput order: %d of %d consecutive rows ascending (%.1f%%)\n", r.Order.AscendingPairs, r.Order.Pairs, 100*r.Order.AscendingFraction)
 
