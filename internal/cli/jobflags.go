@@ -49,6 +49,7 @@ func AddJobFlags(f *pflag.FlagSet) *JobFlags {
 	f.String("memory", "", "memory budget of each task (default 1GiB)")
 	f.String("max-file-size", "", "roll HFiles at this size, at row boundaries (default 10GiB)")
 	f.String("duplicates", "", "cells with equal keys: error (default), first, last or keep")
+	f.String("tmp-dir", "", "local scratch directory for spill files (default: inside the output's staging directory; the system temp dir when --out is s3://)")
 	f.String("state-dir", "", "state directory for incremental runs")
 	f.Bool("reload", false, "reload inputs that changed since an earlier run loaded them")
 	f.Bool("json", false, "print the summary as JSON")
