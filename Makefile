@@ -8,7 +8,7 @@ DEMO    := demo-out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := -X github.com/hfload/hfload/internal/version.stamped=$(VERSION)
 
-.PHONY: build build-beam test bench bench-go bench-cli bench-s3 demo lint fuzz clean
+.PHONY: build build-beam test bench bench-go bench-cli bench-shapes bench-s3 demo lint fuzz clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hfload
@@ -35,10 +35,22 @@ bench: bench-go bench-cli
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-# End-to-end CLI benchmark against GNU sort on a generated export (see scripts/bench-cli.sh).
+# End-to-end CLI benchmark against GNU sort on a generated export (see scripts/bench-cli.sh), then part
+# two: key shapes, 1,000 and 10,000 regions, 5 families (scripts/bench-shapes.sh; SHAPE_ROWS, SHAPE_ROUNDS,
+# OLD_BIN for a same-run comparison with a previous build, which also checks the HFiles are identical).
 bench-cli: build
 	bash scripts/bench-cli.sh
+	bash scripts/bench-shapes.sh
 
+bench-shapes: build
+	bash scripts/bench-shapes.sh
+
+# Fuzz the CSV source and each text dialect (escape ∘ parse round trips) for FUZZTIME each. Seeds are a
+# few tiny inputs in the test files; the corpus fuzzing grows stays in the Go cache, never in the tree.
+FUZZTIME ?= 30s
+fuzz:
+	@for f in FuzzCSVParser FuzzDialectCSV FuzzDialectPostgresText FuzzDialectPostgresCSV FuzzDialectMySQL FuzzDialectMySQLCSV; do \
+	  echo "fuzz $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./pipeline || exit 1; done
 # Object-storage benchmark (issue 20): the export from and to a local Versity S3 gateway vs local disk,
 # same run (scripts/bench-s3.sh; SIZE=1GB by default). Not part of `make test` or `make bench`.
 bench-s3: build

@@ -111,10 +111,15 @@ func (c *writeBloomChunk) fold() {
 	if pieces == 1 {
 		return
 	}
+	dst := c.bits[:newSize]
 	for p := 1; p < pieces; p++ {
 		src := c.bits[p*newSize : (p+1)*newSize]
-		for i, b := range src {
-			c.bits[i] |= b
+		i := 0
+		for ; i+8 <= len(src); i += 8 { // 8 bytes at a time: a small file folds its whole chunk
+			binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])|binary.LittleEndian.Uint64(src[i:]))
+		}
+		for ; i < len(src); i++ {
+			dst[i] |= src[i]
 		}
 	}
 	c.bits = c.bits[:newSize]

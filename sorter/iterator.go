@@ -1,6 +1,7 @@
 package sorter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 
@@ -37,6 +38,8 @@ type Iterator struct {
 	err      error
 	closed   bool
 	ranged   bool // opened by Ranges.Open: closing it leaves the sorter and its runs alone
+	limit    []byte
+	held     *view // the view Next stopped at because of limit
 }
 
 // newIterator builds the final merge (s.mu held, remainder sorted, reserved already accounted).
@@ -64,11 +67,30 @@ func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, er
 	return it, nil
 }
 
-// Next advances to the next view. It returns false at the end or on error (see Err).
+// Limit makes Next stop (return false, with a nil Err) before the first view whose row is hi or after
+// it; nil hi means no limit. A later Limit with a higher bound goes on from that view, so that one
+// merge writes several consecutive regions (a Ranges.Open over all of them, then Limit(end) per region).
+func (it *Iterator) Limit(hi []byte) { it.limit = hi }
+
+// beyond reports whether v is at or after the limit.
+func (it *Iterator) beyond(v *view) bool {
+	return it.limit != nil && bytes.Compare(v.h.Row, it.limit) >= 0
+}
+
+// Next advances to the next view. It returns false at the end, at the limit (see Limit) or on error
+// (see Err).
 func (it *Iterator) Next() bool {
 	if it.err != nil || it.closed || it.src == nil {
 		it.cur = nil
 		return false
+	}
+	if it.held != nil {
+		if it.beyond(it.held) {
+			it.cur = nil
+			return false
+		}
+		it.cur, it.held = it.held, nil
+		return true
 	}
 	if it.n&1023 == 0 {
 		if err := it.ctx.Err(); err != nil {
@@ -99,6 +121,10 @@ func (it *Iterator) Next() bool {
 		return false
 	}
 	it.cur = it.src.cur()
+	if it.beyond(it.cur) {
+		it.held, it.cur = it.cur, nil
+		return false
+	}
 	return true
 }
 
@@ -132,12 +158,12 @@ func (it *Iterator) Close() error {
 	it.s.p.release(it.reserved)
 	it.reserved = 0
 	if it.ranged {
-		it.cur, it.src = nil, nil
+		it.cur, it.src, it.held = nil, nil, nil
 		return errors.Join(errs...)
 	}
 	it.s.mu.Lock()
 	errs = append(errs, it.s.cleanupLocked())
 	it.s.mu.Unlock()
-	it.cur, it.src = nil, nil
+	it.cur, it.src, it.held = nil, nil, nil
 	return errors.Join(errs...)
 }

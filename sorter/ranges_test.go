@@ -106,6 +106,23 @@ func TestRangesConcatenateToTheWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameRecords(t, again, parts[2])
+			// One Open over ranges 1 to the end, cut with Limit, gives each range's records.
+			it, err := r.Open(context.Background(), bounds[1], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i < len(parts); i++ {
+				it.Limit(bounds[i+1])
+				got, _ := collect(it, p.Dict())
+				if it.Err() != nil {
+					t.Fatal(it.Err())
+				}
+				sameRecords(t, got, parts[i])
+			}
+			if it.Next() {
+				t.Fatal("Next after the last range")
+			}
+			it.Close()
 			if err := r.Close(); err != nil {
 				t.Fatal(err)
 			}

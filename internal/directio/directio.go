@@ -48,6 +48,8 @@ type Writer struct {
 	full   chan []byte // buffers to write, in order
 	done   chan struct{}
 	closed bool // full is closed and the goroutine has ended
+	size   int  // the largest buffer size
+	made   int  // buffers made so far (at most WriterBuffers)
 
 	mu  sync.Mutex
 	err error // first write error (sticky)
@@ -62,19 +64,37 @@ func WriterMemory(size int) int64 {
 	return int64(WriterBuffers) * int64(max(Align, (size+Align-1)&^(Align-1)))
 }
 
-// NewWriter returns a Writer for f with buffers of size bytes (rounded up to Align, at least Align); it
-// holds WriterBuffers of them (WriterMemory). Large buffers matter: the background goroutine needs a
-// processor again after every write, and on a machine busy producing the data that wait is of the
-// order of the write itself, so each buffer should carry a few MiB.
+// firstBuffer is the size of a Writer's first buffer; each next one doubles, up to the Writer's size.
+const firstBuffer = 64 << 10
+
+// NewWriter returns a Writer for f with buffers of up to size bytes (rounded up to Align, at least
+// Align); it holds at most WriterBuffers of them (WriterMemory). Large buffers matter: the background
+// goroutine needs a processor again after every write, and on a machine busy producing the data that
+// wait is of the order of the write itself, so each buffer should carry a few MiB. They grow with the
+// file, from firstBuffer, doubling: a small file (a region with little data) costs a small buffer, not
+// WriterBuffers large ones to allocate and zero.
 func NewWriter(f *File, size int) *Writer {
 	size = max(Align, (size+Align-1)&^(Align-1))
-	w := &Writer{f: f, buf: alignedBuf(size), free: make(chan []byte, WriterBuffers),
-		full: make(chan []byte, WriterBuffers), done: make(chan struct{})}
-	for i := 1; i < WriterBuffers; i++ {
-		w.free <- alignedBuf(size)
-	}
+	w := &Writer{f: f, buf: alignedBuf(min(size, firstBuffer)), size: size, made: 1,
+		free: make(chan []byte, WriterBuffers), full: make(chan []byte, WriterBuffers), done: make(chan struct{})}
 	go w.loop()
 	return w
+}
+
+// next returns the buffer to fill after a full one of n bytes: a new one, twice as large (up to size),
+// while fewer than WriterBuffers exist; otherwise one the background writer is done with, replaced by
+// a larger one while they are still growing.
+func (w *Writer) next(n int) []byte {
+	want := min(2*n, w.size)
+	if w.made < WriterBuffers {
+		w.made++
+		return alignedBuf(want)
+	}
+	b := <-w.free
+	if len(b) < want {
+		b = alignedBuf(want)
+	}
+	return b
 }
 
 // loop writes full buffers in order until full is closed; after an error it only recycles them.
@@ -133,8 +153,9 @@ func (w *Writer) Write(p []byte) (int, error) {
 		p = p[k:]
 		total += k
 		if w.n == len(w.buf) {
+			n := len(w.buf)
 			w.full <- w.buf
-			w.buf, w.n = <-w.free, 0
+			w.buf, w.n = w.next(n), 0
 			if err := w.error(); err != nil {
 				return total, err
 			}
@@ -192,6 +213,15 @@ func (w *Writer) flushTail() error {
 	}
 	if w.n == 0 {
 		return nil
+	}
+	if w.f.direct && w.made == 1 && w.n < len(w.buf) {
+		// The whole file is in the first buffer (a small file): one write through the page cache costs
+		// no wait for the device, which a direct write of its aligned part would.
+		if err := setDirect(w.f, false); err != nil {
+			err = fmt.Errorf("directio: %s: %w", w.f.Name(), err)
+			w.setError(err)
+			return err
+		}
 	}
 	if w.f.direct {
 		if aligned := w.n &^ (Align - 1); aligned > 0 {

@@ -169,3 +169,38 @@ func TestAvailableBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterBuffersGrow writes through buffers that grow from firstBuffer to the Writer's size (and are
+// replaced by larger ones as they come back), with writes built in place and copied.
+func TestWriterBuffersGrow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]byte, 5<<20+123)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	f, err := Create(path, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWriter(f, 1<<20)
+	for rest := data; len(rest) > 0; {
+		k := min(len(rest), 1+rng.IntN(100000))
+		p := rest[:k]
+		if rng.IntN(2) == 0 { // built in place where it fits
+			if b := w.AvailableBuffer(); cap(b) >= k {
+				p = append(b, p...)
+			}
+		}
+		if n, err := w.Write(p); err != nil || n != k {
+			t.Fatalf("write %d: %d, %v", k, n, err)
+		}
+		rest = rest[k:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("file differs (%d bytes read, %v)", len(got), err)
+	}
+}

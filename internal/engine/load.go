@@ -61,8 +61,10 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 	// Phase 2: merge each stream and write HFiles (while AfterRead's work goes on).
 	out := newOutputWriter(spec, sink, families, rt.totalBytes(), pool)
 	splits := spec.Splits
-	if spec.SplitSample > 0 {
-		splits = rt.sampler.Splits(spec.SplitSample)
+	if spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits {
+		if spec.SplitSample > 0 {
+			splits = rt.sampler.Splits(spec.SplitSample)
+		}
 		// Twice as many range merges as workers: a merge waits for its run reads and output writes, and
 		// the read buffers of four merges fit the budget the sorters no longer need for arenas.
 		err = out.writeRanges(ctx, rt.sorters, splits, 2*workers)

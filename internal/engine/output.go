@@ -143,9 +143,18 @@ func (o *outputWriter) writeRegions(ctx context.Context, sorters []*sorter.Sorte
 	})
 }
 
-// writeRanges writes the regions of computed split points: each family's sorter holds all its cells;
-// every (region, family) pair is merged from the runs' row range of the region, `workers` pairs at a
-// time, so that merging and writing run in parallel across regions.
+// rangedSplits is the number of given split points from which a run sorts each family once and cuts
+// the regions out after the sort (writeRanges) instead of sorting every region on its own.
+const rangedSplits = 16
+
+// rangeGroups is how many groups of consecutive regions writeRanges merges per worker.
+const rangeGroups = 4
+
+// writeRanges writes the regions of many or computed split points: each family's sorter holds all its
+// cells. Consecutive regions are merged in groups, `workers` (group, family) pairs at a time, so that
+// merging and writing run in parallel: a group's merge reads the runs' row range of its regions once
+// (each run from the chunk before the group's first row) and is cut at every region's end
+// (Iterator.Limit), instead of a merge per region re-reading a chunk of every run.
 func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter, splits partition.Splits, workers int) error {
 	nf := len(o.families)
 	ranges := make([]*sorter.Ranges, nf)
@@ -167,15 +176,27 @@ func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter
 		}
 		ranges[f] = r
 	}
+	regions := len(splits) + 1
+	size := max(1, regions/(rangeGroups*workers)) // regions per group
+	groups := (regions + size - 1) / size
 	has := func(t int) bool { return ranges[t%nf] != nil }
-	return o.writeTasks(ctx, len(splits)+1, workers, has, func(ctx context.Context, region, fam int) error {
-		start, end := splits.Bounds(region)
+	return o.writeTasks(ctx, groups, workers, has, func(ctx context.Context, group, fam int) error {
+		first, last := group*size, min((group+1)*size, regions)-1
+		start, _ := splits.Bounds(first)
+		_, end := splits.Bounds(last)
 		it, err := ranges[fam].Open(ctx, start, end)
 		if err != nil {
-			return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
+			return fmt.Errorf("sorting region %d family %s: %w", first, o.families[fam], err)
 		}
 		defer it.Close()
-		return o.writeStream(ctx, it, splits, region, fam)
+		for region := first; region <= last; region++ {
+			_, end := splits.Bounds(region)
+			it.Limit(end)
+			if err := o.writeStream(ctx, it, splits, region, fam); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

@@ -27,7 +27,10 @@ type router struct {
 
 func newRouter(spec *Spec, pool *sorter.Pool, families []string) *router {
 	rt := &router{regions: 1, nf: len(families), familyBytes: make([]atomic.Int64, len(families))}
-	if spec.SplitSample <= 0 && len(spec.Splits) > 0 {
+	// From rangedSplits given split points on (and with computed ones), each family has one sorter
+	// whatever the splits, cut into regions after the sort (writeRanges): a sorter per region would spill
+	// tiny runs and cost every record a routing step.
+	if spec.SplitSample <= 0 && len(spec.Splits) > 0 && len(spec.Splits) < rangedSplits {
 		rt.regions = len(spec.Splits) + 1
 		rt.route = partition.NewRouter(spec.Splits)
 	}
