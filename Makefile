@@ -13,6 +13,11 @@ LDFLAGS := -X github.com/hfload/hfload/internal/version.stamped=$(VERSION)
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hfload
 
+# hfload-beam: the Beam driver (docs/distributed.md), a separate binary because Beam is heavy.
+# -tags dataflow adds the Dataflow runner.
+build-beam:
+	$(GO) build $(BEAMTAGS) -o bin/hfload-beam ./cmd/hfload-beam
+
 # The test command CI runs (.ci/run). Keep it under 10 minutes on 2 cores.
 test: lint
 	$(GO) test -count=1 -timeout 15m $(PKGS)

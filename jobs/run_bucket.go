@@ -42,7 +42,7 @@ func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteR
 		return res, fmt.Errorf("%w: tmp_dir: %w", ErrIO, err)
 	}
 	defer os.RemoveAll(work)
-	lr, err := loadInto(ctx, job, spec, work, stg.Sink(), stg.URL(), res, logf)
+	lr, err := loadInto(ctx, job, spec, work, stg.Sink(), stg.URL(), res, nil, logf)
 	if err != nil {
 		return res, err
 	}

@@ -29,6 +29,10 @@ type ExecuteOptions struct {
 	// command that runs with more processors than cores (see cmd/hfload) passes the number of cores.
 	DefaultWorkers int
 	Now            func() time.Time
+	// Load replaces Load (same contract: HFiles into dir, rejects to spec.Pipeline.Rejects, the
+	// LoadResult Load would return): a distributed driver (cmd/hfload-beam) runs the load elsewhere and
+	// keeps Execute's staging, manifest and commit. Nil: Load.
+	Load func(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error)
 }
 
 // ExecuteResult is what a run did.
@@ -105,7 +109,7 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 			stg.Abort()
 		}
 	}()
-	lr, err := loadStaged(ctx, job, spec, stg, job.Out, res, logf)
+	lr, err := loadStaged(ctx, job, spec, stg, job.Out, res, eo.Load, logf)
 	if err != nil {
 		return res, err
 	}
@@ -276,14 +280,15 @@ func (r *ExecuteResult) Summary() string {
 // and the rejects file inside it, and fills res with what the load reports. finalDir is where the
 // rejects file is after the commit.
 func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, finalDir string, res *ExecuteResult,
-	logf func(string, ...any)) (*LoadResult, error) {
-	return loadInto(ctx, job, spec, stg.Dir(), engine.DirSink{Dir: stg.Dir()}, finalDir, res, logf)
+	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
+	return loadInto(ctx, job, spec, stg.Dir(), engine.DirSink{Dir: stg.Dir()}, finalDir, res, load, logf)
 }
 
 // loadInto runs the engine writing to sink, with the rejects file in the local directory work and the
 // spill files there too, or under job.TmpDir when set; it fills res with what the load reports.
+// load, when not nil, replaces the engine (ExecuteOptions.Load): it writes into the directory work.
 func loadInto(ctx context.Context, job *Job, spec *RunSpec, work string, sink engine.Sink, finalDir string, res *ExecuteResult,
-	logf func(string, ...any)) (*LoadResult, error) {
+	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
 	spec.TempDir = filepath.Join(work, ".spill")
 	if job.TmpDir != "" {
 		spec.TempDir = filepath.Join(job.TmpDir, ".hfload-spill-"+filepath.Base(work))
@@ -301,7 +306,12 @@ func loadInto(ctx context.Context, job *Job, spec *RunSpec, work string, sink en
 	}
 	spec.Pipeline.Rejects = rej
 
-	lr, err := LoadTo(ctx, spec, sink)
+	var lr *LoadResult
+	if load != nil {
+		lr, err = load(ctx, spec, work)
+	} else {
+		lr, err = LoadTo(ctx, spec, sink)
+	}
 	if cerr := rej.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("%w: rejects file: %w", ErrIO, cerr)
 	}

@@ -106,7 +106,7 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		}
 	}()
 	res.OutDir = stg.Final()
-	lr, err := loadStaged(ctx, job, spec, stg, stg.Final(), res, logf)
+	lr, err := loadStaged(ctx, job, spec, stg, stg.Final(), res, eo.Load, logf)
 	if err != nil {
 		return res, err
 	}

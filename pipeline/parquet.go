@@ -27,6 +27,7 @@ type ParquetSource struct {
 	batchRows int
 
 	rowGroup int // next row group to open
+	endGroup int // row groups from here on are not read (RowGroups; 0 = read to the end)
 	cur      pqarrow.RecordReader
 	curGroup int
 	row      int64 // rows returned so far
@@ -120,6 +121,37 @@ func (s *ParquetSource) NumRows() int64 { return s.pf.NumRows() }
 // NumRowGroups returns the number of row groups from the footer.
 func (s *ParquetSource) NumRowGroups() int { return s.pf.NumRowGroups() }
 
+// RowGroupRows returns the number of rows of every row group, from the footer.
+func (s *ParquetSource) RowGroupRows() []int64 {
+	out := make([]int64, s.pf.NumRowGroups())
+	for i := range out {
+		out[i] = s.pf.MetaData().RowGroup(i).NumRows()
+	}
+	return out
+}
+
+// RowGroups restricts the source to row groups [from, to): a work unit of a distributed run. Row
+// ordinals stay those of the whole file (the rows of the groups before from are counted), so records'
+// Seq and rejects' row numbers are what reading the whole file gives. Call it before the first Next.
+func (s *ParquetSource) RowGroups(from, to int) error {
+	n := s.pf.NumRowGroups()
+	if s.row != 0 || s.cur != nil || s.rowGroup != 0 {
+		return fmt.Errorf("%s: parquet: row groups restricted after reading began", s.name)
+	}
+	if from < 0 || to < from || to > n {
+		return fmt.Errorf("%s: parquet: row groups [%d, %d) out of range (the file has %d)", s.name, from, to, n)
+	}
+	for i := 0; i < from; i++ {
+		s.row += s.pf.MetaData().RowGroup(i).NumRows()
+	}
+	s.rowGroup = from
+	s.endGroup = to
+	if to == from { // nothing to read: make Next stop at once
+		s.rowGroup, s.endGroup = n, 0
+	}
+	return nil
+}
+
 // Next returns the next record batch (Batch.Record, retained for the caller: call Batch.Release), or
 // io.EOF after the last row group.
 func (s *ParquetSource) Next(ctx context.Context) (*Batch, error) {
@@ -128,10 +160,14 @@ func (s *ParquetSource) Next(ctx context.Context) (*Batch, error) {
 	}
 	for {
 		if s.cur == nil {
-			for s.rowGroup < s.pf.NumRowGroups() && s.pf.MetaData().RowGroup(s.rowGroup).NumRows() == 0 {
+			end := s.pf.NumRowGroups()
+			if s.endGroup > 0 {
+				end = s.endGroup
+			}
+			for s.rowGroup < end && s.pf.MetaData().RowGroup(s.rowGroup).NumRows() == 0 {
 				s.rowGroup++
 			}
-			if s.rowGroup >= s.pf.NumRowGroups() {
+			if s.rowGroup >= end {
 				return nil, io.EOF
 			}
 			rr, err := s.openGroup(ctx, s.rowGroup)

@@ -1,0 +1,147 @@
+package beamrun
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/hfload/hfload/internal/beamtask"
+	"github.com/hfload/hfload/jobs"
+)
+
+func init() {
+	register.DoFn2x2[context.Context, int, []byte, error](&sampleFn{})
+	register.Combiner1[[]byte](&mergeFn{})
+	register.DoFn2x2[context.Context, []byte, []byte, error](&splitsFn{})
+	register.DoFn4x1[context.Context, int, []byte, func(int, string), error](&mapFn{})
+	register.Emitter2[int, string]()
+	register.DoFn4x1[context.Context, int, func(*string) bool, []byte, error](&reduceFn{})
+	register.Iter1[string]()
+}
+
+// Build adds the load's pipeline to a new Beam pipeline.
+func Build(t *beamtask.Task, spec *jobs.RunSpec) *beam.Pipeline {
+	p, s := beam.NewPipelineWithRoot()
+	idx := make([]int, len(t.Units))
+	for i := range idx {
+		idx[i] = i
+	}
+	units := beam.Reshuffle(s, beam.CreateList(s, idx))
+	var splits beam.PCollection
+	if spec.SplitSample > 0 {
+		samples := beam.ParDo(s.Scope("sample"), &sampleFn{Task: *t}, units)
+		merged := beam.Combine(s.Scope("merge samples"), &mergeFn{}, samples)
+		splits = beam.ParDo(s.Scope("splits"), &splitsFn{Task: *t}, merged)
+	} else {
+		splits = beam.Create(s, beamtask.EncodeSplits(t.Splits))
+	}
+	refs := beam.ParDo(s.Scope("map"), &mapFn{Task: *t}, units, beam.SideInput{Input: splits})
+	grouped := beam.GroupByKey(s, refs)
+	beam.ParDo0(s.Scope("reduce"), &reduceFn{Task: *t}, grouped, beam.SideInput{Input: splits})
+	return p
+}
+
+// Runner returns a beamtask.RunFunc that builds the pipeline and runs it with the named Beam runner
+// (registered by the binary: prism, universal, flink, spark, dataflow), waiting for it to finish.
+func Runner(runner string) beamtask.RunFunc {
+	return func(ctx context.Context, t *beamtask.Task, spec *jobs.RunSpec) (err error) {
+		defer func() {
+			if p := recover(); p != nil { // the SDK panics on some misconfigurations
+				err = fmt.Errorf("beam pipeline (%s runner): %v", runner, p)
+			}
+		}()
+		if _, err := beam.Run(ctx, runner, Build(t, spec)); err != nil {
+			return fmt.Errorf("beam pipeline (%s runner): %w", runner, err)
+		}
+		return nil
+	}
+}
+
+// prepare is every DoFn's Setup: the RunSpec prepared once per DoFn instance from its task.
+func prepare(ctx context.Context, t *beamtask.Task, spec **jobs.RunSpec) error {
+	s, err := t.Spec(ctx)
+	if err != nil {
+		return err
+	}
+	*spec = s
+	return nil
+}
+
+type sampleFn struct {
+	Task beamtask.Task
+	spec *jobs.RunSpec
+}
+
+func (f *sampleFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
+
+func (f *sampleFn) ProcessElement(ctx context.Context, unit int) ([]byte, error) {
+	return beamtask.Sample(ctx, &f.Task, f.spec, unit)
+}
+
+// mergeFn merges bottom-k samples (beamtask.MergeSamples): a combine, so runners merge partial
+// samples on the workers before the one global merge.
+type mergeFn struct{}
+
+func (mergeFn) MergeAccumulators(a, b []byte) ([]byte, error) { return beamtask.MergeSamples(a, b) }
+
+type splitsFn struct {
+	Task beamtask.Task
+	spec *jobs.RunSpec
+}
+
+func (f *splitsFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
+
+func (f *splitsFn) ProcessElement(ctx context.Context, merged []byte) ([]byte, error) {
+	return beamtask.SplitsFromSample(&f.Task, f.spec, merged)
+}
+
+type mapFn struct {
+	Task beamtask.Task
+	spec *jobs.RunSpec
+}
+
+func (f *mapFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
+
+func (f *mapFn) ProcessElement(ctx context.Context, unit int, splits []byte, emit func(int, string)) error {
+	sp, err := beamtask.DecodeSplits(splits)
+	if err != nil {
+		return err
+	}
+	refs, err := beamtask.Map(ctx, &f.Task, f.spec, unit, sp)
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		emit(r.Target, r.Path)
+	}
+	return nil
+}
+
+type reduceFn struct {
+	Task beamtask.Task
+	spec *jobs.RunSpec
+}
+
+func (f *reduceFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
+
+func (f *reduceFn) ProcessElement(ctx context.Context, target int, runs func(*string) bool, splits []byte) error {
+	sp, err := beamtask.DecodeSplits(splits)
+	if err != nil {
+		return err
+	}
+	// A retried map attempt emits its references again: each run file counts once.
+	seen := map[string]bool{}
+	var paths []string
+	var p string
+	for runs(&p) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return beamtask.Reduce(ctx, &f.Task, f.spec, sp, target, paths)
+}

@@ -1,0 +1,157 @@
+//go:build unix
+
+package beamrun_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hfload/hfload/internal/beamtask/beamtest"
+	"github.com/hfload/hfload/jobs"
+)
+
+// TestPrismJobServerProcessWorker runs the hfload-beam command against Prism as a separate job server,
+// with the SDK worker as a separate process (--environment_type=PROCESS: Prism starts the Go SDK's
+// boot program, which fetches the staged worker binary — hfload-beam itself — and starts it with
+// --worker), and compares the output with `hfload run`'s. The three programs are built from the module
+// into the test's temporary directory.
+func TestPrismJobServerProcessWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds three Beam programs")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") == "true" || os.Getenv("HFLOAD_CI") == "1" {
+			t.Fatalf("the go command is needed to build prism, boot and hfload-beam: %v", err)
+		}
+		t.Skipf("the go command is needed to build prism, boot and hfload-beam (install Go): %v", err)
+	}
+	bin := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, goBin, "build", "-o", bin+string(filepath.Separator),
+		"github.com/apache/beam/sdks/v2/go/cmd/prism", "github.com/apache/beam/sdks/v2/go/container",
+		"github.com/hfload/hfload/cmd/hfload-beam")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// Prism (2.77.0) passes --id='…' to the environment command with literal quotes, which the boot
+	// program then fails to find in its worker pool: strip them.
+	wrapper := filepath.Join(bin, "boot.sh")
+	script := "#!/bin/sh\nfor a do\n  shift\n  case $a in --id=*) a=$(printf '%s' \"$a\" | tr -d \"'\");; esac\n  set -- \"$@\" \"$a\"\ndone\nexec " +
+		filepath.Join(bin, "container") + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	prism := exec.CommandContext(ctx, filepath.Join(bin, "prism"), fmt.Sprintf("--job_port=%d", port), "--serve_http=false")
+	// Prism, the boot programs and the workers it starts share a process group, killed at the end; the
+	// log is a file, so that no pipe held by a worker keeps Wait waiting.
+	prism.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	prism.Dir = bin // the boot program writes pipeline_options.json into its working directory
+	logPath := filepath.Join(bin, "prism.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prism.Stdout, prism.Stderr = logFile, logFile
+	if err := prism.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-prism.Process.Pid, syscall.SIGKILL)
+		prism.Wait()
+		logFile.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("prism log:\n%s", tail(string(b), 4000))
+		}
+	}()
+	waitPort(t, port)
+
+	for _, c := range beamtest.Cases() {
+		if c.Name == "csv-aggregate" {
+			continue // the same pipeline; two jobs are enough for the process path
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			ins := c.Inputs(t, filepath.Join(dir, "in"))
+			want := filepath.Join(dir, "want")
+			if _, err := jobs.Execute(ctx, c.Job(t, ins, want), jobs.ExecuteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out")
+			jobFile := filepath.Join(dir, "job.yaml")
+			b, err := yaml.Marshal(c.Job(t, ins, out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(jobFile, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rctx, rcancel := context.WithTimeout(ctx, 4*time.Minute) // a worker that fails to start leaves the job RUNNING
+			defer rcancel()
+			cmd := exec.CommandContext(rctx, filepath.Join(bin, "hfload-beam"), jobFile, "--runner", "universal",
+				"--endpoint", fmt.Sprintf("localhost:%d", port), "--environment_type", "PROCESS",
+				"--environment_config", fmt.Sprintf(`{"command":%q}`, wrapper))
+			cmdOut, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("hfload-beam: %v\n%s", err, tail(string(cmdOut), 4000))
+			}
+			// The manifests differ in run id and times only (each command took its own start time).
+			for _, d := range []string{want, out} {
+				p := filepath.Join(d, jobs.ManifestName)
+				m, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m = regexp.MustCompile(`"(run_id|started|finished)": "[^"]*"`).ReplaceAll(m, nil)
+				m = []byte(strings.ReplaceAll(string(m), d, "OUT"))
+				if err := os.WriteFile(p, m, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			beamtest.SameTree(t, want, out)
+		})
+	}
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitPort(t *testing.T, port int) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("prism did not listen on port %d within a minute", port)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

@@ -1,0 +1,135 @@
+package beamtask
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hfload/hfload/jobs"
+	"github.com/hfload/hfload/pipeline"
+)
+
+// Stats are the data-movement figures of a distributed run (for the cost model of docs/distributed.md).
+type Stats struct {
+	Units       int   `json:"units"`
+	Targets     int   `json:"targets"`      // (region, family) pairs with records: reduce tasks
+	RunFiles    int   `json:"run_files"`    // files written by map tasks
+	RunBytes    int64 `json:"run_bytes"`    // bytes of those files (written by maps, read by reducers)
+	RunRecords  int64 `json:"run_records"`  // records in them
+	SpillBytes  int64 `json:"spill_bytes"`  // reducers' local spills
+	HFileBytes  int64 `json:"hfile_bytes"`  // bytes of HFiles written
+	InputBytes  int64 `json:"input_bytes"`  // bytes of the input files
+	RejectBytes int64 `json:"reject_bytes"` // bytes of the units' rejects files
+}
+
+// Collect reads every unit's and reduce task's summary after the pipeline has succeeded, checks that
+// they reconcile (every unit done, every target with records reduced, as many records read by the
+// reducers as the maps wrote), appends the units' rejects in input order to spec.Pipeline.Rejects, and
+// returns the LoadResult Load would have returned for the same run.
+func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*jobs.LoadResult, *Stats, error) {
+	res := &jobs.LoadResult{}
+	st := &Stats{Units: len(t.Units)}
+	splits := t.splits()
+	if spec.SplitSample > 0 {
+		b, err := os.ReadFile(t.splitsFile())
+		if err != nil {
+			return nil, nil, fmt.Errorf("beam: the split points were not computed: %w", err)
+		}
+		if splits, err = DecodeSplits(b); err != nil {
+			return nil, nil, err
+		}
+	}
+	res.Splits = splits
+	nf := len(spec.Mapping.Families())
+	mapped := map[int]int64{}
+	for _, u := range t.Units {
+		var sum unitSummary
+		if err := readJSON(t.unitSummary(u.Index), &sum); err != nil {
+			return nil, nil, fmt.Errorf("beam: unit %d (%s) has no summary: %w", u.Index, spec.Inputs[u.Input].Path, err)
+		}
+		res.Counts.Add(sum.Counts)
+		if sum.Input != nil {
+			res.Inputs = append(res.Inputs, *sum.Input)
+			st.InputBytes += sum.Input.Size
+		}
+		for _, r := range sum.Runs {
+			if r.Target >= (len(splits)+1)*nf {
+				return nil, nil, fmt.Errorf("beam: unit %d routed to target %d of %d", u.Index, r.Target, (len(splits)+1)*nf)
+			}
+			mapped[r.Target] += r.Records
+			st.RunFiles++
+			st.RunBytes += r.Bytes
+			st.RunRecords += r.Records
+		}
+		if sum.Rejects {
+			n, err := appendFile(spec.Pipeline.Rejects, t.unitRejects(u.Index))
+			st.RejectBytes += n
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: rejects file: %w", jobs.ErrIO, err)
+			}
+		}
+	}
+	if max := spec.Pipeline.MaxRejects; max >= 0 && res.Counts.RowsRejected > max {
+		return res, st, fmt.Errorf("%w: %d rows rejected, more than the %d allowed", pipeline.ErrRejectLimit, res.Counts.RowsRejected, max)
+	}
+	if spec.FingerprintInputs && len(res.Inputs) != len(spec.Inputs) {
+		return nil, nil, fmt.Errorf("beam: %d input fingerprints for %d inputs", len(res.Inputs), len(spec.Inputs))
+	}
+	for target := 0; target < (len(splits)+1)*nf; target++ {
+		if mapped[target] == 0 {
+			continue
+		}
+		st.Targets++
+		var sum reduceSummary
+		if err := readJSON(t.reduceSummary(target), &sum); err != nil {
+			return nil, nil, fmt.Errorf("beam: region %d family %d has no reduce summary: %w", target/nf, target%nf, err)
+		}
+		if sum.Records != mapped[target] {
+			return nil, nil, fmt.Errorf("beam: region %d family %d: reduce read %d records, the maps wrote %d",
+				target/nf, target%nf, sum.Records, mapped[target])
+		}
+		res.Files = append(res.Files, sum.Files...)
+		res.Cells += sum.Cells
+		res.RowsWritten += sum.RowsWritten
+		res.Duplicates += sum.Duplicates
+		for _, ex := range sum.DupExamples {
+			if len(res.DupExamples) < 5 {
+				res.DupExamples = append(res.DupExamples, ex)
+			}
+		}
+		res.Spills += sum.Spills
+		res.SpillBytes += sum.SpillBytes
+		res.MergePasses += sum.MergePasses
+		res.PeakMemory = max(res.PeakMemory, sum.PeakMemory)
+		for _, f := range sum.Files {
+			st.HFileBytes += f.Bytes
+		}
+	}
+	if err := jobs.DuplicatesErr(spec, res.Duplicates, res.DupExamples); err != nil {
+		return res, st, err
+	}
+	return res, st, nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func appendFile(w io.Writer, path string) (int64, error) {
+	if w == nil {
+		return 0, errors.New("no rejects writer")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return io.Copy(w, f)
+}

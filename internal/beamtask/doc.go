@@ -1,0 +1,14 @@
+// Package beamtask holds the tasks of a distributed hfload run, shaped like MapReduce's total-order
+// sort, without any Beam in them: planning work units, sampling split points in parts, the map task
+// (one unit's rows to records, routed to (region, family) run files on shared storage), the reduce task
+// (every run of one (region, family) through the external sorter into that region's HFiles) and the
+// collection of their summaries into the LoadResult `hfload run` would have produced.
+//
+// internal/beamrun wires these tasks into a Beam pipeline; cmd/hfload-beam is the command. Keeping
+// Beam out of this package keeps its tests fast and lets other drivers call the same tasks.
+//
+// Every task takes a Task (the job as YAML and the run's start time: each worker prepares the same
+// RunSpec from it) and writes its outputs under deterministic names, first to a name unique to the
+// attempt and then renamed: a retried or speculative attempt leaves the same bytes, and the launcher
+// commits once, after the pipeline has succeeded.
+package beamtask

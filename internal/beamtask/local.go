@@ -1,0 +1,91 @@
+package beamtask
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/hfload/hfload/jobs"
+)
+
+// RunLocal runs every task of t in this process, one after the other, as the Beam pipeline runs them
+// on workers: sample and merge (split_sample), map, group run files by target, reduce. It is the
+// reference the Beam pipeline is tested against and a driver without Beam. Collect follows.
+func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
+	splitsEnc := EncodeSplits(t.splits())
+	if spec.SplitSample > 0 {
+		var merged []byte
+		for u := range t.Units {
+			s, err := Sample(ctx, t, spec, u)
+			if err != nil {
+				return err
+			}
+			if merged, err = MergeSamples(merged, s); err != nil {
+				return err
+			}
+		}
+		var err error
+		if splitsEnc, err = SplitsFromSample(t, spec, merged); err != nil {
+			return err
+		}
+	}
+	splits, err := DecodeSplits(splitsEnc)
+	if err != nil {
+		return err
+	}
+	byTarget := map[int][]string{}
+	for u := range t.Units {
+		refs, err := Map(ctx, t, spec, u, splits)
+		if err != nil {
+			return err
+		}
+		for _, r := range refs {
+			byTarget[r.Target] = append(byTarget[r.Target], r.Path)
+		}
+	}
+	targets := make([]int, 0, len(byTarget))
+	for k := range byTarget {
+		targets = append(targets, k)
+	}
+	sort.Ints(targets)
+	for _, target := range targets {
+		if err := Reduce(ctx, t, spec, splits, target, byTarget[target]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunFunc runs every task of t (RunLocal, or a Beam pipeline).
+type RunFunc func(ctx context.Context, t *Task, spec *jobs.RunSpec) error
+
+// Loader returns a jobs.ExecuteOptions.Load that runs the load through run and Collect, with the shared
+// files in the staging directory (removed before the commit). job and started must be
+// the job and start time jobs.Execute is given (ExecuteOptions.Now). stats, if not nil, receives the
+// run's data-movement figures.
+func Loader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Stats)) func(ctx context.Context, spec *jobs.RunSpec, dir string) (*jobs.LoadResult, error) {
+	return func(ctx context.Context, spec *jobs.RunSpec, dir string) (*jobs.LoadResult, error) {
+		start := time.Now()
+		// Inside the staging directory, which every worker shares (spec.TempDir may be local: tmp_dir).
+		work := filepath.Join(dir, ".beam")
+		defer os.RemoveAll(work)
+		t, err := NewTask(job, started, spec, dir, work)
+		if err != nil {
+			return nil, err
+		}
+		if err := run(ctx, t, spec); err != nil {
+			return nil, err
+		}
+		lr, st, err := Collect(ctx, t, spec)
+		if lr != nil {
+			lr.Elapsed = time.Since(start)
+			lr.ReadTime = lr.Elapsed
+		}
+		if stats != nil && st != nil {
+			stats(st)
+		}
+		return lr, err
+	}
+}

@@ -1,0 +1,168 @@
+package beamtask
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/jobs"
+	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
+)
+
+// RunRef names one run file: the records a unit routed to one target (region·families + family).
+type RunRef struct {
+	Target  int    `json:"target"`
+	Path    string `json:"path"`
+	Records int64  `json:"records"`
+	Bytes   int64  `json:"bytes"`
+}
+
+// unitSummary is what a map task leaves for the launcher; its existence marks the unit done.
+type unitSummary struct {
+	Unit    int             `json:"unit"`
+	Counts  pipeline.Counts `json:"counts"`
+	Input   *jobs.InputFile `json:"input,omitempty"` // owner units: the file's fingerprint
+	Runs    []RunRef        `json:"runs"`
+	Rejects bool            `json:"rejects,omitempty"` // the unit's rejects file exists
+}
+
+// Map reads one unit, maps its rows with the job's mapping, routes every record to its region by
+// splits and writes one run file per (region, family) it has records for; rejects go to the unit's
+// rejects file, in input order. The unit's reject limit is the job's (the launcher checks the total).
+// It returns the run files, in target order.
+func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits partition.Splits) ([]RunRef, error) {
+	if unit < 0 || unit >= len(t.Units) {
+		return nil, fmt.Errorf("beam: no unit %d", unit)
+	}
+	u := t.Units[unit]
+	in, err := u.input(spec)
+	if err != nil {
+		return nil, err
+	}
+	attempt := attemptID()
+	nf := len(spec.Mapping.Families())
+	targets := (len(splits) + 1) * nf
+	// Each target's buffer: a share of a quarter of the memory budget, between 16 KiB and 1 MiB.
+	memory := spec.Memory
+	if memory <= 0 {
+		memory = 1 << 30
+	}
+	bufSize := int(min(max(memory/4/int64(targets), 16<<10), 1<<20))
+
+	var mu sync.Mutex
+	writers := make([]*runWriter, targets)
+	defer func() {
+		for _, w := range writers {
+			if w != nil && w.f != nil {
+				w.abort()
+			}
+		}
+	}()
+	writer := func(target int) (*runWriter, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if w := writers[target]; w != nil {
+			return w, nil
+		}
+		w, err := createRun(t.runFile(unit, target), attempt, bufSize)
+		if err != nil {
+			return nil, err
+		}
+		writers[target] = w
+		return w, nil
+	}
+	sink := func(cb *pipeline.CellBatch) error {
+		// Frame the batch's records per target, then append each target's frames under its lock.
+		frames := map[int][]byte{}
+		counts := map[int]int64{}
+		for i := range cb.Records {
+			rec := cb.Record(i)
+			target := int(cb.Records[i].Family)
+			if len(splits) > 0 {
+				target += splits.Region(cellrec.Row(rec)) * nf
+			}
+			frames[target] = appendFrame(frames[target], rec, cb.Records[i].Seq)
+			counts[target]++
+		}
+		for target, f := range frames {
+			w, err := writer(target)
+			if err != nil {
+				return err
+			}
+			if err := w.write(f, counts[target]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	rejTmp := t.unitRejects(unit) + "." + attempt + ".tmp"
+	if err := os.MkdirAll(t.Work+"/units", 0o755); err != nil {
+		return nil, fmt.Errorf("beam: %w", err)
+	}
+	rf, err := os.Create(rejTmp)
+	if err != nil {
+		return nil, fmt.Errorf("beam: rejects: %w", err)
+	}
+	defer os.Remove(rejTmp)
+	rbw := bufio.NewWriter(rf)
+	opts := spec.Pipeline
+	opts.Rejects = rbw
+	counts, err := pipeline.Run(ctx, []pipeline.Input{in}, spec.Mapping, opts, sink)
+	if err == nil {
+		err = rbw.Flush()
+	}
+	if cerr := rf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	sum := unitSummary{Unit: unit, Counts: counts, Rejects: counts.RowsRejected > 0}
+	if sum.Rejects {
+		if err := os.Rename(rejTmp, t.unitRejects(unit)); err != nil {
+			return nil, fmt.Errorf("beam: rejects: %w", err)
+		}
+	}
+	for target, w := range writers {
+		if w == nil {
+			continue
+		}
+		err := w.commit()
+		w.f = nil
+		if err != nil {
+			return nil, err
+		}
+		sum.Runs = append(sum.Runs, RunRef{Target: target, Path: w.path, Records: w.n, Bytes: w.bytes})
+	}
+	if u.Owner {
+		fp, err := jobs.Fingerprint(ctx, in.Path, true)
+		if err != nil {
+			return nil, fmt.Errorf("%w: fingerprint %s: %w", jobs.ErrIO, in.Path, err)
+		}
+		sum.Input = &fp
+	}
+	b, err := json.Marshal(sum)
+	if err != nil {
+		return nil, fmt.Errorf("beam: %w", err)
+	}
+	if err := writeFileAtomic(t.unitSummary(unit), b); err != nil {
+		return nil, err
+	}
+	return sum.Runs, nil
+}
+
+// attemptID names the temporary files of one attempt of a task, so that two attempts of the same task
+// (a retry, a speculative copy) never write into each other's files.
+func attemptID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,69 @@
+package beamtask
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/hfload/hfload/jobs"
+	"github.com/hfload/hfload/partition"
+)
+
+// reduceSummary is what a reduce task leaves for the launcher; its existence marks the target done.
+type reduceSummary struct {
+	Target      int               `json:"target"`
+	Records     int64             `json:"records"` // records read from the run files
+	Files       []jobs.FileResult `json:"files"`
+	Cells       int64             `json:"cells"`
+	RowsWritten int64             `json:"rows_written"`
+	Duplicates  int64             `json:"duplicates"`
+	DupExamples []string          `json:"duplicate_examples,omitempty"`
+	Spills      int64             `json:"spills"`
+	SpillBytes  int64             `json:"spill_bytes"`
+	MergePasses int64             `json:"merge_passes"`
+	PeakMemory  int64             `json:"peak_memory"`
+}
+
+// Reduce sorts every record of the given run files (all of one target, i.e. one region and family)
+// within the job's memory budget, spilling to the worker's local disk, applies the duplicates policy or
+// aggregate, and writes the region's HFiles into the staging directory (jobs.WriteRegion): duplicates
+// and aggregates are exact across the whole input. The file names are those of `hfload run`, so a
+// retried task overwrites its own output with the same bytes.
+func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, runs []string) error {
+	nf := len(spec.Mapping.Families())
+	region, fam := target/nf, target%nf
+	tmp, err := os.MkdirTemp(t.TmpDir, "hfload-reduce-")
+	if err != nil {
+		return fmt.Errorf("%w: spill directory: %w", jobs.ErrIO, err)
+	}
+	defer os.RemoveAll(tmp)
+	rs := *spec
+	rs.TempDir = tmp
+	runs = append([]string(nil), runs...)
+	sort.Strings(runs)
+	var records int64
+	feed := func(add func(rec []byte, seq uint64) error) error {
+		for _, p := range runs {
+			n, err := readRun(p, add)
+			records += n
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	lr, err := jobs.WriteRegion(ctx, &rs, t.Dir, splits, region, fam, feed)
+	if err != nil {
+		return err
+	}
+	sum := reduceSummary{Target: target, Records: records, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
+		Duplicates: lr.Duplicates, DupExamples: lr.DupExamples, Spills: lr.Spills, SpillBytes: lr.SpillBytes,
+		MergePasses: lr.MergePasses, PeakMemory: lr.PeakMemory}
+	b, err := json.Marshal(sum)
+	if err != nil {
+		return fmt.Errorf("beam: %w", err)
+	}
+	return writeFileAtomic(t.reduceSummary(target), b)
+}

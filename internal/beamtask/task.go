@@ -1,0 +1,104 @@
+package beamtask
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hfload/hfload/jobs"
+	"github.com/hfload/hfload/partition"
+)
+
+// Task is what every task of one run needs: enough to prepare the run's RunSpec on any worker, and
+// where the shared files go. It is passed to workers (as JSON) inside the pipeline's DoFns.
+type Task struct {
+	JobYAML string // the job, resolved (job file, --set, flags), as YAML
+	Started int64  // the run's start time, Unix nanoseconds (the cell timestamp when the job sets none)
+	Verify  string // the run's verify mode
+	Workers int    // mapping goroutines per task (0: the worker's GOMAXPROCS)
+	// Splits are the region boundaries known before the run (nil with split_sample: computed).
+	Splits [][]byte
+	Dir    string // the staging directory: HFiles go to Dir/<family>/
+	Work   string // shared directory for run files, summaries and rejects of units
+	TmpDir string // local directory for the reducers' spills ("": the system's)
+	Units  []Unit // the work units, in input order
+}
+
+// NewTask describes a run of job started at started, writing into dir, with shared files under work.
+func NewTask(job *jobs.Job, started time.Time, spec *jobs.RunSpec, dir, work string) (*Task, error) {
+	b, err := yaml.Marshal(job)
+	if err != nil {
+		return nil, fmt.Errorf("beam: encode job: %w", err)
+	}
+	t := &Task{JobYAML: string(b), Started: started.UnixNano(), Verify: string(spec.Verify),
+		Workers: spec.Pipeline.Workers, Dir: dir, Work: work}
+	if spec.SplitSample <= 0 {
+		for _, s := range spec.Splits {
+			t.Splits = append(t.Splits, s)
+		}
+	}
+	units, err := PlanUnits(spec)
+	if err != nil {
+		return nil, err
+	}
+	t.Units = units
+	return t, nil
+}
+
+// Spec prepares the run's RunSpec on a worker: the same job, the same start time, the launcher's
+// split points (a live cluster is not asked again).
+func (t *Task) Spec(ctx context.Context) (*jobs.RunSpec, error) {
+	var job jobs.Job
+	if err := yaml.Unmarshal([]byte(t.JobYAML), &job); err != nil {
+		return nil, fmt.Errorf("beam: decode job: %w", err)
+	}
+	job.SplitsFrom, job.Splits, job.SplitUniform, job.SplitBySalt = "", "", 0, 0
+	spec, err := job.PrepareContext(ctx, time.Unix(0, t.Started))
+	if err != nil {
+		return nil, err
+	}
+	spec.Verify = jobs.VerifyMode(t.Verify)
+	spec.Pipeline.Workers = t.Workers
+	if spec.SplitSample <= 0 {
+		spec.Splits = t.splits()
+	}
+	if len(spec.Inputs) != t.inputs() {
+		return nil, fmt.Errorf("beam: the worker sees %d input files, the launcher planned %d: inputs must be on storage every worker reads the same",
+			len(spec.Inputs), t.inputs())
+	}
+	return spec, nil
+}
+
+func (t *Task) splits() partition.Splits {
+	if len(t.Splits) == 0 {
+		return nil
+	}
+	out := make(partition.Splits, len(t.Splits))
+	copy(out, t.Splits)
+	return out
+}
+
+func (t *Task) inputs() int {
+	if len(t.Units) == 0 {
+		return 0
+	}
+	return t.Units[len(t.Units)-1].Input + 1
+}
+
+// Paths of the shared files.
+func (t *Task) unitSummary(u int) string {
+	return filepath.Join(t.Work, "units", fmt.Sprintf("u%06d.json", u))
+}
+func (t *Task) unitRejects(u int) string {
+	return filepath.Join(t.Work, "units", fmt.Sprintf("u%06d.rejects", u))
+}
+func (t *Task) splitsFile() string { return filepath.Join(t.Work, "splits") }
+func (t *Task) reduceSummary(target int) string {
+	return filepath.Join(t.Work, "reduce", fmt.Sprintf("t%06d.json", target))
+}
+func (t *Task) runFile(u, target int) string {
+	return filepath.Join(t.Work, "runs", fmt.Sprintf("u%06d-t%06d.run", u, target))
+}
