@@ -28,6 +28,7 @@ func AddJobFlags(f *pflag.FlagSet) *JobFlags {
 	f.Bool("header", false, "skip the first line of each CSV file (and map columns by its names)")
 	f.String("null", "", `unquoted field text that means NULL, e.g. \N or NULL (default: the dialect's; README: Dialects)`)
 	f.String("columns", "", "ImportTsv column spec, e.g. HBASE_ROW_KEY,d:name,d:age,HBASE_TS_KEY")
+	f.String("max-record", "", "longest CSV record: a record (a quoted field that never closes) past it is rejected (default 64MiB, at most 1GiB)")
 	f.Int64("max-rejects", 0, "bad rows allowed before failing: 0 = fail on the first, -1 = unlimited")
 	f.String("rejects", "", "JSON Lines file for rejected rows (default <out>/_rejects.jsonl)")
 	f.Int("workers", 0, "parallel mapping workers per task (default: one per core of the worker)")
