@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/internal/storage"
-	"github.com/hfload/hfload/partition"
 )
 
 // executeToBucket is Execute for an output in a bucket (see BucketStaging): the HFiles are uploaded as
@@ -46,15 +45,9 @@ func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteR
 	if err != nil {
 		return res, err
 	}
-	if spec.SplitSample > 0 {
-		res.CreateCommand = partition.CreateTableCommand(tableOr(job.Table), spec.Mapping.Families(), lr.Splits)
-	}
-	m, err := buildManifest(job, spec, lr, runID, started, now())
+	m, err := res.manifestFor(job, spec, lr, runID, started, now())
 	if err != nil {
 		return res, err
-	}
-	if err := m.Reconcile(); err != nil {
-		return res, fmt.Errorf("internal error, refusing to commit: %w", err)
 	}
 	rejects := ""
 	if lr.Counts.RowsRejected > 0 && job.Rejects == "" {

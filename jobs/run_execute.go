@@ -113,16 +113,9 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	if err != nil {
 		return res, err
 	}
-	if spec.SplitSample > 0 {
-		res.CreateCommand = partition.CreateTableCommand(tableOr(job.Table), spec.Mapping.Families(), lr.Splits)
-	}
-
-	m, err := buildManifest(job, spec, lr, runID, started, now())
+	m, err := res.manifestFor(job, spec, lr, runID, started, now())
 	if err != nil {
 		return res, err
-	}
-	if err := m.Reconcile(); err != nil {
-		return res, fmt.Errorf("internal error, refusing to commit: %w", err)
 	}
 	if err := res.commit(stg, m); err != nil {
 		return res, err
@@ -345,4 +338,20 @@ func loadInto(ctx context.Context, job *Job, spec *RunSpec, work string, sink en
 		res.Splits = append(res.Splits, kv.ToStringBinary(s))
 	}
 	return lr, nil
+}
+
+// manifestFor sets the create-table command of a sampled load and builds and reconciles the manifest of
+// lr: the step between loading and committing that local and bucket outputs share.
+func (res *ExecuteResult) manifestFor(job *Job, spec *RunSpec, lr *LoadResult, runID string, started, finished time.Time) (*Manifest, error) {
+	if spec.SplitSample > 0 {
+		res.CreateCommand = partition.CreateTableCommand(tableOr(job.Table), spec.Mapping.Families(), lr.Splits)
+	}
+	m, err := buildManifest(job, spec, lr, runID, started, finished)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Reconcile(); err != nil {
+		return nil, fmt.Errorf("internal error, refusing to commit: %w", err)
+	}
+	return m, nil
 }
