@@ -822,7 +822,7 @@ func (w *Writer) EstimatedSize() int64 {
 			n += int64(len(c.bits)) + blockOverhead
 		}
 		if c := bw.chunk; c != nil {
-			size, maxKeys := len(c.bits), c.maxKeys
+			size, maxKeys := c.size, c.maxKeys
 			for size&1 == 0 && maxKeys > c.keyCount<<1 { // the size fold() will leave
 				size >>= 1
 				maxKeys >>= 1
