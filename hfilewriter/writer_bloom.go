@@ -222,6 +222,14 @@ func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
 	bw.totalKeys++
 }
 
+// takeFree takes the written chunk prev keeps for reuse (its arrays), if bw has none. Either may be nil.
+func (bw *writeBloomWriter) takeFree(prev *writeBloomWriter) {
+	if bw == nil || prev == nil || bw.free != nil {
+		return
+	}
+	bw.free, prev.free = prev.free, nil
+}
+
 // shouldWrite is InlineBlockWriter.shouldWriteBlock.
 func (bw *writeBloomWriter) shouldWrite(closing bool) bool {
 	bw.enqueueReady(closing)
