@@ -23,11 +23,11 @@ import (
 type partsTestAPI int
 
 const (
-	partsAPIAppend   partsTestAPI = iota // Append(*Cell)
-	partsAPIParts                        // AppendParts
-	partsAPIKeyValue                     // AppendKeyValue (cells without tags and sequence ids)
-	partsAPISameRow                      // AppendSameRow where the cell allows it, else AppendParts
-	partsAPISameRowTags                  // AppendSameRowTags where the cell allows it, else AppendParts
+	partsAPIAppend      partsTestAPI = iota // Append(*Cell)
+	partsAPIParts                           // AppendParts
+	partsAPIKeyValue                        // AppendKeyValue (cells without tags and sequence ids)
+	partsAPISameRow                         // AppendSameRow where the cell allows it, else AppendParts
+	partsAPISameRowTags                     // AppendSameRowTags where the cell allows it, else AppendParts
 )
 
 func (a partsTestAPI) String() string {
