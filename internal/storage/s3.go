@@ -130,6 +130,10 @@ func (s *S3) Put(ctx context.Context, key string, data []byte, opts PutOptions) 
 		in.IfNoneMatch = aws.String("*")
 	}
 	_, err := s.client.PutObject(ctx, in)
+	if opts.IfAbsent && err != nil && (apiCode(err) == "NotImplemented" || httpStatus(err) == 501) {
+		// Stores that do not implement conditional writes say so instead of ignoring the header.
+		return &Error{Op: "put", URL: s.URL(key), Kind: KindNoConditionalWrites, Err: err}
+	}
 	return s.wrap("put", key, err)
 }
 
