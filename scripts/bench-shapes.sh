@@ -31,7 +31,6 @@ workloads=${WORKLOADS:-customer-order host-event-revts salted-id regions-1000 re
 work=${WORK:-$(mktemp -d -t hfload-shapes.XXXXXX)}
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
-trashed=0
 
 # gen SHAPE FILE: SHAPE_ROWS rows, key then five value columns (~85 bytes a row), deterministic.
 gen() {
@@ -89,7 +88,7 @@ run_hfload() { # binary, workload, outdir: prints "wall-seconds cpu-seconds"
   # The previous output is moved aside, not deleted, until the script ends: on ext4 without a journal
   # (this benchmark's VM), creating a file skips inodes freed in the last minutes of its block group,
   # so deleting 10,000 HFiles just before a run slowed that run's file creation several-fold.
-  if [ -e "$out" ]; then mv "$out" "$work/trash.$((++trashed))"; fi
+  if [ -e "$out" ]; then mv "$out" "$(mktemp -d "$work/trash.XXXXXX")/"; fi
   sync
   # shellcheck disable=SC2086
   measure "$w" "$b" run --input "$work/${input[$w]}.csv" --columns "${cols[$w]}" --table shapes --out "$out" \
