@@ -15,7 +15,8 @@ import (
 // in local scratch (tmp_dir, else the system temp dir), and the commit completes the uploads with the
 // manifest last.
 func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteResult, runID string, started time.Time,
-	now func() time.Time, logf func(string, ...any)) (*ExecuteResult, error) {
+	now func() time.Time, logf func(string, ...any),
+	loadBucket func(context.Context, *RunSpec, *BucketStaging, string) (*LoadResult, error)) (*ExecuteResult, error) {
 	if spec.Verify != "" && spec.Verify != VerifyStream && spec.Verify != VerifyNone {
 		return res, fmt.Errorf("%w: --verify %s re-reads every file, which a bucket cannot before the commit makes it visible; use --verify stream (the default: every byte is checked as it is uploaded)", ErrConfig, spec.Verify)
 	}
@@ -41,7 +42,11 @@ func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteR
 		return res, fmt.Errorf("%w: tmp_dir: %w", ErrIO, err)
 	}
 	defer os.RemoveAll(work)
-	lr, err := loadInto(ctx, job, spec, work, stg.Sink(), stg.URL(), res, nil, logf)
+	var load func(context.Context, *RunSpec, string) (*LoadResult, error)
+	if loadBucket != nil { // a distributed driver (ExecuteOptions.LoadBucket)
+		load = func(ctx context.Context, spec *RunSpec, work string) (*LoadResult, error) { return loadBucket(ctx, spec, stg, work) }
+	}
+	lr, err := loadInto(ctx, job, spec, work, stg.Sink(), stg.URL(), res, load, logf)
 	if err != nil {
 		return res, err
 	}

@@ -175,8 +175,8 @@ func (b *BucketStaging) unlock(ctx context.Context) {
 	}
 }
 
-// recover rolls forward a commit a killed run left, and aborts the incomplete uploads of killed runs
-// (the lock says no live run owns them).
+// recover rolls forward a commit a killed run left, aborts the incomplete uploads of killed runs
+// (the lock says no live run owns them) and removes their work files.
 func (b *BucketStaging) recover(ctx context.Context) error {
 	rec, err := b.readCommit(ctx)
 	if err != nil {
@@ -200,7 +200,7 @@ func (b *BucketStaging) recover(ctx context.Context) error {
 	if len(ups) > 0 {
 		b.recovered = append(b.recovered, fmt.Sprintf("aborted %d incomplete uploads of a killed run", len(ups)))
 	}
-	return nil
+	return b.removeKilledWork(ctx) // a distributed run's shared files (run_distributed_bucket.go)
 }
 
 func (b *BucketStaging) readCommit(ctx context.Context) (*bucketCommit, error) {

@@ -19,7 +19,7 @@ import (
 // RunRef names one run file: the records a unit routed to one target (region·families + family).
 type RunRef struct {
 	Target  int    `json:"target"`
-	Path    string `json:"path"`
+	Path    string `json:"path"` // in the work area
 	Records int64  `json:"records"`
 	Bytes   int64  `json:"bytes"`
 }
@@ -43,6 +43,10 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	}
 	u := t.Units[unit]
 	in, err := u.input(spec)
+	if err != nil {
+		return nil, err
+	}
+	st, err := t.open(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +75,12 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		if w := writers[target]; w != nil {
 			return w, nil
 		}
-		w, err := createRun(t.runFile(unit, target), attempt, bufSize)
+		rel := runFileName(unit, target)
+		tmp, err := st.tmpFile(rel, attempt)
+		if err != nil {
+			return nil, err
+		}
+		w, err := createRun(rel, tmp, bufSize)
 		if err != nil {
 			return nil, err
 		}
@@ -103,9 +112,9 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		return nil
 	}
 
-	rejTmp := t.unitRejects(unit) + "." + attempt + ".tmp"
-	if err := os.MkdirAll(t.Work+"/units", 0o755); err != nil {
-		return nil, fmt.Errorf("beam: %w", err)
+	rejTmp, err := st.tmpFile(unitRejectsName(unit), attempt)
+	if err != nil {
+		return nil, err
 	}
 	rf, err := os.Create(rejTmp)
 	if err != nil {
@@ -127,7 +136,7 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	}
 	sum := unitSummary{Unit: unit, Counts: counts, Rejects: counts.RowsRejected > 0}
 	if sum.Rejects {
-		if err := os.Rename(rejTmp, t.unitRejects(unit)); err != nil {
+		if err := st.putFile(ctx, unitRejectsName(unit), rejTmp); err != nil {
 			return nil, fmt.Errorf("beam: rejects: %w", err)
 		}
 	}
@@ -135,12 +144,12 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		if w == nil {
 			continue
 		}
-		err := w.commit()
+		err := w.commit(ctx, st)
 		w.f = nil
 		if err != nil {
 			return nil, err
 		}
-		sum.Runs = append(sum.Runs, RunRef{Target: target, Path: w.path, Records: w.n, Bytes: w.bytes})
+		sum.Runs = append(sum.Runs, RunRef{Target: target, Path: w.rel, Records: w.n, Bytes: w.bytes})
 	}
 	if u.Owner {
 		fp, err := jobs.Fingerprint(ctx, in.Path, true)
@@ -153,7 +162,7 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	if err != nil {
 		return nil, fmt.Errorf("beam: %w", err)
 	}
-	if err := writeFileAtomic(t.unitSummary(unit), b); err != nil {
+	if err := st.put(ctx, unitSummaryName(unit), b); err != nil {
 		return nil, err
 	}
 	return sum.Runs, nil
