@@ -44,7 +44,9 @@ func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteR
 	defer os.RemoveAll(work)
 	var load func(context.Context, *RunSpec, string) (*LoadResult, error)
 	if loadBucket != nil { // a distributed driver (ExecuteOptions.LoadBucket)
-		load = func(ctx context.Context, spec *RunSpec, work string) (*LoadResult, error) { return loadBucket(ctx, spec, stg, work) }
+		load = func(ctx context.Context, spec *RunSpec, work string) (*LoadResult, error) {
+			return loadBucket(ctx, spec, stg, work)
+		}
 	}
 	lr, err := loadInto(ctx, job, spec, work, stg.Sink(), stg.URL(), res, load, logf)
 	if err != nil {
