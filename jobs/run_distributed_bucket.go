@@ -111,7 +111,7 @@ func (b *BucketStaging) removeWork(ctx context.Context, prefix string) error {
 
 // BucketUploadOptions are the upload sizes `hfload run` uses for spec's output in a bucket (see
 // bucketOptions): workers writing to the same bucket use them too.
-func BucketUploadOptions(spec *RunSpec) storage.S3Options { return bucketOptions(spec) }
+func BucketUploadOptions(spec *RunSpec) storage.S3Options { return bucketOptions(spec.Memory) }
 
 // WriteRegionTo is engine.WriteRegion with the HFiles written to sink (a worker's uploads).
 func WriteRegionTo(ctx context.Context, spec *RunSpec, sink engine.Sink, splits partition.Splits, region, fam int,
