@@ -2,6 +2,7 @@ package beamtask
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -27,15 +28,16 @@ type reduceSummary struct {
 	MergePasses int64             `json:"merge_passes"`
 	PeakMemory  int64             `json:"peak_memory"`
 	// Uploads are the HFiles of an output in a bucket: finished, not completed (the launcher's commit).
-	Uploads []storage.Pending `json:"uploads,omitempty"`
+	Uploads  []storage.Pending `json:"uploads,omitempty"`
+	NameSeed string            `json:"name_seed"` // hex: the seed the files were named with
 }
 
 // Reduce sorts every record of the given run files (all of one target, i.e. one region and family)
 // within the job's memory budget, spilling to the worker's local disk, applies the duplicates policy or
 // aggregate, and writes the region's HFiles into the staging directory (jobs.WriteRegion): duplicates
-// and aggregates are exact across the whole input. The file names are those of `hfload run`, so a
-// retried task overwrites its own output with the same bytes.
-func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, runs []string) error {
+// and aggregates are exact across the whole input. The file names are those of `hfload run` given the
+// run's name seed (Task.NameSeed), so a retried task overwrites its own output with the same bytes.
+func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, runs []string, seed []byte) error {
 	nf := len(spec.Mapping.Families())
 	region, fam := target/nf, target%nf
 	st, err := t.open(ctx, spec)
@@ -49,6 +51,7 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 	defer os.RemoveAll(tmp)
 	rs := *spec
 	rs.TempDir = tmp
+	rs.NameSeed = func() ([]byte, error) { return seed, nil }
 	runs = append([]string(nil), runs...)
 	sort.Strings(runs)
 	var records int64
@@ -74,7 +77,7 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 	}
 	sum := reduceSummary{Target: target, Records: records, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
 		Duplicates: lr.Duplicates, DupExamples: lr.DupExamples, Spills: lr.Spills, SpillBytes: lr.SpillBytes,
-		MergePasses: lr.MergePasses, PeakMemory: lr.PeakMemory}
+		MergePasses: lr.MergePasses, PeakMemory: lr.PeakMemory, NameSeed: hex.EncodeToString(seed)}
 	if ups != nil {
 		sum.Uploads = ups.pending()
 	}
