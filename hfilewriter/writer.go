@@ -174,6 +174,15 @@ func (w *Writer) AppendSameRow(qualifier, value []byte) error {
 	return w.appendCell(w.lastRow, w.family, qualifier, w.lastTs, w.lastType, value, nil, 0)
 }
 
+// AppendSameRowTags is AppendSameRow for a cell with tags: AppendParts(lastRow, family, qualifier,
+// lastTs, lastType, value, tags), the same checks and the same bytes. tags may be nil.
+func (w *Writer) AppendSameRowTags(qualifier, value, tags []byte) error {
+	if w.entries == 0 && !w.done && w.err == nil {
+		return errors.New("hfilewriter: AppendSameRowTags before any cell")
+	}
+	return w.appendCell(w.lastRow, w.family, qualifier, w.lastTs, w.lastType, value, tags, 0)
+}
+
 // IsLast reports whether row, family, qualifier, ts and typ are the key of the last cell appended
 // (false before the first): whether a cell with that key would duplicate it.
 func (w *Writer) IsLast(row, family, qualifier []byte, ts int64, typ Type) bool {

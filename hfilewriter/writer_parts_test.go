@@ -23,14 +23,15 @@ import (
 type partsTestAPI int
 
 const (
-	partsAPIAppend   partsTestAPI = iota // Append(*Cell)
-	partsAPIParts                        // AppendParts
-	partsAPIKeyValue                     // AppendKeyValue (cells without tags and sequence ids)
-	partsAPISameRow                      // AppendSameRow where the cell allows it, else AppendParts
+	partsAPIAppend      partsTestAPI = iota // Append(*Cell)
+	partsAPIParts                           // AppendParts
+	partsAPIKeyValue                        // AppendKeyValue (cells without tags and sequence ids)
+	partsAPISameRow                         // AppendSameRow where the cell allows it, else AppendParts
+	partsAPISameRowTags                     // AppendSameRowTags where the cell allows it, else AppendParts
 )
 
 func (a partsTestAPI) String() string {
-	return [...]string{"Append", "AppendParts", "AppendKeyValue", "AppendSameRow"}[a]
+	return [...]string{"Append", "AppendParts", "AppendKeyValue", "AppendSameRow", "AppendSameRowTags"}[a]
 }
 
 // sameRowAsLast reports whether c can be appended with AppendSameRow: it shares row, family,
@@ -88,6 +89,12 @@ func sameRowTestCells(rng *rand.Rand, n int, tags bool) []Cell {
 // partsTestAppend appends c through api (rec is scratch for AppendKeyValue).
 func partsTestAppend(w *Writer, api partsTestAPI, c *Cell, rec *[]byte) error {
 	switch api {
+	case partsAPISameRowTags:
+		if w.entries > 0 && bytes.Equal(c.Row, w.lastRow) && bytes.Equal(c.Family, w.family) &&
+			c.Timestamp == w.lastTs && c.Type == w.lastType && c.SeqID == 0 {
+			return w.AppendSameRowTags(c.Qualifier, c.Value, c.Tags)
+		}
+		return w.AppendParts(c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value, c.Tags)
 	case partsAPISameRow:
 		if sameRowAsLast(w, c) {
 			return w.AppendSameRow(c.Qualifier, c.Value)
@@ -201,8 +208,9 @@ func TestWriterAppendPartsMatchesAppend(t *testing.T) {
 			if n := sameRowCells(rows); n < 100 {
 				t.Fatalf("only %d cells for AppendSameRow: the test should have more", n)
 			}
-			partsTestCompare(t, "AppendSameRow vs Append", partsTestWrite(t, o, rows, partsAPISameRow),
-				partsTestWrite(t, o, rows, partsAPIAppend))
+			appended := partsTestWrite(t, o, rows, partsAPIAppend)
+			partsTestCompare(t, "AppendSameRow vs Append", partsTestWrite(t, o, rows, partsAPISameRow), appended)
+			partsTestCompare(t, "AppendSameRowTags vs Append", partsTestWrite(t, o, rows, partsAPISameRowTags), appended)
 			hasTags := false
 			for i := range cells {
 				hasTags = hasTags || len(cells[i].Tags) > 0

@@ -141,8 +141,9 @@ type CellBatch struct {
 type RecordRef struct {
 	Off, Len uint32 // the record is Buf[Off:Off+Len]
 	Cells    uint32 // cells in the record
-	// KVBytes is the size of the KeyValue records its cells stand for: the sum of cellrec.KeyValueSize
-	// over its cells (int32 keyLen | int32 valueLen | key | value; no tags length, no mvcc).
+	// KVBytes is the size of the KeyValue records its cells stand for: the sum of Dict.KeyValueSize
+	// over its cells (int32 keyLen | int32 valueLen | key | value, then int16 tagsLen | tags when the
+	// Dict is tagged; no mvcc).
 	KVBytes uint32
 	Family  uint16 // index of the record's family in the mapping's family list (Mapping.Families)
 	// Seq orders records by input position: SeqOf(file, row). Equal keys are resolved by Seq (e.g.
@@ -187,9 +188,9 @@ func (cb *CellBatch) AppendRecord(rec []byte, family uint16, seq uint64) error {
 	h, cells, _ := cellrec.ParseHeader(rec)
 	kv := 0
 	for len(cells) > 0 {
-		var q, v []byte
-		q, v, cells = cb.Dict.Next(cells)
-		kv += cellrec.KeyValueSize(&h, len(q), len(v))
+		var q, v, t []byte
+		q, v, t, cells = cb.Dict.NextTags(cells)
+		kv += cb.Dict.KeyValueSize(&h, len(q), len(v), len(t))
 	}
 	if uint64(len(cb.Buf))+uint64(len(rec)) > math.MaxUint32 || uint64(kv) > math.MaxUint32 {
 		return fmt.Errorf("cell batch: record for seq %d: batch or record too large for 32-bit offsets", seq)
@@ -200,12 +201,12 @@ func (cb *CellBatch) AppendRecord(rec []byte, family uint16, seq uint64) error {
 	return nil
 }
 
-// KeyValues appends the KeyValue records (int32 keyLen | int32 valueLen | key | value; no tags length,
-// no mvcc) of every cell of the batch to dst and one KVRef per cell to refs, in emission order; a
-// KVRef's Off is an offset in the returned buffer. Every record is checked first (bounds,
-// Dict.Validate, and its Cells and KVBytes against what it holds): on a malformed one, KeyValues returns
-// dst and refs as they were and an error naming it. A record of a CellTags mapping expands to values
-// that carry their tags (see SplitTaggedValue).
+// KeyValues appends the KeyValue records (int32 keyLen | int32 valueLen | key | value, no mvcc; with a
+// tagged Dict, as a CellTags mapping's, int16 tagsLen | tags follow the value as in HBase's KeyValue) of
+// every cell of the batch to dst and one KVRef per cell to refs, in emission order; a KVRef's Off is an
+// offset in the returned buffer. Every record is checked first (bounds, Dict.Validate, and its Cells
+// and KVBytes against what it holds): on a malformed one, KeyValues returns dst and refs as they were
+// and an error naming it.
 func (cb *CellBatch) KeyValues(dst []byte, refs []KVRef) ([]byte, []KVRef, error) {
 	dst0, refs0 := len(dst), len(refs)
 	fail := func(i int, format string, args ...any) ([]byte, []KVRef, error) {
@@ -233,8 +234,12 @@ func (cb *CellBatch) KeyValues(dst []byte, refs []KVRef) ([]byte, []KVRef, error
 		if kv := len(dst) - start; kv != int(r.KVBytes) {
 			return fail(i, "stands for %d bytes of KeyValues, its reference says %d", kv, r.KVBytes)
 		}
+		tagged := cb.Dict.Tagged()
 		for off := start; off < len(dst); {
 			kvLen := 8 + int(binary.BigEndian.Uint32(dst[off:])) + int(binary.BigEndian.Uint32(dst[off+4:]))
+			if tagged {
+				kvLen += 2 + int(binary.BigEndian.Uint16(dst[off+kvLen:]))
+			}
 			refs = append(refs, KVRef{Off: uint32(off), Len: uint32(kvLen), Family: r.Family, Seq: r.Seq})
 			off += kvLen
 		}

@@ -211,7 +211,9 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	}
 
 	// 4. The row's cell tags, as ImportTsv's TextSortReducer builds them: visibility first, then TTL.
-	if m.CellTags() {
+	tagged := m.CellTags()
+	mp.tags = mp.tags[:0] // every cell of the row carries them (none without a ttl or visibility column)
+	if tagged {
 		reason := ""
 		if mp.tags, reason = mp.rowTags(mp.tags[:0]); reason != "" {
 			return reason, nil
@@ -254,7 +256,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		val := mp.val
 		switch {
 		case v.kind == vkNull: // on_null: empty gives an empty value
-		case col.typ == TypeBytes && (v.kind == vkText || v.kind == vkBinary) && !m.CellTags():
+		case col.typ == TypeBytes && (v.kind == vkText || v.kind == vkBinary):
 			val = v.b // bytes as they are: no copy before the one into the record
 		default:
 			if mp.val, err = mp.kb.enc.encode(mp.val, v, col.typ, &col.tf); err != nil {
@@ -272,11 +274,10 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			}
 			qual = mp.qual
 		}
-		if m.CellTags() { // value | tags | uint16 tags length: see Mapping.CellTags
-			mp.val = append(append(mp.val, mp.tags...), byte(len(mp.tags)>>8), byte(len(mp.tags)))
-			val = mp.val
-		}
 		kvLen := kvRow + len(cs.fam) + len(qual) + len(val)
+		if tagged {
+			kvLen += 2 + len(mp.tags) // int16 tagsLen | tags after the value
+		}
 		// Does the cell continue the open record? Same family, and a qualifier that sorts strictly after the
 		// previous one: by index when both are in the (sorted) dictionary, else by bytes.
 		newRecord := !open || cur.Family != cs.family || uint64(cur.KVBytes)+uint64(kvLen) > math.MaxUint32
@@ -300,9 +301,9 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, kv.TypePut)
 		}
 		if qidx >= 0 {
-			buf = m.dict.AppendCell(buf, qidx, val)
+			buf = m.dict.AppendCellTags(buf, qidx, val, mp.tags)
 		} else {
-			buf = cellrec.AppendLiteralCell(buf, qual, val)
+			buf = m.dict.AppendLiteralCellTags(buf, qual, val, mp.tags)
 			// mp.qual is rebuilt for the next data-built qualifier: keep this one in mp.prevQual.
 			mp.prevQual = append(mp.prevQual[:0], qual...)
 			prevQ = mp.prevQual

@@ -197,7 +197,11 @@ func Compile(cfg *MappingConfig) (*Mapping, error) {
 			quals = append(quals, cs.qual)
 		}
 	}
-	m.dict = cellrec.NewDict(quals)
+	if cfg.TTL != "" || cfg.Visibility != "" { // CellTags, once the columns are resolved below
+		m.dict = cellrec.NewTaggedDict(quals)
+	} else {
+		m.dict = cellrec.NewDict(quals)
+	}
 	for k := range m.cells {
 		cs := &m.cells[k]
 		cs.qidx = -1
@@ -283,24 +287,10 @@ func (m *Mapping) compilePlain() {
 	m.plain = plain
 }
 
-// CellTags reports whether the mapping gives cells tags (a ttl or visibility column). The values of its
-// cells (in records, and in the KeyValues they expand to) then carry the tags at the end: value | tags |
-// uint16 tags length (see SplitTaggedValue), so that the sorter, which only looks at keys, moves them
-// with their cells.
+// CellTags reports whether the mapping gives cells tags (a ttl or visibility column). Its dictionary is
+// then tagged (cellrec.NewTaggedDict): every cell of its records carries the row's tags in a field of
+// its own, and the KeyValues they expand to have HBase's tags length and tags after the value.
 func (m *Mapping) CellTags() bool { return m.ttlCol >= 0 || m.visCol >= 0 }
-
-// SplitTaggedValue splits the value of a record of a CellTags mapping into the cell's value and tags.
-func SplitTaggedValue(v []byte) (value, tags []byte, err error) {
-	if len(v) < 2 {
-		return nil, nil, fmt.Errorf("tagged value of %d bytes has no tags length", len(v))
-	}
-	n := int(v[len(v)-2])<<8 | int(v[len(v)-1])
-	if n > len(v)-2 {
-		return nil, nil, fmt.Errorf("tagged value of %d bytes claims %d bytes of tags", len(v), n)
-	}
-	end := len(v) - 2
-	return v[:end-n], v[end-n : end], nil
-}
 
 func columnLabel(c *ColumnConfig) string {
 	if c.Name != "" {

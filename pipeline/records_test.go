@@ -29,12 +29,15 @@ func recordLines(t *testing.T, cb *CellBatch) []string {
 		fmt.Fprintf(&b, "%d %d/%d %s %s@%d", r.Family, SeqFile(r.Seq), SeqRow(r.Seq), kv.ToStringBinary(h.Row), h.Family, h.TS)
 		for len(cells) > 0 {
 			dict := cells[0]&1 == 1 // the low bit of the uvarint: 2i+1 is a dictionary index
-			var q, v []byte
-			q, v, cells = cb.Dict.Next(cells)
+			var q, v, tags []byte
+			q, v, tags, cells = cb.Dict.NextTags(cells)
 			if dict {
 				fmt.Fprintf(&b, " [%s]=%s", q, kv.ToStringBinary(v))
 			} else {
 				fmt.Fprintf(&b, " %s=%s", q, kv.ToStringBinary(v))
+			}
+			if cb.Dict.Tagged() {
+				fmt.Fprintf(&b, " tags=%s", kv.ToStringBinary(tags))
 			}
 		}
 		out = append(out, b.String())
@@ -219,9 +222,7 @@ func TestRecordsTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	ttl := kv.TTLTag(1000)
-	tagged := func(v string, tags []byte) string {
-		return kv.ToStringBinary(append(append([]byte(v), tags...), byte(len(tags)>>8), byte(len(tags))))
-	}
+	tagged := func(v string, tags []byte) string { return v + " tags=" + kv.ToStringBinary(tags) }
 	sameLines(t, "records", recordLines(t, &cb), []string{
 		"0 0/0 r1 d@9 [a]=" + tagged("x", ttl) + " [b]=" + tagged("y", ttl),
 		"0 0/1 r2 d@9 [a]=" + tagged("x", nil),
@@ -231,7 +232,7 @@ func TestRecordsTags(t *testing.T) {
 		value string
 		tags  []byte
 	}{{"x", ttl}, {"y", ttl}, {"x", nil}} {
-		value, tags, err := SplitTaggedValue(kv.KVValue(buf[refs[i].Off : refs[i].Off+refs[i].Len]))
+		value, tags, err := splitTaggedKeyValue(buf[refs[i].Off : refs[i].Off+refs[i].Len])
 		if err != nil || string(value) != want.value || !bytes.Equal(tags, want.tags) {
 			t.Fatalf("cell %d: value %q tags %x (%v), want %q %x", i, value, tags, err, want.value, want.tags)
 		}

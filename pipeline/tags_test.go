@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,7 +11,7 @@ import (
 )
 
 // TestImportTsvCellTags: HBASE_CELL_TTL and HBASE_CELL_VISIBILITY become the tags TextSortReducer writes
-// (visibility first, then TTL when > 0), carried at the end of each cell's value; bad values reject the
+// (visibility first, then TTL when > 0), carried by every cell and expanded after its value; bad values reject the
 // row; empty fields give no tag.
 func TestImportTsvCellTags(t *testing.T) {
 	cfg, err := ParseColumns("HBASE_ROW_KEY,d:a,HBASE_CELL_TTL,HBASE_CELL_VISIBILITY,d:b")
@@ -49,7 +51,7 @@ func TestImportTsvCellTags(t *testing.T) {
 	}{{"x", wantTags}, {"y", wantTags}, {"x", nil}, {"y", nil}} {
 		c := refs[i]
 		rec := buf[c.Off : c.Off+c.Len]
-		value, tags, err := SplitTaggedValue(kv.KVValue(rec))
+		value, tags, err := splitTaggedKeyValue(rec)
 		if err != nil {
 			t.Fatalf("cell %d: %v", i, err)
 		}
@@ -66,16 +68,17 @@ func TestImportTsvCellTags(t *testing.T) {
 	}
 }
 
-func TestSplitTaggedValueErrors(t *testing.T) {
-	for _, v := range [][]byte{nil, {0}, {'a', 0, 5}} {
-		if _, _, err := SplitTaggedValue(v); err == nil {
-			t.Errorf("SplitTaggedValue(%x) accepted a malformed value", v)
-		}
+// splitTaggedKeyValue splits a KeyValue record with tags (int32 keyLen | int32 valueLen | key | value |
+// int16 tagsLen | tags), as KeyValues expands a tagged record's cells, into its value and tags.
+func splitTaggedKeyValue(rec []byte) (value, tags []byte, err error) {
+	_, value, n, err := kv.SplitKeyValue(rec)
+	if err != nil {
+		return nil, nil, err
 	}
-	value, tags, err := SplitTaggedValue([]byte{'v', 't', 0, 1})
-	if err != nil || string(value) != "v" || string(tags) != "t" {
-		t.Fatalf("SplitTaggedValue = %q %q %v", value, tags, err)
+	if len(rec)-n < 2 || len(rec)-n-2 != int(binary.BigEndian.Uint16(rec[n:])) {
+		return nil, nil, fmt.Errorf("KeyValue of %d bytes: %d bytes after the value are not a tags length and its tags", len(rec), len(rec)-n)
 	}
+	return value, rec[n+2:], nil
 }
 
 // TestYAMLMappingCellTags: the mapping forms ttl: and visibility: name columns like any other; a long
@@ -100,7 +103,7 @@ ttl: ttl
 	}
 	buf, refs := batchKeyValues(t, &cb)
 	rec := buf[refs[0].Off : refs[0].Off+refs[0].Len]
-	value, tags, err := SplitTaggedValue(kv.KVValue(rec))
+	value, tags, err := splitTaggedKeyValue(rec)
 	if err != nil || string(value) != "x" || !bytes.Equal(tags, kv.TTLTag(1000)) {
 		t.Fatalf("value %q tags %x (%v), want x and a 1000 ms TTL tag", value, tags, err)
 	}

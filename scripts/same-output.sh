@@ -11,6 +11,8 @@
 #
 #   scripts/same-output.sh 6709b19 HEAD            # ROWS=200000 by default; KEEP=1 keeps the temp dir
 #   ONLY='^demo$' ROWS=2000000 scripts/same-output.sh 6709b19 HEAD   # only the loads whose name matches
+#   NAMES=ignore scripts/same-output.sh 6709b19 HEAD   # compare each directory's set of file contents, not
+#                                                      # names (for revisions whose HFile naming differs)
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 OLD_REV NEW_REV" >&2; exit 2; }
 repo=$(git rev-parse --show-toplevel)
@@ -75,6 +77,10 @@ for l in "${loads[@]}"; do
 			>"$tmp/$side/$name.log" 2>&1) || echo "exit $? ($side)" >>"$tmp/$side/$name.log"
 		(cd "$tmp/$side/out/$name" 2>/dev/null && find . -type f ! -name _manifest.json | sort |
 			xargs -r sha256sum) >"$tmp/$side/$name.sums" || true
+		if [ "${NAMES:-}" = ignore ]; then # "<sha256> <directory>", sorted: contents per directory
+			awk '{ d = $2; sub(/\/[^\/]*$/, "", d); print $1, d }' "$tmp/$side/$name.sums" | sort >"$tmp/$side/$name.sums.tmp"
+			mv "$tmp/$side/$name.sums.tmp" "$tmp/$side/$name.sums"
+		fi
 	done
 	n=$(grep -c . "$tmp/new/$name.sums" || true)
 	if [ "$n" -eq 0 ]; then
@@ -85,5 +91,5 @@ for l in "${loads[@]}"; do
 		echo "DIFF  $name:"; { diff "$tmp/old/$name.sums" "$tmp/new/$name.sums" | head || true; }; fail=1
 	fi
 done
-[ "$fail" -eq 0 ] && echo "same-output: every load run was byte-identical ($1 vs $2, ROWS=$rows)"
+[ "$fail" -eq 0 ] && echo "same-output: every load run was byte-identical ($1 vs $2, ROWS=$rows${NAMES:+, NAMES=$NAMES})"
 exit "$fail"

@@ -154,10 +154,11 @@ func (c *combineSource) account() {
 	}
 }
 
-// hold copies a cell into scratch[slot] as a one-cell record and makes it the held cell.
-func (c *combineSource) hold(slot int, h *cellrec.Header, q, value []byte, seq uint64) {
+// hold copies a cell, with its tags when the dictionary's cells carry tags, into scratch[slot] as a
+// one-cell record and makes it the held cell.
+func (c *combineSource) hold(slot int, h *cellrec.Header, q, value, tags []byte, seq uint64) {
 	rec := cellrec.AppendHeader(c.scratch[slot][:0], h.Row, h.Family, h.TS, h.Type)
-	rec = c.d.AppendQualifierCell(rec, q, value)
+	rec = c.d.AppendQualifierCellTags(rec, q, value, tags)
 	c.scratch[slot] = rec
 	hh, cells, _ := cellrec.ParseHeader(rec)
 	c.hv.set(c.d, &hh, cells, seq)
@@ -196,14 +197,15 @@ func (c *combineSource) next() (bool, error) {
 				return true, nil
 			}
 			c.value = c.fn(c.value[:0], &c.hv.h, c.hv.q, c.hv.v, p.v)
-			seq := c.hv.seq
+			// The folded cell takes the seq, and the tags, of its first input (of its last with seqLast).
+			seq, tags := c.hv.seq, c.tags(&c.hv)
 			if c.seqLast {
-				seq = p.seq
+				seq, tags = p.seq, c.tags(p)
 			}
 			// Build the folded cell in the other buffer (the held one's bytes are the fold's input).
 			h, q := c.hv.h, c.hv.q
 			c.scratch[0], c.scratch[1] = c.scratch[1], c.scratch[0]
-			c.hold(0, &h, q, c.value, seq)
+			c.hold(0, &h, q, c.value, tags, seq)
 			c.advancePend()
 			continue
 		}
@@ -215,9 +217,15 @@ func (c *combineSource) next() (bool, error) {
 			p.drop(c.d, lastOff)
 			return true, nil
 		}
-		c.hold(0, &p.h, p.q, p.v, p.seq)
+		c.hold(0, &p.h, p.q, p.v, c.tags(p), p.seq)
 		c.advancePend()
 	}
+}
+
+// tags returns the tags of the first cell of v (nil when the dictionary's cells carry none).
+func (c *combineSource) tags(v *view) []byte {
+	_, _, t, _ := c.d.NextTags(v.cells)
+	return t
 }
 
 // advancePend drops the first cell of the pending view, or the view when that was its last cell.

@@ -226,14 +226,17 @@ func (a *Analyzer) Add(cb *pipeline.CellBatch) error {
 		kv := n * (8 + 12 + rl + fl)
 		dictCols, litCols := s.dict[ref.Family], s.lit[ref.Family]
 		for c := cellBytes; len(c) > 0; {
-			var q, v []byte
+			var q, v, tags []byte
 			code := c[0] // a one-byte qualifier code: odd = dictionary index code>>1
-			q, v, c = cb.Dict.Next(c)
+			q, v, tags, c = cb.Dict.NextTags(c)
 			ql, vl := int64(len(q)), int64(len(v))
 			sz.qualifier += ql
 			sz.qualifierSave += max(0, ql-2)
 			sz.value += vl
 			kv += ql + vl
+			if cb.Dict.Tagged() {
+				kv += 2 + int64(len(tags)) // int16 tagsLen | tags
+			}
 			var ct *columnTotals
 			if code < 0x80 && code&1 == 1 {
 				ct = &dictCols[code>>1]

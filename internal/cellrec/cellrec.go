@@ -12,12 +12,14 @@ import (
 
 // Dict is an immutable, sorted list of distinct qualifiers that cells may name by index. Because it is
 // sorted, comparing the indexes of two of its qualifiers compares the qualifiers. A nil *Dict is valid
-// and empty. It is safe for concurrent use.
+// and empty. A Dict also says whether the cells of its records carry tags (NewTaggedDict): the same
+// bytes are a different record under a dictionary with tags. It is safe for concurrent use.
 type Dict struct {
-	q [][]byte
+	q    [][]byte
+	tags bool // every cell ends with uvarint(len(tags)) tags
 }
 
-// NewDict returns a dictionary of copies of quals, sorted and without duplicates.
+// NewDict returns a dictionary of copies of quals, sorted and without duplicates, for cells without tags.
 func NewDict(quals [][]byte) *Dict {
 	d := &Dict{}
 	for _, q := range quals {
@@ -27,6 +29,17 @@ func NewDict(quals [][]byte) *Dict {
 	d.q = slices.CompactFunc(d.q, bytes.Equal)
 	return d
 }
+
+// NewTaggedDict is NewDict for cells that carry tags (HBase cell tags: TTL, visibility): each cell of
+// its records holds its serialized tags after its value, possibly none.
+func NewTaggedDict(quals [][]byte) *Dict {
+	d := NewDict(quals)
+	d.tags = true
+	return d
+}
+
+// Tagged reports whether the cells of d's records carry tags.
+func (d *Dict) Tagged() bool { return d != nil && d.tags }
 
 // Len returns the number of qualifiers.
 func (d *Dict) Len() int {
@@ -65,7 +78,8 @@ func AppendHeader(dst, row, family []byte, ts int64, typ kv.Type) []byte {
 	return append(dst, byte(typ))
 }
 
-// AppendLiteralCell appends a cell whose qualifier is stored in the record.
+// AppendLiteralCell appends a cell whose qualifier is stored in the record, for a dictionary without
+// tags (with tags: Dict.AppendLiteralCellTags).
 func AppendLiteralCell(dst, qualifier, value []byte) []byte {
 	dst = binary.AppendUvarint(dst, 2*uint64(len(qualifier)))
 	dst = append(dst, qualifier...)
@@ -73,19 +87,46 @@ func AppendLiteralCell(dst, qualifier, value []byte) []byte {
 	return append(dst, value...)
 }
 
-// AppendCell appends a cell whose qualifier is entry i of d.
-func (d *Dict) AppendCell(dst []byte, i int, value []byte) []byte {
-	dst = binary.AppendUvarint(dst, 2*uint64(i)+1)
-	dst = binary.AppendUvarint(dst, uint64(len(value)))
-	return append(dst, value...)
+// AppendLiteralCellTags appends a cell whose qualifier is stored in the record, with tags when d's cells
+// carry tags (Tagged). Without, tags must be empty: they have no place in the record.
+func (d *Dict) AppendLiteralCellTags(dst, qualifier, value, tags []byte) []byte {
+	return d.appendTags(AppendLiteralCell(dst, qualifier, value), tags)
 }
 
-// AppendQualifierCell appends a cell with qualifier q, by index when d holds it.
-func (d *Dict) AppendQualifierCell(dst, q, value []byte) []byte {
-	if i, ok := d.Index(q); ok {
-		return d.AppendCell(dst, i, value)
+// AppendCell appends a cell whose qualifier is entry i of d, with no tags.
+func (d *Dict) AppendCell(dst []byte, i int, value []byte) []byte {
+	return d.AppendCellTags(dst, i, value, nil)
+}
+
+// AppendCellTags appends a cell whose qualifier is entry i of d, with tags when d's cells carry tags
+// (Tagged). Without, tags must be empty: they have no place in the record.
+func (d *Dict) AppendCellTags(dst []byte, i int, value, tags []byte) []byte {
+	dst = binary.AppendUvarint(dst, 2*uint64(i)+1)
+	dst = binary.AppendUvarint(dst, uint64(len(value)))
+	return d.appendTags(append(dst, value...), tags)
+}
+
+// appendTags ends a cell: its tags' length and tags when d's cells carry tags, nothing otherwise.
+func (d *Dict) appendTags(dst, tags []byte) []byte {
+	if !d.Tagged() {
+		return dst
 	}
-	return AppendLiteralCell(dst, q, value)
+	dst = binary.AppendUvarint(dst, uint64(len(tags)))
+	return append(dst, tags...)
+}
+
+// AppendQualifierCell appends a cell with qualifier q, by index when d holds it, with no tags.
+func (d *Dict) AppendQualifierCell(dst, q, value []byte) []byte {
+	return d.AppendQualifierCellTags(dst, q, value, nil)
+}
+
+// AppendQualifierCellTags appends a cell with qualifier q, by index when d holds it, with tags when d's
+// cells carry tags (Tagged; without, tags must be empty).
+func (d *Dict) AppendQualifierCellTags(dst, q, value, tags []byte) []byte {
+	if i, ok := d.Index(q); ok {
+		return d.AppendCellTags(dst, i, value, tags)
+	}
+	return d.AppendLiteralCellTags(dst, q, value, tags)
 }
 
 // AppendRecord appends a record made of h and an encoded cells region (from Next's input, or a part of
@@ -151,8 +192,41 @@ func Prefix(row []byte) uint64 {
 }
 
 // Next decodes the first cell of a well-formed cells region and returns its qualifier, its value and
-// the rest of the region. It does not check bounds beyond Go's: use it on validated records.
+// the rest of the region; a cell's tags (Tagged) are skipped. It does not check bounds beyond Go's: use
+// it on validated records.
 func (d *Dict) Next(cells []byte) (qualifier, value, rest []byte) {
+	q, n := uvarint(cells)
+	cells = cells[n:]
+	if q&1 == 1 {
+		qualifier = d.q[q>>1]
+	} else {
+		l := int(q >> 1)
+		qualifier = cells[:l:l]
+		cells = cells[l:]
+	}
+	vl, n := uvarint(cells)
+	end := n + int(vl)
+	value, rest = cells[n:end:end], cells[end:]
+	if d.Tagged() {
+		tl, n := uvarint(rest)
+		rest = rest[n+int(tl):]
+	}
+	return qualifier, value, rest
+}
+
+// NextTags is Next that also returns the cell's tags (nil when d's cells carry none).
+func (d *Dict) NextTags(cells []byte) (qualifier, value, tags, rest []byte) {
+	qualifier, value, rest = d.nextValue(cells)
+	if d.Tagged() {
+		tl, n := uvarint(rest)
+		end := n + int(tl)
+		tags, rest = rest[n:end:end], rest[end:]
+	}
+	return qualifier, value, tags, rest
+}
+
+// nextValue decodes a cell's qualifier and value and returns the rest from its tags on.
+func (d *Dict) nextValue(cells []byte) (qualifier, value, rest []byte) {
 	q, n := uvarint(cells)
 	cells = cells[n:]
 	if q&1 == 1 {
@@ -173,15 +247,29 @@ func (d *Dict) Skip(cells []byte) (qualifier, rest []byte) {
 	return q, rest
 }
 
-// nextChecked is Next with bounds checks.
-func (d *Dict) nextChecked(cells []byte) (qualifier, value, rest []byte, err error) {
-	qualifier, value, rest, _, err = d.nextCode(cells)
-	return qualifier, value, rest, err
+// nextChecked is NextTags with bounds checks.
+func (d *Dict) nextChecked(cells []byte) (qualifier, value, tags, rest []byte, err error) {
+	qualifier, value, tags, rest, _, err = d.nextCode(cells)
+	return qualifier, value, tags, rest, err
 }
 
 // nextCode is nextChecked that also returns the cell's qualifier code (2·i+1 for entry i of the
 // dictionary, even for a literal).
-func (d *Dict) nextCode(cells []byte) (qualifier, value, rest []byte, code uint64, err error) {
+func (d *Dict) nextCode(cells []byte) (qualifier, value, tags, rest []byte, code uint64, err error) {
+	qualifier, value, rest, code, err = d.nextCodeValue(cells)
+	if err != nil || !d.Tagged() {
+		return qualifier, value, nil, rest, code, err
+	}
+	tl, n := uvarint(rest)
+	if n <= 0 || tl > uint64(len(rest)-n) {
+		return nil, nil, nil, nil, 0, errShort
+	}
+	end := n + int(tl)
+	return qualifier, value, rest[n:end:end], rest[end:], code, nil
+}
+
+// nextCodeValue is nextCode up to the cell's value: rest starts at its tags, if it has any.
+func (d *Dict) nextCodeValue(cells []byte) (qualifier, value, rest []byte, code uint64, err error) {
 	q, n := uvarint(cells)
 	if n <= 0 {
 		return nil, nil, nil, 0, errShort
@@ -209,8 +297,8 @@ func (d *Dict) nextCode(cells []byte) (qualifier, value, rest []byte, code uint6
 }
 
 // Validate checks that rec is a well-formed record: bounds, at least one cell, a storable type, sizes
-// within HBase's limits (row, family, key and value lengths of the KeyValues it stands for) and
-// strictly ascending qualifiers. It returns the number of cells.
+// within HBase's limits (row, family, key, value and tags lengths of the KeyValues it stands for),
+// well-formed tag lists (kv.CheckTags) and strictly ascending qualifiers. It returns the number of cells.
 func (d *Dict) Validate(rec []byte) (int, error) {
 	if n, ok := d.validShort(rec); ok {
 		return n, nil
@@ -275,6 +363,17 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 			return 0, false
 		}
 		p += vl
+		if d.Tagged() {
+			if p >= len(rec) || rec[p] >= 0x80 {
+				return 0, false
+			}
+			tl := int(rec[p])
+			p++
+			if tl > len(rec)-p || kv.CheckTags(rec[p:p+tl]) != nil {
+				return 0, false
+			}
+			p += tl
+		}
 		if n > 0 {
 			if code&1 == 1 && prevCode&1 == 1 {
 				if code <= prevCode {
@@ -326,8 +425,14 @@ func (d *Dict) check(dst, rec []byte, expand bool) ([]byte, int, error) {
 	var prevCode uint64
 	base := kv.KeyInfrastructureSize + len(h.Row) + len(h.Family)
 	for len(cells) > 0 {
-		q, v, rest, code, err := d.nextCode(cells)
+		q, v, tags, rest, code, err := d.nextCode(cells)
 		if err != nil {
+			return dst[:dst0], 0, fmt.Errorf("cell %d: %w", n, err)
+		}
+		if len(tags) > kv.MaxTagsLength {
+			return dst[:dst0], 0, fmt.Errorf("cell %d: tags of %d bytes exceed HBase's limit of %d", n, len(tags), kv.MaxTagsLength)
+		}
+		if err := kv.CheckTags(tags); err != nil {
 			return dst[:dst0], 0, fmt.Errorf("cell %d: %w", n, err)
 		}
 		if n > 0 {
@@ -344,7 +449,7 @@ func (d *Dict) check(dst, rec []byte, expand bool) ([]byte, int, error) {
 			return dst[:dst0], 0, fmt.Errorf("cell %d: key and value too large for a KeyValue", n)
 		}
 		if expand {
-			dst = AppendKeyValue(dst, &h, q, v)
+			dst = d.appendKeyValue(dst, &h, q, v, tags)
 		}
 		prev, prevCode, cells = q, code, rest
 		n++
@@ -360,7 +465,7 @@ func (d *Dict) CheckCells(cells []byte) error {
 	}
 	for len(cells) > 0 {
 		var err error
-		if _, _, cells, err = d.nextChecked(cells); err != nil {
+		if _, _, _, cells, err = d.nextChecked(cells); err != nil {
 			return err
 		}
 	}
@@ -393,6 +498,26 @@ func (d *Dict) Last(cells []byte) (qualifier []byte, off int) {
 // cell with header h, a qualifier of ql bytes and a value of vl bytes.
 func KeyValueSize(h *Header, ql, vl int) int {
 	return 8 + kv.KeyInfrastructureSize + len(h.Row) + len(h.Family) + ql + vl
+}
+
+// KeyValueSize is the size of the KeyValue record a cell of d's records stands for (what
+// AppendKeyValues appends for it): the package's KeyValueSize, plus the tags length and tl bytes of
+// tags when d's cells carry tags (int16 tagsLen | tags after the value, as HBase's KeyValue has them).
+func (d *Dict) KeyValueSize(h *Header, ql, vl, tl int) int {
+	n := KeyValueSize(h, ql, vl)
+	if d.Tagged() {
+		n += 2 + tl
+	}
+	return n
+}
+
+// appendKeyValue appends the KeyValue record of one cell of d's records: with tags when d's cells
+// carry them.
+func (d *Dict) appendKeyValue(dst []byte, h *Header, qualifier, value, tags []byte) []byte {
+	if d.Tagged() {
+		return kv.AppendKeyValueTags(dst, h.Row, h.Family, qualifier, h.TS, h.Type, value, tags)
+	}
+	return AppendKeyValue(dst, h, qualifier, value)
 }
 
 // AppendKeyValue appends the KeyValue record of one cell (no tags, no mvcc).
@@ -438,9 +563,10 @@ func CompareInRow(a *Header, aq []byte, b *Header, bq []byte) int {
 	return 0
 }
 
-// FromKeyValues encodes KeyValue records (no tags, no mvcc) as records, one per maximal stretch of
-// consecutive cells that share row, family, timestamp and type and have ascending qualifiers, and calls
-// emit with each record and the number of cells in it. It is for tests and tools, not hot paths.
+// FromKeyValues encodes KeyValue records (no mvcc; with tags exactly when d's cells carry them, as
+// AppendKeyValues writes them) as records, one per maximal stretch of consecutive cells that share row,
+// family, timestamp and type and have ascending qualifiers, and calls emit with each record and the
+// number of cells in it. It is for tests and tools, not hot paths.
 func (d *Dict) FromKeyValues(kvs [][]byte, emit func(rec []byte, cells int) error) error {
 	var rec []byte
 	var h Header
@@ -456,6 +582,15 @@ func (d *Dict) FromKeyValues(kvs [][]byte, emit func(rec []byte, cells int) erro
 	}
 	for _, kvRec := range kvs {
 		key, value, m, err := kv.SplitKeyValue(kvRec)
+		var tags []byte
+		if err == nil && d.Tagged() {
+			if len(kvRec)-m < 2 {
+				err = errShort
+			} else {
+				tags = kvRec[m+2:]
+				m += 2 + int(binary.BigEndian.Uint16(kvRec[m:]))
+			}
+		}
 		if err != nil || m != len(kvRec) || !kv.Key(key).Valid() {
 			return fmt.Errorf("cellrec: malformed KeyValue record of %d bytes", len(kvRec))
 		}
@@ -470,23 +605,24 @@ func (d *Dict) FromKeyValues(kvs [][]byte, emit func(rec []byte, cells int) erro
 			h = Header{Row: bytes.Clone(k.Row()), Family: bytes.Clone(k.Family()), TS: k.Timestamp(), Type: k.Type()}
 			rec = AppendHeader(rec, h.Row, h.Family, h.TS, h.Type)
 		}
-		rec = d.AppendQualifierCell(rec, q, value)
+		rec = d.AppendQualifierCellTags(rec, q, value, tags)
 		prevQ = append(prevQ[:0], q...)
 		n++
 	}
 	return flush()
 }
 
-// AppendKeyValues appends the KeyValue records of every cell of a well-formed record to dst.
+// AppendKeyValues appends the KeyValue records of every cell of a well-formed record to dst: with the
+// cells' tags (int16 tagsLen | tags after the value, as in HBase's KeyValue) when d's cells carry tags.
 func (d *Dict) AppendKeyValues(dst []byte, rec []byte) []byte {
 	h, cells, err := ParseHeader(rec)
 	if err != nil {
 		return dst
 	}
 	for len(cells) > 0 {
-		var q, v []byte
-		q, v, cells = d.Next(cells)
-		dst = AppendKeyValue(dst, &h, q, v)
+		var q, v, t []byte
+		q, v, t, cells = d.NextTags(cells)
+		dst = d.appendKeyValue(dst, &h, q, v, t)
 	}
 	return dst
 }

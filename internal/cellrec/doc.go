@@ -6,8 +6,13 @@
 // qualifiers known in advance (a mapping's fixed column qualifiers) as an index into a Dict:
 //
 //	record := uvarint(len(row)) row  uvarint(len(family)) family  ts (int64, big-endian)  type (1 byte)  cell+
-//	cell   := uvarint(2·len(q)) q  uvarint(len(value)) value      a literal qualifier q
-//	        | uvarint(2·i+1)       uvarint(len(value)) value      qualifier i of the Dict
+//	cell   := uvarint(2·len(q)) q  uvarint(len(value)) value  [tags]   a literal qualifier q
+//	        | uvarint(2·i+1)       uvarint(len(value)) value  [tags]   qualifier i of the Dict
+//	tags   := uvarint(len(tags)) tags                                  only with a tagged Dict
+//
+// Cell tags (HBase's TTL and visibility tags, serialized as in the HFile) are a field of their own in
+// every cell when the Dict says so (NewTaggedDict), possibly empty; a Dict without tags has no such
+// field. Tags are not part of the key: they move with their cell and do not order it.
 //
 // The cells of a record are in strictly ascending qualifier order. Since they share row, family,
 // timestamp and type, they are then in strictly ascending HBase order (kv.CompareKeys), and a
@@ -25,7 +30,7 @@
 //	h, cells, _ := cellrec.ParseHeader(rec)
 //	for len(cells) > 0 {
 //		var q, v []byte
-//		q, v, cells = d.Next(cells)
+//		q, v, cells = d.Next(cells)                // or q, v, tags, cells = d.NextTags(cells)
 //		kv = cellrec.AppendKeyValue(kv[:0], &h, q, v)
 //	}
 package cellrec

@@ -29,7 +29,6 @@ type outputWriter struct {
 	families   []string
 	totalBytes int64
 	progress   func(Progress)
-	tagged     bool // records carry cell tags at the end of their values
 	dict       *cellrec.Dict
 	pool       *sorter.Pool // the budget the output buffers are reserved from (nil: not accounted)
 	bufSize    int          // direct-I/O buffer size of each HFile (outputBufferSize)
@@ -50,7 +49,7 @@ const maxDupExamples = 5
 
 func newOutputWriter(spec *Spec, sink Sink, families []string, totalBytes int64, pool *sorter.Pool) *outputWriter {
 	return &outputWriter{spec: spec, sink: sink, families: families, totalBytes: totalBytes, progress: spec.Progress,
-		tagged: spec.Mapping.CellTags(), dict: pool.Dict(), pool: pool, verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
+		dict: pool.Dict(), pool: pool, verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
 // Output buffers: an HFile is written through directio buffers of up to maxOutputBuffer bytes (large
@@ -251,6 +250,7 @@ type stream struct {
 	heldH   cellrec.Header
 	heldQ   []byte // last: the pending cell (copies)
 	heldV   []byte
+	heldT   []byte
 	heldRow []byte
 	heldFam []byte
 	hasHeld bool
@@ -280,12 +280,13 @@ func (s *stream) setPrev(h *cellrec.Header, q []byte, seq uint64) {
 }
 
 // hold keeps a copy of a cell (policy last) until the next view shows whether a later duplicate replaces it.
-func (s *stream) hold(h *cellrec.Header, q, v []byte) {
+func (s *stream) hold(h *cellrec.Header, q, v, tags []byte) {
 	s.heldRow = append(s.heldRow[:0], h.Row...)
 	s.heldFam = append(s.heldFam[:0], h.Family...)
 	s.heldH = cellrec.Header{Row: s.heldRow, Family: s.heldFam, TS: h.TS, Type: h.Type}
 	s.heldQ = append(s.heldQ[:0], q...)
 	s.heldV = append(s.heldV[:0], v...)
+	s.heldT = append(s.heldT[:0], tags...)
 	s.hasHeld = true
 }
 
@@ -297,7 +298,7 @@ func (s *stream) writeHeld(fw *fileWriter) error {
 	if err := fw.startRow(&s.heldH); err != nil {
 		return err
 	}
-	return fw.append(&s.heldH, s.heldQ, s.heldV)
+	return fw.append(&s.heldH, s.heldQ, s.heldV, s.heldT)
 }
 
 // run writes every cell the policy keeps.
@@ -305,7 +306,7 @@ func (s *stream) run(fw *fileWriter) error {
 	last := s.pol == DuplicatesLast
 	for s.it.Next() {
 		h, seq := s.it.Header(), s.it.Seq()
-		q, v, rest := s.d.Next(s.it.Cells())
+		q, v, t, rest := s.d.NextTags(s.it.Cells())
 		// A duplicate equals the last cell handed on: with policy last the held one (kept in s.prev);
 		// otherwise the last cell written, or one equal to it that was dropped (the writer has its key).
 		var dup bool
@@ -331,26 +332,26 @@ func (s *stream) run(fw *fileWriter) error {
 		written := last || !dup || s.pol == DuplicatesKeep
 		switch {
 		case last && len(rest) == 0:
-			s.hold(h, q, v) // a duplicate replaces the held cell: the later input wins
+			s.hold(h, q, v, t) // a duplicate replaces the held cell: the later input wins
 		case written:
 			s.hasHeld = false
-			if err := fw.append(h, q, v); err != nil {
+			if err := fw.append(h, q, v, t); err != nil {
 				return err
 			}
 		}
 		// The rest of the view: distinct keys, each greater than the first. Once a cell of the view is
 		// in the file, the next ones share its row, family, timestamp and type.
 		for len(rest) > 0 {
-			q, v, rest = s.d.Next(rest)
+			q, v, t, rest = s.d.NextTags(rest)
 			if last && len(rest) == 0 {
-				s.hold(h, q, v)
+				s.hold(h, q, v, t)
 				break
 			}
 			var err error
 			if written {
-				err = fw.appendSameRow(h, q, v)
+				err = fw.appendSameRow(h, q, v, t)
 			} else {
-				err = fw.append(h, q, v)
+				err = fw.append(h, q, v, t)
 				written = true
 			}
 			if err != nil {
@@ -480,48 +481,33 @@ func (fw *fileWriter) startRow(h *cellrec.Header) error {
 	return nil
 }
 
-// append writes one cell of the row given to the last startRow.
-func (fw *fileWriter) append(h *cellrec.Header, q, v []byte) error {
-	if err := fw.appendCell(h, q, v); err != nil {
+// append writes one cell of the row given to the last startRow, with its tags (nil without).
+func (fw *fileWriter) append(h *cellrec.Header, q, v, tags []byte) error {
+	if err := fw.w.AppendParts(h.Row, h.Family, q, h.TS, h.Type, v, tags); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
-	fw.count(h, len(q), len(v))
+	fw.count(h, len(q), len(v), len(tags))
 	return nil
 }
 
-// count adds a written cell (its qualifier and value lengths) to the local counters. They are published every few thousand cells:
-// shared atomics per cell would bounce a cache line between the writing goroutines.
-func (fw *fileWriter) count(h *cellrec.Header, qualifierLen, valueLen int) {
+// count adds a written cell (its qualifier, value and tags lengths) to the local counters. They are
+// published every few thousand cells: shared atomics per cell would bounce a cache line between the
+// writing goroutines.
+func (fw *fileWriter) count(h *cellrec.Header, qualifierLen, valueLen, tagsLen int) {
 	fw.pendCells++
-	fw.pendBytes += int64(cellrec.KeyValueSize(h, qualifierLen, valueLen))
+	fw.pendBytes += int64(fw.o.dict.KeyValueSize(h, qualifierLen, valueLen, tagsLen))
 	if fw.pendCells >= 4096 {
 		fw.publish()
 	}
 }
 
 // appendSameRow is append for a cell of h right after another cell of h.
-func (fw *fileWriter) appendSameRow(h *cellrec.Header, q, v []byte) error {
-	if fw.o.tagged {
-		return fw.append(h, q, v)
-	}
-	if err := fw.w.AppendSameRow(q, v); err != nil {
+func (fw *fileWriter) appendSameRow(h *cellrec.Header, q, v, tags []byte) error {
+	if err := fw.w.AppendSameRowTags(q, v, tags); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
-	fw.count(h, len(q), len(v))
+	fw.count(h, len(q), len(v), len(tags))
 	return nil
-}
-
-// appendCell appends one cell; with cell tags its value ends with the tags (see
-// pipeline.Mapping.CellTags), which are split off and written as the cell's tags.
-func (fw *fileWriter) appendCell(h *cellrec.Header, q, v []byte) error {
-	if !fw.o.tagged {
-		return fw.w.AppendParts(h.Row, h.Family, q, h.TS, h.Type, v, nil)
-	}
-	value, tags, err := pipeline.SplitTaggedValue(v)
-	if err != nil {
-		return err
-	}
-	return fw.w.AppendParts(h.Row, h.Family, q, h.TS, h.Type, value, tags)
 }
 
 // publish adds the locally counted cells and bytes to the shared totals and reports progress.

@@ -144,6 +144,14 @@ func AppendKeyValue(dst, row, family, qualifier []byte, ts int64, typ Type, valu
 	return append(dst, value...)
 }
 
+// AppendKeyValueTags appends a KeyValue record with tags and without mvcc, as HBase's KeyValue lays one
+// out: int32 keyLen | int32 valueLen | key | value | int16 tagsLen | tags.
+func AppendKeyValueTags(dst, row, family, qualifier []byte, ts int64, typ Type, value, tags []byte) []byte {
+	dst = AppendKeyValue(dst, row, family, qualifier, ts, typ, value)
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(tags)))
+	return append(dst, tags...)
+}
+
 // AppendCellKeyValue appends c as a KeyValue record (no tags, no mvcc).
 func AppendCellKeyValue(dst []byte, c *Cell) []byte {
 	return AppendKeyValue(dst, c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value)
