@@ -125,8 +125,8 @@ func (b *BucketStaging) HadoopURL() string { return "s3a://" + strings.TrimPrefi
 // Recovered says what the preparation found from a killed run and did about it.
 func (b *BucketStaging) Recovered() []string { return b.recovered }
 
-// recover rolls forward a commit a killed run left, and aborts the incomplete uploads of killed runs
-// (the lock says no live run owns them).
+// recover rolls forward a commit a killed run left, aborts the incomplete uploads of killed runs and
+// removes the work files of killed distributed runs (the lock says no live run owns them).
 func (b *BucketStaging) recover(ctx context.Context) error {
 	rec, err := b.readCommit(ctx)
 	if err != nil {
@@ -150,7 +150,7 @@ func (b *BucketStaging) recover(ctx context.Context) error {
 	if len(ups) > 0 {
 		b.recovered = append(b.recovered, fmt.Sprintf("aborted %d incomplete uploads of a killed run", len(ups)))
 	}
-	return nil
+	return b.removeKilledWork(ctx) // a distributed run's shared files (run_distributed_bucket.go)
 }
 
 func (b *BucketStaging) readCommit(ctx context.Context) (*bucketCommit, error) {
@@ -173,6 +173,17 @@ func (b *BucketStaging) readCommit(ctx context.Context) (*bucketCommit, error) {
 func (b *BucketStaging) Sink() engine.Sink { return bucketSink{b} }
 
 type bucketSink struct{ b *BucketStaging }
+
+// FileMemory is what one file being uploaded holds in part buffers (engine.BufferingSink): the engine
+// reserves it from --memory for every file it writes at once.
+func (s bucketSink) FileMemory() int64 {
+	if ub, ok := s.b.st.(storage.UploadBuffering); ok {
+		return ub.UploadMemory()
+	}
+	return 0
+}
+
+var _ engine.BufferingSink = bucketSink{}
 
 func (s bucketSink) Create(ctx context.Context, family, name string, o engine.FileOptions) (engine.File, error) {
 	key := s.b.key(path.Join(family, name))
