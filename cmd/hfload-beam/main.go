@@ -66,6 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	runner := fs.String("runner", "prism", "Beam runner: prism, universal, flink, spark (dataflow with -tags dataflow)")
 	verify := fs.String("verify", "stream", "check of every written HFile before commit: stream, blocks, full or none")
 	noVerify := fs.Bool("no-verify", false, "= --verify none")
+	reduceSize := fs.String("reduce-size", "", "run-file bytes of one region and family one reduce task takes; larger ones are cut into sub-ranges, each its own HFiles, at most 32 (default: the job's max_file_size)")
 	fs.Bool("no-progress", false, "accepted for hfload run compatibility (hfload-beam shows no progress bars)")
 	mine, beamArgs := splitArgs(fs, args)
 	if err := fs.Parse(mine); err != nil {
@@ -102,12 +103,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	started := time.Now()
 	var stats *beamtask.Stats
+	bo := beamtask.Options{Stats: func(s *beamtask.Stats) { stats = s }}
+	if *reduceSize != "" {
+		if bo.ReduceSize, err = jobs.ParseSize(*reduceSize); err != nil || bo.ReduceSize <= 0 {
+			return fail(stderr, fmt.Errorf("%w: --reduce-size %q: want a size such as 2GiB (%v)", jobs.ErrConfig, *reduceSize, err))
+		}
+	}
 	res, err := jobs.Execute(ctx, job, jobs.ExecuteOptions{
 		Verify:     mode,
 		Now:        func() time.Time { return started },
 		Log:        func(s string) { fmt.Fprintln(stderr, s) },
-		Load:       beamtask.Loader(job, started, beamrun.Runner(*runner), func(s *beamtask.Stats) { stats = s }),
-		LoadBucket: beamtask.BucketLoader(job, started, beamrun.Runner(*runner), func(s *beamtask.Stats) { stats = s }),
+		Load:       beamtask.Loader(job, started, beamrun.Runner(*runner), bo),
+		LoadBucket: beamtask.BucketLoader(job, started, beamrun.Runner(*runner), bo),
 	})
 	if res != nil {
 		if job.JSON {
@@ -120,8 +127,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		} else {
 			fmt.Fprint(stdout, res.Summary())
 			if stats != nil {
-				fmt.Fprintf(stdout, "beam           %d units, %d reduce tasks, %d run files (%d bytes) through shared storage\n",
-					stats.Units, stats.Targets, stats.RunFiles, stats.RunBytes)
+				fmt.Fprintf(stdout, "beam           %d units, %d reduce tasks (%d regions·families, %d cut into sub-ranges), %d run files (%d bytes) through shared storage\n",
+					stats.Units, stats.ReduceTasks, stats.Targets, stats.SubRanged, stats.RunFiles, stats.RunBytes)
 			}
 		}
 	}
