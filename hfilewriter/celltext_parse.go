@@ -356,16 +356,16 @@ func parallelSort(s []sortEntry, cmp func(x, y sortEntry) int) []sortEntry {
 	for p := range bounds {
 		bounds[p] = len(s) * p / parts
 	}
+	buf := make([]sortEntry, len(s))
 	var wg sync.WaitGroup
 	for p := 0; p < parts; p++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			slices.SortFunc(s[bounds[p]:bounds[p+1]], cmp)
+			radixSortEntries(s[bounds[p]:bounds[p+1]], buf[bounds[p]:bounds[p+1]], cmp)
 		}()
 	}
 	wg.Wait()
-	buf := make([]sortEntry, len(s))
 	for len(bounds) > 2 {
 		var next []int
 		for p := 0; p+1 < len(bounds); p += 2 {
