@@ -34,10 +34,11 @@ type outputWriter struct {
 	pool       *sorter.Pool // the budget the output buffers are reserved from (nil: not accounted)
 	bufSize    int          // direct-I/O buffer size of each HFile (outputBufferSize)
 
-	spares    spareWriters // closed writers and verifiers whose buffers the next files take
-	verifyWG  sync.WaitGroup
-	verifySem chan struct{}
-	verifyErr error
+	spares      spareWriters     // closed writers and verifiers whose buffers the next files take
+	fileBuffers directio.Buffers // the write buffers of closed files, for the next files
+	verifyWG    sync.WaitGroup
+	verifySem   chan struct{}
+	verifyErr   error
 
 	mu          sync.Mutex
 	files       []FileResult
@@ -449,7 +450,7 @@ func (fw *fileWriter) open() error {
 	fam := fw.o.families[fw.fam]
 	fw.name = fw.o.fileName(fam, fw.region, fw.part)
 	fw.rel = filepath.Join(fam, fw.name)
-	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize})
+	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize, Buffers: &fw.o.fileBuffers})
 	if err != nil {
 		return err
 	}
