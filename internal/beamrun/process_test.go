@@ -47,10 +47,16 @@ func TestPrismJobServerProcessWorker(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	// Prism (2.77.0) passes --id='…' to the environment command with literal quotes, which the boot
-	// program then fails to find in its worker pool: strip them.
+	// program then fails to find in its worker pool: strip them. The boot program also writes the staged
+	// worker binary to <semi_persist_dir>/staged, /tmp/staged by default, which every other run on the
+	// machine shares: two at once overwrite each other's binary ("exec format error"). Give it our own.
 	wrapper := filepath.Join(bin, "boot.sh")
+	persist := filepath.Join(bin, "persist")
+	if err := os.Mkdir(persist, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	script := "#!/bin/sh\nfor a do\n  shift\n  case $a in --id=*) a=$(printf '%s' \"$a\" | tr -d \"'\");; esac\n  set -- \"$@\" \"$a\"\ndone\nexec " +
-		filepath.Join(bin, "container") + " \"$@\"\n"
+		filepath.Join(bin, "container") + " --semi_persist_dir=" + persist + " \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
