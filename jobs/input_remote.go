@@ -62,8 +62,8 @@ func absInput(path string) (string, error) {
 	return filepath.Abs(path)
 }
 
-// validateStorage checks where things may live: inputs and out may be in a bucket (s3://); state_dir,
-// tmp_dir, rejects, splits and labels are local; an incremental job writes locally for now.
+// validateStorage checks where things may live: inputs and out may be in a bucket (s3://), also for an
+// incremental job; state_dir, tmp_dir, rejects, splits and labels are local.
 func (j *Job) validateStorage(p *problems) {
 	for _, in := range j.Input {
 		if storage.IsRemote(in) {
@@ -75,13 +75,15 @@ func (j *Job) validateStorage(p *problems) {
 	if storage.IsRemote(j.Out) {
 		if _, err := storage.Parse(j.Out); err != nil {
 			p.add("out: %v", err)
-		} else if j.StateDir != "" {
-			p.add("out: an incremental job (state_dir) writes to a local directory for now; load each run's output into the bucket with `aws s3 sync` or run one-off loads into s3://")
 		}
 	}
-	for _, f := range []struct{ key, val string }{{"state_dir", j.StateDir}, {"tmp_dir", j.TmpDir}, {"rejects", j.Rejects}, {"splits", j.Splits}, {"labels", j.Labels}} {
+	if storage.IsRemote(j.StateDir) {
+		p.add("state_dir: %s must be a local directory: the job's lock is a flock, which the kernel drops when its holder dies, "+
+			"and a bucket has none (out may be in a bucket: its prefix is then locked with a conditional write as well)", j.StateDir)
+	}
+	for _, f := range []struct{ key, val string }{{"tmp_dir", j.TmpDir}, {"rejects", j.Rejects}, {"splits", j.Splits}, {"labels", j.Labels}} {
 		if storage.IsRemote(f.val) {
-			p.add("%s: %s must be a local path (the state's lock and spill files need a file system; only input and out may be in a bucket)", f.key, f.val)
+			p.add("%s: %s must be a local path (spill files and these need a file system; only input and out may be in a bucket)", f.key, f.val)
 		}
 	}
 }

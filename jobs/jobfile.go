@@ -136,7 +136,7 @@ func (j *Job) MemoryBudget() int64 {
 
 // RunParent is the directory that holds a job run's output directories:
 // <out>/<name>.
-func (j *Job) RunParent() string { return filepath.Join(j.Out, j.Name) }
+func (j *Job) RunParent() string { return joinOut(j.Out, j.Name) }
 
 // Stage creates the staging area of a run of j: with state_dir, a run
 // directory <out>/<name>/<runID> (NewRunStaging); without, the output

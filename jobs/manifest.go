@@ -250,6 +250,28 @@ func ReadManifest(r io.Reader) (*Manifest, error) {
 	return &m, nil
 }
 
+// loadOutputManifest is LoadManifest of a local directory or of a prefix in a bucket (s3://…); a
+// missing manifest is fs.ErrNotExist (errors.Is) in both.
+func loadOutputManifest(ctx context.Context, out string) (*Manifest, error) {
+	if !storage.IsRemote(out) {
+		return LoadManifest(out)
+	}
+	st, key, err := remoteStore(ctx, joinOut(out, ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.Reader(ctx, key, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	m, err := ReadManifest(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st.URL(key), err)
+	}
+	return m, nil
+}
+
 // LoadManifest reads dir/_manifest.json. A missing file yields an error
 // satisfying errors.Is(err, fs.ErrNotExist): the directory is not a
 // committed output.

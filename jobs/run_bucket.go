@@ -3,8 +3,6 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/hfload/hfload/internal/storage"
@@ -16,32 +14,27 @@ import (
 // manifest last.
 func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteResult, runID string, started time.Time,
 	now func() time.Time, logf func(string, ...any)) (*ExecuteResult, error) {
-	if spec.Verify != "" && spec.Verify != VerifyStream && spec.Verify != VerifyNone {
-		return res, fmt.Errorf("%w: --verify %s re-reads every file, which a bucket cannot before the commit makes it visible; use --verify stream (the default: every byte is checked as it is uploaded)", ErrConfig, spec.Verify)
+	if err := checkBucketVerify(spec); err != nil {
+		return res, err
 	}
-	stg, err := NewBucketStaging(ctx, job.Out, runID, bucketOptions(spec))
+	stg, err := NewBucketStaging(ctx, job.Out, runID, bucketOptions(spec.Memory))
 	if err != nil {
 		return res, err
 	}
 	for _, r := range stg.Recovered() {
 		logf("note: %s: %s", stg.URL(), r)
 	}
+	out, err := newBucketRun(stg, job)
+	if err != nil {
+		return res, err
+	}
 	committed := false
 	defer func() {
 		if !committed {
-			stg.Abort()
+			out.Abort()
 		}
 	}()
-	tmp := job.TmpDir
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	work, err := os.MkdirTemp(tmp, ".hfload-"+runID+"-")
-	if err != nil {
-		return res, fmt.Errorf("%w: tmp_dir: %w", ErrIO, err)
-	}
-	defer os.RemoveAll(work)
-	lr, err := loadInto(ctx, job, spec, work, stg.Sink(), stg.URL(), res, nil, logf)
+	lr, err := out.load(ctx, job, spec, res, nil, logf)
 	if err != nil {
 		return res, err
 	}
@@ -49,26 +42,28 @@ func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteR
 	if err != nil {
 		return res, err
 	}
-	rejects := ""
-	if lr.Counts.RowsRejected > 0 && job.Rejects == "" {
-		rejects = filepath.Join(work, "_rejects.jsonl")
-	}
-	t := time.Now()
-	if err := stg.Commit(ctx, m, rejects); err != nil {
-		return res, fmt.Errorf("commit %s: %w", stg.URL(), err)
+	if err := out.commit(ctx, res, m); err != nil {
+		return res, err
 	}
 	committed = true
-	res.CommitSeconds = time.Since(t).Seconds()
-	res.Seconds += res.CommitSeconds
 	res.Manifest = m
 	return res, nil
 }
 
-// bucketOptions sizes the uploads: parts of 8 MiB, two in flight per file while the next fills, so a
-// file being written holds 24 MiB; with less than 512 MiB of --memory, the 5 MiB minimum and one in
-// flight (10 MiB a file).
-func bucketOptions(spec *RunSpec) storage.S3Options {
-	if spec.Memory > 0 && spec.Memory < 512<<20 {
+// checkBucketVerify refuses the verify modes that re-read files: a bucket shows nothing before the
+// commit.
+func checkBucketVerify(spec *RunSpec) error {
+	if spec.Verify != "" && spec.Verify != VerifyStream && spec.Verify != VerifyNone {
+		return fmt.Errorf("%w: --verify %s re-reads every file, which a bucket cannot before the commit makes it visible; use --verify stream (the default: every byte is checked as it is uploaded)", ErrConfig, spec.Verify)
+	}
+	return nil
+}
+
+// bucketOptions sizes the uploads for a --memory budget (0: the default): parts of 8 MiB, two in
+// flight per file while the next fills, so a file being written holds 24 MiB; with less than 512 MiB,
+// the 5 MiB minimum and one in flight (10 MiB a file).
+func bucketOptions(memory int64) storage.S3Options {
+	if memory > 0 && memory < 512<<20 {
 		return storage.S3Options{PartSize: 5 << 20, PartsInFlight: 1}
 	}
 	return storage.S3Options{PartSize: 8 << 20, PartsInFlight: 2}

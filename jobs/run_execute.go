@@ -258,7 +258,7 @@ func (r *ExecuteResult) Summary() string {
 	if r.RejectsFile != "" {
 		fmt.Fprintf(&b, "rejects        %s\n", r.RejectsFile)
 	}
-	fmt.Fprintf(&b, "manifest       %s\n", filepath.Join(r.OutDir, ManifestName))
+	fmt.Fprintf(&b, "manifest       %s\n", joinOut(r.OutDir, ManifestName))
 	if r.CreateCommand != "" {
 		fmt.Fprintf(&b, "\nsplit points computed from the data; to pre-split a new table:\n  %s\n", r.CreateCommand)
 	}

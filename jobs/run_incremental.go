@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
@@ -19,7 +20,8 @@ import (
 //     loaded, a changed one is ErrInputChanged unless reload; nothing to load
 //     is a success with NothingToDo;
 //  3. load only the planned inputs, filtered by the watermark if the job has
-//     one, into <out>/<job>/.hfload-staging-<run>/;
+//     one, into <out>/<job>/.hfload-staging-<run>/ (a bucket: uploads to
+//     <out>/<job>/<run-id>/, under the job's lock object, see bucketJob);
 //  4. write the pending record, commit to <out>/<job>/<run-id>/ with the
 //     manifest last, then record the run. A run that fails before the commit
 //     leaves the state as it was.
@@ -29,7 +31,17 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	if err != nil {
 		return res, err
 	}
-	lock, notes, err := st.Lock("run " + job.Name)
+	var bj *bucketJob
+	if storage.IsRemote(job.Out) {
+		if bj, err = openBucketJob(ctx, job); err != nil {
+			return res, err
+		}
+		defer bj.release(context.WithoutCancel(ctx))
+		for _, n := range bj.notes {
+			logf("note: %s: %s", bj.URL(), n)
+		}
+	}
+	lock, notes, err := st.LockContext(ctx, "run "+job.Name)
 	for _, n := range notes {
 		logf("%s", n)
 	}
@@ -92,7 +104,17 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	}
 
 	runID := NewRunID(started)
-	stg, err := job.Stage(runID)
+	var stg runOutput
+	if bj != nil {
+		if err := checkBucketVerify(spec); err != nil {
+			return res, err
+		}
+		stg, err = bj.stage(ctx, job, runID)
+	} else {
+		var local *Staging
+		local, err = job.Stage(runID)
+		stg = localRun{local}
+	}
 	if err != nil {
 		return res, err
 	}
@@ -106,7 +128,7 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		}
 	}()
 	res.OutDir = stg.Final()
-	lr, err := loadStaged(ctx, job, spec, stg, stg.Final(), res, eo.Load, logf)
+	lr, err := stg.load(ctx, job, spec, res, eo.Load, logf)
 	if err != nil {
 		return res, err
 	}
@@ -122,7 +144,6 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		return res, err
 	}
 	m.Inputs = plan.Load
-	m.SetCommands(stg.Final())
 	if wf != nil {
 		m.Counts.RowsFiltered = wf.Filtered()
 		m.Counts.RowsRead += m.Counts.RowsFiltered
@@ -142,7 +163,7 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	if err := st.Begin(rec); err != nil {
 		return res, err
 	}
-	if err := res.commit(stg, m); err != nil {
+	if err := stg.commit(ctx, res, m); err != nil {
 		return res, err
 	}
 	committed = true

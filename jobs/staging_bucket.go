@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,7 +50,7 @@ type BucketStaging struct {
 	mu      sync.Mutex
 	open    map[string]storage.Upload // by key, until Close or Abort
 	pending map[string]storage.Pending
-	locked  bool
+	lock    *bucketLock // nil when the caller holds a lock over the prefix (an incremental job's)
 	done    bool
 }
 
@@ -72,16 +73,24 @@ func NewBucketStaging(ctx context.Context, out, runID string, opts storage.S3Opt
 	if err != nil {
 		return nil, err
 	}
-	return newBucketStaging(ctx, st, strings.Trim(loc.Key, "/"), runID)
+	return newBucketStaging(ctx, st, strings.Trim(loc.Key, "/"), runID, true)
 }
 
-func newBucketStaging(ctx context.Context, st storage.Store, prefix, runID string) (*BucketStaging, error) {
+// newBucketStaging prepares a run into prefix of st. With lock, it takes the prefix's lock first;
+// without, the caller holds a lock that covers the prefix (an incremental job's, see bucketJob).
+func newBucketStaging(ctx context.Context, st storage.Store, prefix, runID string, lock bool) (*BucketStaging, error) {
 	b := &BucketStaging{st: st, prefix: prefix, runID: runID, open: map[string]storage.Upload{}, pending: map[string]storage.Pending{}}
-	if err := b.lock(ctx); err != nil {
-		return nil, err
+	if lock {
+		var err error
+		var notes []string
+		b.lock, notes, err = takeBucketLock(ctx, st, b.key(bucketLockName), "write "+b.URL())
+		b.recovered = append(b.recovered, notes...)
+		if err != nil {
+			return nil, err
+		}
 	}
 	fail := func(err error) (*BucketStaging, error) {
-		b.unlock(context.WithoutCancel(ctx))
+		b.lock.release(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	if err := b.recover(ctx); err != nil {
@@ -115,65 +124,6 @@ func (b *BucketStaging) HadoopURL() string { return "s3a://" + strings.TrimPrefi
 
 // Recovered says what the preparation found from a killed run and did about it.
 func (b *BucketStaging) Recovered() []string { return b.recovered }
-
-// lock puts the lock object if it is absent. A lock left by a dead process of this host is taken
-// over; any other is reported (ErrLocked). A store that ignores If-None-Match is refused: without
-// it two runs could write the same prefix.
-func (b *BucketStaging) lock(ctx context.Context) error {
-	host, _ := os.Hostname()
-	info := LockInfo{PID: os.Getpid(), Host: host, Started: time.Now().UTC(), Purpose: "write " + b.URL()}
-	data, _ := json.Marshal(info)
-	key := b.key(bucketLockName)
-	for attempt := 0; ; attempt++ {
-		err := b.st.Put(ctx, key, data, storage.PutOptions{IfAbsent: true})
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, storage.ErrExists) || attempt > 0 {
-			return err
-		}
-		holder, rerr := b.readLock(ctx)
-		if rerr != nil {
-			return rerr
-		}
-		if holder.Host != host || holder.PID == 0 || processAlive(holder.PID) {
-			return &LockedError{Path: b.st.URL(key), Holder: holder}
-		}
-		b.recovered = append(b.recovered, "took over the lock of "+holder.String()+", which is no longer running")
-		if err := b.st.Delete(ctx, key); err != nil {
-			return err
-		}
-	}
-	b.locked = true
-	// The store must refuse a second create: else it ignores If-None-Match and cannot lock.
-	if err := b.st.Put(ctx, key, data, storage.PutOptions{IfAbsent: true}); !errors.Is(err, storage.ErrExists) {
-		b.unlock(ctx)
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("%w: %s: the object store ignores conditional writes (If-None-Match), so hfload cannot lock the output; use a store that supports them (AWS S3 since 2024, MinIO, Ceph RGW, Versity) or write to a local directory",
-			ErrConfig, b.st.URL(key))
-	}
-	return nil
-}
-
-func (b *BucketStaging) readLock(ctx context.Context) (LockInfo, error) {
-	r, err := b.st.Reader(ctx, b.key(bucketLockName), 0)
-	if err != nil {
-		return LockInfo{}, err
-	}
-	defer r.Close()
-	var info LockInfo
-	_ = json.NewDecoder(r).Decode(&info) // an unreadable lock is held by "an unknown process"
-	return info, nil
-}
-
-func (b *BucketStaging) unlock(ctx context.Context) {
-	if b.locked {
-		b.st.Delete(ctx, b.key(bucketLockName))
-		b.locked = false
-	}
-}
 
 // recover rolls forward a commit a killed run left, and aborts the incomplete uploads of killed runs
 // (the lock says no live run owns them).
@@ -324,7 +274,7 @@ func (b *BucketStaging) Commit(ctx context.Context, m *Manifest, rejects string)
 	}
 	b.pending = map[string]storage.Pending{}
 	b.done = true
-	b.unlock(ctx)
+	b.lock.release(ctx)
 	return nil
 }
 
@@ -350,7 +300,17 @@ func (b *BucketStaging) finish(ctx context.Context, rec *bucketCommit) error {
 			return err
 		}
 	}
-	if err := b.st.Put(ctx, b.key(ManifestName), rec.Manifest, storage.PutOptions{}); err != nil {
+	// The record holds the manifest compacted (json.Marshal of a RawMessage): written as Marshal
+	// writes it, a rolled-forward manifest is the one an uninterrupted commit writes.
+	m, err := ReadManifest(bytes.NewReader(rec.Manifest))
+	if err != nil {
+		return fmt.Errorf("%s: %w", b.st.URL(b.key(bucketCommitName)), err)
+	}
+	data, err := m.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := b.st.Put(ctx, b.key(ManifestName), data, storage.PutOptions{}); err != nil {
 		return err
 	}
 	return b.st.Delete(ctx, b.key(bucketCommitName))
@@ -375,6 +335,6 @@ func (b *BucketStaging) Abort() error {
 		errs = append(errs, b.st.Abort(ctx, p))
 	}
 	b.open, b.pending = nil, nil
-	b.unlock(ctx)
+	b.lock.release(ctx)
 	return errors.Join(errs...)
 }

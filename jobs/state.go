@@ -74,6 +74,11 @@ func (s *State) LockPath() string { return filepath.Join(s.dir, "lock") }
 // was committed become records, others are removed. notes describe what was
 // settled, for the run's log.
 func (s *State) Lock(purpose string) (lock *Lock, notes []string, err error) {
+	return s.LockContext(context.Background(), purpose)
+}
+
+// LockContext is Lock with a context for reading the manifests of outputs in a bucket.
+func (s *State) LockContext(ctx context.Context, purpose string) (lock *Lock, notes []string, err error) {
 	lock, err = AcquireLock(s.LockPath(), purpose)
 	if err != nil {
 		return nil, nil, err
@@ -81,7 +86,7 @@ func (s *State) Lock(purpose string) (lock *Lock, notes []string, err error) {
 	if prev := lock.Previous(); prev != nil {
 		notes = append(notes, fmt.Sprintf("took over the lock of a crashed run (%s)", prev))
 	}
-	more, err := s.settlePending()
+	more, err := s.settlePending(ctx)
 	notes = append(notes, more...)
 	if err != nil {
 		lock.Release()
@@ -92,7 +97,7 @@ func (s *State) Lock(purpose string) (lock *Lock, notes []string, err error) {
 
 func (s *State) runsDir() string { return filepath.Join(s.dir, "runs") }
 
-func (s *State) settlePending() ([]string, error) {
+func (s *State) settlePending(ctx context.Context) ([]string, error) {
 	entries, err := os.ReadDir(s.runsDir())
 	if err != nil {
 		return nil, classify(ErrIO, fmt.Errorf("state: %w", err))
@@ -105,7 +110,13 @@ func (s *State) settlePending() ([]string, error) {
 		p := filepath.Join(s.runsDir(), e.Name())
 		rec, err := readRecord(p)
 		if err == nil && rec.Output != "" {
-			if m, merr := LoadManifest(rec.Output); merr == nil && m.RunID == rec.RunID {
+			m, merr := loadOutputManifest(ctx, rec.Output)
+			if merr != nil && !errors.Is(merr, fs.ErrNotExist) {
+				// Unreadable is not absent: dropping the record of a committed run would load its
+				// inputs again.
+				return notes, classify(ErrIO, fmt.Errorf("state: run %s: %w", rec.RunID, merr))
+			}
+			if merr == nil && m.RunID == rec.RunID {
 				rec.Finished = m.Finished
 				rec.Counts = m.Counts
 				if rec.Watermark == nil {

@@ -116,6 +116,9 @@ const (
 	KindCredentials       // no credentials found, or the server rejected them
 	KindUnreachable       // the endpoint cannot be reached, or dropped the connection and retries ran out
 	KindExists            // Put with IfAbsent: the key exists
+	// KindNoConditionalWrites: the store accepted a second Put with IfAbsent of an existing key, so it
+	// ignores If-None-Match and cannot hold a lock.
+	KindNoConditionalWrites
 )
 
 func (e *Error) Error() string {
@@ -133,6 +136,9 @@ func (e *Error) Error() string {
 		return msg + "no such object"
 	case KindExists:
 		return msg + "the object exists already"
+	case KindNoConditionalWrites:
+		return msg + "the object store does not honour conditional writes (If-None-Match: *; probed with a second create of this object), " +
+			"so hfload cannot lock the output; use a store that honours them (AWS S3 since August 2024, MinIO, Ceph RGW, Versity) or a local directory"
 	}
 	return msg + scrub(e.Err.Error())
 }

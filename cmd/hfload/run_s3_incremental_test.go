@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hfload/hfload/internal/gen"
+	"github.com/hfload/hfload/internal/storage"
+	"github.com/hfload/hfload/jobs"
+)
+
+// runPrefixes lists the run directories under prefix/ (an incremental job's output in a bucket) that
+// hold a manifest, sorted.
+func runPrefixes(t *testing.T, st storage.Store, prefix string) []string {
+	t.Helper()
+	objs, err := st.List(context.Background(), prefix+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, o := range objs {
+		if run, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, prefix+"/"), "/"+jobs.ManifestName); ok && !strings.Contains(run, "/") {
+			runs = append(runs, run)
+		}
+	}
+	sort.Strings(runs)
+	return runs
+}
+
+// writeOrdersTo writes a small orders export to path.
+func writeOrdersTo(t *testing.T, path string, size int64, seed uint64) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.Write(f, gen.Options{Dataset: "orders", TargetBytes: size, Seed: seed, Header: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 20: an incremental job (state_dir local) into a bucket: each run commits its own prefix
+// <out>/<job>/<run-id>/ with HFiles byte-identical to the same run on local disk, the rerun has
+// nothing to do, a new input is loaded by the next run alone, and the job's lock object is gone after
+// each run.
+func TestRunIncrementalIntoS3(t *testing.T) {
+	srv := gw.Need(t)
+	srv.Setenv(t)
+	dir := t.TempDir()
+	bucket, err := srv.NewBucket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := bucketStore(t, bucket)
+	in := filepath.Join(dir, "in")
+	os.MkdirAll(in, 0o755)
+	writeOrdersTo(t, filepath.Join(in, "a.csv"), 300<<10, 21)
+	jobFile := func(name, out, state string) string {
+		p := filepath.Join(dir, name+".yaml")
+		os.WriteFile(p, []byte("name: inc\ninput: ["+in+"/*.csv]\nout: "+out+"\nstate_dir: "+state+"\n"+s3OrdersMapping), 0o644)
+		return p
+	}
+	job := jobFile("bucket", "s3://"+bucket+"/out", filepath.Join(dir, "state"))
+	localJob := jobFile("local", filepath.Join(dir, "local"), filepath.Join(dir, "state-local"))
+
+	code, stdout, stderr := hfload(t, "run", job, "--no-progress")
+	if code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	runs := runPrefixes(t, st, "out/inc")
+	if len(runs) != 1 || !strings.Contains(stdout, "hbase completebulkload s3a://"+bucket+"/out/inc/"+runs[0]+" orders") {
+		t.Fatalf("runs %v; stdout: %s", runs, stdout)
+	}
+	if code, _, stderr := hfload(t, "run", localJob, "--no-progress"); code != 0 {
+		t.Fatalf("local run: exit %d: %s", code, stderr)
+	}
+	localRuns, _ := filepath.Glob(filepath.Join(dir, "local", "inc", "2*"))
+	if len(localRuns) != 1 {
+		t.Fatalf("local runs: %v", localRuns)
+	}
+	if l, r := hfileSums(t, localRuns[0]), bucketSums(t, st, "out/inc/"+runs[0]); len(l) == 0 || strings.Join(l, "\n") != strings.Join(r, "\n") {
+		t.Fatalf("bucket run differs from the local run:\nlocal  %v\nbucket %v", l, r)
+	}
+
+	if code, stdout, stderr := hfload(t, "run", job, "--no-progress"); code != 0 || !strings.Contains(stdout, "nothing to do") {
+		t.Fatalf("rerun: exit %d: %s %s", code, stdout, stderr)
+	}
+	writeOrdersTo(t, filepath.Join(in, "b.csv"), 100<<10, 22)
+	if code, stdout, stderr := hfload(t, "run", job, "--no-progress", "--json"); code != 0 || !strings.Contains(stdout, "b.csv") || strings.Contains(stdout, "a.csv") {
+		t.Fatalf("run with a new input: exit %d: %s %s", code, stdout, stderr)
+	}
+	if runs = runPrefixes(t, st, "out/inc"); len(runs) != 2 {
+		t.Fatalf("want 2 committed runs, have %v", runs)
+	}
+	if _, err := st.Stat(context.Background(), "out/inc/"+jobs.OutLockName); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("the job's lock object is left: %v", err)
+	}
+	if code, stdout, _ := hfload(t, "runs", job); code != 0 || strings.Count(stdout, "\n") != 3 {
+		t.Fatalf("hfload runs: exit %d:\n%s", code, stdout)
+	}
+}
+
+// Issue 20: kill -9 of an incremental run while it uploads into the bucket: nothing a bulk load would
+// take, the state records no run; the rerun takes over the lock, aborts the killed run's uploads and
+// commits HFiles identical to a one-off local load. Then a run killed between its commit record and
+// its manifest (reproduced by undoing the last steps of a commit) is rolled forward and recorded.
+func TestRunIncrementalIntoS3Killed(t *testing.T) {
+	srv := gw.Need(t)
+	srv.Setenv(t)
+	dir := t.TempDir()
+	bucket, err := srv.NewBucket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := bucketStore(t, bucket)
+	oneOff, _ := ordersJob(t, dir, 12<<20)
+	spec, _ := os.ReadFile(oneOff)
+	state := filepath.Join(dir, "state")
+	job := filepath.Join(dir, "inc.yaml")
+	os.WriteFile(job, append([]byte("name: inc\nout: s3://"+bucket+"/out\nstate_dir: "+state+"\n"), spec...), 0o644)
+
+	cmd, exited := startRun(t, "run", job, "--no-progress")
+	waitUploads(t, st, "out/inc", exited)
+	time.Sleep(100 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	err = <-exited
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the run was not killed (it finished first?): %v", err)
+	}
+	objs, _ := st.List(context.Background(), "out/")
+	for _, o := range objs {
+		if o.Key != "out/inc/"+jobs.OutLockName {
+			t.Fatalf("after the kill the bucket holds %s", o.Key)
+		}
+	}
+	if code, stdout, _ := hfload(t, "runs", job); code != 0 || !strings.Contains(stdout, "no runs recorded") {
+		t.Fatalf("runs after the kill: %d %s", code, stdout)
+	}
+
+	code, _, stderr := hfload(t, "run", job, "--no-progress")
+	if code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"took over the lock", "incomplete uploads of killed runs"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the rerun did not say %q: %s", want, stderr)
+		}
+	}
+	if ups, _ := st.Uploads(context.Background(), "out/"); len(ups) != 0 {
+		t.Errorf("uploads left after the rerun: %+v", ups)
+	}
+	runs := runPrefixes(t, st, "out/inc")
+	if len(runs) != 1 {
+		t.Fatalf("runs after the rerun: %v", runs)
+	}
+	local := filepath.Join(dir, "local")
+	if code, _, stderr := hfload(t, "run", oneOff, "--no-progress", "--out", local); code != 0 {
+		t.Fatalf("local run: exit %d: %s", code, stderr)
+	}
+	if l, r := hfileSums(t, local), bucketSums(t, st, "out/inc/"+runs[0]); len(l) == 0 || strings.Join(l, "\n") != strings.Join(r, "\n") {
+		t.Fatalf("rerun differs from the local run:\nlocal  %v\nbucket %v", l, r)
+	}
+
+	// Killed inside its commit: the record names the uploads and holds the manifest, the manifest is
+	// not written yet, and the state holds the pending record.
+	run := runs[0]
+	manifest := readObject(t, st, "out/inc/"+run+"/"+jobs.ManifestName)
+	var m jobs.Manifest
+	if err := json.Unmarshal([]byte(manifest), &m); err != nil {
+		t.Fatal(err)
+	}
+	type pending struct {
+		Key  string `json:"key"`
+		ID   string `json:"upload_id"`
+		Size int64  `json:"size"`
+	}
+	rec := struct {
+		RunID    string          `json:"run_id"`
+		Uploads  []pending       `json:"uploads"`
+		Manifest json.RawMessage `json:"manifest"`
+	}{RunID: run, Manifest: json.RawMessage(manifest)}
+	for _, f := range m.Files {
+		rec.Uploads = append(rec.Uploads, pending{Key: "out/inc/" + run + "/" + f.Path, ID: "completed-already", Size: f.Bytes})
+	}
+	data, _ := json.Marshal(rec)
+	ctx := context.Background()
+	if err := st.Put(ctx, "out/inc/"+run+"/_hfload-commit.json", data, storage.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Delete(ctx, "out/inc/"+run+"/"+jobs.ManifestName); err != nil {
+		t.Fatal(err)
+	}
+	recPath := filepath.Join(state, "inc", "runs", run+".json")
+	if err := os.Rename(recPath, strings.TrimSuffix(recPath, ".json")+".pending"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := hfload(t, "run", job, "--no-progress")
+	if code != 0 || !strings.Contains(stdout, "nothing to do") {
+		t.Fatalf("run after a crash in the commit: exit %d: %s %s", code, stdout, stderr)
+	}
+	for _, want := range []string{"completed the interrupted commit of run " + run, "recorded run " + run} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %q in: %s", want, stderr)
+		}
+	}
+	if got := readObject(t, st, "out/inc/"+run+"/"+jobs.ManifestName); got != manifest {
+		t.Errorf("the rolled-forward manifest differs")
+	}
+	if _, err := st.Stat(ctx, "out/inc/"+run+"/_hfload-commit.json"); !errors.Is(err, storage.ErrNotExist) {
+		t.Errorf("the commit record is left: %v", err)
+	}
+}
+
+// Issue 20: a store that ignores If-None-Match (a proxy in front of the real gateway strips it) cannot
+// hold a lock: a one-off run and an incremental run into it exit 3 naming the lock object, and leave
+// nothing in the bucket. The same runs straight to the gateway succeed.
+func TestRunToS3WithoutConditionalWrites(t *testing.T) {
+	srv := gw.Need(t)
+	srv.Setenv(t)
+	proxy, err := srv.StartConditionStripper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	dir := t.TempDir()
+	bucket, err := srv.NewBucket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := bucketStore(t, bucket)
+	in := filepath.Join(dir, "a.csv")
+	writeOrdersTo(t, in, 50<<10, 31)
+	oneOff := filepath.Join(dir, "one.yaml")
+	os.WriteFile(oneOff, []byte("input: ["+in+"]\nout: s3://"+bucket+"/one\n"+s3OrdersMapping), 0o644)
+	inc := filepath.Join(dir, "inc.yaml")
+	os.WriteFile(inc, []byte("name: inc\ninput: ["+in+"]\nout: s3://"+bucket+"/jobs\nstate_dir: "+filepath.Join(dir, "state")+"\n"+s3OrdersMapping), 0o644)
+
+	t.Setenv("AWS_ENDPOINT_URL_S3", proxy.Endpoint)
+	for _, c := range []struct{ job, lock string }{{oneOff, "one/.hfload.lock"}, {inc, "jobs/inc/.hfload.lock"}} {
+		code, stdout, stderr := hfload(t, "run", c.job, "--no-progress")
+		if code != 3 || !strings.Contains(stderr, "s3://"+bucket+"/"+c.lock) || !strings.Contains(stderr, "does not honour conditional writes") {
+			t.Fatalf("%s through a store without conditional writes: exit %d: %s", c.job, code, stderr)
+		}
+		if strings.Contains(stdout+stderr, srv.SecretKey) {
+			t.Fatal("a secret was printed")
+		}
+	}
+	if proxy.Stripped() < 4 {
+		t.Fatalf("the proxy stripped %d conditions, want at least 4 (two per run)", proxy.Stripped())
+	}
+	if objs, err := st.List(context.Background(), ""); err != nil || len(objs) != 0 {
+		t.Fatalf("the bucket holds %v (%v)", objs, err)
+	}
+
+	t.Setenv("AWS_ENDPOINT_URL_S3", srv.Endpoint)
+	for _, job := range []string{oneOff, inc} {
+		if code, _, stderr := hfload(t, "run", job, "--no-progress"); code != 0 {
+			t.Fatalf("%s straight to the gateway: exit %d: %s", job, code, stderr)
+		}
+	}
+}
