@@ -72,26 +72,27 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 // LoadTo is Load writing the HFiles to sink (e.g. a BucketStaging's uploads).
 func LoadTo(ctx context.Context, spec *RunSpec, sink engine.Sink) (*LoadResult, error) {
 	es := spec.Spec
+	if es.NameSeed == nil {
+		seed := spec.SettingsSeed
+		es.NameSeed = func() ([]byte, error) { return seed, nil }
+	}
 	var inputs []InputFile
 	if spec.FingerprintInputs {
 		digests := digestInputs(spec.Inputs)
 		defer clearTees(spec.Inputs)
 		waitChecksums := startChecksums(ctx, spec.Inputs, digests)
-		// The run seed (runNameSeed) is not used for names yet: hfload-beam's reducers (engine.WriteRegion)
-		// do not have it, and both drivers must name their files alike (issue 23 item 8 stays open).
-		es.AfterRead = func(ctx context.Context) func() error {
+		// The names need the inputs' checksums before the first file is written: text inputs were
+		// hashed as they were read, Parquet inputs since the read began (startChecksums).
+		es.NameSeed = func() ([]byte, error) {
 			clearTees(spec.Inputs)
-			done := make(chan error, 1)
-			go func() {
-				if err := waitChecksums(); err != nil {
-					done <- err
-					return
-				}
-				var err error
-				inputs, err = fingerprintInputs(ctx, spec.Inputs, digests)
-				done <- err
-			}()
-			return func() error { return <-done }
+			if err := waitChecksums(); err != nil {
+				return nil, err
+			}
+			var err error
+			if inputs, err = fingerprintInputs(ctx, spec.Inputs, digests); err != nil {
+				return nil, err
+			}
+			return NameSeed(spec.SettingsSeed, Checksums(inputs)), nil
 		}
 	}
 	res, err := engine.Load(ctx, &es, sink)

@@ -77,6 +77,7 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	}
 
 	var wf *watermarkFilter
+	var prevWatermark *Watermark
 	if w := job.Incremental.Watermark; w != "" {
 		prev, typ := plan.Watermark, orString(job.Incremental.WatermarkType)
 		if prev != nil && (prev.Column != w || orString(prev.Type) != typ) {
@@ -91,10 +92,12 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 			return res, err
 		}
 		spec.Inputs = wf.wrap(spec.Inputs)
+		prevWatermark = prev
 		if prev != nil {
 			logf("loading rows with %s > %s", w, prev.Value)
 		}
 	}
+	spec.NameSeed = incrementalNameSeed(spec.SettingsSeed, plan.Load, prevWatermark)
 	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
 		w := "no split points given: all output is one region. If the table already has regions, pass " +
 			"--splits (one key per line, e.g. from list_regions); for a new table, --split-sample N computes " +

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -13,12 +12,13 @@ import (
 
 // HFile names (engine.Spec.NameSeed, internal/engine/names.go). Outputs of several runs or workers end
 // up side by side (one bulk-load directory, one bucket prefix), so two different loads must not name
-// their files alike, while an identical rerun must produce the same names (and bytes). The seed is the
-// SHA-256 of the settings that shape the files (RunSpec.SettingsSeed: mapping, HFile options,
-// duplicates policy, split options and the resolved split points, the cell timestamp) and of the content of every input: the SHA-256 the manifest records, taken from the bytes
-// the load read (text inputs) or computed while they are read (Parquet; the pass the manifest needed
-// anyway, moved earlier). Standard input has no checksum; its runs are told apart by settings and
-// timestamp only.
+// their files alike, while an identical rerun must produce the same names (and bytes). The seed
+// (NameSeed) is the SHA-256 of the settings that shape the files (RunSpec.SettingsSeed: mapping, HFile
+// options, duplicates policy, split options and the resolved split points, the cell timestamp) and of
+// the content of every input: the SHA-256 the manifest records, taken from the bytes the load read
+// (text inputs) or computed while they are read (Parquet: the pass the manifest needs anyway, started
+// with the read). Standard input has no checksum; its runs are told apart by settings and timestamp
+// only. An incremental run (state_dir) adds the previous watermark, which filters what it loads.
 
 // nameSeedExclude are job keys that do not change the files' content: where things go, how the run
 // behaves, how inputs are found (their content counts, not their paths).
@@ -81,21 +81,42 @@ func startChecksums(ctx context.Context, inputs []pipeline.Input, digests []*inp
 	}
 }
 
-// runNameSeed folds the inputs' checksums (where known) into the spec's seed.
-func runNameSeed(spec *RunSpec, digests []*inputDigest) []byte {
+// NameSeed is a run's HFile name seed (engine.Spec.NameSeed): the SHA-256 of the settings seed
+// (RunSpec.SettingsSeed) and of every input's content checksum, in input order, in the one form the
+// manifest records ("sha256:<hex>", InputFile.Checksum; "" for standard input, which has none). Every
+// driver computes it from the same two: `hfload run` (local or bucket output) from the fingerprints it
+// takes while reading, hfload-beam's reducers from those its map tasks report, so both name the same
+// output alike.
+func NameSeed(settings []byte, checksums []string) []byte {
 	h := sha256.New()
-	h.Write(spec.SettingsSeed)
-	for i, in := range spec.Inputs {
-		switch d := digestAt(digests, i); {
-		case d == nil:
-			fmt.Fprintf(h, "\x00%d:-", in.Index)
-		case d.sum != "":
-			fmt.Fprintf(h, "\x00%s", d.sum)
-		default:
-			fmt.Fprintf(h, "\x00sha256:%s", hex.EncodeToString(d.h.Sum(nil))) // as d.sum: same content, same seed
+	h.Write(settings)
+	for _, c := range checksums {
+		if c == "" {
+			c = "-"
 		}
+		fmt.Fprintf(h, "\x00%s", c)
 	}
 	return h.Sum(nil)
+}
+
+// Checksums are the inputs' checksums (NameSeed's second argument).
+func Checksums(inputs []InputFile) []string {
+	out := make([]string, len(inputs))
+	for i, in := range inputs {
+		out[i] = in.Checksum
+	}
+	return out
+}
+
+// incrementalNameSeed is the name seed of an incremental run: it loads the planned inputs (fingerprinted
+// with checksums before the read), filtered by the previous watermark prev (nil: none).
+func incrementalNameSeed(settings []byte, load []InputFile, prev *Watermark) func() ([]byte, error) {
+	sums := Checksums(load)
+	if prev != nil {
+		sums = append(sums, fmt.Sprintf("watermark:%s:%s>%s", prev.Column, prev.Type, prev.Value))
+	}
+	seed := NameSeed(settings, sums)
+	return func() ([]byte, error) { return seed, nil }
 }
 
 func digestAt(digests []*inputDigest, i int) *inputDigest {

@@ -16,9 +16,10 @@ func init() {
 	register.DoFn2x2[context.Context, int, []byte, error](&sampleFn{})
 	register.Combiner1[[]byte](&mergeFn{})
 	register.DoFn2x2[context.Context, []byte, []byte, error](&splitsFn{})
-	register.DoFn4x1[context.Context, int, []byte, func(int, string), error](&mapFn{})
+	register.DoFn5x1[context.Context, int, []byte, func(int, string), func(string), error](&mapFn{})
 	register.Emitter2[int, string]()
-	register.DoFn4x1[context.Context, int, func(*string) bool, []byte, error](&reduceFn{})
+	register.Emitter1[string]()
+	register.DoFn5x1[context.Context, int, func(*string) bool, []byte, func(*string) bool, error](&reduceFn{})
 	register.Iter1[string]()
 }
 
@@ -38,9 +39,10 @@ func Build(t *beamtask.Task, spec *jobs.RunSpec) *beam.Pipeline {
 	} else {
 		splits = beam.Create(s, beamtask.EncodeSplits(t.Splits))
 	}
-	refs := beam.ParDo(s.Scope("map"), &mapFn{Task: *t}, units, beam.SideInput{Input: splits})
+	refs, sums := beam.ParDo2(s.Scope("map"), &mapFn{Task: *t}, units, beam.SideInput{Input: splits})
 	grouped := beam.GroupByKey(s, refs)
-	beam.ParDo0(s.Scope("reduce"), &reduceFn{Task: *t}, grouped, beam.SideInput{Input: splits})
+	// The inputs' checksums (beamtask.InputSum) name the HFiles: as a side input, every map is done first.
+	beam.ParDo0(s.Scope("reduce"), &reduceFn{Task: *t}, grouped, beam.SideInput{Input: splits}, beam.SideInput{Input: sums})
 	return p
 }
 
@@ -105,17 +107,20 @@ type mapFn struct {
 
 func (f *mapFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
 
-func (f *mapFn) ProcessElement(ctx context.Context, unit int, splits []byte, emit func(int, string)) error {
+func (f *mapFn) ProcessElement(ctx context.Context, unit int, splits []byte, emit func(int, string), emitSum func(string)) error {
 	sp, err := beamtask.DecodeSplits(splits)
 	if err != nil {
 		return err
 	}
-	refs, err := beamtask.Map(ctx, &f.Task, f.spec, unit, sp)
+	refs, sum, err := beamtask.Map(ctx, &f.Task, f.spec, unit, sp)
 	if err != nil {
 		return err
 	}
 	for _, r := range refs {
 		emit(r.Target, r.Path)
+	}
+	if sum != nil {
+		emitSum(sum.Encode())
 	}
 	return nil
 }
@@ -127,8 +132,21 @@ type reduceFn struct {
 
 func (f *reduceFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
 
-func (f *reduceFn) ProcessElement(ctx context.Context, target int, runs func(*string) bool, splits []byte) error {
+func (f *reduceFn) ProcessElement(ctx context.Context, target int, runs func(*string) bool, splits []byte, sums func(*string) bool) error {
 	sp, err := beamtask.DecodeSplits(splits)
+	if err != nil {
+		return err
+	}
+	var all []beamtask.InputSum
+	var enc string
+	for sums(&enc) {
+		s, err := beamtask.DecodeInputSum(enc)
+		if err != nil {
+			return err
+		}
+		all = append(all, s)
+	}
+	seed, err := f.Task.NameSeed(all)
 	if err != nil {
 		return err
 	}
@@ -143,5 +161,5 @@ func (f *reduceFn) ProcessElement(ctx context.Context, target int, runs func(*st
 		}
 	}
 	sort.Strings(paths)
-	return beamtask.Reduce(ctx, &f.Task, f.spec, sp, target, paths)
+	return beamtask.Reduce(ctx, &f.Task, f.spec, sp, target, paths, seed)
 }

@@ -2,6 +2,7 @@ package beamtask
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,9 +76,11 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*jobs.LoadResult
 	if max := spec.Pipeline.MaxRejects; max >= 0 && res.Counts.RowsRejected > max {
 		return res, st, fmt.Errorf("%w: %d rows rejected, more than the %d allowed", pipeline.ErrRejectLimit, res.Counts.RowsRejected, max)
 	}
-	if spec.FingerprintInputs && len(res.Inputs) != len(spec.Inputs) {
+	if len(res.Inputs) != len(spec.Inputs) {
 		return nil, nil, fmt.Errorf("beam: %d input fingerprints for %d inputs", len(res.Inputs), len(spec.Inputs))
 	}
+	// Every reducer must have named its files with the seed `hfload run` would use for these inputs.
+	seed := hex.EncodeToString(jobs.NameSeed(spec.SettingsSeed, jobs.Checksums(res.Inputs)))
 	for target := 0; target < (len(splits)+1)*nf; target++ {
 		if mapped[target] == 0 {
 			continue
@@ -86,6 +89,10 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*jobs.LoadResult
 		var sum reduceSummary
 		if err := readJSON(t.reduceSummary(target), &sum); err != nil {
 			return nil, nil, fmt.Errorf("beam: region %d family %d has no reduce summary: %w", target/nf, target%nf, err)
+		}
+		if sum.NameSeed != seed {
+			return nil, nil, fmt.Errorf("beam: region %d family %d: files named with seed %s, the inputs' checksums give %s",
+				target/nf, target%nf, sum.NameSeed, seed)
 		}
 		if sum.Records != mapped[target] {
 			return nil, nil, fmt.Errorf("beam: region %d family %d: reduce read %d records, the maps wrote %d",

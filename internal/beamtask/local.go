@@ -11,7 +11,7 @@ import (
 )
 
 // RunLocal runs every task of t in this process, one after the other, as the Beam pipeline runs them
-// on workers: sample and merge (split_sample), map, group run files by target, reduce. It is the
+// on workers: sample and merge (split_sample), map, group run files by target, name seed, reduce. It is the
 // reference the Beam pipeline is tested against and a driver without Beam. Collect follows.
 func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 	splitsEnc := EncodeSplits(t.splits())
@@ -36,10 +36,14 @@ func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 		return err
 	}
 	byTarget := map[int][]string{}
+	var sums []InputSum
 	for u := range t.Units {
-		refs, err := Map(ctx, t, spec, u, splits)
+		refs, sum, err := Map(ctx, t, spec, u, splits)
 		if err != nil {
 			return err
+		}
+		if sum != nil {
+			sums = append(sums, *sum)
 		}
 		for _, r := range refs {
 			byTarget[r.Target] = append(byTarget[r.Target], r.Path)
@@ -50,8 +54,12 @@ func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 		targets = append(targets, k)
 	}
 	sort.Ints(targets)
+	seed, err := t.NameSeed(sums)
+	if err != nil {
+		return err
+	}
 	for _, target := range targets {
-		if err := Reduce(ctx, t, spec, splits, target, byTarget[target]); err != nil {
+		if err := Reduce(ctx, t, spec, splits, target, byTarget[target], seed); err != nil {
 			return err
 		}
 	}

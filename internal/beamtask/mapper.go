@@ -36,15 +36,16 @@ type unitSummary struct {
 // Map reads one unit, maps its rows with the job's mapping, routes every record to its region by
 // splits and writes one run file per (region, family) it has records for; rejects go to the unit's
 // rejects file, in input order. The unit's reject limit is the job's (the launcher checks the total).
-// It returns the run files, in target order.
-func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits partition.Splits) ([]RunRef, error) {
+// It returns the run files, in target order, and, for the unit that owns its input, the input's
+// checksum (nil for the others).
+func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits partition.Splits) ([]RunRef, *InputSum, error) {
 	if unit < 0 || unit >= len(t.Units) {
-		return nil, fmt.Errorf("beam: no unit %d", unit)
+		return nil, nil, fmt.Errorf("beam: no unit %d", unit)
 	}
 	u := t.Units[unit]
 	in, err := u.input(spec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	attempt := attemptID()
 	nf := len(spec.Mapping.Families())
@@ -105,11 +106,11 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 
 	rejTmp := t.unitRejects(unit) + "." + attempt + ".tmp"
 	if err := os.MkdirAll(t.Work+"/units", 0o755); err != nil {
-		return nil, fmt.Errorf("beam: %w", err)
+		return nil, nil, fmt.Errorf("beam: %w", err)
 	}
 	rf, err := os.Create(rejTmp)
 	if err != nil {
-		return nil, fmt.Errorf("beam: rejects: %w", err)
+		return nil, nil, fmt.Errorf("beam: rejects: %w", err)
 	}
 	defer os.Remove(rejTmp)
 	rbw := bufio.NewWriter(rf)
@@ -123,12 +124,12 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		err = cerr
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sum := unitSummary{Unit: unit, Counts: counts, Rejects: counts.RowsRejected > 0}
 	if sum.Rejects {
 		if err := os.Rename(rejTmp, t.unitRejects(unit)); err != nil {
-			return nil, fmt.Errorf("beam: rejects: %w", err)
+			return nil, nil, fmt.Errorf("beam: rejects: %w", err)
 		}
 	}
 	for target, w := range writers {
@@ -138,25 +139,27 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		err := w.commit()
 		w.f = nil
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sum.Runs = append(sum.Runs, RunRef{Target: target, Path: w.path, Records: w.n, Bytes: w.bytes})
 	}
+	var is *InputSum
 	if u.Owner {
 		fp, err := jobs.Fingerprint(ctx, in.Path, true)
 		if err != nil {
-			return nil, fmt.Errorf("%w: fingerprint %s: %w", jobs.ErrIO, in.Path, err)
+			return nil, nil, fmt.Errorf("%w: fingerprint %s: %w", jobs.ErrIO, in.Path, err)
 		}
 		sum.Input = &fp
+		is = &InputSum{Input: u.Input, Checksum: fp.Checksum}
 	}
 	b, err := json.Marshal(sum)
 	if err != nil {
-		return nil, fmt.Errorf("beam: %w", err)
+		return nil, nil, fmt.Errorf("beam: %w", err)
 	}
 	if err := writeFileAtomic(t.unitSummary(unit), b); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sum.Runs, nil
+	return sum.Runs, is, nil
 }
 
 // attemptID names the temporary files of one attempt of a task, so that two attempts of the same task

@@ -2,6 +2,7 @@ package beamtask
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,14 +25,15 @@ type reduceSummary struct {
 	SpillBytes  int64             `json:"spill_bytes"`
 	MergePasses int64             `json:"merge_passes"`
 	PeakMemory  int64             `json:"peak_memory"`
+	NameSeed    string            `json:"name_seed"` // hex: the seed the files were named with
 }
 
 // Reduce sorts every record of the given run files (all of one target, i.e. one region and family)
 // within the job's memory budget, spilling to the worker's local disk, applies the duplicates policy or
 // aggregate, and writes the region's HFiles into the staging directory (jobs.WriteRegion): duplicates
-// and aggregates are exact across the whole input. The file names are those of `hfload run`, so a
-// retried task overwrites its own output with the same bytes.
-func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, runs []string) error {
+// and aggregates are exact across the whole input. The file names are those of `hfload run` given the
+// run's name seed (Task.NameSeed), so a retried task overwrites its own output with the same bytes.
+func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, runs []string, seed []byte) error {
 	nf := len(spec.Mapping.Families())
 	region, fam := target/nf, target%nf
 	tmp, err := os.MkdirTemp(t.TmpDir, "hfload-reduce-")
@@ -41,6 +43,7 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 	defer os.RemoveAll(tmp)
 	rs := *spec
 	rs.TempDir = tmp
+	rs.NameSeed = func() ([]byte, error) { return seed, nil }
 	runs = append([]string(nil), runs...)
 	sort.Strings(runs)
 	var records int64
@@ -60,7 +63,7 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 	}
 	sum := reduceSummary{Target: target, Records: records, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
 		Duplicates: lr.Duplicates, DupExamples: lr.DupExamples, Spills: lr.Spills, SpillBytes: lr.SpillBytes,
-		MergePasses: lr.MergePasses, PeakMemory: lr.PeakMemory}
+		MergePasses: lr.MergePasses, PeakMemory: lr.PeakMemory, NameSeed: hex.EncodeToString(seed)}
 	b, err := json.Marshal(sum)
 	if err != nil {
 		return fmt.Errorf("beam: %w", err)

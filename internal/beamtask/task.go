@@ -25,6 +25,9 @@ type Task struct {
 	Work   string // shared directory for run files, summaries and rejects of units
 	TmpDir string // local directory for the reducers' spills ("": the system's)
 	Units  []Unit // the work units, in input order
+	// SettingsSeed is the launcher's jobs.RunSpec.SettingsSeed (a worker, which does not resolve the
+	// split options again, would compute another): with the inputs' checksums, it names the HFiles.
+	SettingsSeed []byte
 }
 
 // NewTask describes a run of job started at started, writing into dir, with shared files under work.
@@ -34,7 +37,7 @@ func NewTask(job *jobs.Job, started time.Time, spec *jobs.RunSpec, dir, work str
 		return nil, fmt.Errorf("beam: encode job: %w", err)
 	}
 	t := &Task{JobYAML: string(b), Started: started.UnixNano(), Verify: string(spec.Verify),
-		Workers: spec.Pipeline.Workers, Dir: dir, Work: work}
+		Workers: spec.Pipeline.Workers, Dir: dir, Work: work, SettingsSeed: spec.SettingsSeed}
 	if spec.SplitSample <= 0 {
 		for _, s := range spec.Splits {
 			t.Splits = append(t.Splits, s)
@@ -61,6 +64,7 @@ func (t *Task) Spec(ctx context.Context) (*jobs.RunSpec, error) {
 		return nil, err
 	}
 	spec.Verify = jobs.VerifyMode(t.Verify)
+	spec.SettingsSeed = t.SettingsSeed
 	spec.Pipeline.Workers = t.Workers
 	if spec.SplitSample <= 0 {
 		spec.Splits = t.splits()

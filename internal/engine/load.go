@@ -62,12 +62,8 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 			return res, err
 		}
 	}
-	var afterRead func() error
-	if spec.AfterRead != nil {
-		afterRead = spec.AfterRead(ctx)
-	}
 
-	// Phase 2: merge each stream and write HFiles (while AfterRead's work goes on).
+	// Phase 2: merge each stream and write HFiles.
 	out := newOutputWriter(spec, sink, families, rt.totalBytes(), pool)
 	out.nameSeed = seed
 	splits := spec.Splits
@@ -86,11 +82,6 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 		err = verr
 	}
 	res.VerifyWait = time.Since(waitStart)
-	if afterRead != nil {
-		if aerr := afterRead(); err == nil {
-			err = aerr
-		}
-	}
 	out.result(res, splits, pool)
 	res.Elapsed = time.Since(start)
 	res.WriteTime = res.Elapsed - res.ReadTime

@@ -22,7 +22,7 @@ const (
 // are splits: it sorts the records feed adds (all of that region and family, in any order: seq orders
 // equal keys) within the spec's memory budget, spilling to spec.TempDir, applies the duplicate policy
 // or the combiner, and writes the region's HFiles to sink with the names, contents and FileResults
-// Load gives them. The result holds Files, Cells, RowsWritten, Duplicates, DupExamples and the sorter
+// Load gives them (the names only if spec.NameSeed returns the seed Load's run got). The result holds Files, Cells, RowsWritten, Duplicates, DupExamples and the sorter
 // figures; duplicates under policy error are counted, not failed on (see DuplicatesErr). It is what a
 // distributed driver's reduce task runs.
 func WriteRegion(ctx context.Context, spec *Spec, sink Sink, splits partition.Splits, region, fam int,
@@ -48,8 +48,15 @@ func WriteRegion(ctx context.Context, spec *Spec, sink Sink, splits partition.Sp
 		return nil, err
 	}
 	res := &Result{Splits: splits, ReadTime: time.Since(start)}
+	var seed []byte
+	if spec.NameSeed != nil {
+		if seed, err = spec.NameSeed(); err != nil {
+			return res, err
+		}
+	}
 	out := newOutputWriter(spec, sink, families, 0, pool)
 	out.progress = nil
+	out.nameSeed = seed
 	if s.Records() > 0 {
 		has := func(t int) bool { return t == region*len(families)+fam }
 		err = out.writeTasks(ctx, len(splits)+1, 1, has, func(ctx context.Context, region, fam int) error {

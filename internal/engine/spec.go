@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -68,13 +67,10 @@ type Spec struct {
 	TempDir string
 	// SourceTask is stored as BULKLOAD_SOURCE_TASK.
 	SourceTask string
-	// AfterRead, when set, is called once every input has been read, before the files are written;
-	// the wait function it returns is called once they are, and its error fails the load. A caller
-	// uses it to work on the inputs (checksum them for a manifest) while the files are written.
-	AfterRead func(ctx context.Context) (wait func() error)
-	// NameSeed, when set, is called once every input has been read (before AfterRead): HFile names
-	// derive from the seed it returns and the file's table, family, region and part (names.go). A caller
-	// passes what makes its run different from another: settings, input checksums.
+	// NameSeed, when set, is called once every input has been read, or by
+	// WriteRegion before it writes: HFile names derive from the seed it returns and the file's table,
+	// family, region and part (names.go). A caller passes what makes its run different from another:
+	// settings, input checksums. A distributed driver's reducers must get the seed Load would.
 	NameSeed func() ([]byte, error)
 	// Progress receives progress events; nil = none. It is called from several goroutines.
 	Progress func(Progress)

@@ -1,0 +1,55 @@
+//go:build linux
+
+package jobs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestKernelAtLeast(t *testing.T) {
+	for _, c := range []struct {
+		release string
+		want    bool
+	}{
+		{"5.8.0", true}, {"5.7.19", false}, {"6.1.0-13-amd64", true}, {"5.10.0-rc1", true},
+		{"4.19.0", false}, {"5.8-rc3", true}, {"10.0", true}, {"x.y", false}, {"5", false}, {"", false},
+	} {
+		if got := kernelAtLeast(c.release, 5, 8); got != c.want {
+			t.Errorf("kernelAtLeast(%q, 5, 8) = %v, want %v", c.release, got, c.want)
+		}
+	}
+}
+
+// A staging dir's syncer holds it open from its creation when syncfs reports errors, syncs what was
+// written under it (one syncfs, or an fsync of every file in the fallback), and fails once the dir is gone.
+func TestStagingSyncer(t *testing.T) {
+	for _, fallback := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "stg")
+		if err := os.MkdirAll(filepath.Join(dir, "f"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		s := openStagingSyncer(dir)
+		if want := syncfsReportsErrors(); (s.dir != nil) != want {
+			t.Fatalf("fallback %v: syncer holds the dir open: %v, want %v", fallback, s.dir != nil, want)
+		}
+		if fallback {
+			s.close()
+		}
+		if err := os.WriteFile(filepath.Join(dir, "f", "a"), []byte("cells"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.sync(dir); err != nil {
+			t.Fatalf("fallback %v: sync: %v", fallback, err)
+		}
+		if fallback {
+			os.RemoveAll(dir)
+			if err := s.sync(dir); err == nil {
+				t.Fatal("fsync of every file of a removed dir succeeded")
+			}
+		}
+		s.close()
+		s.close() // idempotent
+	}
+}
