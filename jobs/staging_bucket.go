@@ -174,6 +174,17 @@ func (b *BucketStaging) Sink() engine.Sink { return bucketSink{b} }
 
 type bucketSink struct{ b *BucketStaging }
 
+// FileMemory is what one file being uploaded holds in part buffers (engine.BufferingSink): the engine
+// reserves it from --memory for every file it writes at once.
+func (s bucketSink) FileMemory() int64 {
+	if ub, ok := s.b.st.(storage.UploadBuffering); ok {
+		return ub.UploadMemory()
+	}
+	return 0
+}
+
+var _ engine.BufferingSink = bucketSink{}
+
 func (s bucketSink) Create(ctx context.Context, family, name string, o engine.FileOptions) (engine.File, error) {
 	key := s.b.key(path.Join(family, name))
 	up, err := s.b.st.Create(ctx, key)

@@ -251,6 +251,9 @@ func (p *Pool) Dir() string { return p.dir }
 // Budget returns the pool's memory budget in bytes.
 func (p *Pool) Budget() int64 { return p.budget }
 
+// Reservable is the largest request Reserve accepts: the budget less the fixed I/O reserve.
+func (p *Pool) Reservable() int64 { return p.budget - p.reserveIO }
+
 // ChunkSize returns the target raw size of a run chunk.
 func (p *Pool) ChunkSize() int { return p.chunkSize }
 

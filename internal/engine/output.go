@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -67,7 +68,20 @@ func (o *outputWriter) writeTasks(ctx context.Context, regions, workers int, has
 	o.bufSize = 1 << 20
 	if o.pool != nil {
 		o.bufSize = outputBufferSize(o.pool.Budget(), workers)
-		n := int64(workers) * directio.WriterMemory(o.bufSize)
+		perFile := directio.WriterMemory(o.bufSize)
+		if bs, ok := o.sink.(BufferingSink); ok {
+			// The sink's files buffer their bytes themselves (upload parts); they fit in a quarter of
+			// the budget, as the write buffers above do, with fewer files at once if need be.
+			perFile = bs.FileMemory()
+			if fit := o.pool.Budget() / 4 / max(perFile, 1); int64(workers) > fit {
+				workers = int(max(fit, 1))
+			}
+			if perFile > o.pool.Reservable() {
+				return fmt.Errorf("output buffers: one file being uploaded holds %s of part buffers, more than the sort budget of --memory %s allows; raise --memory",
+					mib(perFile), mib(cmp.Or(max(o.spec.Memory, 0), DefaultMemory)))
+			}
+		}
+		n := int64(workers) * perFile
 		if err := o.pool.Reserve(ctx, n); err != nil {
 			return fmt.Errorf("output buffers: %w", err)
 		}
@@ -220,3 +234,6 @@ func (o *outputWriter) sortFiles() {
 		return famIndex[o.files[i].Family] < famIndex[o.files[j].Family]
 	})
 }
+
+// mib formats n bytes as MiB for messages.
+func mib(n int64) string { return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20) }

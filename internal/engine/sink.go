@@ -17,6 +17,15 @@ type Sink interface {
 	Create(ctx context.Context, family, name string, o FileOptions) (File, error)
 }
 
+// BufferingSink is a Sink whose files hold buffers of their own instead of the engine's write buffer
+// (an object store's upload parts: filled while earlier parts are sent). FileMemory is the most one
+// open file holds; the engine reserves it from Spec.Memory for every file written at once, and writes
+// fewer files at once when their buffers would take more than a quarter of the budget.
+type BufferingSink interface {
+	Sink
+	FileMemory() int64
+}
+
 // FileOptions are what the engine tells a Sink about a file it creates.
 type FileOptions struct {
 	// BufferSize is the write buffer the engine has budgeted for the file, in bytes (reserved from

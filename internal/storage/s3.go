@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -56,9 +57,20 @@ func (o S3Options) withDefaults() S3Options {
 
 // S3 is a Store over one S3 bucket.
 type S3 struct {
-	client *s3.Client
-	bucket string
-	opts   S3Options
+	client   *s3.Client
+	bucket   string
+	opts     S3Options
+	partBufs sync.Pool // *[]byte of cap PartSize: part buffers that finished uploads gave back
+}
+
+// UploadMemory is the most memory one upload holds while it is written: PartsInFlight+1 part buffers
+// (one filling, the others being sent). A writer accounts it per file it has open.
+func (s *S3) UploadMemory() int64 { return int64(s.opts.PartsInFlight+1) * s.opts.PartSize }
+
+// UploadBuffering is a Store whose uploads hold part buffers (S3): UploadMemory is the most one
+// upload holds.
+type UploadBuffering interface {
+	UploadMemory() int64
 }
 
 // NewS3 returns a Store for bucket with credentials, region and endpoint from the AWS SDK's standard

@@ -88,6 +88,9 @@ func (u *s3Upload) buffer() ([]byte, error) {
 	}
 	if u.allocated < cap(u.free) {
 		u.allocated++
+		if b, ok := u.s.partBufs.Get().(*[]byte); ok {
+			return (*b)[:0], nil
+		}
 		return make([]byte, 0, u.s.opts.PartSize), nil
 	}
 	select {
@@ -131,7 +134,7 @@ func (u *s3Upload) Finish(ctx context.Context) (Pending, error) {
 		u.buf = nil
 	}
 	u.wg.Wait()
-	u.free = nil
+	u.recycle()
 	if err := u.failed(); err != nil {
 		return Pending{}, err
 	}
@@ -148,6 +151,21 @@ func (u *s3Upload) Abort(ctx context.Context) error {
 	}
 	u.state = 2
 	u.wg.Wait()
-	u.buf, u.free = nil, nil
+	u.buf = nil
+	u.recycle()
 	return u.s.Abort(ctx, u.p)
+}
+
+// recycle gives the upload's part buffers (all returned: no part is in flight) to the store for the
+// next upload.
+func (u *s3Upload) recycle() {
+	for {
+		select {
+		case b := <-u.free:
+			u.s.partBufs.Put(&b)
+		default:
+			u.free = nil
+			return
+		}
+	}
 }
