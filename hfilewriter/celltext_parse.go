@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -138,10 +139,13 @@ func parseCellChunk(data []byte, labels map[string]int, cells []Cell, lineOf []i
 }
 
 // cellParser parses cell text lines in place; its scratch buffer keeps the text of an escaped column
-// for an error message.
+// for an error message. With copyOut, it leaves the line alone and decodes escaped fields into arena
+// instead (WriteSortedCellText: the text must stay as it was for ParseCellText).
 type cellParser struct {
 	fields  [6][]byte
 	scratch []byte
+	copyOut bool
+	arena   []byte
 }
 
 // parse is kv.ParseCellLineLabels on a line it may overwrite: same checks, same order, same errors.
@@ -169,7 +173,7 @@ func (p *cellParser) parse(line []byte, labels map[string]int, out *Cell) error 
 	c := out
 	*c = Cell{}
 	var err error
-	if c.Row, err = unescapeInPlace(f[0]); err != nil {
+	if c.Row, err = p.unescape(f[0]); err != nil {
 		return fmt.Errorf("row: %w", err)
 	}
 	colText := f[1]
@@ -177,7 +181,7 @@ func (p *cellParser) parse(line []byte, labels map[string]int, out *Cell) error 
 		p.scratch = append(p.scratch[:0], colText...)
 		colText = p.scratch
 	}
-	col, err := unescapeInPlace(f[1])
+	col, err := p.unescape(f[1])
 	if err != nil {
 		return fmt.Errorf("column: %w", err)
 	}
@@ -198,7 +202,7 @@ func (p *cellParser) parse(line []byte, labels map[string]int, out *Cell) error 
 	if c.Type, err = parseType(f[3]); err != nil {
 		return err
 	}
-	if c.Value, err = unescapeInPlace(f[4]); err != nil {
+	if c.Value, err = p.unescape(f[4]); err != nil {
 		return fmt.Errorf("value: %w", err)
 	}
 	if nf == 6 {
@@ -217,6 +221,40 @@ func (p *cellParser) parse(line []byte, labels map[string]int, out *Cell) error 
 	}
 	return nil
 }
+
+// unescape decodes a field's escapes in place or, with copyOut, into the arena.
+func (p *cellParser) unescape(b []byte) ([]byte, error) {
+	if !p.copyOut {
+		return unescapeInPlace(b)
+	}
+	i := bytes.IndexByte(b, '\\')
+	if i < 0 {
+		return b[:len(b):len(b)], nil
+	}
+	start := len(p.arena)
+	p.arena = append(p.arena, b[:i]...)
+	for r := i; r < len(b); r++ {
+		c := b[r]
+		if c == '\\' && r+1 < len(b) && b[r+1] == 'x' {
+			if r+3 >= len(b) {
+				return nil, errBadEscape
+			}
+			hi, ok1 := kv.Unhex(b[r+2])
+			lo, ok2 := kv.Unhex(b[r+3])
+			if !ok1 || !ok2 {
+				return nil, errBadEscape
+			}
+			c = hi<<4 | lo
+			r += 3
+		}
+		p.arena = append(p.arena, c)
+	}
+	return p.arena[start:len(p.arena):len(p.arena)], nil
+}
+
+// errBadEscape is unescape's error with copyOut, which only WriteSortedCellText sees: it then leaves the
+// text to ParseCellText, whose error names the escape.
+var errBadEscape = errors.New("bad \\x escape")
 
 // unescapeInPlace is kv.FromStringBinary decoding into b itself (the decoded bytes are never longer
 // than their text); on an error b is left as it was and the error is FromStringBinary's.
@@ -318,16 +356,16 @@ func parallelSort(s []sortEntry, cmp func(x, y sortEntry) int) []sortEntry {
 	for p := range bounds {
 		bounds[p] = len(s) * p / parts
 	}
+	buf := make([]sortEntry, len(s))
 	var wg sync.WaitGroup
 	for p := 0; p < parts; p++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			slices.SortFunc(s[bounds[p]:bounds[p+1]], cmp)
+			radixSortEntries(s[bounds[p]:bounds[p+1]], buf[bounds[p]:bounds[p+1]], cmp)
 		}()
 	}
 	wg.Wait()
-	buf := make([]sortEntry, len(s))
 	for len(bounds) > 2 {
 		var next []int
 		for p := 0; p+1 < len(bounds); p += 2 {

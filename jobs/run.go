@@ -80,7 +80,10 @@ func LoadTo(ctx context.Context, spec *RunSpec, sink engine.Sink) (*LoadResult, 
 	if spec.FingerprintInputs {
 		digests := digestInputs(spec.Inputs)
 		defer clearTees(spec.Inputs)
-		waitChecksums := startChecksums(ctx, spec.Inputs, digests)
+		// A load that fails while reading never asks for the names: its checksumming stops with it.
+		sumCtx, stopSums := context.WithCancel(ctx)
+		defer stopSums()
+		waitChecksums := startChecksums(sumCtx, spec.Inputs, digests)
 		// The names need the inputs' checksums before the first file is written: text inputs were
 		// hashed as they were read, Parquet inputs since the read began (startChecksums).
 		es.NameSeed = func() ([]byte, error) {

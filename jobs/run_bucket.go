@@ -13,7 +13,8 @@ import (
 // in local scratch (tmp_dir, else the system temp dir), and the commit completes the uploads with the
 // manifest last.
 func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteResult, runID string, started time.Time,
-	now func() time.Time, logf func(string, ...any)) (*ExecuteResult, error) {
+	now func() time.Time, logf func(string, ...any),
+	loadBucket func(context.Context, *RunSpec, *BucketStaging, string) (*LoadResult, error)) (*ExecuteResult, error) {
 	if err := checkBucketVerify(spec); err != nil {
 		return res, err
 	}
@@ -28,6 +29,7 @@ func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteR
 	if err != nil {
 		return res, err
 	}
+	out.loadBucket = loadBucket
 	committed := false
 	defer func() {
 		if !committed {

@@ -18,11 +18,7 @@ const (
 // WriteRegion is engine.WriteRegion with the HFiles written into dir/<family>/ (engine.DirSink).
 func WriteRegion(ctx context.Context, spec *RunSpec, dir string, splits partition.Splits, region, fam int,
 	feed func(add func(rec []byte, seq uint64) error) error) (*LoadResult, error) {
-	res, err := engine.WriteRegion(ctx, &spec.Spec, engine.DirSink{Dir: dir}, splits, region, fam, feed)
-	if res == nil {
-		return nil, err
-	}
-	return &LoadResult{Result: *res}, err
+	return WriteRegionTo(ctx, spec, engine.DirSink{Dir: dir}, splits, region, fam, feed)
 }
 
 // DuplicatesErr is engine.DuplicatesErr: the error Load returns for duplicates under policy error.

@@ -33,6 +33,9 @@ type ExecuteOptions struct {
 	// LoadResult Load would return): a distributed driver (cmd/hfload-beam) runs the load elsewhere and
 	// keeps Execute's staging, manifest and commit. Nil: Load.
 	Load func(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error)
+	// LoadBucket is Load for an output in a bucket: the HFiles are uploads to out's keys, finished but
+	// not completed, handed to out.Adopt; work is local scratch (rejects). Nil: the engine, uploading.
+	LoadBucket func(ctx context.Context, spec *RunSpec, out *BucketStaging, work string) (*LoadResult, error)
 }
 
 // ExecuteResult is what a run did.
@@ -91,7 +94,7 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 
 	runID := newRunID(started)
 	if storage.IsRemote(job.Out) {
-		return executeToBucket(ctx, job, spec, res, runID, started, now, logf)
+		return executeToBucket(ctx, job, spec, res, runID, started, now, logf, eo.LoadBucket)
 	}
 	stg, err := NewStaging(job.Out, runID)
 	if err != nil {

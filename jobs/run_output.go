@@ -46,6 +46,8 @@ type bucketRun struct {
 	*BucketStaging
 	work       string
 	ownRejects bool // the job's rejects key names a local file: no _rejects.jsonl in the bucket
+	// loadBucket, when not nil, replaces the engine (ExecuteOptions.LoadBucket: a distributed driver).
+	loadBucket func(context.Context, *RunSpec, *BucketStaging, string) (*LoadResult, error)
 }
 
 func newBucketRun(stg *BucketStaging, job *Job) (*bucketRun, error) {
@@ -65,6 +67,12 @@ func (b *bucketRun) Final() string { return b.URL() }
 
 func (b *bucketRun) load(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteResult,
 	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
+	if b.loadBucket != nil {
+		load = func(ctx context.Context, spec *RunSpec, work string) (*LoadResult, error) {
+			return b.loadBucket(ctx, spec, b.BucketStaging, work)
+		}
+		return loadInto(ctx, job, spec, b.work, b.Sink(), b.URL(), res, load, logf)
+	}
 	if load != nil {
 		return nil, fmt.Errorf("%w: this driver cannot write into a bucket (%s) yet: write to a local directory", ErrConfig, b.URL())
 	}

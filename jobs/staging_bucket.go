@@ -125,8 +125,8 @@ func (b *BucketStaging) HadoopURL() string { return "s3a://" + strings.TrimPrefi
 // Recovered says what the preparation found from a killed run and did about it.
 func (b *BucketStaging) Recovered() []string { return b.recovered }
 
-// recover rolls forward a commit a killed run left, and aborts the incomplete uploads of killed runs
-// (the lock says no live run owns them).
+// recover rolls forward a commit a killed run left, aborts the incomplete uploads of killed runs and
+// removes the work files of killed distributed runs (the lock says no live run owns them).
 func (b *BucketStaging) recover(ctx context.Context) error {
 	rec, err := b.readCommit(ctx)
 	if err != nil {
@@ -150,7 +150,7 @@ func (b *BucketStaging) recover(ctx context.Context) error {
 	if len(ups) > 0 {
 		b.recovered = append(b.recovered, fmt.Sprintf("aborted %d incomplete uploads of a killed run", len(ups)))
 	}
-	return nil
+	return b.removeKilledWork(ctx) // a distributed run's shared files (run_distributed_bucket.go)
 }
 
 func (b *BucketStaging) readCommit(ctx context.Context) (*bucketCommit, error) {

@@ -51,15 +51,19 @@ load() { # name, input, out, extra flags...
 }
 sums() { (cd "$1" && find . -path ./_manifest.json -prune -o -type f -not -name '_*' -print0 | sort -z | xargs -0 sha256sum); }
 
-printf "\n| round | local wall | local CPU | s3 wall | s3 CPU | s3 / local wall | s3 peak RSS MiB |\n|---|---|---|---|---|---|---|\n"
+gwcpu() { awk '{printf "%.2f", ($14+$15)/100}' "/proc/$gwpid/stat"; } # the gateway's CPU seconds so far (Linux)
+
+printf "\n| round | local wall | local CPU | s3 wall | s3 CPU | gateway CPU | s3 / local wall | s3 peak RSS MiB |\n|---|---|---|---|---|---|---|---|\n"
 ratios=()
 for r in $(seq "$rounds"); do
   rm -rf "$work/local" "$work/gw/bench/out"
   read -r lw lc _ < <(load local "$work/orders.csv" "$work/local")
+  g0=$(gwcpu)
   read -r sw sc sr < <(load s3 "s3://bench/orders.csv" "s3://bench/out" --tmp-dir "$work/tmp")
+  gc=$(awk -v a="$(gwcpu)" -v b="$g0" 'BEGIN{printf "%.2f", a-b}')
   q=$(awk -v a="$sw" -v b="$lw" 'BEGIN{printf "%.2f", a/b}')
   ratios+=("$q")
-  printf "| %d | %.2f s | %.2f s | %.2f s | %.2f s | %sx | %.0f |\n" "$r" "$lw" "$lc" "$sw" "$sc" "$q" "$(echo "$sr/1024" | bc -l)"
+  printf "| %d | %.2f s | %.2f s | %.2f s | %.2f s | %.2f s | %sx | %.0f |\n" "$r" "$lw" "$lc" "$sw" "$sc" "$gc" "$q" "$(echo "$sr/1024" | bc -l)"
   if [ "$r" = 1 ]; then
     if [ "$(sums "$work/local")" != "$(sums "$work/gw/bench/out")" ]; then echo "HFILES DIFFER between local and s3" >&2; exit 1; fi
     echo "# round 1: the HFiles in the bucket are byte-identical to the local ones ($(sums "$work/local" | wc -l) files)" >&2

@@ -28,7 +28,6 @@ import (
 	"github.com/hfload/hfload/internal/beamrun"
 	"github.com/hfload/hfload/internal/beamtask"
 	"github.com/hfload/hfload/internal/cli"
-	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 )
 
@@ -49,8 +48,9 @@ func main() {
 
 const usage = `usage: hfload-beam [JOB.yaml] [hfload run flags] [--runner NAME] [Beam pipeline options]
 
-Runs the job as a Beam pipeline: inputs, --out and the staging area must be on storage every worker
-reads and writes at the same paths. Runners: prism (default; in process unless --endpoint is given),
+Runs the job as a Beam pipeline: inputs and --out must be on storage every worker reads and writes
+at the same paths (a shared file system, or s3:// with the S3 endpoint and credentials in every
+worker's environment). Runners: prism (default; in process unless --endpoint is given),
 universal (any portable job server: --endpoint host:port), flink, spark, dataflow (built with
 -tags dataflow). Beam options such as --endpoint, --environment_type, --environment_config,
 --job_name are passed to Beam.
@@ -99,9 +99,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if storage.IsRemote(job.Out) {
-		return fail(stderr, fmt.Errorf("%w: --out %s: hfload-beam writes to a shared file system path, not to a bucket, yet (inputs may be s3://)", jobs.ErrConfig, job.Out))
-	}
 	if job.StateDir != "" {
 		return fail(stderr, fmt.Errorf("%w: state_dir (incremental runs) is not supported by hfload-beam yet: use hfload run", jobs.ErrConfig))
 	}
@@ -115,10 +112,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	started := time.Now()
 	var stats *beamtask.Stats
 	res, err := jobs.Execute(ctx, job, jobs.ExecuteOptions{
-		Verify: mode,
-		Now:    func() time.Time { return started },
-		Log:    func(s string) { fmt.Fprintln(stderr, s) },
-		Load:   beamtask.Loader(job, started, beamrun.Runner(*runner), func(s *beamtask.Stats) { stats = s }),
+		Verify:     mode,
+		Now:        func() time.Time { return started },
+		Log:        func(s string) { fmt.Fprintln(stderr, s) },
+		Load:       beamtask.Loader(job, started, beamrun.Runner(*runner), func(s *beamtask.Stats) { stats = s }),
+		LoadBucket: beamtask.BucketLoader(job, started, beamrun.Runner(*runner), func(s *beamtask.Stats) { stats = s }),
 	})
 	if res != nil {
 		if job.JSON {

@@ -71,8 +71,7 @@ comma-separated list, serialized in the order given:
 			if err != nil {
 				return err
 			}
-			// The whole list in memory at once (a file in one read of its size): ParseCellText parses
-			// it in place, in parallel, and skips the sort for sorted input.
+			// The whole list in memory at once (a file in one read of its size).
 			var data []byte
 			if args[0] == "-" {
 				data, err = io.ReadAll(cmd.InOrStdin())
@@ -82,29 +81,9 @@ comma-separated list, serialized in the order given:
 			if err != nil {
 				return err
 			}
-			cells, err := hfilewriter.ParseCellText(data, labels)
-			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
-			if version != 3 || noTags {
-				for i := range cells {
-					if len(cells[i].Tags) > 0 {
-						return fmt.Errorf("%s: cell %s has tags, but HFile v2 (and --no-tags) cannot store tags: use --format-version 3",
-							args[0], cells[i].String())
-					}
-				}
-			}
-			out, err := os.Create(args[1])
+			st, err := writeCellText(args[0], args[1], data, labels, opts, version != 3 || noTags)
 			if err != nil {
 				return err
-			}
-			st, err := hfilewriter.WriteCells(out, cells, opts)
-			if cerr := out.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(args[1])
-				return fmt.Errorf("%s: %w", args[1], err)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d cells, %d bytes\n", args[1], st.Entries, st.BytesWritten)
 			return nil

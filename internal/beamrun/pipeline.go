@@ -97,7 +97,7 @@ type splitsFn struct {
 func (f *splitsFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
 
 func (f *splitsFn) ProcessElement(ctx context.Context, merged []byte) ([]byte, error) {
-	return beamtask.SplitsFromSample(&f.Task, f.spec, merged)
+	return beamtask.SplitsFromSample(ctx, &f.Task, f.spec, merged)
 }
 
 type mapFn struct {

@@ -1,7 +1,6 @@
 package beamrun_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,10 +11,11 @@ import (
 	"github.com/hfload/hfload/jobs"
 )
 
-// TestPrismS3Inputs reads the inputs from the local S3 server (a private Versity gateway) through the
-// pipeline: every unit's map task reads its object from the bucket. The output is local (hfload-beam
-// does not write to buckets yet) and byte-identical to `hfload run` of the same objects.
-func TestPrismS3Inputs(t *testing.T) {
+// TestPrismS3 runs the pipeline with its inputs and its output in the local S3 server (a private
+// Versity gateway): every unit's map task reads its object from the bucket, run files and summaries
+// are shared under the output's work prefix, reducers upload the HFiles and the launcher commits. The
+// objects are those `hfload run --out s3://…` leaves, byte for byte.
+func TestPrismS3(t *testing.T) {
 	srv := gw.Need(t)
 	srv.Setenv(t)
 	bucket, err := srv.NewBucket()
@@ -32,12 +32,12 @@ func TestPrismS3Inputs(t *testing.T) {
 				// A posix-backed bucket is a directory: the objects are written straight into it.
 				var urls []string
 				for _, p := range local(t, dir) {
-					key := c.Name + "/" + filepath.Base(p)
+					key := "in/" + c.Name + "/" + filepath.Base(p)
 					b, err := os.ReadFile(p)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := os.MkdirAll(filepath.Join(srv.Dir, bucket, c.Name), 0o755); err != nil {
+					if err := os.MkdirAll(filepath.Join(srv.Dir, bucket, "in", c.Name), 0o755); err != nil {
 						t.Fatal(err)
 					}
 					if err := os.WriteFile(filepath.Join(srv.Dir, bucket, key), b, 0o644); err != nil {
@@ -48,10 +48,10 @@ func TestPrismS3Inputs(t *testing.T) {
 				return urls
 			}
 			var st *beamtask.Stats
-			beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
-				return beamtask.Loader(job, beamtest.Started, beamrun.Runner("prism"), func(s *beamtask.Stats) { st = s })
+			beamtest.CompareBucket(t, c, bucket, func(job *jobs.Job) beamtest.BucketLoad {
+				return beamtask.BucketLoader(job, beamtest.Started, beamrun.Runner("prism"), func(s *beamtask.Stats) { st = s })
 			})
-			if st == nil || st.InputBytes == 0 {
+			if st == nil || st.InputBytes == 0 || st.HFileBytes == 0 {
 				t.Fatalf("stats %+v", st)
 			}
 		})

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 	"github.com/hfload/hfload/pipeline"
 )
@@ -26,21 +26,36 @@ type Stats struct {
 	RejectBytes int64 `json:"reject_bytes"` // bytes of the units' rejects files
 }
 
+// Collected is what Collect gathered.
+type Collected struct {
+	Load  *jobs.LoadResult
+	Stats *Stats
+	// Uploads are the HFiles of an output in a bucket (Task.Out): finished uploads, for the commit.
+	Uploads []storage.Pending
+}
+
 // Collect reads every unit's and reduce task's summary after the pipeline has succeeded, checks that
 // they reconcile (every unit done, every target with records reduced, as many records read by the
 // reducers as the maps wrote), appends the units' rejects in input order to spec.Pipeline.Rejects, and
-// returns the LoadResult Load would have returned for the same run.
-func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*jobs.LoadResult, *Stats, error) {
+// returns the LoadResult Load would have returned for the same run. Load and Stats are set as far
+// as they were gathered when it fails.
+func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, error) {
 	res := &jobs.LoadResult{}
 	st := &Stats{Units: len(t.Units)}
+	out := &Collected{Load: res, Stats: st}
+	fail := func(err error) (*Collected, error) { return &Collected{}, err }
+	sto, err := t.open(ctx, spec)
+	if err != nil {
+		return fail(err)
+	}
 	splits := t.splits()
 	if spec.SplitSample > 0 {
-		b, err := os.ReadFile(t.splitsFile())
+		b, err := sto.get(ctx, splitsFile)
 		if err != nil {
-			return nil, nil, fmt.Errorf("beam: the split points were not computed: %w", err)
+			return fail(fmt.Errorf("beam: the split points were not computed: %w", err))
 		}
 		if splits, err = DecodeSplits(b); err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 	}
 	res.Splits = splits
@@ -48,8 +63,8 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*jobs.LoadResult
 	mapped := map[int]int64{}
 	for _, u := range t.Units {
 		var sum unitSummary
-		if err := readJSON(t.unitSummary(u.Index), &sum); err != nil {
-			return nil, nil, fmt.Errorf("beam: unit %d (%s) has no summary: %w", u.Index, spec.Inputs[u.Input].Path, err)
+		if err := readJSON(ctx, sto, unitSummaryName(u.Index), &sum); err != nil {
+			return fail(fmt.Errorf("beam: unit %d (%s) has no summary: %w", u.Index, spec.Inputs[u.Input].Path, err))
 		}
 		res.Counts.Add(sum.Counts)
 		if sum.Input != nil {
@@ -58,7 +73,7 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*jobs.LoadResult
 		}
 		for _, r := range sum.Runs {
 			if r.Target >= (len(splits)+1)*nf {
-				return nil, nil, fmt.Errorf("beam: unit %d routed to target %d of %d", u.Index, r.Target, (len(splits)+1)*nf)
+				return fail(fmt.Errorf("beam: unit %d routed to target %d of %d", u.Index, r.Target, (len(splits)+1)*nf))
 			}
 			mapped[r.Target] += r.Records
 			st.RunFiles++
@@ -66,18 +81,18 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*jobs.LoadResult
 			st.RunRecords += r.Records
 		}
 		if sum.Rejects {
-			n, err := appendFile(spec.Pipeline.Rejects, t.unitRejects(u.Index))
+			n, err := appendFile(ctx, spec.Pipeline.Rejects, sto, unitRejectsName(u.Index))
 			st.RejectBytes += n
 			if err != nil {
-				return nil, nil, fmt.Errorf("%w: rejects file: %w", jobs.ErrIO, err)
+				return fail(fmt.Errorf("%w: rejects file: %w", jobs.ErrIO, err))
 			}
 		}
 	}
 	if max := spec.Pipeline.MaxRejects; max >= 0 && res.Counts.RowsRejected > max {
-		return res, st, fmt.Errorf("%w: %d rows rejected, more than the %d allowed", pipeline.ErrRejectLimit, res.Counts.RowsRejected, max)
+		return out, fmt.Errorf("%w: %d rows rejected, more than the %d allowed", pipeline.ErrRejectLimit, res.Counts.RowsRejected, max)
 	}
 	if len(res.Inputs) != len(spec.Inputs) {
-		return nil, nil, fmt.Errorf("beam: %d input fingerprints for %d inputs", len(res.Inputs), len(spec.Inputs))
+		return fail(fmt.Errorf("beam: %d input fingerprints for %d inputs", len(res.Inputs), len(spec.Inputs)))
 	}
 	// Every reducer must have named its files with the seed `hfload run` would use for these inputs.
 	seed := hex.EncodeToString(jobs.NameSeed(spec.SettingsSeed, jobs.Checksums(res.Inputs)))
@@ -87,16 +102,16 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*jobs.LoadResult
 		}
 		st.Targets++
 		var sum reduceSummary
-		if err := readJSON(t.reduceSummary(target), &sum); err != nil {
-			return nil, nil, fmt.Errorf("beam: region %d family %d has no reduce summary: %w", target/nf, target%nf, err)
+		if err := readJSON(ctx, sto, reduceSummaryName(target), &sum); err != nil {
+			return fail(fmt.Errorf("beam: region %d family %d has no reduce summary: %w", target/nf, target%nf, err))
 		}
 		if sum.NameSeed != seed {
-			return nil, nil, fmt.Errorf("beam: region %d family %d: files named with seed %s, the inputs' checksums give %s",
-				target/nf, target%nf, sum.NameSeed, seed)
+			return fail(fmt.Errorf("beam: region %d family %d: files named with seed %s, the inputs' checksums give %s",
+				target/nf, target%nf, sum.NameSeed, seed))
 		}
 		if sum.Records != mapped[target] {
-			return nil, nil, fmt.Errorf("beam: region %d family %d: reduce read %d records, the maps wrote %d",
-				target/nf, target%nf, sum.Records, mapped[target])
+			return fail(fmt.Errorf("beam: region %d family %d: reduce read %d records, the maps wrote %d",
+				target/nf, target%nf, sum.Records, mapped[target]))
 		}
 		res.Files = append(res.Files, sum.Files...)
 		res.Cells += sum.Cells
@@ -114,26 +129,30 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*jobs.LoadResult
 		for _, f := range sum.Files {
 			st.HFileBytes += f.Bytes
 		}
+		if sto.out != nil && len(sum.Uploads) != len(sum.Files) {
+			return fail(fmt.Errorf("beam: region %d family %d: %d files written, %d uploads", target/nf, target%nf, len(sum.Files), len(sum.Uploads)))
+		}
+		out.Uploads = append(out.Uploads, sum.Uploads...)
 	}
 	if err := jobs.DuplicatesErr(spec, res.Duplicates, res.DupExamples); err != nil {
-		return res, st, err
+		return out, err
 	}
-	return res, st, nil
+	return out, nil
 }
 
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+func readJSON(ctx context.Context, s *stores, rel string, v any) error {
+	b, err := s.get(ctx, rel)
 	if err != nil {
 		return err
 	}
 	return json.Unmarshal(b, v)
 }
 
-func appendFile(w io.Writer, path string) (int64, error) {
+func appendFile(ctx context.Context, w io.Writer, s *stores, rel string) (int64, error) {
 	if w == nil {
 		return 0, errors.New("no rejects writer")
 	}
-	f, err := os.Open(path)
+	f, err := s.reader(ctx, rel)
 	if err != nil {
 		return 0, err
 	}

@@ -2,6 +2,7 @@ package beamtask
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,7 +28,7 @@ func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 			}
 		}
 		var err error
-		if splitsEnc, err = SplitsFromSample(t, spec, merged); err != nil {
+		if splitsEnc, err = SplitsFromSample(ctx, t, spec, merged); err != nil {
 			return err
 		}
 	}
@@ -75,7 +76,6 @@ type RunFunc func(ctx context.Context, t *Task, spec *jobs.RunSpec) error
 // run's data-movement figures.
 func Loader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Stats)) func(ctx context.Context, spec *jobs.RunSpec, dir string) (*jobs.LoadResult, error) {
 	return func(ctx context.Context, spec *jobs.RunSpec, dir string) (*jobs.LoadResult, error) {
-		start := time.Now()
 		// Inside the staging directory, which every worker shares (spec.TempDir may be local: tmp_dir).
 		work := filepath.Join(dir, ".beam")
 		defer os.RemoveAll(work)
@@ -83,17 +83,57 @@ func Loader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Stats)) f
 		if err != nil {
 			return nil, err
 		}
-		if err := run(ctx, t, spec); err != nil {
+		c, err := runCollect(ctx, t, spec, run, stats)
+		return c.Load, err
+	}
+}
+
+// BucketLoader is Loader for an output in a bucket (jobs.ExecuteOptions.LoadBucket): the workers share
+// files under out's work prefix (removed before the commit) and upload the HFiles to their final keys;
+// the uploads are adopted into out, whose commit completes them, and those of failed or repeated
+// attempts are aborted.
+func BucketLoader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Stats)) func(ctx context.Context, spec *jobs.RunSpec, out *jobs.BucketStaging, work string) (*jobs.LoadResult, error) {
+	return func(ctx context.Context, spec *jobs.RunSpec, out *jobs.BucketStaging, work string) (lr *jobs.LoadResult, err error) {
+		t, err := NewTask(job, started, spec, "", out.WorkURL())
+		if err != nil {
 			return nil, err
 		}
-		lr, st, err := Collect(ctx, t, spec)
-		if lr != nil {
-			lr.Elapsed = time.Since(start)
-			lr.ReadTime = lr.Elapsed
+		t.Out, t.TmpDir = out.URL(), job.TmpDir
+		defer func() {
+			ctx := context.WithoutCancel(ctx)
+			if err != nil {
+				out.AbortUnadopted(ctx) // best effort: the next run aborts what is left
+			}
+			if rerr := out.RemoveWork(ctx); err == nil && rerr != nil {
+				lr, err = nil, fmt.Errorf("%w: removing the work files: %w", jobs.ErrIO, rerr)
+			}
+		}()
+		c, err := runCollect(ctx, t, spec, run, stats)
+		if err != nil {
+			return c.Load, err
 		}
-		if stats != nil && st != nil {
-			stats(st)
+		if err := out.Adopt(c.Uploads); err != nil {
+			return nil, err
 		}
-		return lr, err
+		if err := out.AbortUnadopted(ctx); err != nil {
+			return nil, err
+		}
+		return c.Load, nil
 	}
+}
+
+func runCollect(ctx context.Context, t *Task, spec *jobs.RunSpec, run RunFunc, stats func(*Stats)) (*Collected, error) {
+	start := time.Now()
+	if err := run(ctx, t, spec); err != nil {
+		return &Collected{}, err
+	}
+	c, err := Collect(ctx, t, spec)
+	if c.Load != nil {
+		c.Load.Elapsed = time.Since(start)
+		c.Load.ReadTime = c.Load.Elapsed
+	}
+	if stats != nil && c.Stats != nil {
+		stats(c.Stats)
+	}
+	return c, err
 }

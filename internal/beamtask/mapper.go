@@ -19,7 +19,7 @@ import (
 // RunRef names one run file: the records a unit routed to one target (region·families + family).
 type RunRef struct {
 	Target  int    `json:"target"`
-	Path    string `json:"path"`
+	Path    string `json:"path"` // in the work area
 	Records int64  `json:"records"`
 	Bytes   int64  `json:"bytes"`
 }
@@ -44,6 +44,10 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	}
 	u := t.Units[unit]
 	in, err := u.input(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := t.open(ctx, spec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +76,12 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		if w := writers[target]; w != nil {
 			return w, nil
 		}
-		w, err := createRun(t.runFile(unit, target), attempt, bufSize)
+		rel := runFileName(unit, target)
+		tmp, err := st.tmpFile(rel, attempt)
+		if err != nil {
+			return nil, err
+		}
+		w, err := createRun(rel, tmp, bufSize)
 		if err != nil {
 			return nil, err
 		}
@@ -104,9 +113,9 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		return nil
 	}
 
-	rejTmp := t.unitRejects(unit) + "." + attempt + ".tmp"
-	if err := os.MkdirAll(t.Work+"/units", 0o755); err != nil {
-		return nil, nil, fmt.Errorf("beam: %w", err)
+	rejTmp, err := st.tmpFile(unitRejectsName(unit), attempt)
+	if err != nil {
+		return nil, nil, err
 	}
 	rf, err := os.Create(rejTmp)
 	if err != nil {
@@ -128,7 +137,7 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	}
 	sum := unitSummary{Unit: unit, Counts: counts, Rejects: counts.RowsRejected > 0}
 	if sum.Rejects {
-		if err := os.Rename(rejTmp, t.unitRejects(unit)); err != nil {
+		if err := st.putFile(ctx, unitRejectsName(unit), rejTmp); err != nil {
 			return nil, nil, fmt.Errorf("beam: rejects: %w", err)
 		}
 	}
@@ -136,12 +145,12 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		if w == nil {
 			continue
 		}
-		err := w.commit()
+		err := w.commit(ctx, st)
 		w.f = nil
 		if err != nil {
 			return nil, nil, err
 		}
-		sum.Runs = append(sum.Runs, RunRef{Target: target, Path: w.path, Records: w.n, Bytes: w.bytes})
+		sum.Runs = append(sum.Runs, RunRef{Target: target, Path: w.rel, Records: w.n, Bytes: w.bytes})
 	}
 	var is *InputSum
 	if u.Owner {
@@ -156,7 +165,7 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	if err != nil {
 		return nil, nil, fmt.Errorf("beam: %w", err)
 	}
-	if err := writeFileAtomic(t.unitSummary(unit), b); err != nil {
+	if err := st.put(ctx, unitSummaryName(unit), b); err != nil {
 		return nil, nil, err
 	}
 	return sum.Runs, is, nil

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 
+	"github.com/hfload/hfload/internal/engine"
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 	"github.com/hfload/hfload/partition"
 )
@@ -25,7 +27,9 @@ type reduceSummary struct {
 	SpillBytes  int64             `json:"spill_bytes"`
 	MergePasses int64             `json:"merge_passes"`
 	PeakMemory  int64             `json:"peak_memory"`
-	NameSeed    string            `json:"name_seed"` // hex: the seed the files were named with
+	// Uploads are the HFiles of an output in a bucket: finished, not completed (the launcher's commit).
+	Uploads  []storage.Pending `json:"uploads,omitempty"`
+	NameSeed string            `json:"name_seed"` // hex: the seed the files were named with
 }
 
 // Reduce sorts every record of the given run files (all of one target, i.e. one region and family)
@@ -36,6 +40,10 @@ type reduceSummary struct {
 func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, runs []string, seed []byte) error {
 	nf := len(spec.Mapping.Families())
 	region, fam := target/nf, target%nf
+	st, err := t.open(ctx, spec)
+	if err != nil {
+		return err
+	}
 	tmp, err := os.MkdirTemp(t.TmpDir, "hfload-reduce-")
 	if err != nil {
 		return fmt.Errorf("%w: spill directory: %w", jobs.ErrIO, err)
@@ -49,7 +57,7 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 	var records int64
 	feed := func(add func(rec []byte, seq uint64) error) error {
 		for _, p := range runs {
-			n, err := readRun(p, add)
+			n, err := readRun(ctx, st, p, add)
 			records += n
 			if err != nil {
 				return err
@@ -57,16 +65,25 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 		}
 		return nil
 	}
-	lr, err := jobs.WriteRegion(ctx, &rs, t.Dir, splits, region, fam, feed)
+	var sink engine.Sink = engine.DirSink{Dir: t.Dir}
+	var ups *uploadSink
+	if st.out != nil {
+		ups = &uploadSink{st: st.out, prefix: st.outKey}
+		sink = ups
+	}
+	lr, err := jobs.WriteRegionTo(ctx, &rs, sink, splits, region, fam, feed)
 	if err != nil {
 		return err
 	}
 	sum := reduceSummary{Target: target, Records: records, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
 		Duplicates: lr.Duplicates, DupExamples: lr.DupExamples, Spills: lr.Spills, SpillBytes: lr.SpillBytes,
 		MergePasses: lr.MergePasses, PeakMemory: lr.PeakMemory, NameSeed: hex.EncodeToString(seed)}
+	if ups != nil {
+		sum.Uploads = ups.pending()
+	}
 	b, err := json.Marshal(sum)
 	if err != nil {
 		return fmt.Errorf("beam: %w", err)
 	}
-	return writeFileAtomic(t.reduceSummary(target), b)
+	return st.put(ctx, reduceSummaryName(target), b)
 }

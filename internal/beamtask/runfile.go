@@ -2,6 +2,7 @@ package beamtask
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -20,10 +21,11 @@ import (
 // without its trailer (a map attempt that died while writing it) is refused by the reader.
 const runMagic = "HFLRUN1\n"
 
-// runWriter appends records to one run file under a name unique to the attempt (tmp); commit renames it.
+// runWriter appends records to one run file: a local file (tmp, see stores.tmpFile) that commit
+// publishes under the run file's shared name (rel).
 type runWriter struct {
 	mu    sync.Mutex
-	path  string
+	rel   string
 	tmp   string
 	f     *os.File
 	bw    *bufio.Writer
@@ -31,16 +33,15 @@ type runWriter struct {
 	bytes int64
 }
 
-func createRun(path, attempt string, bufSize int) (*runWriter, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+func createRun(rel, tmp string, bufSize int) (*runWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
 		return nil, fmt.Errorf("run file: %w", err)
 	}
-	tmp := path + "." + attempt + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("run file: %w", err)
 	}
-	w := &runWriter{path: path, tmp: tmp, f: f, bw: bufio.NewWriterSize(f, bufSize)}
+	w := &runWriter{rel: rel, tmp: tmp, f: f, bw: bufio.NewWriterSize(f, bufSize)}
 	if _, err := w.bw.WriteString(runMagic); err != nil {
 		w.abort()
 		return nil, fmt.Errorf("run file: %w", err)
@@ -53,7 +54,7 @@ func (w *runWriter) write(frames []byte, n int64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, err := w.bw.Write(frames); err != nil {
-		return fmt.Errorf("run file %s: %w", w.path, err)
+		return fmt.Errorf("run file %s: %w", w.rel, err)
 	}
 	w.n += n
 	w.bytes += int64(len(frames))
@@ -66,25 +67,25 @@ func appendFrame(dst, rec []byte, seq uint64) []byte {
 	return binary.AppendUvarint(dst, seq)
 }
 
-// commit writes the trailer, syncs and renames the file to its final name.
-func (w *runWriter) commit() error {
+// commit writes the trailer and publishes the file (synced first when a rename publishes it).
+func (w *runWriter) commit(ctx context.Context, s *stores) error {
 	t := binary.AppendUvarint([]byte{0}, uint64(w.n))
 	_, err := w.bw.Write(t)
 	if err == nil {
 		err = w.bw.Flush()
 	}
-	if err == nil {
+	if err == nil && s.dir != "" {
 		err = w.f.Sync()
 	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(w.tmp, w.path)
-	}
 	if err != nil {
 		os.Remove(w.tmp)
-		return fmt.Errorf("run file %s: %w", w.path, err)
+		return fmt.Errorf("run file %s: %w", w.rel, err)
+	}
+	if err := s.putFile(ctx, w.rel, w.tmp); err != nil {
+		return fmt.Errorf("run file %s: %w", w.rel, err)
 	}
 	return nil
 }
@@ -94,13 +95,14 @@ func (w *runWriter) abort() {
 	os.Remove(w.tmp)
 }
 
-// readRun calls add for every record of the run file at path and returns how many there were.
-func readRun(path string, add func(rec []byte, seq uint64) error) (int64, error) {
-	f, err := os.Open(path)
+// readRun calls add for every record of the shared run file rel and returns how many there were.
+func readRun(ctx context.Context, s *stores, rel string, add func(rec []byte, seq uint64) error) (int64, error) {
+	f, err := s.reader(ctx, rel)
 	if err != nil {
-		return 0, fmt.Errorf("run file: %w", err)
+		return 0, fmt.Errorf("run file %s: %w", rel, err)
 	}
 	defer f.Close()
+	path := rel
 	br := bufio.NewReaderSize(f, 1<<20)
 	bad := func(what string) error { return fmt.Errorf("run file %s: corrupt (%s)", path, what) }
 	head := make([]byte, len(runMagic))

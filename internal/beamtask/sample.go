@@ -76,13 +76,17 @@ func MergeSamples(a, b []byte) ([]byte, error) {
 
 // SplitsFromSample computes the run's split points from the merged sample and writes them where the
 // launcher reads them (Collect); it returns them encoded for the map tasks.
-func SplitsFromSample(t *Task, spec *jobs.RunSpec, enc []byte) ([]byte, error) {
+func SplitsFromSample(ctx context.Context, t *Task, spec *jobs.RunSpec, enc []byte) ([]byte, error) {
 	keys, err := decodeSample(enc)
 	if err != nil {
 		return nil, err
 	}
 	out := EncodeSplits(partition.SplitsFromSample(keys, spec.SplitSample))
-	if err := writeFileAtomic(t.splitsFile(), out); err != nil {
+	st, err := t.open(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.put(ctx, splitsFile, out); err != nil {
 		return nil, err
 	}
 	return out, nil

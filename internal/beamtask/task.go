@@ -3,7 +3,6 @@ package beamtask
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -21,9 +20,12 @@ type Task struct {
 	Workers int    // mapping goroutines per task (0: the worker's GOMAXPROCS)
 	// Splits are the region boundaries known before the run (nil with split_sample: computed).
 	Splits [][]byte
-	Dir    string // the staging directory: HFiles go to Dir/<family>/
-	Work   string // shared directory for run files, summaries and rejects of units
-	TmpDir string // local directory for the reducers' spills ("": the system's)
+	Dir    string // the staging directory: HFiles go to Dir/<family>/ (unless Out is set)
+	Out    string // an output in a bucket, s3://bucket/prefix: HFiles are uploads to <prefix>/<family>/
+	// Work is where tasks share run files, summaries and the rejects of units: a directory every worker
+	// sees at the same path, or a bucket prefix (s3://…) that a bulk load skips (jobs.BucketWorkDir).
+	Work   string
+	TmpDir string // the worker's local scratch: reducers' spills, files before upload ("": the system's)
 	Units  []Unit // the work units, in input order
 	// SettingsSeed is the launcher's jobs.RunSpec.SettingsSeed (a worker, which does not resolve the
 	// split options again, would compute another): with the inputs' checksums, it names the HFiles.
@@ -92,17 +94,10 @@ func (t *Task) inputs() int {
 	return t.Units[len(t.Units)-1].Input + 1
 }
 
-// Paths of the shared files.
-func (t *Task) unitSummary(u int) string {
-	return filepath.Join(t.Work, "units", fmt.Sprintf("u%06d.json", u))
-}
-func (t *Task) unitRejects(u int) string {
-	return filepath.Join(t.Work, "units", fmt.Sprintf("u%06d.rejects", u))
-}
-func (t *Task) splitsFile() string { return filepath.Join(t.Work, "splits") }
-func (t *Task) reduceSummary(target int) string {
-	return filepath.Join(t.Work, "reduce", fmt.Sprintf("t%06d.json", target))
-}
-func (t *Task) runFile(u, target int) string {
-	return filepath.Join(t.Work, "runs", fmt.Sprintf("u%06d-t%06d.run", u, target))
-}
+// Names of the shared files, relative to the work area (slash-separated).
+func unitSummaryName(u int) string     { return fmt.Sprintf("units/u%06d.json", u) }
+func unitRejectsName(u int) string     { return fmt.Sprintf("units/u%06d.rejects", u) }
+func reduceSummaryName(t int) string   { return fmt.Sprintf("reduce/t%06d.json", t) }
+func runFileName(u, target int) string { return fmt.Sprintf("runs/u%06d-t%06d.run", u, target) }
+
+const splitsFile = "splits"

@@ -100,6 +100,8 @@ func NewS3(ctx context.Context, bucket string, opts S3Options) (*S3, error) {
 		// to stderr for each. Every byte read is checked by its format (gzip/zstd CRCs, Parquet pages,
 		// the manifest's SHA-256) instead.
 		o.DisableLogOutputChecksumValidationSkipped = true
+		// No "Expect: 100-continue" on parts: it costs a round trip before every part's body.
+		o.ContinueHeaderThresholdBytes = -1
 		if o.BaseEndpoint != nil || os.Getenv("AWS_ENDPOINT_URL_S3") != "" || os.Getenv("AWS_ENDPOINT_URL") != "" {
 			o.UsePathStyle = true
 		}

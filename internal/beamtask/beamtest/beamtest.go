@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 )
 
@@ -130,7 +132,13 @@ func Compare(t *testing.T, c Case, load func(job *jobs.Job) func(context.Context
 // SameTree fails unless directories a and b hold the same files with the same bytes.
 func SameTree(t testing.TB, a, b string) {
 	t.Helper()
-	fa, fb := tree(t, a), tree(t, b)
+	same(t, a, tree(t, a), b, tree(t, b))
+}
+
+// same fails unless fa and fb (files by name, from a and b) hold the same names and bytes, the
+// manifests' run ids aside.
+func same(t testing.TB, a string, fa map[string][]byte, b string, fb map[string][]byte) {
+	t.Helper()
 	if strings.Join(keys(fa), "\n") != strings.Join(keys(fb), "\n") {
 		t.Fatalf("different files:\n%s:\n  %s\n%s:\n  %s", a, strings.Join(keys(fa), "\n  "), b, strings.Join(keys(fb), "\n  "))
 	}
@@ -263,4 +271,74 @@ func parquetInputs(files, rows, group int) func(t testing.TB, dir string) []stri
 		}
 		return paths
 	}
+}
+
+// BucketLoad is a jobs.ExecuteOptions.LoadBucket.
+type BucketLoad = func(ctx context.Context, spec *jobs.RunSpec, out *jobs.BucketStaging, work string) (*jobs.LoadResult, error)
+
+// CompareBucket is Compare for an output in a bucket (the S3 endpoint and credentials are in the
+// environment): c runs with jobs.Execute into s3://bucket/<c.Name> as `hfload run --out s3://…` does,
+// its objects are kept and removed, then it runs with load as ExecuteOptions.LoadBucket into the same
+// prefix. It fails unless both runs left the same objects with the same bytes (HFiles, rejects,
+// manifest), nothing else (no work files) and no incomplete upload.
+func CompareBucket(t *testing.T, c Case, bucket string, load func(job *jobs.Job) BucketLoad) *jobs.ExecuteResult {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	ins := c.Inputs(t, filepath.Join(dir, "in"))
+	now := func() time.Time { return Started }
+	st, err := storage.NewS3(ctx, bucket, storage.S3Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := c.Name
+	out := "s3://" + bucket + "/" + prefix
+	tmp := t.TempDir() // the manifest records the job's tmp_dir: the same for both runs
+	job := c.Job(t, ins, out)
+	job.TmpDir = tmp
+	if _, err := jobs.Execute(ctx, job, jobs.ExecuteOptions{Now: now}); err != nil {
+		t.Fatalf("%s: hfload run --out %s: %v", c.Name, out, err)
+	}
+	want := objects(t, st, prefix)
+	for k := range want {
+		if err := st.Delete(ctx, prefix+"/"+k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job = c.Job(t, ins, out)
+	job.TmpDir = tmp
+	res, err := jobs.Execute(ctx, job, jobs.ExecuteOptions{Now: now, LoadBucket: load(job)})
+	if err != nil {
+		t.Fatalf("%s: distributed run --out %s: %v", c.Name, out, err)
+	}
+	got := objects(t, st, prefix)
+	same(t, "s3://"+bucket+"/"+prefix+" (hfload run)", want, "(distributed)", got)
+	if ups, err := st.Uploads(ctx, prefix+"/"); err != nil || len(ups) > 0 {
+		t.Errorf("incomplete uploads left under %s: %v %v", out, ups, err)
+	}
+	return res
+}
+
+// objects reads every object under prefix/ into a map by key relative to prefix.
+func objects(t testing.TB, st storage.Store, prefix string) map[string][]byte {
+	t.Helper()
+	ctx := context.Background()
+	objs, err := st.List(ctx, prefix+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, o := range objs {
+		r, err := st.Reader(ctx, o.Key, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimPrefix(o.Key, prefix+"/")] = b
+	}
+	return out
 }
