@@ -238,6 +238,17 @@ func bloomSet(bits []byte, h1, h2 int32, hashCount int) {
 	}
 }
 
+// bloomSetFolded sets in bits the positions bloomSet would set in a chunk of bitSize bits (a multiple
+// of len(bits)*8), each taken modulo len(bits)*8: the chunk as fold leaves it.
+func bloomSetFolded(bits []byte, h1, h2 int32, hashCount int, bitSize int64) {
+	mask := bloomMask(bitSize)
+	folded := int64(len(bits)) * 8
+	for i := int32(0); i < int32(hashCount); i++ {
+		pos := bloomBitPos(h1, h2, i, bitSize, mask) % folded
+		bits[pos>>3] |= 1 << (pos & 7)
+	}
+}
+
 // BloomContains reports whether all of key's bits are set (HBase's BloomFilterUtil.contains).
 func BloomContains(bits []byte, h HashType, key []byte, hashCount int) bool {
 	bitSize := int64(len(bits)) * 8

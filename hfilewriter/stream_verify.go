@@ -70,6 +70,13 @@ const streamMaxPend = 4 << 20
 // HFile a Writer made with opts writes. opts is normalized and validated as NewWriter does; the
 // verifier uses its format version, NoTags, NoMVCC, Encoding and Compression.
 func NewStreamVerifier(w io.Writer, opts WriterOptions) (*StreamVerifier, error) {
+	return NewStreamVerifierReusing(w, opts, nil)
+}
+
+// NewStreamVerifierReusing is NewStreamVerifier for the next file after prev, a verifier that has
+// finished and is not used again (nil: none): it takes prev's buffers for block bytes and
+// decompressed payloads instead of growing its own.
+func NewStreamVerifierReusing(w io.Writer, opts WriterOptions, prev *StreamVerifier) (*StreamVerifier, error) {
 	if w == nil {
 		return nil, errors.New("hfilewriter: stream verifier: nil io.Writer")
 	}
@@ -82,6 +89,10 @@ func NewStreamVerifier(w io.Writer, opts WriterOptions) (*StreamVerifier, error)
 		codec: o.Compression.Codec(),
 		// DecodeMvcc: sequence ids are walked as vlongs; Finish reconciles with MAX_MEMSTORE_TS_KEY.
 		layout: decodeCellOptions{Tags: o.includesTags(), Mvcc: !o.NoMVCC, DecodeMvcc: true, Encoding: o.Encoding},
+	}
+	if prev != nil && prev.done {
+		s.pend, s.payload = prev.pend[:0], prev.payload[:0]
+		prev.pend, prev.payload = nil, nil
 	}
 	s.v = newVerifyState(nil, &s.layout, true)
 	s.v.keep, s.v.kept = true, map[int64]*readBlock{}
@@ -248,7 +259,8 @@ func (s *StreamVerifier) block(raw []byte) error {
 // block, then the trailer, the load-on-open section, the options the blocks were checked with, the
 // data index, the meta and bloom chunk indexes and the totals. Call it after Writer.Close. It
 // returns nil if the file passes every check VerifyBlocks makes, else the first problem (also the
-// one Write returned, if any). It releases what the verifier kept; calling it again returns the same.
+// one Write returned, if any). It releases what the verifier kept but its two buffers (for
+// NewStreamVerifierReusing); calling it again returns the same.
 func (s *StreamVerifier) Finish() error {
 	if s.done {
 		return s.err
@@ -259,7 +271,11 @@ func (s *StreamVerifier) Finish() error {
 			s.err = fmt.Errorf("hfile stream verify: %w", err)
 		}
 	}
-	s.v, s.pend, s.payload = nil, nil, nil
+	s.v = nil
+	if cap(s.pend) > streamMaxPend {
+		s.pend = nil
+	}
+	s.pend = s.pend[:0] // pend and payload stay for NewStreamVerifierReusing
 	return s.err
 }
 

@@ -100,6 +100,15 @@ type Writer struct {
 // block fills or Close is called. opts is normalized (zero numeric fields take their defaults) and
 // validated.
 func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
+	return NewWriterReusing(w, opts, nil)
+}
+
+// NewWriterReusing is NewWriter for the next file after prev, a Writer that has been closed and is
+// not used again (nil: none). The new Writer takes prev's buffers (the data block, the compressed
+// block assembly, the compressor when the codec and level are the same, bloom chunks) instead of
+// making and zeroing its own: for a small file (a region with a few rows) they cost more than its
+// cells. The bytes written are the same as NewWriter's.
+func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, error) {
 	if w == nil {
 		return nil, errors.New("hfilewriter: nil io.Writer")
 	}
@@ -107,9 +116,23 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hfilewriter: %w", err)
 	}
-	out, err := newBlockOutput(w, &o)
+	if prev != nil && !prev.done {
+		prev = nil // still writing: its buffers are in use
+	}
+	var prevOut *blockOutput
+	if prev != nil {
+		prevOut = prev.out
+	}
+	out, err := newBlockOutput(w, &o, prevOut)
 	if err != nil {
 		return nil, fmt.Errorf("hfilewriter: %w", err)
+	}
+	blkCap := BlockHeaderSize + o.BlockSize + o.BlockSize/4
+	var blk []byte
+	if prev != nil && cap(prev.blkOwn) >= blkCap {
+		blk = prev.blkOwn[:BlockHeaderSize]
+	} else {
+		blk = make([]byte, BlockHeaderSize, blkCap)
 	}
 	wr := &Writer{
 		opts:         o,
@@ -123,7 +146,11 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 		earliestPut:  kv.LatestTimestamp,
 		firstDataOff: -1,
 		lastDataOff:  -1,
-		blk:          make([]byte, BlockHeaderSize, BlockHeaderSize+o.BlockSize+o.BlockSize/4),
+		blk:          blk,
+	}
+	if prev != nil {
+		wr.aux, wr.scratch, wr.keyBuf = prev.aux[:0], prev.scratch[:0], prev.keyBuf[:0]
+		prev.blkOwn, prev.aux, prev.scratch, prev.keyBuf = nil, nil, nil, nil
 	}
 	wr.blkOwn = wr.blk
 	if o.Encoding != EncodingNone {
@@ -138,6 +165,10 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 	}
 	if o.Bloom != BloomRowCol {
 		wr.dfBloom = newWriteBloomWriter(BloomRow, &o)
+	}
+	if prev != nil {
+		wr.bloom.takeFree(prev.bloom)
+		wr.dfBloom.takeFree(prev.dfBloom)
 	}
 	return wr, nil
 }
@@ -712,7 +743,7 @@ func (w *Writer) close() error {
 	if err := w.out.writeRaw(tb); err != nil {
 		return fmt.Errorf("trailer: %w", err)
 	}
-	w.aux, w.blk, w.blkOwn = nil, nil, nil
+	w.blk = nil // blkOwn and aux stay for NewWriterReusing
 	return nil
 }
 
@@ -831,7 +862,7 @@ func (w *Writer) EstimatedSize() int64 {
 			n += int64(len(c.bits)) + blockOverhead
 		}
 		if c := bw.chunk; c != nil {
-			size, maxKeys := len(c.bits), c.maxKeys
+			size, maxKeys := c.size, c.maxKeys
 			for size&1 == 0 && maxKeys > c.keyCount<<1 { // the size fold() will leave
 				size >>= 1
 				maxKeys >>= 1

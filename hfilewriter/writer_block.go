@@ -50,18 +50,34 @@ type blockOutput struct {
 	offset       int64
 	prevOffset   [writeBlockTypeIDs]int64
 	comp         writeCompressor // nil for NONE
+	compression  Compression     // comp's codec and level (newBlockOutput reuses comp for the same)
+	compLevel    int
 	checksumType ChecksumType
 	bytesPerSum  int
 	scratch      []byte // compressed block assembly
 	lentBlocks   int    // blocks written from the output's available buffer (no copy)
 }
 
-func newBlockOutput(w io.Writer, opts *WriterOptions) (*blockOutput, error) {
-	comp, err := newWriteCompressorLevel(opts.Compression, opts.CompressionLevel)
-	if err != nil {
-		return nil, err
+// newBlockOutput returns the block output of a new file written to w. It takes the compressor and
+// the compressed-block buffer of prev (the previous file's, done with; nil: none) when they fit.
+func newBlockOutput(w io.Writer, opts *WriterOptions, prev *blockOutput) (*blockOutput, error) {
+	var comp writeCompressor
+	var scratch []byte
+	if prev != nil {
+		if prev.comp != nil && prev.compression == opts.Compression && prev.compLevel == opts.CompressionLevel {
+			comp = prev.comp
+		}
+		scratch = prev.scratch
+		prev.comp, prev.scratch = nil, nil
 	}
-	b := &blockOutput{w: w, comp: comp, checksumType: opts.Checksum.Type(), bytesPerSum: opts.BytesPerChecksum}
+	if comp == nil {
+		var err error
+		if comp, err = newWriteCompressorLevel(opts.Compression, opts.CompressionLevel); err != nil {
+			return nil, err
+		}
+	}
+	b := &blockOutput{w: w, comp: comp, compression: opts.Compression, compLevel: opts.CompressionLevel,
+		checksumType: opts.Checksum.Type(), bytesPerSum: opts.BytesPerChecksum, scratch: scratch}
 	b.ab, _ = w.(availableBufferer)
 	for i := range b.prevOffset {
 		b.prevOffset[i] = -1

@@ -63,8 +63,13 @@ func writeFoldableByteSize(bitSize int64, foldFactor int) int {
 // bigger than the first-level cache and the data blocks streaming through the caches between two
 // adds evict it, so bits set one key at a time mostly wait for memory, where a batch of keys sets
 // thousands of independent bits in a row. Bits are ORed, so the order does not change them.
+//
+// The bit array is made when the first batch is set: a chunk whose keys are all still pending when it
+// is folded (a small file's only chunk) gets its bits set straight into the folded size, instead of
+// zeroing, filling and folding a whole chunk (128 KiB by default) for a few keys.
 type writeBloomChunk struct {
-	bits      []byte
+	bits      []byte // the bit array: empty until the first setPending, size bytes after it
+	size      int    // the chunk's size in bytes (len(bits) once it is made; the folded size after fold)
 	hashCount int
 	maxKeys   int
 	keyCount  int
@@ -87,6 +92,9 @@ func (c *writeBloomChunk) add(key []byte) {
 
 // setPending sets the bits of the keys added since the last call; c.bits is complete after it.
 func (c *writeBloomChunk) setPending() {
+	if len(c.bits) != c.size {
+		c.bits = zeroed(c.bits, c.size)
+	}
 	for _, hh := range c.pending {
 		bloomSet(c.bits, int32(hh>>32), int32(uint32(hh)), c.hashCount)
 	}
@@ -96,18 +104,31 @@ func (c *writeBloomChunk) setPending() {
 // fold is BloomFilterChunk.compactBloom: halve the chunk while it stays even-sized and holds at
 // most half its capacity, OR-ing the pieces together.
 func (c *writeBloomChunk) fold() {
-	c.setPending()
 	if c.keyCount == 0 {
+		c.setPending()
 		return
 	}
 	pieces := 1
-	newSize := len(c.bits)
+	newSize := c.size
 	newMax := c.maxKeys
 	for newSize&1 == 0 && newMax > c.keyCount<<1 {
 		pieces <<= 1
 		newSize >>= 1
 		newMax >>= 1
 	}
+	if pieces > 1 && len(c.bits) == 0 {
+		// Every key is pending: OR-ing the pieces maps bit pos of the chunk to bit pos mod the folded
+		// size, so set each key's bits there directly.
+		c.bits = zeroed(c.bits, newSize)
+		bitSize := int64(c.size) * 8
+		for _, hh := range c.pending {
+			bloomSetFolded(c.bits, int32(hh>>32), int32(uint32(hh)), c.hashCount, bitSize)
+		}
+		c.pending = c.pending[:0]
+		c.size, c.maxKeys = newSize, newMax
+		return
+	}
+	c.setPending()
 	if pieces == 1 {
 		return
 	}
@@ -115,7 +136,7 @@ func (c *writeBloomChunk) fold() {
 	for p := 1; p < pieces; p++ {
 		src := c.bits[p*newSize : (p+1)*newSize]
 		i := 0
-		for ; i+8 <= len(src); i += 8 { // 8 bytes at a time: a small file folds its whole chunk
+		for ; i+8 <= len(src); i += 8 { // 8 bytes at a time
 			binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])|binary.LittleEndian.Uint64(src[i:]))
 		}
 		for ; i < len(src); i++ {
@@ -123,7 +144,17 @@ func (c *writeBloomChunk) fold() {
 		}
 	}
 	c.bits = c.bits[:newSize]
-	c.maxKeys = newMax
+	c.size, c.maxKeys = newSize, newMax
+}
+
+// zeroed returns n zero bytes, in b's array when it is large enough.
+func zeroed(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
 }
 
 // writeBloomWriter accumulates one compound bloom filter (general or delete-family).
@@ -178,12 +209,10 @@ func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
 		}
 		c := bw.free
 		bw.free = nil
-		if c == nil || cap(c.bits) < p.ByteSize {
-			c = &writeBloomChunk{bits: make([]byte, p.ByteSize)}
-		} else {
-			c.bits = c.bits[:p.ByteSize]
-			clear(c.bits)
+		if c == nil {
+			c = &writeBloomChunk{}
 		}
+		c.bits, c.size = c.bits[:0], p.ByteSize // made by the first setPending (or fold)
 		c.hashCount, c.maxKeys, c.keyCount = p.HashCount, p.MaxKeys, 0
 		c.firstKey = append(c.firstKey[:0], chunkKey...)
 		bw.chunk = c
@@ -191,6 +220,14 @@ func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
 	}
 	bw.chunk.add(hashKey)
 	bw.totalKeys++
+}
+
+// takeFree takes the written chunk prev keeps for reuse (its arrays), if bw has none. Either may be nil.
+func (bw *writeBloomWriter) takeFree(prev *writeBloomWriter) {
+	if bw == nil || prev == nil || bw.free != nil {
+		return
+	}
+	bw.free, prev.free = prev.free, nil
 }
 
 // shouldWrite is InlineBlockWriter.shouldWriteBlock.

@@ -70,10 +70,44 @@ func TestWriterBloomParams(t *testing.T) {
 	}
 }
 
+// A chunk folded while all its keys are still pending (bits set straight into the folded size) equals
+// one whose bits were set in the whole chunk and then folded, for every fold depth, both bit-position
+// paths (power-of-two and other chunk sizes) and counts around the pending batch size.
+func TestWriterBloomFoldPendingSame(t *testing.T) {
+	for _, p := range []BloomChunkParams{
+		BloomParams(DefaultBloomBlockSize, bloomErrorRate(BloomRow, DefaultBloomErrorRate), DefaultBloomMaxFold),
+		BloomParams(DefaultBloomBlockSize, bloomErrorRate(BloomRowCol, DefaultBloomErrorRate), DefaultBloomMaxFold),
+		BloomParams(1000, 0.01, 3), // not a power of two
+	} {
+		for _, n := range []int{1, 2, 10, 13, 14, 500, 1023, 1024, 1025, 3000, 20000} {
+			if n > p.MaxKeys {
+				continue
+			}
+			lazy := &writeBloomChunk{size: p.ByteSize, hashCount: p.HashCount, maxKeys: p.MaxKeys}
+			whole := &writeBloomChunk{bits: make([]byte, p.ByteSize), size: p.ByteSize, hashCount: p.HashCount, maxKeys: p.MaxKeys}
+			for i := 0; i < n; i++ {
+				key := []byte(fmt.Sprintf("row-%07d", i*7919))
+				lazy.add(key)
+				whole.add(key)
+			}
+			whole.setPending()
+			lazy.fold()
+			whole.fold()
+			if lazy.size != len(lazy.bits) || lazy.maxKeys != whole.maxKeys || !bytes.Equal(lazy.bits, whole.bits) {
+				t.Fatalf("params %+v, %d keys: pending fold gives %d bytes (size %d) / maxKeys %d, whole-chunk fold %d / %d (same bits: %v)",
+					p, n, len(lazy.bits), lazy.size, lazy.maxKeys, len(whole.bits), whole.maxKeys, bytes.Equal(lazy.bits, whole.bits))
+			}
+			if n <= 14 && len(lazy.bits) >= p.ByteSize && p.ByteSize > 64 {
+				t.Fatalf("params %+v, %d keys: not folded (%d bytes)", p, n, len(lazy.bits))
+			}
+		}
+	}
+}
+
 // TestWriterBloomFolding checks the last chunk's folding against the 2.6.4 golden file: 10 keys
 // fold a 131072-byte chunk to 16 bytes with maxKeys 13.
 func TestWriterBloomFolding(t *testing.T) {
-	c := &writeBloomChunk{bits: make([]byte, 131072), hashCount: 7, maxKeys: 109306}
+	c := &writeBloomChunk{bits: make([]byte, 131072), size: 131072, hashCount: 7, maxKeys: 109306}
 	for i := 0; i < 10; i++ {
 		c.add([]byte{byte(i)})
 	}

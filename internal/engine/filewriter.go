@@ -64,15 +64,16 @@ func (fw *fileWriter) open() error {
 	fw.f = f
 	opts := fw.writerOptions()
 	var out io.Writer = fw.f
+	spareW, spareSV := fw.o.spares.get()
 	if fw.o.verify() == VerifyStream {
-		if fw.sv, err = hfilewriter.NewStreamVerifier(fw.f, opts); err != nil {
+		if fw.sv, err = hfilewriter.NewStreamVerifierReusing(fw.f, opts, spareSV); err != nil {
 			fw.f.Abort()
 			fw.f = nil
 			return fmt.Errorf("output %s: %w", fw.rel, err)
 		}
 		out = fw.sv
 	}
-	fw.w, err = hfilewriter.NewWriter(out, opts)
+	fw.w, err = hfilewriter.NewWriterReusing(out, opts, spareW)
 	if err != nil {
 		fw.f.Abort()
 		fw.f = nil
@@ -160,6 +161,9 @@ func (fw *fileWriter) finishFile() error {
 		}
 	}
 	st := fw.w.Stats()
+	if err == nil {
+		fw.o.spares.put(fw.w, fw.sv)
+	}
 	fw.w, fw.f, fw.sv = nil, nil, nil
 	if err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)

@@ -1,0 +1,120 @@
+package hfilewriter
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
+)
+
+// writeReuseFile writes n rows of two cells each with w and closes it.
+func writeReuseFile(t *testing.T, w *Writer, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		row := []byte(fmt.Sprintf("row-%07d", i*31))
+		for _, q := range []string{"a", "b"} {
+			v := bytes.Repeat([]byte{byte('0' + i%10)}, 20+i%50)
+			if err := w.AppendParts(row, []byte("f"), []byte(q), 1700000000000, kv.TypePut, v, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A chain of Writers each made with NewWriterReusing from the one before writes the same bytes as
+// fresh Writers, whatever the options and sizes of the files before (compressor kept or replaced,
+// blocks built in a lent buffer or not, bloom chunks folded or full).
+func TestWriterReusingSameBytes(t *testing.T) {
+	snappyDiff := WriterOptions{Compression: CompressionSnappy, Encoding: EncodingFastDiff}
+	files := []struct {
+		opts WriterOptions
+		rows int
+	}{
+		{snappyDiff, 3}, {snappyDiff, 5000}, {snappyDiff, 1}, {snappyDiff, 0},
+		{WriterOptions{}, 4000}, {WriterOptions{}, 2},
+		{WriterOptions{Compression: CompressionGZ, Bloom: BloomRowCol}, 3000},
+		{WriterOptions{Compression: CompressionGZ, CompressionLevel: 1}, 10},
+		{WriterOptions{Compression: CompressionZSTD, Bloom: BloomNone}, 2500},
+		{snappyDiff, 7},
+	}
+	var prev *Writer
+	for i, f := range files {
+		var want bytes.Buffer
+		w, err := NewWriter(&want, f.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeReuseFile(t, w, f.rows)
+
+		var got bytes.Buffer
+		out := bufio.NewWriterSize(&got, 256<<10) // lends its buffer (AvailableBuffer)
+		r, err := NewWriterReusing(out, f.opts, prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeReuseFile(t, r, f.rows)
+		if err := out.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("file %d (%+v, %d rows): reusing writer wrote %d bytes, fresh one %d, and they differ",
+				i, f.opts, f.rows, got.Len(), want.Len())
+		}
+		prev = r
+	}
+	// A Writer still open gives nothing away.
+	open, err := NewWriter(&bytes.Buffer{}, snappyDiff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := open.AppendParts([]byte("r"), []byte("f"), []byte("q"), 1, kv.TypePut, []byte("v"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewWriterReusing(&bytes.Buffer{}, snappyDiff, open); err != nil {
+		t.Fatal(err)
+	}
+	writeReuseFile(t, open, 0) // still usable: closes cleanly
+}
+
+// A chain of StreamVerifiers each made with NewStreamVerifierReusing from the one before passes every
+// good file and fails a damaged one, whatever came before it.
+func TestStreamVerifierReusing(t *testing.T) {
+	snappyDiff := WriterOptions{Compression: CompressionSnappy, Encoding: EncodingFastDiff}
+	var prev *StreamVerifier
+	for i, f := range []struct {
+		opts   WriterOptions
+		rows   int
+		damage bool
+	}{
+		{snappyDiff, 5000, false}, {snappyDiff, 3, false}, {snappyDiff, 4000, true}, {snappyDiff, 2, false},
+		{WriterOptions{Compression: CompressionGZ}, 3000, false}, {WriterOptions{}, 1, true}, {WriterOptions{}, 10, false},
+	} {
+		var file bytes.Buffer
+		w, err := NewWriter(&file, f.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeReuseFile(t, w, f.rows)
+		data := file.Bytes()
+		if f.damage {
+			data[BlockHeaderSize+7] ^= 0x40 // in the first data block
+		}
+		sv, err := NewStreamVerifierReusing(io.Discard, f.opts, prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off < len(data); off += 1000 { // blocks span writes: the pending buffer is used
+			sv.Write(data[off:min(off+1000, len(data))])
+		}
+		if err := sv.Finish(); (err != nil) != f.damage {
+			t.Fatalf("file %d (%d rows, damaged %v): Finish returned %v", i, f.rows, f.damage, err)
+		}
+		prev = sv
+	}
+}
