@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/hfload/hfload/pipeline"
 )
@@ -18,7 +19,8 @@ import (
 // the content of every input: the SHA-256 the manifest records, taken from the bytes the load read
 // (text inputs) or computed while they are read (Parquet: the pass the manifest needs anyway, started
 // with the read). Standard input has no checksum; its runs are told apart by settings and timestamp
-// only. An incremental run (state_dir) adds the previous watermark, which filters what it loads.
+// only. An incremental run (state_dir) adds the previous watermark, which filters what it loads. The labels
+// file counts by its content, not its path.
 
 // nameSeedExclude are job keys that do not change the files' content: where things go, how the run
 // behaves, how inputs are found (their content counts, not their paths).
@@ -40,6 +42,14 @@ func (j *Job) nameSeed(ts int64, splits [][]byte) ([]byte, error) {
 	}
 	h := sha256.New()
 	h.Write(b)
+	if j.Labels != "" { // its path is excluded; its content (the ordinals stored in visibility tags) counts
+		labels, err := os.ReadFile(j.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("%w: labels: %w", ErrConfig, err)
+		}
+		binary.Write(h, binary.BigEndian, uint64(len(labels)))
+		h.Write(labels)
+	}
 	binary.Write(h, binary.BigEndian, ts)
 	for _, s := range splits {
 		binary.Write(h, binary.BigEndian, uint32(len(s)))

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -72,9 +73,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, err)
 		}
 	}
-	runner := fs.String("runner", "prism", "Beam runner: prism, universal, flink, spark (dataflow with -tags dataflow)")
+	runner := fs.String("runner", "prism", "Beam runner: prism, universal, flink, spark (dataflow with -tags dataflow); local: the same tasks one after the other in this process, without Beam")
 	verify := fs.String("verify", "stream", "check of every written HFile before commit: stream, blocks, full or none")
 	noVerify := fs.Bool("no-verify", false, "= --verify none")
+	reduceSize := fs.String("reduce-size", "", "run-file bytes of one region and family one reduce task takes; larger ones are cut into sub-ranges, each its own HFiles, at most 32 (default: the job's max_file_size)")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the launcher's process to this file (with Prism in process: the whole pipeline)")
+	fs.MarkHidden("cpuprofile")
 	fs.Bool("no-progress", false, "accepted for hfload run compatibility (hfload-beam shows no progress bars)")
 	mine, beamArgs := splitArgs(fs, args)
 	if err := fs.Parse(mine); err != nil {
@@ -90,6 +94,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 1 || flag.CommandLine.NArg() > 0 {
 		fmt.Fprintf(stderr, "hfload-beam: one job file at most, got %v\n", append(fs.Args(), flag.CommandLine.Args()...))
 		return jobs.ExitUsage
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail(stderr, fmt.Errorf("%w: --cpuprofile: %w", jobs.ErrIO, err))
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(stderr, fmt.Errorf("--cpuprofile: %w", err))
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if err := defaultWorkerBinary(); err != nil {
 		return fail(stderr, err)
@@ -109,14 +124,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *noVerify {
 		mode = jobs.VerifyNone
 	}
+	run := beamrun.Runner(*runner)
+	if *runner == "local" {
+		run = beamtask.RunLocal
+	}
 	started := time.Now()
 	var stats *beamtask.Stats
+	bo := beamtask.Options{Stats: func(s *beamtask.Stats) { stats = s }}
+	if *reduceSize != "" {
+		if bo.ReduceSize, err = jobs.ParseSize(*reduceSize); err != nil || bo.ReduceSize <= 0 {
+			return fail(stderr, fmt.Errorf("%w: --reduce-size %q: want a size such as 2GiB (%v)", jobs.ErrConfig, *reduceSize, err))
+		}
+	}
 	res, err := jobs.Execute(ctx, job, jobs.ExecuteOptions{
 		Verify:     mode,
 		Now:        func() time.Time { return started },
 		Log:        func(s string) { fmt.Fprintln(stderr, s) },
-		Load:       beamtask.Loader(job, started, beamrun.Runner(*runner), func(s *beamtask.Stats) { stats = s }),
-		LoadBucket: beamtask.BucketLoader(job, started, beamrun.Runner(*runner), func(s *beamtask.Stats) { stats = s }),
+		Load:       beamtask.Loader(job, started, run, bo),
+		LoadBucket: beamtask.BucketLoader(job, started, run, bo),
 	})
 	if res != nil {
 		if job.JSON {
@@ -129,8 +154,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		} else {
 			fmt.Fprint(stdout, res.Summary())
 			if stats != nil {
-				fmt.Fprintf(stdout, "beam           %d units, %d reduce tasks, %d run files (%d bytes) through shared storage\n",
-					stats.Units, stats.Targets, stats.RunFiles, stats.RunBytes)
+				fmt.Fprintf(stdout, "beam           %d units, %d reduce tasks (%d regions·families, %d cut into sub-ranges), %d run files (%d bytes) through shared storage\n",
+					stats.Units, stats.ReduceTasks, stats.Targets, stats.SubRanged, stats.RunFiles, stats.RunBytes)
 			}
 		}
 	}

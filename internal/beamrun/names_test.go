@@ -20,7 +20,7 @@ import (
 // otherwise when one input byte or one setting differs.
 func TestPrismNamesFollowInputs(t *testing.T) {
 	prism := func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
-		return beamtask.Loader(job, beamtest.Started, beamrun.Runner("prism"), nil)
+		return beamtask.Loader(job, beamtest.Started, beamrun.Runner("prism"), beamtask.Options{})
 	}
 	names := func(c beamtest.Case) []string {
 		t.Helper()

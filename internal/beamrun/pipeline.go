@@ -2,6 +2,7 @@ package beamrun
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -19,8 +20,10 @@ func init() {
 	register.DoFn5x1[context.Context, int, []byte, func(int, string), func(string), error](&mapFn{})
 	register.Emitter2[int, string]()
 	register.Emitter1[string]()
-	register.DoFn5x1[context.Context, int, func(*string) bool, []byte, func(*string) bool, error](&reduceFn{})
+	register.DoFn5x1[context.Context, int, func(*string) bool, []byte, func([]byte), error](&planFn{})
 	register.Iter1[string]()
+	register.Emitter1[[]byte]()
+	register.DoFn4x1[context.Context, []byte, []byte, func(*string) bool, error](&reduceFn{})
 }
 
 // Build adds the load's pipeline to a new Beam pipeline.
@@ -41,8 +44,10 @@ func Build(t *beamtask.Task, spec *jobs.RunSpec) *beam.Pipeline {
 	}
 	refs, sums := beam.ParDo2(s.Scope("map"), &mapFn{Task: *t}, units, beam.SideInput{Input: splits})
 	grouped := beam.GroupByKey(s, refs)
+	// One reduce task per (region, family), or per sub-range of an oversized one, spread over workers.
+	tasks := beam.Reshuffle(s, beam.ParDo(s.Scope("plan"), &planFn{Task: *t}, grouped, beam.SideInput{Input: splits}))
 	// The inputs' checksums (beamtask.InputSum) name the HFiles: as a side input, every map is done first.
-	beam.ParDo0(s.Scope("reduce"), &reduceFn{Task: *t}, grouped, beam.SideInput{Input: splits}, beam.SideInput{Input: sums})
+	beam.ParDo0(s.Scope("reduce"), &reduceFn{Task: *t}, tasks, beam.SideInput{Input: splits}, beam.SideInput{Input: sums})
 	return p
 }
 
@@ -125,6 +130,44 @@ func (f *mapFn) ProcessElement(ctx context.Context, unit int, splits []byte, emi
 	return nil
 }
 
+// planFn cuts one target's work into reduce tasks (beamtask.Plan), emitted as JSON.
+type planFn struct {
+	Task beamtask.Task
+	spec *jobs.RunSpec
+}
+
+func (f *planFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
+
+func (f *planFn) ProcessElement(ctx context.Context, target int, runs func(*string) bool, splits []byte, emit func([]byte)) error {
+	sp, err := beamtask.DecodeSplits(splits)
+	if err != nil {
+		return err
+	}
+	// A retried map attempt emits its references again: each run file counts once.
+	seen := map[string]bool{}
+	var paths []string
+	var p string
+	for runs(&p) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	tasks, err := beamtask.Plan(ctx, &f.Task, f.spec, sp, target, paths)
+	if err != nil {
+		return err
+	}
+	for _, task := range tasks {
+		b, err := json.Marshal(task)
+		if err != nil {
+			return fmt.Errorf("beam: %w", err)
+		}
+		emit(b)
+	}
+	return nil
+}
+
 type reduceFn struct {
 	Task beamtask.Task
 	spec *jobs.RunSpec
@@ -132,7 +175,7 @@ type reduceFn struct {
 
 func (f *reduceFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
 
-func (f *reduceFn) ProcessElement(ctx context.Context, target int, runs func(*string) bool, splits []byte, sums func(*string) bool) error {
+func (f *reduceFn) ProcessElement(ctx context.Context, task []byte, splits []byte, sums func(*string) bool) error {
 	sp, err := beamtask.DecodeSplits(splits)
 	if err != nil {
 		return err
@@ -150,16 +193,9 @@ func (f *reduceFn) ProcessElement(ctx context.Context, target int, runs func(*st
 	if err != nil {
 		return err
 	}
-	// A retried map attempt emits its references again: each run file counts once.
-	seen := map[string]bool{}
-	var paths []string
-	var p string
-	for runs(&p) {
-		if !seen[p] {
-			seen[p] = true
-			paths = append(paths, p)
-		}
+	var st beamtask.SubTask
+	if err := json.Unmarshal(task, &st); err != nil {
+		return fmt.Errorf("beam: reduce task: %w", err)
 	}
-	sort.Strings(paths)
-	return beamtask.Reduce(ctx, &f.Task, f.spec, sp, target, paths, seed)
+	return beamtask.Reduce(ctx, &f.Task, f.spec, sp, st, seed)
 }

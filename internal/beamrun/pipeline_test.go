@@ -22,7 +22,7 @@ func TestPrismInProcessSameBytes(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			var st *beamtask.Stats
 			beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
-				return beamtask.Loader(job, beamtest.Started, beamrun.Runner("prism"), func(s *beamtask.Stats) { st = s })
+				return beamtask.Loader(job, beamtest.Started, beamrun.Runner("prism"), beamtask.Options{Stats: func(s *beamtask.Stats) { st = s }})
 			})
 			if st == nil || st.Targets == 0 {
 				t.Fatalf("stats %+v", st)
@@ -38,4 +38,20 @@ var gw s3test.Gateway
 func TestMain(m *testing.M) {
 	beam.Init()
 	os.Exit(s3test.Main(m, &gw))
+}
+
+// TestPrismSubRanges: with a small reduce size the plan stage cuts every (region, family) into
+// sub-ranges, each a reduce task of its own after a reshuffle: the cells, counts and rejects are
+// those of `hfload run`, the files cut at the sub-ranges.
+func TestPrismSubRanges(t *testing.T) {
+	c := beamtest.Cases()[1] // csv-aggregate: the smallest
+	var st *beamtask.Stats
+	want, got, _ := beamtest.Runs(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
+		return beamtask.Loader(job, beamtest.Started, beamrun.Runner("prism"),
+			beamtask.Options{ReduceSize: 2 << 10, Stats: func(s *beamtask.Stats) { st = s }})
+	})
+	nw, ng := beamtest.SameCells(t, want, got)
+	if st == nil || st.SubRanged == 0 || ng <= nw {
+		t.Fatalf("no sub-ranges: %d files (hfload run %d), stats %+v", ng, nw, st)
+	}
 }

@@ -49,7 +49,7 @@ func TestPrismS3(t *testing.T) {
 			}
 			var st *beamtask.Stats
 			beamtest.CompareBucket(t, c, bucket, func(job *jobs.Job) beamtest.BucketLoad {
-				return beamtask.BucketLoader(job, beamtest.Started, beamrun.Runner("prism"), func(s *beamtask.Stats) { st = s })
+				return beamtask.BucketLoader(job, beamtest.Started, beamrun.Runner("prism"), beamtask.Options{Stats: func(s *beamtask.Stats) { st = s }})
 			})
 			if st == nil || st.InputBytes == 0 || st.HFileBytes == 0 {
 				t.Fatalf("stats %+v", st)

@@ -16,7 +16,10 @@ import (
 // Stats are the data-movement figures of a distributed run (for the cost model of docs/distributed.md).
 type Stats struct {
 	Units       int   `json:"units"`
-	Targets     int   `json:"targets"`      // (region, family) pairs with records: reduce tasks
+	Targets     int   `json:"targets"`      // (region, family) pairs with records
+	ReduceTasks int   `json:"reduce_tasks"` // targets and their sub-ranges (Plan)
+	SubRanged   int   `json:"sub_ranged"`   // targets cut into sub-ranges
+	PlanBytes   int64 `json:"plan_bytes"`   // run-file bytes read again to plan sub-ranges
 	RunFiles    int   `json:"run_files"`    // files written by map tasks
 	RunBytes    int64 `json:"run_bytes"`    // bytes of those files (written by maps, read by reducers)
 	RunRecords  int64 `json:"run_records"`  // records in them
@@ -101,38 +104,59 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 			continue
 		}
 		st.Targets++
-		var sum reduceSummary
-		if err := readJSON(ctx, sto, reduceSummaryName(target), &sum); err != nil {
-			return fail(fmt.Errorf("beam: region %d family %d has no reduce summary: %w", target/nf, target%nf, err))
+		region, fam := target/nf, target%nf
+		var plan targetPlan
+		if err := readJSON(ctx, sto, planName(target), &plan); err != nil {
+			return fail(fmt.Errorf("beam: region %d family %d has no reduce plan: %w", region, fam, err))
 		}
-		if sum.NameSeed != seed {
-			return fail(fmt.Errorf("beam: region %d family %d: files named with seed %s, the inputs' checksums give %s",
-				target/nf, target%nf, sum.NameSeed, seed))
+		if len(plan.Bounds) > 0 {
+			st.SubRanged++
+			st.PlanBytes += plan.Bytes
 		}
-		if sum.Records != mapped[target] {
-			return fail(fmt.Errorf("beam: region %d family %d: reduce read %d records, the maps wrote %d",
-				target/nf, target%nf, sum.Records, mapped[target]))
-		}
-		res.Files = append(res.Files, sum.Files...)
-		res.Cells += sum.Cells
-		res.RowsWritten += sum.RowsWritten
-		res.Duplicates += sum.Duplicates
-		for _, ex := range sum.DupExamples {
-			if len(res.DupExamples) < 5 {
-				res.DupExamples = append(res.DupExamples, ex)
+		var records int64
+		var files []jobs.FileResult
+		for sub := 0; sub <= len(plan.Bounds); sub++ {
+			st.ReduceTasks++
+			var sum reduceSummary
+			if err := readJSON(ctx, sto, reduceSummaryName(target, sub), &sum); err != nil {
+				return fail(fmt.Errorf("beam: region %d family %d (sub-range %d) has no reduce summary: %w", region, fam, sub, err))
 			}
+			if sum.NameSeed != seed {
+				return fail(fmt.Errorf("beam: region %d family %d: files named with seed %s, the inputs' checksums give %s",
+					region, fam, sum.NameSeed, seed))
+			}
+			records += sum.Records
+			files = append(files, sum.Files...)
+			res.Cells += sum.Cells
+			res.RowsWritten += sum.RowsWritten
+			res.Duplicates += sum.Duplicates
+			for _, ex := range sum.DupExamples {
+				if len(res.DupExamples) < 5 {
+					res.DupExamples = append(res.DupExamples, ex)
+				}
+			}
+			res.Spills += sum.Spills
+			res.SpillBytes += sum.SpillBytes
+			res.MergePasses += sum.MergePasses
+			res.PeakMemory = max(res.PeakMemory, sum.PeakMemory)
+			if sto.out != nil && len(sum.Uploads) != len(sum.Files) {
+				return fail(fmt.Errorf("beam: region %d family %d: %d files written, %d uploads", region, fam, len(sum.Files), len(sum.Uploads)))
+			}
+			out.Uploads = append(out.Uploads, sum.Uploads...)
 		}
-		res.Spills += sum.Spills
-		res.SpillBytes += sum.SpillBytes
-		res.MergePasses += sum.MergePasses
-		res.PeakMemory = max(res.PeakMemory, sum.PeakMemory)
-		for _, f := range sum.Files {
+		if records != mapped[target] {
+			return fail(fmt.Errorf("beam: region %d family %d: reduce read %d records, the maps wrote %d",
+				region, fam, records, mapped[target]))
+		}
+		if len(files) > MaxFilesPerRegionFamily {
+			return fail(fmt.Errorf("%w: region %d family %s: %d HFiles, more than the %d HBase's bulk load takes for one family of one region "+
+				"(hbase.mapreduce.bulkload.max.hfiles.perRegion.perFamily); raise max_file_size, add split points, or raise that property on the cluster and load with hfload run",
+				jobs.ErrConfig, region, spec.Mapping.Families()[fam], len(files), MaxFilesPerRegionFamily))
+		}
+		for _, f := range files {
 			st.HFileBytes += f.Bytes
 		}
-		if sto.out != nil && len(sum.Uploads) != len(sum.Files) {
-			return fail(fmt.Errorf("beam: region %d family %d: %d files written, %d uploads", target/nf, target%nf, len(sum.Files), len(sum.Uploads)))
-		}
-		out.Uploads = append(out.Uploads, sum.Uploads...)
+		res.Files = append(res.Files, files...)
 	}
 	if err := jobs.DuplicatesErr(spec, res.Duplicates, res.DupExamples); err != nil {
 		return out, err

@@ -12,7 +12,7 @@ import (
 )
 
 // RunLocal runs every task of t in this process, one after the other, as the Beam pipeline runs them
-// on workers: sample and merge (split_sample), map, group run files by target, name seed, reduce. It is the
+// on workers: sample and merge (split_sample), map, group run files by target, name seed, plan, reduce. It is the
 // reference the Beam pipeline is tested against and a driver without Beam. Collect follows.
 func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 	splitsEnc := EncodeSplits(t.splits())
@@ -60,8 +60,14 @@ func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 		return err
 	}
 	for _, target := range targets {
-		if err := Reduce(ctx, t, spec, splits, target, byTarget[target], seed); err != nil {
+		tasks, err := Plan(ctx, t, spec, splits, target, byTarget[target])
+		if err != nil {
 			return err
+		}
+		for _, task := range tasks {
+			if err := Reduce(ctx, t, spec, splits, task, seed); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -70,11 +76,18 @@ func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 // RunFunc runs every task of t (RunLocal, or a Beam pipeline).
 type RunFunc func(ctx context.Context, t *Task, spec *jobs.RunSpec) error
 
+// Options are a distributed load's settings that are not the job's. The zero value is the defaults.
+type Options struct {
+	// ReduceSize: see Task.ReduceSize (0: the job's max_file_size).
+	ReduceSize int64
+	// Stats, if not nil, receives the run's data-movement figures.
+	Stats func(*Stats)
+}
+
 // Loader returns a jobs.ExecuteOptions.Load that runs the load through run and Collect, with the shared
 // files in the staging directory (removed before the commit). job and started must be
-// the job and start time jobs.Execute is given (ExecuteOptions.Now). stats, if not nil, receives the
-// run's data-movement figures.
-func Loader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Stats)) func(ctx context.Context, spec *jobs.RunSpec, dir string) (*jobs.LoadResult, error) {
+// the job and start time jobs.Execute is given (ExecuteOptions.Now).
+func Loader(job *jobs.Job, started time.Time, run RunFunc, o Options) func(ctx context.Context, spec *jobs.RunSpec, dir string) (*jobs.LoadResult, error) {
 	return func(ctx context.Context, spec *jobs.RunSpec, dir string) (*jobs.LoadResult, error) {
 		// Inside the staging directory, which every worker shares (spec.TempDir may be local: tmp_dir).
 		work := filepath.Join(dir, ".beam")
@@ -83,7 +96,8 @@ func Loader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Stats)) f
 		if err != nil {
 			return nil, err
 		}
-		c, err := runCollect(ctx, t, spec, run, stats)
+		t.ReduceSize = o.ReduceSize
+		c, err := runCollect(ctx, t, spec, run, o.Stats)
 		return c.Load, err
 	}
 }
@@ -92,7 +106,7 @@ func Loader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Stats)) f
 // files under out's work prefix (removed before the commit) and upload the HFiles to their final keys;
 // the uploads are adopted into out, whose commit completes them, and those of failed or repeated
 // attempts are aborted.
-func BucketLoader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Stats)) func(ctx context.Context, spec *jobs.RunSpec, out *jobs.BucketStaging, work string) (*jobs.LoadResult, error) {
+func BucketLoader(job *jobs.Job, started time.Time, run RunFunc, o Options) func(ctx context.Context, spec *jobs.RunSpec, out *jobs.BucketStaging, work string) (*jobs.LoadResult, error) {
 	return func(ctx context.Context, spec *jobs.RunSpec, out *jobs.BucketStaging, work string) (lr *jobs.LoadResult, err error) {
 		t, err := NewTask(job, started, spec, "", out.WorkURL())
 		if err != nil {
@@ -108,7 +122,8 @@ func BucketLoader(job *jobs.Job, started time.Time, run RunFunc, stats func(*Sta
 				lr, err = nil, fmt.Errorf("%w: removing the work files: %w", jobs.ErrIO, rerr)
 			}
 		}()
-		c, err := runCollect(ctx, t, spec, run, stats)
+		t.ReduceSize = o.ReduceSize
+		c, err := runCollect(ctx, t, spec, run, o.Stats)
 		if err != nil {
 			return c.Load, err
 		}

@@ -3,6 +3,8 @@ package beamtask_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ func TestRunLocalSameBytes(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			var st *beamtask.Stats
 			beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
-				return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, func(s *beamtask.Stats) { st = s })
+				return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{Stats: func(s *beamtask.Stats) { st = s }})
 			})
 			if st == nil || st.RunRecords == 0 || st.Targets == 0 {
 				t.Fatalf("stats %+v", st)
@@ -44,7 +46,7 @@ func TestRunLocalToBucket(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			var st *beamtask.Stats
 			beamtest.CompareBucket(t, c, bucket, func(job *jobs.Job) beamtest.BucketLoad {
-				return beamtask.BucketLoader(job, beamtest.Started, beamtask.RunLocal, func(s *beamtask.Stats) { st = s })
+				return beamtask.BucketLoader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{Stats: func(s *beamtask.Stats) { st = s }})
 			})
 			if st == nil || st.RunRecords == 0 || st.Targets == 0 || st.HFileBytes == 0 {
 				t.Fatalf("stats %+v", st)
@@ -73,7 +75,18 @@ func TestBucketFailureLeavesNothing(t *testing.T) {
 	if err := st.Put(ctx, killed, []byte("left by a killed run"), storage.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	c := beamtest.Cases()[0]
+	c := beamtest.Case{Name: "one-region", YAML: `
+table: t
+header: true
+duplicates: last
+mapping:
+  columns:
+    - {name: id}
+    - {name: name, cell: "d:name"}
+    - {name: n, cell: "d:n"}
+    - {name: tag, cell: "d:tag"}
+  rowkey: [id]
+`, Inputs: beamtest.CSVInputs(1, 80, false)} // about 45 distinct rows, all in one region
 	dir := t.TempDir()
 	job := c.Job(t, c.Inputs(t, dir), "s3://"+bucket+"/"+prefix)
 	job.TmpDir = t.TempDir()
@@ -85,7 +98,7 @@ func TestBucketFailureLeavesNothing(t *testing.T) {
 	}
 	var notes []string
 	_, err = jobs.Execute(ctx, job, jobs.ExecuteOptions{Now: func() time.Time { return beamtest.Started },
-		Log: func(s string) { notes = append(notes, s) }, LoadBucket: beamtask.BucketLoader(job, beamtest.Started, failing, nil)})
+		Log: func(s string) { notes = append(notes, s) }, LoadBucket: beamtask.BucketLoader(job, beamtest.Started, failing, beamtask.Options{})})
 	if err == nil || !strings.Contains(err.Error(), "worker 3 failed") {
 		t.Fatalf("want the worker's error, got %v", err)
 	}
@@ -97,5 +110,60 @@ func TestBucketFailureLeavesNothing(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(notes, "\n"), "removed 1 work file of a killed distributed run") {
 		t.Errorf("no note of the killed run's work files: %q", notes)
+	}
+}
+
+// TestSubRanges: with a reduce size far below the targets' run-file bytes, every (region, family) is
+// cut into sub-ranges, each sorted and written by its own task into its own HFiles: the cells (in
+// order), counts and rejects are those of `hfload run`, the files are cut differently (more of them)
+// and none straddles its region.
+func TestSubRanges(t *testing.T) {
+	for _, c := range beamtest.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			var st *beamtask.Stats
+			want, got, _ := beamtest.Runs(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
+				return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal,
+					beamtask.Options{ReduceSize: 2 << 10, Stats: func(s *beamtask.Stats) { st = s }})
+			})
+			nw, ng := beamtest.SameCells(t, want, got)
+			if st == nil || st.SubRanged != st.Targets || st.ReduceTasks <= st.Targets || ng <= nw {
+				t.Fatalf("no sub-ranges: %d files (hfload run %d), stats %+v", ng, nw, st)
+			}
+			t.Logf("%d files (hfload run %d), %d reduce tasks for %d targets", ng, nw, st.ReduceTasks, st.Targets)
+		})
+	}
+}
+
+// TestTooManyFilesPerRegion: a load whose files for one region and family would exceed HBase's bulk
+// load limit (32) is refused with a clear error, and nothing is committed.
+func TestTooManyFilesPerRegion(t *testing.T) {
+	c := beamtest.Case{Name: "one-region", YAML: `
+table: t
+header: true
+duplicates: last
+mapping:
+  columns:
+    - {name: id}
+    - {name: name, cell: "d:name"}
+    - {name: n, cell: "d:n"}
+    - {name: tag, cell: "d:tag"}
+  rowkey: [id]
+`, Inputs: beamtest.CSVInputs(1, 80, false)} // about 45 distinct rows, all in one region
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	job := c.Job(t, c.Inputs(t, filepath.Join(dir, "in")), out)
+	rollEveryRow := func(ctx context.Context, task *beamtask.Task, spec *jobs.RunSpec) error {
+		spec.MaxFileSize = 1 // a file per row: more than 32 for the region, in sub-ranges or not
+		return beamtask.RunLocal(ctx, task, spec)
+	}
+	_, err := jobs.Execute(context.Background(), job, jobs.ExecuteOptions{Now: func() time.Time { return beamtest.Started },
+		Load: beamtask.Loader(job, beamtest.Started, rollEveryRow, beamtask.Options{ReduceSize: -1})})
+	if !errors.Is(err, jobs.ErrConfig) || !strings.Contains(err.Error(), "hbase.mapreduce.bulkload.max.hfiles.perRegion.perFamily") {
+		t.Fatalf("want the 32-files error, got %v", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		if ents, _ := os.ReadDir(out); len(ents) > 0 {
+			t.Fatalf("left in %s: %v", out, ents)
+		}
 	}
 }

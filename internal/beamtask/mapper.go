@@ -88,25 +88,31 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		writers[target] = w
 		return w, nil
 	}
+	// Each batch's records are framed per target into buffers reused from batch to batch (a pool:
+	// the mapping workers call sink concurrently), then appended to each target's run file under its lock.
+	pool := sync.Pool{New: func() any { return &batchFrames{frames: make([][]byte, targets), counts: make([]int64, targets)} }}
 	sink := func(cb *pipeline.CellBatch) error {
-		// Frame the batch's records per target, then append each target's frames under its lock.
-		frames := map[int][]byte{}
-		counts := map[int]int64{}
+		bf := pool.Get().(*batchFrames)
+		defer pool.Put(bf)
+		defer bf.reset()
 		for i := range cb.Records {
 			rec := cb.Record(i)
 			target := int(cb.Records[i].Family)
 			if len(splits) > 0 {
 				target += splits.Region(cellrec.Row(rec)) * nf
 			}
-			frames[target] = appendFrame(frames[target], rec, cb.Records[i].Seq)
-			counts[target]++
+			if bf.counts[target] == 0 {
+				bf.used = append(bf.used, target)
+			}
+			bf.frames[target] = appendFrame(bf.frames[target], rec, cb.Records[i].Seq)
+			bf.counts[target]++
 		}
-		for target, f := range frames {
+		for _, target := range bf.used {
 			w, err := writer(target)
 			if err != nil {
 				return err
 			}
-			if err := w.write(f, counts[target]); err != nil {
+			if err := w.write(bf.frames[target], bf.counts[target]); err != nil {
 				return err
 			}
 		}
@@ -177,4 +183,19 @@ func attemptID() string {
 	var b [8]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// batchFrames are one batch's records framed per target (used: the targets with records, in order of
+// first appearance).
+type batchFrames struct {
+	frames [][]byte
+	counts []int64
+	used   []int
+}
+
+func (b *batchFrames) reset() {
+	for _, t := range b.used {
+		b.frames[t], b.counts[t] = b.frames[t][:0], 0
+	}
+	b.used = b.used[:0]
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/engine"
 	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
@@ -17,7 +18,8 @@ import (
 // reduceSummary is what a reduce task leaves for the launcher; its existence marks the target done.
 type reduceSummary struct {
 	Target      int               `json:"target"`
-	Records     int64             `json:"records"` // records read from the run files
+	Sub         int               `json:"sub"`     // the sub-range (SubTask.Sub)
+	Records     int64             `json:"records"` // records of the task read from the run files
 	Files       []jobs.FileResult `json:"files"`
 	Cells       int64             `json:"cells"`
 	RowsWritten int64             `json:"rows_written"`
@@ -32,14 +34,15 @@ type reduceSummary struct {
 	NameSeed string            `json:"name_seed"` // hex: the seed the files were named with
 }
 
-// Reduce sorts every record of the given run files (all of one target, i.e. one region and family)
-// within the job's memory budget, spilling to the worker's local disk, applies the duplicates policy or
-// aggregate, and writes the region's HFiles into the staging directory (jobs.WriteRegion): duplicates
-// and aggregates are exact across the whole input. The file names are those of `hfload run` given the
-// run's name seed (Task.NameSeed), so a retried task overwrites its own output with the same bytes.
-func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, runs []string, seed []byte) error {
+// Reduce sorts the records of one reduce task (a target, i.e. one region and family, or a sub-range
+// of it: see Plan) from its run files within the job's memory budget, spilling to the worker's local
+// disk, applies the duplicates policy or aggregate, and writes the HFiles into the staging directory or
+// as uploads to the output bucket: duplicates and aggregates are exact across the whole input (a row's
+// records all go to one task). The file names are those of `hfload run` given the
+// run's name seed (Task.NameSeed; sub-ranges after the first: subRangeName), so a retried task writes the same names with the same bytes.
+func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, task SubTask, seed []byte) error {
 	nf := len(spec.Mapping.Families())
-	region, fam := target/nf, target%nf
+	region, fam := task.Target/nf, task.Target%nf
 	st, err := t.open(ctx, spec)
 	if err != nil {
 		return err
@@ -52,13 +55,25 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 	rs := *spec
 	rs.TempDir = tmp
 	rs.NameSeed = func() ([]byte, error) { return seed, nil }
-	runs = append([]string(nil), runs...)
+	runs := append([]string(nil), task.Runs...)
 	sort.Strings(runs)
 	var records int64
 	feed := func(add func(rec []byte, seq uint64) error) error {
+		keep := add
+		if task.Subs > 1 {
+			keep = func(rec []byte, seq uint64) error {
+				if !task.in(cellrec.Row(rec)) {
+					return nil
+				}
+				records++
+				return add(rec, seq)
+			}
+		}
 		for _, p := range runs {
-			n, err := readRun(ctx, st, p, add)
-			records += n
+			n, err := readRun(ctx, st, p, keep)
+			if task.Subs <= 1 {
+				records += n
+			}
 			if err != nil {
 				return err
 			}
@@ -71,11 +86,15 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 		ups = &uploadSink{st: st.out, prefix: st.outKey}
 		sink = ups
 	}
+	if task.Sub > 0 {
+		sink = subRangeSink{Sink: sink, sub: task.Sub}
+	}
 	lr, err := jobs.WriteRegionTo(ctx, &rs, sink, splits, region, fam, feed)
 	if err != nil {
 		return err
 	}
-	sum := reduceSummary{Target: target, Records: records, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
+	renameResults(lr.Files, task.Sub)
+	sum := reduceSummary{Target: task.Target, Sub: task.Sub, Records: records, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
 		Duplicates: lr.Duplicates, DupExamples: lr.DupExamples, Spills: lr.Spills, SpillBytes: lr.SpillBytes,
 		MergePasses: lr.MergePasses, PeakMemory: lr.PeakMemory, NameSeed: hex.EncodeToString(seed)}
 	if ups != nil {
@@ -85,5 +104,5 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 	if err != nil {
 		return fmt.Errorf("beam: %w", err)
 	}
-	return st.put(ctx, reduceSummaryName(target), b)
+	return st.put(ctx, reduceSummaryName(task.Target, task.Sub), b)
 }

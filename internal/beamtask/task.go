@@ -30,6 +30,9 @@ type Task struct {
 	// SettingsSeed is the launcher's jobs.RunSpec.SettingsSeed (a worker, which does not resolve the
 	// split options again, would compute another): with the inputs' checksums, it names the HFiles.
 	SettingsSeed []byte
+	// ReduceSize is the most run-file bytes of one target (region and family) one reduce task takes;
+	// a larger target is cut into sub-ranges (Plan). 0: the job's max_file_size; < 0: never cut.
+	ReduceSize int64
 }
 
 // NewTask describes a run of job started at started, writing into dir, with shared files under work.
@@ -97,7 +100,6 @@ func (t *Task) inputs() int {
 // Names of the shared files, relative to the work area (slash-separated).
 func unitSummaryName(u int) string     { return fmt.Sprintf("units/u%06d.json", u) }
 func unitRejectsName(u int) string     { return fmt.Sprintf("units/u%06d.rejects", u) }
-func reduceSummaryName(t int) string   { return fmt.Sprintf("reduce/t%06d.json", t) }
 func runFileName(u, target int) string { return fmt.Sprintf("runs/u%06d-t%06d.run", u, target) }
 
 const splitsFile = "splits"

@@ -136,6 +136,19 @@ func (s *stores) reader(ctx context.Context, rel string) (io.ReadCloser, error) 
 	return s.work.Reader(ctx, s.key(rel), 0)
 }
 
+// size returns the size of the shared file rel.
+func (s *stores) size(ctx context.Context, rel string) (int64, error) {
+	if s.dir != "" {
+		fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(rel)))
+		if err != nil {
+			return 0, err
+		}
+		return fi.Size(), nil
+	}
+	info, err := s.work.Stat(ctx, s.key(rel))
+	return info.Size, err
+}
+
 // get reads the small shared file rel.
 func (s *stores) get(ctx context.Context, rel string) ([]byte, error) {
 	r, err := s.reader(ctx, rel)

@@ -41,15 +41,17 @@ func Create(path string, perm os.FileMode) (*File, error) {
 // that several O_DIRECT writes (which wait for the device) are in flight while the caller fills the next
 // buffer. It is not safe for concurrent use.
 type Writer struct {
-	f      *File
-	buf    []byte // the buffer being filled
-	n      int
-	free   chan []byte // buffers to fill
-	full   chan []byte // buffers to write, in order
-	done   chan struct{}
-	closed bool // full is closed and the goroutine has ended
-	size   int  // the largest buffer size
-	made   int  // buffers made so far (at most WriterBuffers)
+	f       *File
+	buf     []byte // the buffer being filled
+	n       int
+	free    chan []byte // buffers to fill
+	full    chan []byte // buffers to write, in order
+	done    chan struct{}
+	started bool // the background goroutine runs (from the first full buffer on)
+	closed  bool // full is closed and the goroutine has ended
+	size    int  // the largest buffer size
+	made    int  // buffers made so far (at most WriterBuffers)
+	bufs    *Buffers
 
 	mu  sync.Mutex
 	err error // first write error (sticky)
@@ -74,11 +76,32 @@ const firstBuffer = 64 << 10
 // file, from firstBuffer, doubling: a small file (a region with little data) costs a small buffer, not
 // WriterBuffers large ones to allocate and zero.
 func NewWriter(f *File, size int) *Writer {
+	return NewWriterBuffers(f, size, nil)
+}
+
+// NewWriterBuffers is NewWriter taking its buffers from bufs and giving them back at Close (nil: its
+// own). The goroutine that writes full buffers starts with the first one: a file that fits its first
+// buffer (a region with a few rows) is one write at Close, with no goroutine and no fresh buffer.
+func NewWriterBuffers(f *File, size int, bufs *Buffers) *Writer {
 	size = max(Align, (size+Align-1)&^(Align-1))
-	w := &Writer{f: f, buf: alignedBuf(min(size, firstBuffer)), size: size, made: 1,
-		free: make(chan []byte, WriterBuffers), full: make(chan []byte, WriterBuffers), done: make(chan struct{})}
-	go w.loop()
+	w := &Writer{f: f, size: size, made: 1, bufs: bufs}
+	w.buf = w.alloc(min(size, firstBuffer))
 	return w
+}
+
+// alloc returns an aligned buffer of n bytes (n a multiple of Align), from bufs if set.
+func (w *Writer) alloc(n int) []byte {
+	if w.bufs != nil {
+		return w.bufs.get(n)
+	}
+	return alignedBuf(n)
+}
+
+// start starts the background writer.
+func (w *Writer) start() {
+	w.free, w.full, w.done = make(chan []byte, WriterBuffers), make(chan []byte, WriterBuffers), make(chan struct{})
+	w.started = true
+	go w.loop()
 }
 
 // next returns the buffer to fill after a full one of n bytes: a new one, twice as large (up to size),
@@ -88,13 +111,21 @@ func (w *Writer) next(n int) []byte {
 	want := min(2*n, w.size)
 	if w.made < WriterBuffers {
 		w.made++
-		return alignedBuf(want)
+		return w.alloc(want)
 	}
 	b := <-w.free
 	if len(b) < want {
-		b = alignedBuf(want)
+		w.recycle(b)
+		b = w.alloc(want)
 	}
 	return b
+}
+
+// recycle gives a buffer back to bufs, if set.
+func (w *Writer) recycle(b []byte) {
+	if w.bufs != nil && b != nil {
+		w.bufs.put(b)
+	}
 }
 
 // loop writes full buffers in order until full is closed; after an error it only recycles them.
@@ -154,6 +185,9 @@ func (w *Writer) Write(p []byte) (int, error) {
 		total += k
 		if w.n == len(w.buf) {
 			n := len(w.buf)
+			if !w.started {
+				w.start()
+			}
 			w.full <- w.buf
 			w.buf, w.n = w.next(n), 0
 			if err := w.error(); err != nil {
@@ -190,7 +224,25 @@ func (w *Writer) Close() error {
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
+	w.release()
 	return err
+}
+
+// release gives the buffers back to bufs once the background writer has ended.
+func (w *Writer) release() {
+	if w.bufs == nil || !w.closed {
+		return
+	}
+	w.recycle(w.buf)
+	w.buf, w.n = nil, 0
+	for w.started {
+		select {
+		case b := <-w.free:
+			w.recycle(b)
+		default:
+			return
+		}
+	}
 }
 
 // Sync writes what is buffered and fsyncs; after it the Writer only accepts Close.
@@ -205,8 +257,10 @@ func (w *Writer) Sync() error {
 func (w *Writer) flushTail() error {
 	if !w.closed {
 		w.closed = true
-		close(w.full)
-		<-w.done
+		if w.started {
+			close(w.full)
+			<-w.done
+		}
 	}
 	if err := w.error(); err != nil {
 		return err
@@ -331,4 +385,36 @@ func (r *Reader) fill(off int64) error {
 	}
 	r.winOff, r.winLen = start, n
 	return nil
+}
+
+// Buffers recycles the aligned buffers of closed Writers (NewWriterBuffers) for the next ones, so
+// that a run writing thousands of small files does not make and zero a buffer for each. It holds what
+// the Writers gave back: no more than they held at once. Safe for concurrent use; the zero value is
+// ready.
+type Buffers struct {
+	mu   sync.Mutex
+	free map[int][][]byte // by length
+}
+
+// get returns an aligned buffer of n bytes (a multiple of Align); its contents are arbitrary.
+func (p *Buffers) get(n int) []byte {
+	p.mu.Lock()
+	if l := p.free[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.free[n] = l[:len(l)-1]
+		p.mu.Unlock()
+		return b
+	}
+	p.mu.Unlock()
+	return alignedBuf(n)
+}
+
+// put keeps b for a later get of its length.
+func (p *Buffers) put(b []byte) {
+	p.mu.Lock()
+	if p.free == nil {
+		p.free = map[int][][]byte{}
+	}
+	p.free[len(b)] = append(p.free[len(b)], b[:len(b):len(b)])
+	p.mu.Unlock()
 }

@@ -2,6 +2,7 @@ package directio
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -203,4 +204,53 @@ func TestWriterBuffersGrow(t *testing.T) {
 	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("file differs (%d bytes read, %v)", len(got), err)
 	}
+}
+
+// Writers sharing Buffers, one after another and two at once, write exactly their bytes (buffers come
+// back with old contents), and a small file's buffer is given back at Close and taken by the next one.
+func TestWriterSharedBuffers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var bufs Buffers
+	dir := t.TempDir()
+	write := func(name string, size int) (*Writer, []byte) {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		f, err := Create(filepath.Join(dir, name), 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := NewWriterBuffers(f, 256<<10, &bufs)
+		for rest := data; len(rest) > 0; {
+			k := min(len(rest), 1+rng.IntN(70000))
+			if n, err := w.Write(rest[:k]); err != nil || n != k {
+				t.Fatalf("%s: write %d: %d, %v", name, k, n, err)
+			}
+			rest = rest[k:]
+		}
+		return w, data
+	}
+	check := func(name string, w *Writer, data []byte) {
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%s differs (%d bytes read of %d, %v)", name, len(got), len(data), err)
+		}
+	}
+	for i, size := range []int{3000, 1 << 20, 5, 700000, 0, 4096, 65536, 65537, 2<<20 + 17, 100} {
+		a, da := write(fmt.Sprint("a", i), size)
+		b, db := write(fmt.Sprint("b", i), size/3)
+		check(fmt.Sprint("b", i), b, db)
+		check(fmt.Sprint("a", i), a, da)
+	}
+	w, data := write("small1", 100)
+	first := &w.buf[0]
+	check("small1", w, data)
+	w2, data2 := write("small2", 200)
+	if &w2.buf[0] != first {
+		t.Error("the next small file did not take the buffer the last one gave back")
+	}
+	check("small2", w2, data2)
 }

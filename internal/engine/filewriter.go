@@ -57,7 +57,7 @@ func (fw *fileWriter) open() error {
 	fam := fw.o.families[fw.fam]
 	fw.name = fw.o.fileName(fam, fw.region, fw.part)
 	fw.rel = filepath.Join(fam, fw.name)
-	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize})
+	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize, Buffers: &fw.o.fileBuffers})
 	if err != nil {
 		return err
 	}

@@ -27,10 +27,11 @@ type outputWriter struct {
 	pool       *sorter.Pool // the budget the output buffers are reserved from (nil: not accounted)
 	bufSize    int          // direct-I/O buffer size of each HFile (outputBufferSize)
 
-	spares    spareWriters // closed writers and verifiers whose buffers the next files take
-	verifyWG  sync.WaitGroup
-	verifySem chan struct{}
-	verifyErr error
+	spares      spareWriters     // closed writers and verifiers whose buffers the next files take
+	fileBuffers directio.Buffers // the write buffers of closed files, for the next files
+	verifyWG    sync.WaitGroup
+	verifySem   chan struct{}
+	verifyErr   error
 
 	mu          sync.Mutex
 	files       []FileResult

@@ -31,6 +31,9 @@ type FileOptions struct {
 	// BufferSize is the write buffer the engine has budgeted for the file, in bytes (reserved from
 	// Spec.Memory; 0: the sink's own default).
 	BufferSize int
+	// Buffers, if set, is where a sink that writes through directio takes its buffers from and gives
+	// them back when the file is closed (one per run: files of few rows then cost no fresh buffer).
+	Buffers *directio.Buffers
 }
 
 // File is one HFile being written. The engine writes it sequentially and then calls exactly one of
@@ -78,7 +81,7 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 	if size <= 0 {
 		size = defaultFileBuffer
 	}
-	return &dirFile{Writer: directio.NewWriter(f, size), path: path}, nil
+	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), path: path}, nil
 }
 
 // Open opens Dir/<family>/<name> for reading, around the page cache too: the bytes were written that

@@ -24,6 +24,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
+	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 )
@@ -109,11 +110,20 @@ var Started = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // rejects, manifest). It returns the second run's result.
 func Compare(t *testing.T, c Case, load func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error)) *jobs.ExecuteResult {
 	t.Helper()
+	want, got, res := Runs(t, c, load)
+	SameTree(t, want, got)
+	return res
+}
+
+// Runs runs c with jobs.Execute as `hfload run` does and again with load as ExecuteOptions.Load, and
+// returns the two output directories and the second run's result.
+func Runs(t *testing.T, c Case, load func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error)) (want, got string, res *jobs.ExecuteResult) {
+	t.Helper()
 	dir := t.TempDir()
 	ins := c.Inputs(t, filepath.Join(dir, "in"))
 	now := func() time.Time { return Started }
 	// Both runs write to the same path (the manifest names it): the first one's output is moved away.
-	got, want := filepath.Join(dir, "out"), filepath.Join(dir, "want")
+	got, want = filepath.Join(dir, "out"), filepath.Join(dir, "want")
 	if _, err := jobs.Execute(context.Background(), c.Job(t, ins, got), jobs.ExecuteOptions{Now: now}); err != nil {
 		t.Fatalf("%s: hfload run: %v", c.Name, err)
 	}
@@ -125,8 +135,77 @@ func Compare(t *testing.T, c Case, load func(job *jobs.Job) func(context.Context
 	if err != nil {
 		t.Fatalf("%s: distributed run: %v", c.Name, err)
 	}
-	SameTree(t, want, got)
-	return res
+	return want, got, res
+}
+
+// SameCells fails unless outputs a and b (committed directories) hold the same cells, in the same
+// order, for every region and family, the same rejects and the same counts, however their HFiles are
+// cut; and unless every file of b lies within its region. It returns how many files each has.
+func SameCells(t testing.TB, a, b string) (filesA, filesB int) {
+	t.Helper()
+	ma, mb := manifest(t, a), manifest(t, b)
+	ca, cb := ma.Counts, mb.Counts
+	ca.FilesWritten, cb.FilesWritten, ca.BytesWritten, cb.BytesWritten = 0, 0, 0, 0
+	if ca != cb {
+		t.Errorf("counts differ:\n%+v\n%+v", ma.Counts, mb.Counts)
+	}
+	ra, _ := os.ReadFile(filepath.Join(a, "_rejects.jsonl"))
+	rb, _ := os.ReadFile(filepath.Join(b, "_rejects.jsonl"))
+	if !bytes.Equal(ra, rb) {
+		t.Errorf("rejects differ")
+	}
+	da, db := cellsByRegion(t, a, ma), cellsByRegion(t, b, mb)
+	if strings.Join(keys(da), ",") != strings.Join(keys(db), ",") {
+		t.Fatalf("regions·families differ: %v vs %v", keys(da), keys(db))
+	}
+	for _, k := range keys(da) {
+		if !bytes.Equal(da[k], db[k]) {
+			t.Errorf("%s: cells differ (%d vs %d bytes of cell text)", k, len(da[k]), len(db[k]))
+		}
+	}
+	for _, f := range mb.Files {
+		if f.RegionStart != "" && f.FirstKey < f.RegionStart || f.RegionEnd != "" && f.LastKey >= f.RegionEnd {
+			t.Errorf("%s [%s, %s] straddles its region [%s, %s)", f.Path, f.FirstKey, f.LastKey, f.RegionStart, f.RegionEnd)
+		}
+	}
+	return len(ma.Files), len(mb.Files)
+}
+
+func manifest(t testing.TB, dir string) *jobs.Manifest {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, jobs.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := jobs.ReadManifest(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// cellsByRegion dumps the cells of every (region, family) of an output, its files in key order.
+func cellsByRegion(t testing.TB, dir string, m *jobs.Manifest) map[string][]byte {
+	t.Helper()
+	files := append([]jobs.OutputFile(nil), m.Files...)
+	sort.SliceStable(files, func(i, j int) bool { return files[i].FirstKey < files[j].FirstKey })
+	out := map[string][]byte{}
+	for _, f := range files {
+		r, c, err := hfilewriter.OpenFile(filepath.Join(dir, f.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		_, err = r.DumpCellText(&b)
+		c.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
+		k := fmt.Sprintf("r%03d/%s", f.Region, f.Family)
+		out[k] = append(out[k], b.Bytes()...)
+	}
+	return out
 }
 
 // SameTree fails unless directories a and b hold the same files with the same bytes.
@@ -184,6 +263,11 @@ func keys(m map[string][]byte) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// CSVInputs is csvInputs, for tests' own cases.
+func CSVInputs(files, rows int, bad bool) func(t testing.TB, dir string) []string {
+	return csvInputs(files, rows, bad)
 }
 
 // csvInputs writes files CSV files of rows rows each: ids drawn from a range smaller than the rows (so
