@@ -8,7 +8,7 @@ DEMO    := demo-out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := -X github.com/hfload/hfload/internal/version.stamped=$(VERSION)
 
-.PHONY: build build-beam test bench bench-go bench-cli bench-shapes bench-s3 demo lint fuzz clean cross
+.PHONY: build build-beam test bench bench-go bench-cli bench-shapes bench-s3 bench-compare demo lint fuzz clean cross
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hfload
@@ -51,6 +51,12 @@ cross:
 
 bench-shapes: build
 	bash scripts/bench-shapes.sh
+
+# bench-cli's two loads, an older build (OLD, default 6709b19: before the restructure) against this tree
+# (NEW, default HEAD), alternating in one run, with their HFiles compared (scripts/bench-compare.sh;
+# SIZE, ROUNDS, MEMORY).
+bench-compare:
+	bash scripts/bench-compare.sh $(or $(OLD),6709b19) $(or $(NEW),HEAD)
 
 # `hfload hfile write` on 1M cells, sorted and shuffled: wall and CPU against the 0.55 s the issue gives for
 # HBase's Java writer (not run here). CELLS, ROUNDS, OLD_BIN (see scripts/bench-hfile-write.sh).

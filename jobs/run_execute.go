@@ -90,13 +90,7 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	spec.Progress = eo.Progress
 	spec.FingerprintInputs = true
 	res := &ExecuteResult{OutDir: job.Out}
-	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
-		w := "no split points given: all output is one region. If the table already has regions, pass " +
-			"--splits (one key per line, e.g. from list_regions); for a new table, --split-sample N computes " +
-			"N equal regions from the data and prints the pre-split create command"
-		res.Warnings = append(res.Warnings, w)
-		logf("warning: %s", w)
-	}
+	warnOneRegion(spec, res, logf)
 
 	runID := newRunID(started)
 	if storage.IsRemote(job.Out) {
@@ -357,4 +351,15 @@ func (res *ExecuteResult) manifestFor(job *Job, spec *RunSpec, lr *LoadResult, r
 		return nil, fmt.Errorf("internal error, refusing to commit: %w", err)
 	}
 	return m, nil
+}
+
+// warnOneRegion warns (in res and the log) when a run has no split points: all output is one region.
+func warnOneRegion(spec *RunSpec, res *ExecuteResult, logf func(string, ...any)) {
+	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
+		w := "no split points given: all output is one region. If the table already has regions, pass " +
+			"--splits (one key per line, e.g. from list_regions); for a new table, --split-sample N computes " +
+			"N equal regions from the data and prints the pre-split create command"
+		res.Warnings = append(res.Warnings, w)
+		logf("warning: %s", w)
+	}
 }

@@ -31,24 +31,11 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	if err != nil {
 		return res, err
 	}
-	var bj *bucketJob
-	if storage.IsRemote(job.Out) {
-		if bj, err = openBucketJob(ctx, job); err != nil {
-			return res, err
-		}
-		defer bj.release(context.WithoutCancel(ctx))
-		for _, n := range bj.notes {
-			logf("note: %s: %s", bj.URL(), n)
-		}
-	}
-	lock, notes, err := st.LockContext(ctx, "run "+job.Name)
-	for _, n := range notes {
-		logf("%s", n)
-	}
+	bj, unlock, err := lockIncremental(ctx, job, st, logf)
 	if err != nil {
 		return res, err
 	}
-	defer lock.Release()
+	defer unlock()
 
 	started := now()
 	spec, err := job.PrepareContext(ctx, started)
@@ -76,48 +63,15 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		logf("warning: reloading %s (loaded by run %s, changed since): its rows are loaded again", c.Now.Path, c.LoadedBy)
 	}
 
-	var wf *watermarkFilter
-	var prevWatermark *Watermark
-	if w := job.Incremental.Watermark; w != "" {
-		prev, typ := plan.Watermark, orString(job.Incremental.WatermarkType)
-		if prev != nil && (prev.Column != w || orString(prev.Type) != typ) {
-			logf("warning: the watermark changed from %s (%s) to %s (%s): loading every row of the new inputs", prev.Column, orString(prev.Type), w, typ)
-			prev = nil
-		}
-		idx, err := watermarkIndex(job, w)
-		if err != nil {
-			return res, err
-		}
-		if wf, err = newWatermarkFilter(w, job.Incremental.WatermarkType, idx, prev); err != nil {
-			return res, err
-		}
-		spec.Inputs = wf.wrap(spec.Inputs)
-		prevWatermark = prev
-		if prev != nil {
-			logf("loading rows with %s > %s", w, prev.Value)
-		}
+	wf, prevWatermark, err := applyWatermark(job, spec, plan.Watermark, logf)
+	if err != nil {
+		return res, err
 	}
 	spec.NameSeed = incrementalNameSeed(spec.SettingsSeed, plan.Load, prevWatermark)
-	if spec.SplitSample == 0 && len(spec.Splits) == 0 {
-		w := "no split points given: all output is one region. If the table already has regions, pass " +
-			"--splits (one key per line, e.g. from list_regions); for a new table, --split-sample N computes " +
-			"N equal regions from the data and prints the pre-split create command"
-		res.Warnings = append(res.Warnings, w)
-		logf("warning: %s", w)
-	}
+	warnOneRegion(spec, res, logf)
 
 	runID := NewRunID(started)
-	var stg runOutput
-	if bj != nil {
-		if err := checkBucketVerify(spec); err != nil {
-			return res, err
-		}
-		stg, err = bj.stage(ctx, job, runID)
-	} else {
-		var local *Staging
-		local, err = job.Stage(runID)
-		stg = localRun{local}
-	}
+	stg, err := incrementalOutput(ctx, job, spec, bj, runID)
 	if err != nil {
 		return res, err
 	}
@@ -139,24 +93,9 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		res.CreateCommand = partition.CreateTableCommand(tableOr(job.Table), spec.Mapping.Families(), lr.Splits)
 	}
 
-	// The manifest's inputs are the fingerprints (with checksums) the plan took before reading:
-	// buildManifest would hash every input once more.
-	spec.Inputs = nil
-	m, err := buildManifest(job, spec, lr, runID, started, now())
+	m, err := incrementalManifest(job, spec, lr, plan, wf, runID, started, now(), logf)
 	if err != nil {
 		return res, err
-	}
-	m.Inputs = plan.Load
-	if wf != nil {
-		m.Counts.RowsFiltered = wf.Filtered()
-		m.Counts.RowsRead += m.Counts.RowsFiltered
-		m.Watermark = wf.Result()
-		if m.Watermark != nil && plan.Watermark != nil {
-			logf("%d rows at or below the previous watermark skipped; new watermark %s = %s", m.Counts.RowsFiltered, m.Watermark.Column, m.Watermark.Value)
-		}
-	}
-	if err := m.Reconcile(); err != nil {
-		return res, fmt.Errorf("internal error, refusing to commit: %w", err)
 	}
 	rec := RunRecord{RunID: runID, Started: m.Started, Finished: m.Finished, Inputs: plan.Load,
 		Watermark: m.Watermark, Output: stg.Final(), Counts: m.Counts}
@@ -175,6 +114,102 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 		return res, fmt.Errorf("run %s committed %s but recording it failed (the next run records it): %w", runID, stg.Final(), err)
 	}
 	return res, nil
+}
+
+// lockIncremental takes the job's locks: the output prefix's lock object when the output is a bucket
+// (bj, nil otherwise), then the state directory's lock. unlock releases both.
+func lockIncremental(ctx context.Context, job *Job, st *State, logf func(string, ...any)) (bj *bucketJob, unlock func(), err error) {
+	if storage.IsRemote(job.Out) {
+		if bj, err = openBucketJob(ctx, job); err != nil {
+			return nil, nil, err
+		}
+		for _, n := range bj.notes {
+			logf("note: %s: %s", bj.URL(), n)
+		}
+	}
+	releaseBucket := func() {
+		if bj != nil {
+			bj.release(context.WithoutCancel(ctx))
+		}
+	}
+	lock, notes, err := st.LockContext(ctx, "run "+job.Name)
+	for _, n := range notes {
+		logf("%s", n)
+	}
+	if err != nil {
+		releaseBucket()
+		return nil, nil, err
+	}
+	return bj, func() { lock.Release(); releaseBucket() }, nil
+}
+
+// applyWatermark makes spec's inputs skip the rows at or below the previous run's watermark (prev, from
+// the plan) when the job has a watermark column, and returns the filter (nil without a watermark) and
+// the watermark it filters by (nil when every row is loaded: the first run, or the column or its type
+// changed).
+func applyWatermark(job *Job, spec *RunSpec, prev *Watermark, logf func(string, ...any)) (*watermarkFilter, *Watermark, error) {
+	w := job.Incremental.Watermark
+	if w == "" {
+		return nil, nil, nil
+	}
+	if typ := orString(job.Incremental.WatermarkType); prev != nil && (prev.Column != w || orString(prev.Type) != typ) {
+		logf("warning: the watermark changed from %s (%s) to %s (%s): loading every row of the new inputs", prev.Column, orString(prev.Type), w, typ)
+		prev = nil
+	}
+	idx, err := watermarkIndex(job, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	wf, err := newWatermarkFilter(w, job.Incremental.WatermarkType, idx, prev)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec.Inputs = wf.wrap(spec.Inputs)
+	if prev != nil {
+		logf("loading rows with %s > %s", w, prev.Value)
+	}
+	return wf, prev, nil
+}
+
+// incrementalOutput opens the run's output: uploads under the bucket job bj, or a local staging
+// directory.
+func incrementalOutput(ctx context.Context, job *Job, spec *RunSpec, bj *bucketJob, runID string) (runOutput, error) {
+	if bj != nil {
+		if err := checkBucketVerify(spec); err != nil {
+			return nil, err
+		}
+		return bj.stage(ctx, job, runID)
+	}
+	local, err := job.Stage(runID)
+	if err != nil {
+		return nil, err
+	}
+	return localRun{local}, nil
+}
+
+// incrementalManifest builds the run's manifest, reconciled: its inputs are the fingerprints (with
+// checksums) the plan took before reading (buildManifest would hash every input once more), and with a
+// watermark its counts include the filtered rows and it records the new watermark.
+func incrementalManifest(job *Job, spec *RunSpec, lr *LoadResult, plan *Plan, wf *watermarkFilter, runID string,
+	started, finished time.Time, logf func(string, ...any)) (*Manifest, error) {
+	spec.Inputs = nil
+	m, err := buildManifest(job, spec, lr, runID, started, finished)
+	if err != nil {
+		return nil, err
+	}
+	m.Inputs = plan.Load
+	if wf != nil {
+		m.Counts.RowsFiltered = wf.Filtered()
+		m.Counts.RowsRead += m.Counts.RowsFiltered
+		m.Watermark = wf.Result()
+		if m.Watermark != nil && plan.Watermark != nil {
+			logf("%d rows at or below the previous watermark skipped; new watermark %s = %s", m.Counts.RowsFiltered, m.Watermark.Column, m.Watermark.Value)
+		}
+	}
+	if err := m.Reconcile(); err != nil {
+		return nil, fmt.Errorf("internal error, refusing to commit: %w", err)
+	}
+	return m, nil
 }
 
 func orString(typ string) string {

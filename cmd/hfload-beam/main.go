@@ -64,6 +64,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	jf := cli.AddJobFlags(fs)
+	for name, usage := range map[string]string{ // where a flag means something more specific here
+		"workers": "parallel mapping workers per task (default: one per core of the worker)",
+		"out":     "output directory: <out>/<family>/<hfile> + _manifest.json (shared by all workers)",
+		"memory":  "memory budget of each task (default 1GiB)",
+	} {
+		if err := jf.SetUsage(name, usage); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	runner := fs.String("runner", "prism", "Beam runner: prism, universal, flink, spark (dataflow with -tags dataflow); local: the same tasks one after the other in this process, without Beam")
 	verify := fs.String("verify", "stream", "check of every written HFile before commit: stream, blocks, full or none")
 	noVerify := fs.Bool("no-verify", false, "= --verify none")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hfload/hfload/internal/cli"
 	"github.com/hfload/hfload/jobs"
 )
 
@@ -36,7 +37,7 @@ Rejected rows are counted and reported, not fatal, unless the job sets a positiv
 added, never renamed or removed).`,
 		Args: cobra.MaximumNArgs(1),
 	}
-	jf := addJobFlags(cmd)
+	jf := cli.AddJobFlags(cmd.Flags())
 	cmd.Flags().Int64Var(&sample, "sample", 0, "analyze only the first N rows of the input (0 = all)")
 	cmd.Flags().IntVar(&regions, "regions", 0, "compute the suggested split points for N regions")
 	cmd.Flags().StringVar(&html, "html", "", "also write a self-contained HTML report to this file")
@@ -48,7 +49,7 @@ added, never renamed or removed).`,
 		cmd.Flags().MarkHidden(name)
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		job, err := jf.load(args)
+		job, err := jf.Load(args)
 		if err != nil {
 			return err
 		}

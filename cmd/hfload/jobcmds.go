@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hfload/hfload/internal/cli"
 	"github.com/hfload/hfload/jobs"
 )
 
@@ -21,9 +22,9 @@ points (a splits file is read). Inputs are not opened. Prints OK, or every probl
 job file, and exits 1.`,
 		Args: cobra.ExactArgs(1),
 	}
-	jf := addJobFlags(cmd)
+	jf := cli.AddJobFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		job, err := jf.load(args)
+		job, err := jf.Load(args)
 		if err == nil {
 			err = jobs.CheckJob(job)
 		}
@@ -48,10 +49,10 @@ load or skip (incremental jobs), the regions with the cells, bytes and HFiles ex
 row keys, rejected rows and duplicate keys in the sample, and warnings. Writes nothing.`,
 		Args: cobra.ExactArgs(1),
 	}
-	jf := addJobFlags(cmd)
+	jf := cli.AddJobFlags(cmd.Flags())
 	cmd.Flags().IntVar(&sample, "sample", 10000, "rows to read, over all inputs")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		job, err := jf.load(args)
+		job, err := jf.Load(args)
 		if err != nil {
 			return err
 		}
@@ -73,9 +74,9 @@ func newRunsCmd() *cobra.Command {
 		Short: "List the recorded runs of an incremental job",
 		Args:  cobra.ExactArgs(1),
 	}
-	jf := addJobFlags(cmd)
+	jf := cli.AddJobFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		job, err := jf.load(args)
+		job, err := jf.Load(args)
 		if err != nil {
 			return err
 		}

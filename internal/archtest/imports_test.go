@@ -17,7 +17,8 @@ const module = "github.com/hfload/hfload/"
 // package may import packages of a lower rank only (and its own subpackages). A new package that
 // a ranked package of rank 3 or lower imports must be added here.
 var layers = map[string]int{
-	"cmd/hfload":        7,
+	"cmd/hfload":        8,
+	"internal/cli":      7, // the job flags every job command registers (cmd/hfload, cmd/hfload-beam)
 	"jobs":              6,
 	"internal/engine":   5,
 	"internal/analyze":  5, // `hfload analyze`: reads through pipeline, like the engine

@@ -1,3 +1,4 @@
-// Package cli holds the job flags of `hfload run` for commands outside cmd/hfload that take the same
-// job files and flags (cmd/hfload-beam). A test keeps the list equal to cmd/hfload's.
+// Package cli holds the one definition of the job flags: the flags that set job-file keys, shared by
+// `hfload run`, `analyze`, `plan` and `validate` (cmd/hfload) and `hfload-beam`, and the loading of a job
+// from a job file, --set and those flags.
 package cli

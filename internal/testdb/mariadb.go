@@ -1,7 +1,6 @@
 package testdb
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
-	"time"
 )
 
 // MariaDBHint says how to get the MariaDB binaries.
@@ -23,11 +21,8 @@ type MariaDB struct {
 	// OutDir is the server's secure_file_priv: INTO OUTFILE and mysqldump --tab write there.
 	OutDir string
 
-	root string
-	as   runAs
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  *bytes.Buffer
+	as runAs
+	process
 }
 
 // mariadbBins finds the server, the installer and the client.
@@ -53,7 +48,8 @@ func StartMariaDB(ctx context.Context) (*MariaDB, error) {
 		return nil, err
 	}
 	data := filepath.Join(root, "data")
-	m := &MariaDB{root: root, as: as, OutDir: filepath.Join(root, "out"), Socket: filepath.Join(data, "mysqld.sock"), log: &bytes.Buffer{}}
+	m := &MariaDB{as: as, OutDir: filepath.Join(root, "out"), Socket: filepath.Join(data, "mysqld.sock"),
+		process: process{name: "mariadbd", root: root}}
 	fail := func(err error) (*MariaDB, error) {
 		m.Stop()
 		return nil, err
@@ -72,16 +68,8 @@ func StartMariaDB(ctx context.Context) (*MariaDB, error) {
 	if out, err := inst.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("%s: %w\n%s", filepath.Base(install), err, out))
 	}
-	for attempt := 0; ; attempt++ {
-		if m.Port, err = freePort(); err != nil {
-			return fail(err)
-		}
-		if err = m.start(ctx, server, data); err == nil {
-			break
-		}
-		if attempt == 2 || ctx.Err() != nil {
-			return fail(err)
-		}
+	if _, err := onFreePort(ctx, func(port int) error { return m.start(ctx, server, data, port) }); err != nil {
+		return fail(err)
 	}
 	if _, err := m.SQL(ctx, "", "CREATE DATABASE test"); err != nil {
 		return fail(err)
@@ -89,8 +77,8 @@ func StartMariaDB(ctx context.Context) (*MariaDB, error) {
 	return m, nil
 }
 
-func (m *MariaDB) start(ctx context.Context, server, data string) error {
-	m.log.Reset()
+func (m *MariaDB) start(ctx context.Context, server, data string, port int) error {
+	m.Port = port
 	args := []string{"--no-defaults", "--datadir=" + data, "--socket=" + m.Socket, "--port=" + strconv.Itoa(m.Port),
 		"--bind-address=127.0.0.1", "--secure-file-priv=" + m.OutDir, "--pid-file=" + filepath.Join(data, "mysqld.pid"),
 		"--skip-log-bin", "--skip-name-resolve", "--innodb-buffer-pool-size=16M", "--innodb-flush-log-at-trx-commit=0",
@@ -98,27 +86,13 @@ func (m *MariaDB) start(ctx context.Context, server, data string) error {
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=mysql") // mariadbd drops to it itself
 	}
-	m.cmd = runAs{}.command(context.Background(), m.root, server, args...)
-	m.cmd.Stdout, m.cmd.Stderr = m.log, m.log
-	if err := m.cmd.Start(); err != nil {
-		return fmt.Errorf("mariadbd: %w", err)
+	cmd := runAs{}.command(context.Background(), m.root, server, args...)
+	ready := func(ctx context.Context) error { _, err := m.SQL(ctx, "", "SELECT 1"); return err }
+	errorLog := func() string {
+		b, _ := os.ReadFile(filepath.Join(data, "error.log"))
+		return string(b)
 	}
-	m.done = make(chan struct{})
-	go func() { m.cmd.Wait(); close(m.done) }()
-	for {
-		if _, err := m.SQL(ctx, "", "SELECT 1"); err == nil {
-			return nil
-		}
-		select {
-		case <-m.done:
-			errLog, _ := os.ReadFile(filepath.Join(data, "error.log"))
-			return fmt.Errorf("mariadbd exited at start:\n%s%s", m.log, errLog)
-		case <-ctx.Done():
-			stopProcess(m.cmd, m.done, syscall.SIGKILL, time.Second)
-			return fmt.Errorf("mariadbd did not start: %w", ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	return m.process.start(ctx, cmd, ready, errorLog)
 }
 
 // ClientArgs are the arguments that connect the mariadb client or mariadb-dump as root, without
@@ -152,15 +126,7 @@ func (m *MariaDB) Dump(ctx context.Context, args ...string) ([]byte, error) {
 }
 
 // Stop shuts the server down and removes its directory.
-func (m *MariaDB) Stop() {
-	if m.cmd != nil {
-		stopProcess(m.cmd, m.done, syscall.SIGTERM, 30*time.Second)
-		m.cmd = nil
-	}
-	if m.root != "" {
-		os.RemoveAll(m.root)
-	}
-}
+func (m *MariaDB) Stop() { m.stop(syscall.SIGTERM) }
 
 // TabDir makes the directory OutDir/sub, writable by the server and the tests, for mysqldump --tab.
 func (m *MariaDB) TabDir(sub string) (string, error) {

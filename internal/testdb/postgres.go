@@ -1,16 +1,12 @@
 package testdb
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
-	"time"
 )
 
 // PostgresHint says how to get the PostgreSQL binaries.
@@ -23,11 +19,9 @@ type Postgres struct {
 	// OutDir is a directory the server can write (COPY … TO 'file') and the tests can read.
 	OutDir string
 
-	root, bin string
-	as        runAs
-	cmd       *exec.Cmd
-	done      chan struct{}
-	log       *bytes.Buffer
+	bin string
+	as  runAs
+	process
 }
 
 // postgresBinDir finds initdb and postgres: $HFLOAD_PG_BIN, Debian's versioned directories, PATH.
@@ -66,7 +60,7 @@ func StartPostgres(ctx context.Context) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{root: root, bin: bin, as: as, OutDir: filepath.Join(root, "out"), log: &bytes.Buffer{}}
+	p := &Postgres{bin: bin, as: as, OutDir: filepath.Join(root, "out"), process: process{name: "postgres", root: root}}
 	fail := func(err error) (*Postgres, error) {
 		p.Stop()
 		return nil, err
@@ -82,44 +76,20 @@ func StartPostgres(ctx context.Context) (*Postgres, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("initdb: %w\n%s", err, out))
 	}
-	for attempt := 0; ; attempt++ {
-		if p.Port, err = freePort(); err != nil {
-			return fail(err)
-		}
-		if err = p.start(ctx, data); err == nil {
-			return p, nil
-		}
-		if attempt == 2 || ctx.Err() != nil {
-			return fail(err)
-		}
+	if _, err := onFreePort(ctx, func(port int) error { return p.start(ctx, data, port) }); err != nil {
+		return fail(err)
 	}
+	return p, nil
 }
 
-func (p *Postgres) start(ctx context.Context, data string) error {
-	p.log.Reset()
-	p.cmd = p.as.command(context.Background(), p.root, filepath.Join(p.bin, "postgres"), "-D", data,
+func (p *Postgres) start(ctx context.Context, data string, port int) error {
+	p.Port = port
+	cmd := p.as.command(context.Background(), p.root, filepath.Join(p.bin, "postgres"), "-D", data,
 		"-c", "listen_addresses=127.0.0.1", "-c", "port="+strconv.Itoa(p.Port),
 		"-c", "unix_socket_directories="+data, "-c", "fsync=off", "-c", "full_page_writes=off",
 		"-c", "synchronous_commit=off", "-c", "shared_buffers=16MB", "-c", "max_connections=20")
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	if err := p.cmd.Start(); err != nil {
-		return fmt.Errorf("postgres: %w", err)
-	}
-	p.done = make(chan struct{})
-	go func() { p.cmd.Wait(); close(p.done) }()
-	for {
-		if _, err := p.Psql(ctx, "SELECT 1"); err == nil {
-			return nil
-		}
-		select {
-		case <-p.done:
-			return fmt.Errorf("postgres exited at start:\n%s", p.log)
-		case <-ctx.Done():
-			stopProcess(p.cmd, p.done, syscall.SIGKILL, time.Second)
-			return fmt.Errorf("postgres did not start: %w\n%s", ctx.Err(), p.log)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	ready := func(ctx context.Context) error { _, err := p.Psql(ctx, "SELECT 1"); return err }
+	return p.process.start(ctx, cmd, ready, nil)
 }
 
 // PsqlArgs are the psql arguments that reach the server as superuser, without any psqlrc.
@@ -138,28 +108,4 @@ func (p *Postgres) Psql(ctx context.Context, commands ...string) ([]byte, error)
 }
 
 // Stop stops the server (fast shutdown) and removes its directory.
-func (p *Postgres) Stop() {
-	if p.cmd != nil {
-		stopProcess(p.cmd, p.done, syscall.SIGINT, 30*time.Second)
-		p.cmd = nil
-	}
-	if p.root != "" {
-		os.RemoveAll(p.root)
-	}
-}
-
-// run runs a client program and returns its stdout, with stderr in the error.
-func run(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) || stderr.Len() > 0 {
-			return stdout.Bytes(), fmt.Errorf("%s: %w: %s", name, err, bytes.TrimSpace(stderr.Bytes()))
-		}
-		return stdout.Bytes(), fmt.Errorf("%s: %w", name, err)
-	}
-	return stdout.Bytes(), nil
-}
+func (p *Postgres) Stop() { p.stop(syscall.SIGINT) }

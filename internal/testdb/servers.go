@@ -170,17 +170,3 @@ func findBin(candidates ...string) string {
 	}
 	return ""
 }
-
-// stopProcess asks a server to stop with sig, then kills it after grace.
-func stopProcess(cmd *exec.Cmd, done <-chan struct{}, sig syscall.Signal, grace time.Duration) {
-	if cmd == nil || cmd.Process == nil {
-		return
-	}
-	cmd.Process.Signal(sig)
-	select {
-	case <-done:
-	case <-time.After(grace):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-	}
-}

@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
+)
+
+// fileWriter writes the cells of one (region, family) stream into one or more HFiles, rolling at
+// MaxFileSize at row boundaries.
+type fileWriter struct {
+	ctx         context.Context
+	o           *outputWriter
+	region, fam int
+	regionStart []byte
+	regionEnd   []byte
+	part        int
+
+	f       File                        // the file, from the sink
+	sv      *hfilewriter.StreamVerifier // between w and f with VerifyStream
+	w       *hfilewriter.Writer
+	name    string // the current file's name in its family
+	rel     string // <family>/<name>
+	lastRow []byte
+	rows    int64 // distinct rows in the current file
+
+	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
+}
+
+func (o *outputWriter) newFileWriter(ctx context.Context, region, fam int, start, end []byte) *fileWriter {
+	return &fileWriter{ctx: ctx, o: o, region: region, fam: fam, regionStart: start, regionEnd: end}
+}
+
+// fileName is deterministic for an identical run and differs between runs whose seeds differ (names.go).
+func (o *outputWriter) fileName(fam string, region, part int) string {
+	return hfileName(o.nameSeed, o.spec.Table, fam, region, part)
+}
+
+func (fw *fileWriter) writerOptions() hfilewriter.WriterOptions {
+	var opts hfilewriter.WriterOptions // HBase's defaults
+	if fw.o.spec.Family != nil {
+		opts = fw.o.spec.Family(fw.o.families[fw.fam])
+	}
+	ts := fw.o.spec.Pipeline.Timestamp
+	opts.AllowDuplicateKeys = fw.o.spec.Combine == nil && fw.o.spec.DuplicatePolicy() == DuplicatesKeep
+	opts.BulkLoad = &hfilewriter.BulkLoadInfo{Time: ts, SourceTask: fw.o.spec.SourceTask, MajorCompaction: true}
+	return opts
+}
+
+func (fw *fileWriter) open() error {
+	fam := fw.o.families[fw.fam]
+	fw.name = fw.o.fileName(fam, fw.region, fw.part)
+	fw.rel = filepath.Join(fam, fw.name)
+	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize, Buffers: &fw.o.fileBuffers})
+	if err != nil {
+		return err
+	}
+	fw.f = f
+	opts := fw.writerOptions()
+	var out io.Writer = fw.f
+	spareW, spareSV := fw.o.spares.get()
+	if fw.o.verify() == VerifyStream {
+		if fw.sv, err = hfilewriter.NewStreamVerifierReusing(fw.f, opts, spareSV); err != nil {
+			fw.f.Abort()
+			fw.f = nil
+			return fmt.Errorf("output %s: %w", fw.rel, err)
+		}
+		out = fw.sv
+	}
+	fw.w, err = hfilewriter.NewWriterReusing(out, opts, spareW)
+	if err != nil {
+		fw.f.Abort()
+		fw.f = nil
+		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
+	fw.part++
+	return nil
+}
+
+// startRow prepares for cells of row h.Row: when the row is new, it rolls to a new file first if the
+// current one has reached MaxFileSize, and counts the row. Call it before each view's cells (a view's
+// cells share a row).
+func (fw *fileWriter) startRow(h *cellrec.Header) error {
+	if fw.w != nil && bytes.Equal(h.Row, fw.lastRow) {
+		return nil
+	}
+	if fw.w != nil && fw.o.spec.MaxFileSize > 0 && fw.w.EstimatedSize() >= fw.o.spec.MaxFileSize {
+		if err := fw.finishFile(); err != nil {
+			return err
+		}
+	}
+	if fw.w == nil {
+		if err := fw.open(); err != nil {
+			return err
+		}
+	}
+	fw.rows++
+	fw.lastRow = append(fw.lastRow[:0], h.Row...)
+	return nil
+}
+
+// append writes one cell of the row given to the last startRow, with its tags (nil without).
+func (fw *fileWriter) append(h *cellrec.Header, q, v, tags []byte) error {
+	if err := fw.w.AppendParts(h.Row, h.Family, q, h.TS, h.Type, v, tags); err != nil {
+		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
+	fw.count(h, len(q), len(v), len(tags))
+	return nil
+}
+
+// count adds a written cell (its qualifier, value and tags lengths) to the local counters. They are
+// published every few thousand cells: shared atomics per cell would bounce a cache line between the
+// writing goroutines.
+func (fw *fileWriter) count(h *cellrec.Header, qualifierLen, valueLen, tagsLen int) {
+	fw.pendCells++
+	fw.pendBytes += int64(fw.o.dict.KeyValueSize(h, qualifierLen, valueLen, tagsLen))
+	if fw.pendCells >= 4096 {
+		fw.publish()
+	}
+}
+
+// appendSameRow is append for a cell of h right after another cell of h.
+func (fw *fileWriter) appendSameRow(h *cellrec.Header, q, v, tags []byte) error {
+	if err := fw.w.AppendSameRowTags(q, v, tags); err != nil {
+		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
+	fw.count(h, len(q), len(v), len(tags))
+	return nil
+}
+
+// publish adds the locally counted cells and bytes to the shared totals and reports progress.
+func (fw *fileWriter) publish() {
+	if fw.pendCells == 0 {
+		return
+	}
+	cells := fw.o.cells.Add(fw.pendCells)
+	done := fw.o.bytesDone.Add(fw.pendBytes)
+	fw.pendCells, fw.pendBytes = 0, 0
+	if fw.o.progress != nil && cells/65536 != (cells-4096)/65536 {
+		fw.o.progress(Progress{Phase: "write", BytesDone: done, BytesTotal: fw.o.totalBytes, CellsDone: cells})
+	}
+}
+
+func (fw *fileWriter) finishFile() error {
+	if fw.w == nil {
+		return nil
+	}
+	err := fw.w.Close()
+	if cerr := fw.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && fw.sv != nil {
+		if verr := fw.sv.Finish(); verr != nil {
+			err = fmt.Errorf("verify: %w", verr)
+		}
+	}
+	st := fw.w.Stats()
+	if err == nil {
+		fw.o.spares.put(fw.w, fw.sv)
+	}
+	fw.w, fw.f, fw.sv = nil, nil, nil
+	if err != nil {
+		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
+	if m := fw.o.verify(); m == VerifyBlocks || m == VerifyFull {
+		fw.o.verifyAsync(fw.o.families[fw.fam], fw.name, m == VerifyFull)
+	}
+	fr := FileResult{
+		Family:      fw.o.families[fw.fam],
+		Path:        fw.rel,
+		Region:      fw.region,
+		RegionStart: kv.ToStringBinary(fw.regionStart),
+		RegionEnd:   kv.ToStringBinary(fw.regionEnd),
+		FirstKey:    kv.Key(st.FirstKey).String(),
+		LastKey:     kv.Key(st.LastKey).String(),
+		FirstRow:    kv.ToStringBinary(kv.Key(st.FirstKey).Row()),
+		LastRow:     kv.ToStringBinary(kv.Key(st.LastKey).Row()),
+		Rows:        fw.rows,
+		Cells:       st.Entries,
+		Bytes:       st.BytesWritten,
+	}
+	fw.rows = 0
+	fw.o.mu.Lock()
+	fw.o.files = append(fw.o.files, fr)
+	fw.o.mu.Unlock()
+	return nil
+}
+
+// close finishes the current file of this stream.
+func (fw *fileWriter) close() error {
+	fw.publish()
+	return fw.finishFile()
+}
+
+func (fw *fileWriter) abort() {
+	fw.publish()
+	if fw.f != nil {
+		fw.f.Abort()
+		fw.w, fw.f, fw.sv = nil, nil, nil
+	}
+}

@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
+	"github.com/hfload/hfload/pipeline"
+	"github.com/hfload/hfload/sorter"
+)
+
+// stream applies the duplicates policy to a sorted iterator and hands each cell to write to a
+// fileWriter. The iterator yields views (consecutive cells of one record); equal keys arrive in input
+// order, and since the cells of a view are distinct, a cell can only equal the last cell of the previous
+// view. With a combiner the sorter has folded equal keys already.
+type stream struct {
+	o   *outputWriter
+	it  *sorter.Iterator
+	d   *cellrec.Dict
+	pol DuplicatePolicy
+
+	// The last cell handed on: its seq, and with policy last its key (copies).
+	prev    cellrec.Header
+	prevQ   []byte
+	pseq    uint64
+	hasPrev bool
+	prevRow []byte // backing of prev.Row
+	prevFam []byte // backing of prev.Family
+	heldH   cellrec.Header
+	heldQ   []byte // last: the pending cell (copies)
+	heldV   []byte
+	heldT   []byte
+	heldRow []byte
+	heldFam []byte
+	hasHeld bool
+	keyBuf  []byte // flat keys for duplicate examples
+}
+
+func (o *outputWriter) newStream(it *sorter.Iterator) *stream {
+	pol := o.spec.DuplicatePolicy()
+	if o.spec.Combine != nil {
+		pol = DuplicatesKeep
+	}
+	return &stream{o: o, it: it, d: o.dict, pol: pol}
+}
+
+// setPrev remembers the key of the last cell of a view.
+func (s *stream) setPrev(h *cellrec.Header, q []byte, seq uint64) {
+	if !s.hasPrev || !bytes.Equal(s.prevRow, h.Row) {
+		s.prevRow = append(s.prevRow[:0], h.Row...)
+	}
+	if !s.hasPrev || !bytes.Equal(s.prevFam, h.Family) {
+		s.prevFam = append(s.prevFam[:0], h.Family...)
+	}
+	s.prev = cellrec.Header{Row: s.prevRow, Family: s.prevFam, TS: h.TS, Type: h.Type}
+	s.prevQ = append(s.prevQ[:0], q...)
+	s.pseq = seq
+	s.hasPrev = true
+}
+
+// hold keeps a copy of a cell (policy last) until the next view shows whether a later duplicate replaces it.
+func (s *stream) hold(h *cellrec.Header, q, v, tags []byte) {
+	s.heldRow = append(s.heldRow[:0], h.Row...)
+	s.heldFam = append(s.heldFam[:0], h.Family...)
+	s.heldH = cellrec.Header{Row: s.heldRow, Family: s.heldFam, TS: h.TS, Type: h.Type}
+	s.heldQ = append(s.heldQ[:0], q...)
+	s.heldV = append(s.heldV[:0], v...)
+	s.heldT = append(s.heldT[:0], tags...)
+	s.hasHeld = true
+}
+
+func (s *stream) writeHeld(fw *fileWriter) error {
+	if !s.hasHeld {
+		return nil
+	}
+	s.hasHeld = false
+	if err := fw.startRow(&s.heldH); err != nil {
+		return err
+	}
+	return fw.append(&s.heldH, s.heldQ, s.heldV, s.heldT)
+}
+
+// run writes every cell the policy keeps.
+func (s *stream) run(fw *fileWriter) error {
+	last := s.pol == DuplicatesLast
+	for s.it.Next() {
+		h, seq := s.it.Header(), s.it.Seq()
+		q, v, t, rest := s.d.NextTags(s.it.Cells())
+		// A duplicate equals the last cell handed on: with policy last the held one (kept in s.prev);
+		// otherwise the last cell written, or one equal to it that was dropped (the writer has its key).
+		var dup bool
+		if last {
+			dup = s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
+		} else {
+			dup = fw.w != nil && fw.w.IsLast(h.Row, h.Family, q, h.TS, h.Type)
+		}
+		if dup {
+			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
+			s.o.recordDup(s.keyBuf, s.pseq, seq)
+		}
+		if last && !dup {
+			if err := s.writeHeld(fw); err != nil {
+				return err
+			}
+		}
+		if err := fw.startRow(h); err != nil {
+			return err
+		}
+		// With policy last the first cell is written unless it ends the view (then it is held);
+		// otherwise unless it is a duplicate to drop.
+		written := last || !dup || s.pol == DuplicatesKeep
+		switch {
+		case last && len(rest) == 0:
+			s.hold(h, q, v, t) // a duplicate replaces the held cell: the later input wins
+		case written:
+			s.hasHeld = false
+			if err := fw.append(h, q, v, t); err != nil {
+				return err
+			}
+		}
+		// The rest of the view: distinct keys, each greater than the first. Once a cell of the view is
+		// in the file, the next ones share its row, family, timestamp and type.
+		for len(rest) > 0 {
+			q, v, t, rest = s.d.NextTags(rest)
+			if last && len(rest) == 0 {
+				s.hold(h, q, v, t)
+				break
+			}
+			var err error
+			if written {
+				err = fw.appendSameRow(h, q, v, t)
+			} else {
+				err = fw.append(h, q, v, t)
+				written = true
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if last {
+			s.setPrev(h, q, seq)
+		}
+		s.pseq = seq
+	}
+	if err := s.it.Err(); err != nil {
+		return nil // reported by writeStream
+	}
+	return s.writeHeld(fw)
+}
+
+// maxDupExamples is how many duplicate keys a run reports as examples.
+const maxDupExamples = 5
+
+// recordDup counts a duplicate key (seqA and seqB its two inputs' positions), keeping the first ones
+// as examples.
+func (o *outputWriter) recordDup(key []byte, seqA, seqB uint64) {
+	n := o.dups.Add(1)
+	if n > maxDupExamples {
+		return
+	}
+	ex := fmt.Sprintf("%s (%s and %s)", kv.Key(key), o.rowName(seqA), o.rowName(seqB))
+	o.mu.Lock()
+	o.dupExamples = append(o.dupExamples, ex)
+	o.mu.Unlock()
+}
+
+// rowName names the input row of seq for messages: file and data row.
+func (o *outputWriter) rowName(seq uint64) string {
+	f, r := pipeline.SeqFile(seq), pipeline.SeqRow(seq)
+	name := strconv.Itoa(f)
+	if f < len(o.spec.Inputs) {
+		name = o.spec.Inputs[f].Path
+	}
+	return fmt.Sprintf("%s data row %d", name, r+1)
+}
