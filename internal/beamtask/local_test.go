@@ -75,18 +75,7 @@ func TestBucketFailureLeavesNothing(t *testing.T) {
 	if err := st.Put(ctx, killed, []byte("left by a killed run"), storage.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	c := beamtest.Case{Name: "one-region", YAML: `
-table: t
-header: true
-duplicates: last
-mapping:
-  columns:
-    - {name: id}
-    - {name: name, cell: "d:name"}
-    - {name: n, cell: "d:n"}
-    - {name: tag, cell: "d:tag"}
-  rowkey: [id]
-`, Inputs: beamtest.CSVInputs(1, 80, false)} // about 45 distinct rows, all in one region
+	c := oneRegionCase()
 	dir := t.TempDir()
 	job := c.Job(t, c.Inputs(t, dir), "s3://"+bucket+"/"+prefix)
 	job.TmpDir = t.TempDir()
@@ -137,18 +126,7 @@ func TestSubRanges(t *testing.T) {
 // TestTooManyFilesPerRegion: a load whose files for one region and family would exceed HBase's bulk
 // load limit (32) is refused with a clear error, and nothing is committed.
 func TestTooManyFilesPerRegion(t *testing.T) {
-	c := beamtest.Case{Name: "one-region", YAML: `
-table: t
-header: true
-duplicates: last
-mapping:
-  columns:
-    - {name: id}
-    - {name: name, cell: "d:name"}
-    - {name: n, cell: "d:n"}
-    - {name: tag, cell: "d:tag"}
-  rowkey: [id]
-`, Inputs: beamtest.CSVInputs(1, 80, false)} // about 45 distinct rows, all in one region
+	c := oneRegionCase()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	job := c.Job(t, c.Inputs(t, filepath.Join(dir, "in")), out)
@@ -166,4 +144,20 @@ mapping:
 			t.Fatalf("left in %s: %v", out, ents)
 		}
 	}
+}
+
+// oneRegionCase is a small CSV job (about 45 distinct rows) whose cells all fall in one region.
+func oneRegionCase() beamtest.Case {
+	return beamtest.Case{Name: "one-region", YAML: `
+table: t
+header: true
+duplicates: last
+mapping:
+  columns:
+    - {name: id}
+    - {name: name, cell: "d:name"}
+    - {name: n, cell: "d:n"}
+    - {name: tag, cell: "d:tag"}
+  rowkey: [id]
+`, Inputs: beamtest.CSVInputs(1, 80, false)}
 }
