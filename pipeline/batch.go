@@ -106,7 +106,8 @@ type Input struct {
 	Size  int64  // bytes on disk (-1 for stdin)
 	Open  func() (Source, error)
 
-	tee *inputTee // see SetTee; shared by every copy of the Input, so wrapped Opens honour it
+	tee  *inputTee  // see SetTee; shared by every copy of the Input, so wrapped Opens honour it
+	text *inputText // an uncompressed CSV file: Range can open it at an offset
 }
 
 // inputTee is where the Open of a text file input sends a copy of the bytes it reads.

@@ -63,6 +63,11 @@ type CSVSource struct {
 	skipping bool // discarding the rest of an overlong line
 	badBytes int  // raw bytes of the bad rows in the batch being built
 
+	// rng restricts the source to the records that start in [From, To) of its file (CSVRange); nil:
+	// the whole file. base is the file offset of buf[0], start that of the first record read.
+	rng         *CSVRange
+	base, start int64
+
 	hintData, hintRaw int  // capacity hints from the previous batch
 	wholeQuoted       bool // tests: parseQuoted takes every record with a quote whole (no parseQuotedAfter split)
 
@@ -78,6 +83,15 @@ const csvChunk = 1 << 20
 // becomes Batch.FileIndex. When opts.Header is set the header record is read here, so Header is
 // available at once. Close closes r if it is an io.Closer.
 func NewCSVSource(r io.Reader, name string, fileIndex int, opts SourceOptions) (*CSVSource, error) {
+	return newCSVSource(r, name, fileIndex, opts, nil)
+}
+
+// newCSVSource is NewCSVSource; with rng, r is the file from offset max(rng.From-1, 0) and the source
+// reads rng's records only (see CSVRange).
+func newCSVSource(r io.Reader, name string, fileIndex int, opts SourceOptions, rng *CSVRange) (*CSVSource, error) {
+	if rng != nil && rng.From > 0 {
+		opts.Header, opts.ExpectedFields = false, rng.Fields // known from the file's start
+	}
 	opts, err := csvNormalized(opts, name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -90,6 +104,12 @@ func NewCSVSource(r io.Reader, name string, fileIndex int, opts SourceOptions) (
 	s.escRules, s.crlf = csvRules(opts)
 	if s.escRules != escQuoted {
 		s.uesc = s.esc
+	}
+	if rng != nil {
+		s.rng = rng
+		if rng.From > 0 {
+			return s, s.seekRecord(rng.From - 1)
+		}
 	}
 	for s.end < 3 && !s.eof {
 		if err := s.fill(); err != nil {
@@ -171,6 +191,7 @@ func (s *CSVSource) fill() error {
 	}
 	if s.pos > 0 {
 		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.base += int64(s.pos)
 		s.pos, s.end = 0, n
 	}
 	if s.end == len(s.buf) {
@@ -674,6 +695,9 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 		if s.skipping {
 			s.skipLine(data)
 			continue
+		}
+		if s.rng != nil && s.base+int64(s.pos) >= s.rng.To {
+			break // the next record starts in the next range
 		}
 		// Parse within a window of MaxRecordBytes+1 so that the outcome never depends on how the
 		// input happened to be chunked.

@@ -11,6 +11,7 @@ const csvGuessRecords = 1000
 func (s *CSVSource) guessFields() error {
 	if s.pos > 0 {
 		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.base += int64(s.pos)
 		s.pos, s.end = 0, n
 	}
 	for !s.eof && s.end < len(s.buf) {

@@ -66,6 +66,9 @@ func inputExpand(ctx context.Context, paths []string, opts SourceOptions, stdin 
 		in := Input{Path: path, Index: len(out), Size: size}
 		if format == FormatCSV && path != "-" {
 			in.tee = &inputTee{}
+			if inputStripCompression(path) == path {
+				in.text = &inputText{opts: opts, remote: remote}
+			}
 		}
 		in.Open = inputOpener(in, format, opts, stdin, remote)
 		out = append(out, in)
