@@ -207,6 +207,14 @@ type rejectLimitError struct{ msg string }
 func (e *rejectLimitError) Error() string { return e.msg }
 func (e *rejectLimitError) Unwrap() error { return ErrRejectLimit }
 
+// rejectLimit is the error of the reject l ("file:line: reason") crossing the limit max.
+func rejectLimit(l string, max int64) error {
+	if max == 0 {
+		return &rejectLimitError{fmt.Sprintf("%s (MaxRejects is 0: the first bad row fails the run)", l)}
+	}
+	return &rejectLimitError{fmt.Sprintf("%s (more than %d rows rejected)", l, max)}
+}
+
 func (s *RejectSink) writeLocked(rb *rejectBuf) error {
 	if s.err != nil {
 		return s.err
@@ -218,12 +226,7 @@ func (s *RejectSink) writeLocked(rb *rejectBuf) error {
 	var limitErr error
 	if s.max >= 0 && s.n+int64(rb.n) > s.max {
 		upto = int(s.max - s.n + 1)
-		k := upto - 1
-		if s.max == 0 {
-			limitErr = &rejectLimitError{fmt.Sprintf("%s (MaxRejects is 0: the first bad row fails the run)", rb.locs[k])}
-		} else {
-			limitErr = &rejectLimitError{fmt.Sprintf("%s (more than %d rows rejected)", rb.locs[k], s.max)}
-		}
+		limitErr = rejectLimit(rb.locs[upto-1], s.max)
 	}
 	if s.w != nil {
 		end := len(rb.lines)
