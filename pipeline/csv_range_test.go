@@ -55,7 +55,7 @@ func TestCSVRangesReadWhatTheFileGives(t *testing.T) {
 		opts     SourceOptions
 		joinsAll bool // no record holds a line break: every cut is a record boundary
 	}{
-		"header": {text: "\xEF\xBB\xBFk,v,w\nr1,a,b\r\nr2,,c\n\nr3,x\nr4,\"q,1\",z\nr5,\"bad\"x,1\nr6,7,8", opts: SourceOptions{Header: true}, joinsAll: true},
+		"header":          {text: "\xEF\xBB\xBFk,v,w\nr1,a,b\r\nr2,,c\n\nr3,x\nr4,\"q,1\",z\nr5,\"bad\"x,1\nr6,7,8", opts: SourceOptions{Header: true}, joinsAll: true},
 		"quoted newlines": {text: "a,1,2\nb,\"two\nlines\",3\nc,\"x\"\"\ny\",4\nd,5\ne,\"unterminated,6\nf,7,8\n", joinsAll: false},
 		"guessed fields":  {text: "1,2\n3,4\n5\n6,7\n\n8,9\n", joinsAll: true},
 		"single column":   {text: "a\n\nb\nc\n", joinsAll: true},

@@ -7,13 +7,19 @@ import (
 	"github.com/hfload/hfload/pipeline"
 )
 
-// Unit is one map task's share of the input: a whole file, or row groups [From, To) of a Parquet file.
+// Unit is one map task's share of the input: a whole file, row groups [From, To) of a Parquet file,
+// or the records of a CSV file that start in bytes [Start, End) (SplitCSV).
 //
-// CSV files are never split. A record may hold quoted newlines, so a reader that starts at an
-// arbitrary byte cannot know whether it is inside a quoted field (Hadoop's resynchronising readers
-// guess, and can guess wrong); and the row ordinals that order duplicates (Seq) and name rejects are
-// counted from the start of the file. A run over many files spreads over many workers; one large CSV
-// file is read by one. Parquet files are cut at row groups, whose row counts the footer gives.
+// A CSV file is cut only when asked (Options.CSVUnitSize) and only when uncompressed (a .gz or .zst
+// stream cannot be entered in the middle). A chunk's reader starts at the first line start at or
+// after Start and reads on past End to its record's end (pipeline.CSVRange). A line start inside a
+// quoted field (a quoted line break) is not a record start: which line starts are is known only by
+// reading from the file's start, so every chunk reports where it started and where it stopped, and a
+// chunk must start where the one before it stopped (checked by Collect and the reducers; the first
+// chunk starts at the file's start, so by induction every chunk read true records). A record that
+// spans a cut fails the run, nothing committed; the message says to read the file whole. Line
+// numbers and row ordinals are counted per chunk and offset by the chunks before it (unit spans): the
+// reducers add the row offset to each record's Seq, Collect the line offset to each reject.
 type Unit struct {
 	Index   int   `json:"index"`
 	Input   int   `json:"input"`            // index into the run's inputs
@@ -22,6 +28,11 @@ type Unit struct {
 	To      int   `json:"to,omitempty"`
 	Owner   bool  `json:"owner,omitempty"` // the unit that fingerprints the file and counts its bytes
 	NumRows int64 `json:"rows,omitempty"`  // rows in the unit (Parquet; 0 = unknown)
+	// Chunk > 0 or Chunked: the unit reads the records that start in bytes [Start, End) of a CSV
+	// file, the file's chunk number Chunk (0 is its owner).
+	Chunked    bool  `json:"chunked,omitempty"`
+	Chunk      int   `json:"chunk,omitempty"`
+	Start, End int64 `json:"start,omitempty"`
 }
 
 // PlanUnits cuts the run's inputs into work units, in input order: one per CSV file, one per row
@@ -55,13 +66,17 @@ func PlanUnits(spec *jobs.RunSpec) ([]Unit, error) {
 
 // input is the unit's share of its file as a pipeline input: Parquet restricted to the unit's row
 // groups, and the file's size counted by its owner unit only.
-func (u Unit) input(spec *jobs.RunSpec) (pipeline.Input, error) {
+func (u Unit) input(t *Task, spec *jobs.RunSpec) (pipeline.Input, error) {
 	if u.Input >= len(spec.Inputs) {
 		return pipeline.Input{}, fmt.Errorf("beam: unit %d: no input %d", u.Index, u.Input)
 	}
 	in := spec.Inputs[u.Input]
 	if !u.Owner {
 		in.Size = 0
+	}
+	if u.Chunked {
+		l := t.layout(u.Input)
+		return in.Range(pipeline.CSVRange{From: u.Start, To: u.End, Header: l.Header, Fields: l.Fields})
 	}
 	if u.Groups {
 		open := in.Open
