@@ -189,13 +189,9 @@ func (f *reduceFn) ProcessElement(ctx context.Context, task []byte, splits []byt
 		}
 		all = append(all, s)
 	}
-	seed, err := f.Task.NameSeed(all)
-	if err != nil {
-		return err
-	}
 	var st beamtask.SubTask
 	if err := json.Unmarshal(task, &st); err != nil {
 		return fmt.Errorf("beam: reduce task: %w", err)
 	}
-	return beamtask.Reduce(ctx, &f.Task, f.spec, sp, st, seed)
+	return beamtask.Reduce(ctx, &f.Task, f.spec, sp, st, all)
 }

@@ -1,6 +1,7 @@
 package beamtask
 
 import (
+	"bufio"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -64,11 +65,24 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 	res.Splits = splits
 	nf := len(spec.Mapping.Families())
 	mapped := map[int]int64{}
+	sums := make([]unitSummary, len(t.Units))
+	chunkSpans := map[int]pipeline.CSVSpan{}
 	for _, u := range t.Units {
-		var sum unitSummary
-		if err := readJSON(ctx, sto, unitSummaryName(u.Index), &sum); err != nil {
+		sum := &sums[u.Index]
+		if err := readJSON(ctx, sto, unitSummaryName(u.Index), sum); err != nil {
 			return fail(fmt.Errorf("beam: unit %d (%s) has no summary: %w", u.Index, spec.Inputs[u.Input].Path, err))
 		}
+		if sum.Span != nil {
+			chunkSpans[u.Index] = *sum.Span
+		}
+	}
+	offs, err := t.chunkOffsets(spec, chunkSpans)
+	if err != nil {
+		return fail(err)
+	}
+	rej := &rejectsOut{w: spec.Pipeline.Rejects, max: spec.Pipeline.MaxRejects}
+	for _, u := range t.Units {
+		sum := &sums[u.Index]
 		res.Counts.Add(sum.Counts)
 		if sum.Input != nil {
 			res.Inputs = append(res.Inputs, *sum.Input)
@@ -84,15 +98,15 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 			st.RunRecords += r.Records
 		}
 		if sum.Rejects {
-			n, err := appendFile(ctx, spec.Pipeline.Rejects, sto, unitRejectsName(u.Index))
+			n, err := rej.appendUnit(ctx, sto, unitRejectsName(u.Index), offs[u.Index].Lines)
 			st.RejectBytes += n
+			if errors.Is(err, pipeline.ErrRejectLimit) {
+				return out, err
+			}
 			if err != nil {
 				return fail(fmt.Errorf("%w: rejects file: %w", jobs.ErrIO, err))
 			}
 		}
-	}
-	if max := spec.Pipeline.MaxRejects; max >= 0 && res.Counts.RowsRejected > max {
-		return out, fmt.Errorf("%w: %d rows rejected, more than the %d allowed", pipeline.ErrRejectLimit, res.Counts.RowsRejected, max)
 	}
 	if len(res.Inputs) != len(spec.Inputs) {
 		return fail(fmt.Errorf("beam: %d input fingerprints for %d inputs", len(res.Inputs), len(spec.Inputs)))
@@ -172,8 +186,21 @@ func readJSON(ctx context.Context, s *stores, rel string, v any) error {
 	return json.Unmarshal(b, v)
 }
 
-func appendFile(ctx context.Context, w io.Writer, s *stores, rel string) (int64, error) {
-	if w == nil {
+// rejectsOut writes the units' rejects, in input order, to the run's rejects, as one Run over all
+// inputs would: CSV chunks' line numbers offset to the whole file's, and the reject that takes the
+// total over the job's limit written last and returned as Run's error for it.
+type rejectsOut struct {
+	w   io.Writer
+	max int64 // the job's limit (-1: none)
+	n   int64 // rejects written
+	// long holds a reject longer than the reader's buffer, out the shifted reject.
+	long, out []byte
+}
+
+// appendUnit appends the rejects file rel with lines added to its line numbers. It returns the bytes
+// it read.
+func (r *rejectsOut) appendUnit(ctx context.Context, s *stores, rel string, lines int64) (int64, error) {
+	if r.w == nil {
 		return 0, errors.New("no rejects writer")
 	}
 	f, err := s.reader(ctx, rel)
@@ -181,5 +208,34 @@ func appendFile(ctx context.Context, w io.Writer, s *stores, rel string) (int64,
 		return 0, err
 	}
 	defer f.Close()
-	return io.Copy(w, f)
+	br := bufio.NewReaderSize(f, 256<<10)
+	var read int64
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) { // a long raw row
+			r.long = append(r.long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				r.long = append(r.long, line...)
+			}
+			line = r.long
+		}
+		read += int64(len(line))
+		if len(line) == 0 && errors.Is(err, io.EOF) {
+			return read, nil
+		}
+		if err != nil {
+			return read, fmt.Errorf("%s: %w", rel, err)
+		}
+		if r.out, err = pipeline.ShiftRejectLine(r.out[:0], line, lines); err != nil {
+			return read, err
+		}
+		if _, err := r.w.Write(r.out); err != nil {
+			return read, err
+		}
+		r.n++
+		if r.max >= 0 && r.n > r.max {
+			return read, pipeline.RejectLimitError(r.out, r.max)
+		}
+	}
 }

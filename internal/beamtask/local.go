@@ -55,17 +55,13 @@ func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 		targets = append(targets, k)
 	}
 	sort.Ints(targets)
-	seed, err := t.NameSeed(sums)
-	if err != nil {
-		return err
-	}
 	for _, target := range targets {
 		tasks, err := Plan(ctx, t, spec, splits, target, byTarget[target])
 		if err != nil {
 			return err
 		}
 		for _, task := range tasks {
-			if err := Reduce(ctx, t, spec, splits, task, seed); err != nil {
+			if err := Reduce(ctx, t, spec, splits, task, sums); err != nil {
 				return err
 			}
 		}
@@ -80,6 +76,9 @@ type RunFunc func(ctx context.Context, t *Task, spec *jobs.RunSpec) error
 type Options struct {
 	// ReduceSize: see Task.ReduceSize (0: the job's max_file_size).
 	ReduceSize int64
+	// CSVUnitSize cuts uncompressed CSV files of more bytes into work units of this many (Task.SplitCSV);
+	// 0: one unit per file.
+	CSVUnitSize int64
 	// Stats, if not nil, receives the run's data-movement figures.
 	Stats func(*Stats)
 }
@@ -97,6 +96,9 @@ func Loader(job *jobs.Job, started time.Time, run RunFunc, o Options) func(ctx c
 			return nil, err
 		}
 		t.ReduceSize = o.ReduceSize
+		if err := t.SplitCSV(ctx, spec, o.CSVUnitSize); err != nil {
+			return nil, err
+		}
 		c, err := runCollect(ctx, t, spec, run, o.Stats)
 		return c.Load, err
 	}
@@ -123,6 +125,9 @@ func BucketLoader(job *jobs.Job, started time.Time, run RunFunc, o Options) func
 			}
 		}()
 		t.ReduceSize = o.ReduceSize
+		if err := t.SplitCSV(ctx, spec, o.CSVUnitSize); err != nil {
+			return nil, err
+		}
 		c, err := runCollect(ctx, t, spec, run, o.Stats)
 		if err != nil {
 			return c.Load, err

@@ -31,21 +31,35 @@ type unitSummary struct {
 	Input   *jobs.InputFile `json:"input,omitempty"` // owner units: the file's fingerprint
 	Runs    []RunRef        `json:"runs"`
 	Rejects bool            `json:"rejects,omitempty"` // the unit's rejects file exists
+	// Span: a CSV chunk's (Unit.Chunked) start and end, lines and rows, numbered from the chunk's start.
+	Span *pipeline.CSVSpan `json:"span,omitempty"`
 }
 
 // Map reads one unit, maps its rows with the job's mapping, routes every record to its region by
 // splits and writes one run file per (region, family) it has records for; rejects go to the unit's
-// rejects file, in input order. The unit's reject limit is the job's (the launcher checks the total).
-// It returns the run files, in target order, and, for the unit that owns its input, the input's
-// checksum (nil for the others).
+// rejects file, in input order. The unit's reject limit is the job's (the launcher checks the total);
+// a CSV chunk has none (Collect finds the reject that crosses the job's, once it knows the chunk's line
+// numbers; a chunk is bounded, and the reducers write nothing once the chunks' rejects are over it). It returns the run files, in target order, and, for the unit that owns
+// its input, the input's checksum, for a CSV chunk its span (nil for the others).
 func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits partition.Splits) ([]RunRef, *InputSum, error) {
 	if unit < 0 || unit >= len(t.Units) {
 		return nil, nil, fmt.Errorf("beam: no unit %d", unit)
 	}
 	u := t.Units[unit]
-	in, err := u.input(spec)
+	in, err := u.input(t, spec)
 	if err != nil {
 		return nil, nil, err
+	}
+	var chunk *pipeline.CSVSource
+	if u.Chunked {
+		open := in.Open
+		in.Open = func() (pipeline.Source, error) {
+			src, err := open()
+			if cs, ok := src.(*pipeline.CSVSource); ok {
+				chunk = cs
+			}
+			return src, err
+		}
 	}
 	st, err := t.open(ctx, spec)
 	if err != nil {
@@ -131,6 +145,9 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	rbw := bufio.NewWriter(rf)
 	opts := spec.Pipeline
 	opts.Rejects = rbw
+	if u.Chunked {
+		opts.MaxRejects = -1
+	}
 	counts, err := pipeline.Run(ctx, []pipeline.Input{in}, spec.Mapping, opts, sink)
 	if err == nil {
 		err = rbw.Flush()
@@ -142,6 +159,13 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		return nil, nil, err
 	}
 	sum := unitSummary{Unit: unit, Counts: counts, Rejects: counts.RowsRejected > 0}
+	if u.Chunked {
+		if chunk == nil {
+			return nil, nil, fmt.Errorf("beam: unit %d: %s was not read as CSV", unit, in.Path)
+		}
+		sp := chunk.Span()
+		sum.Span = &sp
+	}
 	if sum.Rejects {
 		if err := st.putFile(ctx, unitRejectsName(unit), rejTmp); err != nil {
 			return nil, nil, fmt.Errorf("beam: rejects: %w", err)
@@ -166,6 +190,12 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		}
 		sum.Input = &fp
 		is = &InputSum{Input: u.Input, Checksum: fp.Checksum}
+	}
+	if sum.Span != nil {
+		if is == nil {
+			is = &InputSum{Input: u.Input}
+		}
+		is.Unit, is.Span, is.Rejected = unit, sum.Span, counts.RowsRejected
 	}
 	b, err := json.Marshal(sum)
 	if err != nil {

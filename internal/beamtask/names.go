@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hfload/hfload/jobs"
+	"github.com/hfload/hfload/pipeline"
 )
 
 // InputSum is one input's content checksum ("sha256:<hex>", as the manifest records it), reported by
@@ -12,14 +13,20 @@ import (
 // write: the HFile names derive from them and the launcher's settings seed (jobs.NameSeed), as they do
 // in `hfload run`. In the Beam pipeline the sums reach the reducers as a side input, which the runner
 // computes only once every map task is done.
+//
+// The map task of every chunk of a CSV file cut into chunks reports its unit's span too (Checksum
+// empty but for the file's first chunk): the reducers number rows as the whole file does from them.
 type InputSum struct {
-	Input    int    `json:"input"`
-	Checksum string `json:"checksum"`
+	Input    int               `json:"input"`
+	Checksum string            `json:"checksum,omitempty"`
+	Unit     int               `json:"unit,omitempty"`
+	Span     *pipeline.CSVSpan `json:"span,omitempty"`
+	Rejected int64             `json:"rejected,omitempty"` // the chunk's rejects (it has no limit of its own)
 }
 
 // Encode and DecodeInputSum carry an InputSum between stages.
 func (s InputSum) Encode() string {
-	b, _ := json.Marshal(s) // two plain fields: cannot fail
+	b, _ := json.Marshal(s) // plain fields: cannot fail
 	return string(b)
 }
 
@@ -39,6 +46,9 @@ func (t *Task) NameSeed(sums []InputSum) ([]byte, error) {
 	n := t.inputs()
 	byInput := make([]string, n)
 	for _, s := range sums {
+		if s.Span != nil && s.Checksum == "" {
+			continue // a chunk's span only
+		}
 		if s.Input < 0 || s.Input >= n || s.Checksum == "" {
 			return nil, fmt.Errorf("beam: checksum %q for input %d of %d", s.Checksum, s.Input, n)
 		}
@@ -53,4 +63,28 @@ func (t *Task) NameSeed(sums []InputSum) ([]byte, error) {
 		}
 	}
 	return jobs.NameSeed(t.SettingsSeed, byInput), nil
+}
+
+// chunkRejects is the number of rows the chunks reported in sums rejected.
+func chunkRejects(sums []InputSum) int64 {
+	seen := map[int]bool{}
+	var n int64
+	for _, s := range sums {
+		if s.Span != nil && !seen[s.Unit] {
+			seen[s.Unit] = true
+			n += s.Rejected
+		}
+	}
+	return n
+}
+
+// spans returns the chunk units' spans reported in sums, by unit (a retried map reports the same).
+func spans(sums []InputSum) map[int]pipeline.CSVSpan {
+	out := map[int]pipeline.CSVSpan{}
+	for _, s := range sums {
+		if s.Span != nil {
+			out[s.Unit] = *s.Span
+		}
+	}
+	return out
 }

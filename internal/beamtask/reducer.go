@@ -39,8 +39,25 @@ type reduceSummary struct {
 // disk, applies the duplicates policy or aggregate, and writes the HFiles into the staging directory or
 // as uploads to the output bucket: duplicates and aggregates are exact across the whole input (a row's
 // records all go to one task). The file names are those of `hfload run` given the
-// run's name seed (Task.NameSeed; sub-ranges after the first: subRangeName), so a retried task writes the same names with the same bytes.
-func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, task SubTask, seed []byte) error {
+// run's name seed (Task.NameSeed of sums, every map task's InputSum; sub-ranges after the first:
+// subRangeName), so a retried task writes the same names with the same bytes. The records of a CSV
+// chunk get the row ordinals of the whole file (the spans in sums), so duplicates resolve as in
+// `hfload run` and are named by their rows.
+func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, task SubTask, sums []InputSum) error {
+	seed, err := t.NameSeed(sums)
+	if err != nil {
+		return err
+	}
+	offs, err := t.chunkOffsets(spec, spans(sums))
+	if err != nil {
+		return err
+	}
+	if max := spec.Pipeline.MaxRejects; max >= 0 && chunkRejects(sums) > max {
+		// The chunks, which have no reject limit of their own, rejected more rows than the job allows:
+		// the run fails, so writing is wasted. Collect, which reads the rejects before the reduce
+		// summaries, names the reject that crossed the limit, as hfload run does.
+		return nil
+	}
 	nf := len(spec.Mapping.Families())
 	region, fam := task.Target/nf, task.Target%nf
 	st, err := t.open(ctx, spec)
@@ -70,7 +87,11 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 			}
 		}
 		for _, p := range runs {
-			n, err := readRun(ctx, st, p, keep)
+			add := keep
+			if rows := offs[runUnit(p)].Rows; rows > 0 {
+				add = func(rec []byte, seq uint64) error { return keep(rec, seq+uint64(rows)) }
+			}
+			n, err := readRun(ctx, st, p, add)
 			if task.Subs <= 1 {
 				records += n
 			}

@@ -22,7 +22,7 @@ func Sample(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int) ([]byte,
 	if unit < 0 || unit >= len(t.Units) {
 		return nil, fmt.Errorf("beam: no unit %d", unit)
 	}
-	in, err := t.Units[unit].input(spec)
+	in, err := t.Units[unit].input(t, spec)
 	if err != nil {
 		return nil, err
 	}

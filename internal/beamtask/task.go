@@ -27,6 +27,8 @@ type Task struct {
 	Work   string
 	TmpDir string // the worker's local scratch: reducers' spills, files before upload ("": the system's)
 	Units  []Unit // the work units, in input order
+	// Layouts are the header and field count of every CSV file cut into chunks (SplitCSV).
+	Layouts []CSVLayout `json:",omitempty"`
 	// SettingsSeed is the launcher's jobs.RunSpec.SettingsSeed (a worker, which does not resolve the
 	// split options again, would compute another): with the inputs' checksums, it names the HFiles.
 	SettingsSeed []byte
@@ -103,3 +105,12 @@ func unitRejectsName(u int) string     { return fmt.Sprintf("units/u%06d.rejects
 func runFileName(u, target int) string { return fmt.Sprintf("runs/u%06d-t%06d.run", u, target) }
 
 const splitsFile = "splits"
+
+// runUnit is the unit that wrote the run file rel (runFileName), -1 if rel is not one.
+func runUnit(rel string) int {
+	var u, target int
+	if n, err := fmt.Sscanf(rel, "runs/u%d-t%d.run", &u, &target); err != nil || n != 2 {
+		return -1
+	}
+	return u
+}

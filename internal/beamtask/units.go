@@ -30,9 +30,10 @@ type Unit struct {
 	NumRows int64 `json:"rows,omitempty"`  // rows in the unit (Parquet; 0 = unknown)
 	// Chunk > 0 or Chunked: the unit reads the records that start in bytes [Start, End) of a CSV
 	// file, the file's chunk number Chunk (0 is its owner).
-	Chunked    bool  `json:"chunked,omitempty"`
-	Chunk      int   `json:"chunk,omitempty"`
-	Start, End int64 `json:"start,omitempty"`
+	Chunked bool  `json:"chunked,omitempty"`
+	Chunk   int   `json:"chunk,omitempty"`
+	Start   int64 `json:"start,omitempty"`
+	End     int64 `json:"end,omitempty"`
 }
 
 // PlanUnits cuts the run's inputs into work units, in input order: one per CSV file, one per row
