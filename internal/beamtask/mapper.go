@@ -33,33 +33,25 @@ type unitSummary struct {
 	Rejects bool            `json:"rejects,omitempty"` // the unit's rejects file exists
 	// Span: a CSV chunk's (Unit.Chunked) start and end, lines and rows, numbered from the chunk's start.
 	Span *pipeline.CSVSpan `json:"span,omitempty"`
+	// Watermark: what the unit's watermark filter dropped and kept (incremental runs with a watermark).
+	Watermark *jobs.WatermarkReport `json:"watermark,omitempty"`
 }
 
 // Map reads one unit, maps its rows with the job's mapping, routes every record to its region by
 // splits and writes one run file per (region, family) it has records for; rejects go to the unit's
 // rejects file, in input order. The unit's reject limit is the job's (the launcher checks the total);
-// a CSV chunk has none (Collect finds the reject that crosses the job's, once it knows the chunk's line
-// numbers; a chunk is bounded, and the reducers write nothing once the chunks' rejects are over it). It returns the run files, in target order, and, for the unit that owns
-// its input, the input's checksum, for a CSV chunk its span (nil for the others).
+// a CSV chunk has none (Collect finds the reject that crosses the job's, once it knows the chunk's
+// line numbers; a chunk is bounded, and the reducers write nothing once the chunks' rejects are over
+// it). It returns the run files, in target order, and, for the unit that owns its input, the input's
+// checksum, for a CSV chunk its span (nil for the others).
 func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits partition.Splits) ([]RunRef, *InputSum, error) {
 	if unit < 0 || unit >= len(t.Units) {
 		return nil, nil, fmt.Errorf("beam: no unit %d", unit)
 	}
 	u := t.Units[unit]
-	in, err := u.input(t, spec)
+	in, watermark, chunk, err := t.unitInput(spec, unit)
 	if err != nil {
 		return nil, nil, err
-	}
-	var chunk *pipeline.CSVSource
-	if u.Chunked {
-		open := in.Open
-		in.Open = func() (pipeline.Source, error) {
-			src, err := open()
-			if cs, ok := src.(*pipeline.CSVSource); ok {
-				chunk = cs
-			}
-			return src, err
-		}
 	}
 	st, err := t.open(ctx, spec)
 	if err != nil {
@@ -160,11 +152,16 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	}
 	sum := unitSummary{Unit: unit, Counts: counts, Rejects: counts.RowsRejected > 0}
 	if u.Chunked {
-		if chunk == nil {
+		cs := chunk()
+		if cs == nil {
 			return nil, nil, fmt.Errorf("beam: unit %d: %s was not read as CSV", unit, in.Path)
 		}
-		sp := chunk.Span()
+		sp := cs.Span()
 		sum.Span = &sp
+	}
+	if watermark != nil {
+		r := watermark()
+		sum.Watermark = &r
 	}
 	if sum.Rejects {
 		if err := st.putFile(ctx, unitRejectsName(unit), rejTmp); err != nil {

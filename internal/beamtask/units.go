@@ -65,6 +65,45 @@ func PlanUnits(spec *jobs.RunSpec) ([]Unit, error) {
 	return units, nil
 }
 
+// input is the unit's share of its file as a pipeline input (unit.input), filtered by the run's
+// watermark if it has one: report then tells what the filter dropped and kept (nil without).
+func (t *Task) input(spec *jobs.RunSpec, unit int) (in pipeline.Input, report func() jobs.WatermarkReport, err error) {
+	in, report, _, err = t.unitInput(spec, unit)
+	return in, report, err
+}
+
+// unitInput is input; for a CSV chunk, chunk returns the source its Open opened (for its span; nil
+// before Open, and for other units).
+func (t *Task) unitInput(spec *jobs.RunSpec, unit int) (in pipeline.Input, report func() jobs.WatermarkReport, chunk func() *pipeline.CSVSource, err error) {
+	if unit < 0 || unit >= len(t.Units) {
+		return in, nil, nil, fmt.Errorf("beam: no unit %d", unit)
+	}
+	u := t.Units[unit]
+	if in, err = u.input(t, spec); err != nil {
+		return in, nil, nil, err
+	}
+	var src *pipeline.CSVSource
+	chunk = func() *pipeline.CSVSource { return src }
+	if u.Chunked {
+		open := in.Open
+		in.Open = func() (pipeline.Source, error) {
+			s, err := open()
+			if cs, ok := s.(*pipeline.CSVSource); ok {
+				src = cs
+			}
+			return s, err
+		}
+	}
+	if t.Watermark == nil {
+		return in, nil, chunk, nil
+	}
+	ins, report, err := t.Watermark.Wrap([]pipeline.Input{in})
+	if err != nil {
+		return in, nil, nil, err
+	}
+	return ins[0], report, chunk, nil
+}
+
 // input is the unit's share of its file as a pipeline input: Parquet restricted to the unit's row
 // groups, and the file's size counted by its owner unit only.
 func (u Unit) input(t *Task, spec *jobs.RunSpec) (pipeline.Input, error) {
