@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verify := fs.String("verify", "stream", "check of every written HFile before commit: stream, blocks, full or none")
 	noVerify := fs.Bool("no-verify", false, "= --verify none")
 	reduceSize := fs.String("reduce-size", "", "run-file bytes of one region and family one reduce task takes; larger ones are cut into sub-ranges, each its own HFiles, at most 32 (default: the job's max_file_size)")
-	csvUnitSize := fs.String("csv-unit-size", "0", "cut uncompressed CSV files larger than this into work units of this size, each its own map task (0: one task per file); a record with a quoted line break across a cut fails the run")
+	csvUnitSize := fs.String("csv-unit-size", "0", "cut uncompressed CSV files larger than this into work units of this size, each its own map task (0: one task per file); a quoted line break across a cut costs a second pass without that cut")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the launcher's process to this file (with Prism in process: the whole pipeline)")
 	fs.MarkHidden("cpuprofile")
 	fs.Bool("no-progress", false, "accepted for hfload run compatibility (hfload-beam shows no progress bars)")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/hfload/hfload/jobs"
 	"github.com/hfload/hfload/pipeline"
@@ -125,8 +126,7 @@ func (t *Task) chunkOffsets(spec *jobs.RunSpec, spans map[int]pipeline.CSVSpan) 
 			if u.Input < len(spec.Inputs) {
 				path = spec.Inputs[u.Input].Path
 			}
-			return nil, fmt.Errorf("%w: %s: the record that starts before byte %d runs on to byte %d (a quoted field holds a line break), across a cut into work units; "+
-				"read the file whole (--csv-unit-size 0)", jobs.ErrConfig, path, u.Start, prev.End)
+			return nil, &cutError{path: path, unit: u.Index, cut: u.Start, end: prev.End}
 		}
 		offs[u.Index] = cur
 		cur.Lines += sp.Lines
@@ -134,4 +134,77 @@ func (t *Task) chunkOffsets(spec *jobs.RunSpec, spans map[int]pipeline.CSVSpan) 
 		prev = sp
 	}
 	return offs, nil
+}
+
+// cutError: a chunk started inside a record (a quoted line break across its cut). The launcher runs
+// again without that cut (Task.Recut); the error reaches the user only if that fails too.
+type cutError struct {
+	path     string
+	unit     int
+	cut, end int64
+}
+
+func (e *cutError) Error() string {
+	return fmt.Sprintf("%s: the record that starts before byte %d runs on to byte %d (a quoted field holds a line break), across a cut into work units; "+
+		"read the file whole (--csv-unit-size 0)", e.path, e.cut, e.end)
+}
+
+func (e *cutError) Unwrap() error { return jobs.ErrConfig }
+
+// Recut prepares a run again after pass (1, 2, ...) failed, if chunks of a cut CSV file did not join
+// up: each chunk that did not start where the one before it stopped is merged into that one (its cut
+// removed; after a second such failure, the file is read whole). It reads the units' summaries of
+// the failed pass (a chunk whose map task did not finish tells nothing) and moves the shared files of
+// the next pass to a fresh work area inside the old one (removed with it). It reports whether there is
+// something to run again.
+func (t *Task) Recut(ctx context.Context, spec *jobs.RunSpec, pass int) (bool, error) {
+	if pass > 2 {
+		return false, nil
+	}
+	st, err := t.open(ctx, spec)
+	if err != nil {
+		return false, err
+	}
+	bad := map[int]bool{}      // chunk units whose cut goes
+	badInput := map[int]bool{} // inputs with a bad cut
+	var prev *pipeline.CSVSpan
+	for _, u := range t.Units {
+		if !u.Chunked {
+			continue
+		}
+		var sum unitSummary
+		if err := readJSON(ctx, st, unitSummaryName(u.Index), &sum); err != nil || sum.Span == nil {
+			prev = nil
+			continue
+		}
+		if u.Chunk > 0 && prev != nil && sum.Span.Start != prev.End {
+			bad[u.Index], badInput[u.Input] = true, true
+		}
+		prev = sum.Span
+	}
+	if len(bad) == 0 {
+		return false, nil
+	}
+	var units []Unit
+	for _, u := range t.Units {
+		switch {
+		case u.Chunked && badInput[u.Input] && pass > 1: // read whole
+			if u.Chunk > 0 {
+				continue
+			}
+			u.End = math.MaxInt64
+		case bad[u.Index]: // merged into the chunk before it
+			units[len(units)-1].End = u.End
+			continue
+		}
+		if u.Chunked && u.Chunk > 0 {
+			u.Chunk = units[len(units)-1].Chunk + 1
+		}
+		u.Index = len(units)
+		units = append(units, u)
+	}
+	t.Units = units
+	t.Work = strings.TrimSuffix(t.Work, "/") + fmt.Sprintf("/recut-%d", pass)
+	t.Recuts++
+	return true, nil
 }

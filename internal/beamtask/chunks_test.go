@@ -2,8 +2,6 @@ package beamtask_test
 
 import (
 	"context"
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,24 +42,20 @@ func TestRunLocalChunks(t *testing.T) {
 	t.Logf("chunk size %d: %d units, %d rejects, %d duplicates", size, st.Units, res.Manifest.Counts.RowsRejected, res.Manifest.Counts.Duplicates)
 }
 
-// TestChunkAcrossQuotedLineBreak: a cut inside a quoted field's line break fails the run with a
-// configuration error naming the file, and nothing is committed.
+// TestChunkAcrossQuotedLineBreak: when a cut falls inside a quoted field's line break, the chunk
+// after it starts inside a record; the reducers refuse to run on it, and the launcher runs again
+// without that cut: the bytes of `hfload run` all the same.
 func TestChunkAcrossQuotedLineBreak(t *testing.T) {
 	c := beamtest.ChunkCase()
 	size := chunkSize(t, false)
-	dir := t.TempDir()
-	ins := c.Inputs(t, filepath.Join(dir, "in"))
-	out := filepath.Join(dir, "out")
-	job := c.Job(t, ins, out)
-	_, err := jobs.Execute(context.Background(), job, jobs.ExecuteOptions{Now: func() time.Time { return beamtest.Started },
-		Load: beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{CSVUnitSize: size})})
-	if !errors.Is(err, jobs.ErrConfig) || !strings.Contains(err.Error(), ins[0]) || !strings.Contains(err.Error(), "line break") {
-		t.Fatalf("chunk size %d: %v", size, err)
+	var st *beamtask.Stats
+	beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
+		return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{CSVUnitSize: size, Stats: func(s *beamtask.Stats) { st = s }})
+	})
+	if st == nil || st.Recuts == 0 || st.Units < 10 {
+		t.Fatalf("chunk size %d: stats %+v", size, st)
 	}
-	if _, serr := os.Stat(filepath.Join(out, jobs.ManifestName)); !errors.Is(serr, os.ErrNotExist) {
-		t.Fatalf("a manifest after a failed run: %v", serr)
-	}
-	t.Log(err)
+	t.Logf("chunk size %d: %d units after %d recuts", size, st.Units, st.Recuts)
 }
 
 // TestChunksRejectLimit: over the reject limit, a run over chunks of one file fails at the same reject

@@ -17,17 +17,18 @@ import (
 // Stats are the data-movement figures of a distributed run (for the cost model of docs/distributed.md).
 type Stats struct {
 	Units       int   `json:"units"`
-	Targets     int   `json:"targets"`      // (region, family) pairs with records
-	ReduceTasks int   `json:"reduce_tasks"` // targets and their sub-ranges (Plan)
-	SubRanged   int   `json:"sub_ranged"`   // targets cut into sub-ranges
-	PlanBytes   int64 `json:"plan_bytes"`   // run-file bytes read again to plan sub-ranges
-	RunFiles    int   `json:"run_files"`    // files written by map tasks
-	RunBytes    int64 `json:"run_bytes"`    // bytes of those files (written by maps, read by reducers)
-	RunRecords  int64 `json:"run_records"`  // records in them
-	SpillBytes  int64 `json:"spill_bytes"`  // reducers' local spills
-	HFileBytes  int64 `json:"hfile_bytes"`  // bytes of HFiles written
-	InputBytes  int64 `json:"input_bytes"`  // bytes of the input files
-	RejectBytes int64 `json:"reject_bytes"` // bytes of the units' rejects files
+	Recuts      int   `json:"recuts,omitempty"` // runs again after a CSV chunk started inside a record (Task.Recut)
+	Targets     int   `json:"targets"`          // (region, family) pairs with records
+	ReduceTasks int   `json:"reduce_tasks"`     // targets and their sub-ranges (Plan)
+	SubRanged   int   `json:"sub_ranged"`       // targets cut into sub-ranges
+	PlanBytes   int64 `json:"plan_bytes"`       // run-file bytes read again to plan sub-ranges
+	RunFiles    int   `json:"run_files"`        // files written by map tasks
+	RunBytes    int64 `json:"run_bytes"`        // bytes of those files (written by maps, read by reducers)
+	RunRecords  int64 `json:"run_records"`      // records in them
+	SpillBytes  int64 `json:"spill_bytes"`      // reducers' local spills
+	HFileBytes  int64 `json:"hfile_bytes"`      // bytes of HFiles written
+	InputBytes  int64 `json:"input_bytes"`      // bytes of the input files
+	RejectBytes int64 `json:"reject_bytes"`     // bytes of the units' rejects files
 }
 
 // Collected is what Collect gathered.

@@ -2,6 +2,7 @@ package beamtask
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -152,13 +153,31 @@ func BucketLoader(job *jobs.Job, started time.Time, run RunFunc, o Options) func
 
 func runCollect(ctx context.Context, t *Task, spec *jobs.RunSpec, run RunFunc, stats func(*Stats)) (*Collected, error) {
 	start := time.Now()
-	if err := run(ctx, t, spec); err != nil {
-		return &Collected{}, err
+	var c *Collected
+	var err error
+	for pass := 1; ; pass++ {
+		err = run(ctx, t, spec)
+		if err == nil {
+			if c, err = Collect(ctx, t, spec); !errors.As(err, new(*cutError)) {
+				break
+			}
+		}
+		// A CSV chunk that started inside a record fails the reducers (they check the chunks' spans
+		// first) or Collect: run again without the cuts that missed (see Task.Recut).
+		again, rerr := t.Recut(ctx, spec, pass)
+		if rerr != nil {
+			return &Collected{}, errors.Join(err, rerr)
+		}
+		if !again {
+			return &Collected{}, err
+		}
 	}
-	c, err := Collect(ctx, t, spec)
 	if c.Load != nil {
 		c.Load.Elapsed = time.Since(start)
 		c.Load.ReadTime = c.Load.Elapsed
+	}
+	if c.Stats != nil {
+		c.Stats.Recuts = t.Recuts
 	}
 	if stats != nil && c.Stats != nil {
 		stats(c.Stats)

@@ -28,6 +28,8 @@ type Task struct {
 	Work   string
 	TmpDir string // the worker's local scratch: reducers' spills, files before upload ("": the system's)
 	Units  []Unit // the work units, in input order
+	// Recuts counts the runs again after chunks that started inside a record (Recut).
+	Recuts int `json:",omitempty"`
 	// Layouts are the header and field count of every CSV file cut into chunks (SplitCSV).
 	Layouts []CSVLayout `json:",omitempty"`
 	// SettingsSeed is the launcher's jobs.RunSpec.SettingsSeed (a worker, which does not resolve the
