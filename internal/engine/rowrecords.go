@@ -26,11 +26,23 @@ type rowRecords struct {
 	fam  []int // rank -> the mapping's family index
 }
 
-// useRowRecords says whether Load sorts row records: for more than one family (up to a rank byte's
-// worth), and when there are at least as many (region) streams to write as workers, since a region's
-// families are then written by one goroutine instead of one per family.
-func useRowRecords(families, regions, workers int, ranged bool) bool {
-	return families > 1 && families <= cellrec.MaxRowFamilies && (ranged || regions >= workers)
+// maxRowFamilies is the most families Load sorts as row records. A region's row records are written
+// with every family's file open at once, and the HFile writers themselves (block, index and bloom
+// buffers) are outside the sort budget, in memoryReserve: a bounded number per worker keeps them there.
+const maxRowFamilies = 16
+
+// useRowRecords says whether Load sorts row records: for 2 to maxRowFamilies families, when there are
+// at least as many (region) streams to write as workers (a region's families are then written by one
+// goroutine instead of one each) or the regions are cut after the sort (ranged), and when a sink that
+// buffers its files (uploads) can hold every family's file of every worker in a quarter of the budget.
+func useRowRecords(families, regions, workers int, ranged bool, sink Sink, budget int64) bool {
+	if families < 2 || families > maxRowFamilies || (!ranged && regions < workers) {
+		return false
+	}
+	if bs, ok := sink.(BufferingSink); ok && bs.FileMemory()*int64(families*workers) > budget/4 {
+		return false
+	}
+	return true
 }
 
 func newRowRecords(m *pipeline.Mapping, families []string) (*rowRecords, error) {
