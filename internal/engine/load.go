@@ -56,6 +56,9 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 	defer rt.close()
 	inputs := spec.Inputs
 	popts := spec.Pipeline
+	if rows != nil {
+		popts.Rows = rows.rd
+	}
 	if spec.Progress != nil {
 		popts.Rejected = new(atomic.Int64)
 		inputs = progressInputs(inputs, readProgress(spec, popts.Rejected))
