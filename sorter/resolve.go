@@ -32,7 +32,17 @@ type resolver struct {
 }
 
 func newResolver(a *arena) *resolver {
-	r := &resolver{a: a, ord: a.order()}
+	return newResolverOf(a, a.order())
+}
+
+// newResolverFrom returns a resolver over a fully sorted arena (no segments) from entry position first
+// on.
+func newResolverFrom(a *arena, first int) *resolver {
+	return newResolverOf(a, &idxOrder{i: first, n: len(a.idx)})
+}
+
+func newResolverOf(a *arena, ord order) *resolver {
+	r := &resolver{a: a, ord: ord}
 	r.heap = heap[cursor]{s: make([]cursor, 0, 4), less: r.less}
 	r.fetch()
 	return r
