@@ -29,12 +29,12 @@ type rowRecords struct {
 // buffers) are outside the sort budget, in memoryReserve: a bounded number per worker keeps them there.
 const maxRowFamilies = 16
 
-// useRowRecords says whether Load sorts row records: for 2 to maxRowFamilies families, when there are
-// at least as many (region) streams to write as workers (a region's families are then written by one
-// goroutine instead of one each) or the regions are cut after the sort (ranged), and when a sink that
-// buffers its files (uploads) can hold every family's file of every worker in a quarter of the budget.
-func useRowRecords(families, regions, workers int, ranged bool, sink Sink, budget int64) bool {
-	if families < 2 || families > maxRowFamilies || (!ranged && regions < workers) {
+// useRowRecords says whether Load sorts row records: for 2 to maxRowFamilies families, unless a sink
+// that buffers its files (uploads) cannot hold every family's file of every worker in a quarter of the
+// budget. A region's families are written in parallel (familyWriters), so few regions are no reason
+// against.
+func useRowRecords(families, workers int, sink Sink, budget int64) bool {
+	if families < 2 || families > maxRowFamilies {
 		return false
 	}
 	if bs, ok := sink.(BufferingSink); ok && bs.FileMemory()*int64(families*workers) > budget/4 {
