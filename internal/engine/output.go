@@ -269,7 +269,17 @@ func (o *outputWriter) writeStream(ctx context.Context, it *sorter.Iterator, spl
 		}
 	}
 	st := o.newStream(it, fws)
-	if err := st.run(); err != nil {
+	var err error
+	if o.rows != nil {
+		fw := newFamilyWriters(fws, o.rows)
+		err = st.runRows(fw)
+		if ferr := fw.finish(err == nil); err == nil {
+			err = ferr
+		}
+	} else {
+		err = st.run()
+	}
+	if err != nil {
 		abort(fws)
 		return err
 	}
