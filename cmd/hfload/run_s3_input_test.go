@@ -35,6 +35,15 @@ func s3Inputs(t *testing.T, srv *s3test.Server, dir string) (bucket string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	putInputs(t, st, dir)
+	return bucket
+}
+
+// putInputs writes the test exports (CSV .gz/.zst with a rejected row under in/, Parquet under pq/)
+// into dir and into st under the same names.
+func putInputs(t *testing.T, st storage.Store, dir string) {
+	t.Helper()
+	ctx := context.Background()
 	files := map[string][]byte{"_SUCCESS": nil}
 	var header string
 	for i, name := range []string{"part-0.csv.gz", "part-1.csv.zst"} {
@@ -80,7 +89,6 @@ func s3Inputs(t *testing.T, srv *s3test.Server, dir string) (bucket string) {
 			t.Fatal(err)
 		}
 	}
-	return bucket
 }
 
 const s3OrdersMapping = `header: true
