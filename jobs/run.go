@@ -21,6 +21,9 @@ type RunSpec struct {
 	// SettingsSeed: the settings that shape the files (Job.nameSeed); HFile names derive from it and,
 	// with FingerprintInputs, from the inputs' checksums (run_names.go).
 	SettingsSeed []byte
+	// watermark is an incremental run's watermark filter (nil without one): what a distributed
+	// driver's workers filter by (Watermark) and where their reports are added (AddWatermarkReport).
+	watermark *watermarkFilter
 }
 
 // LoadResult is what Load wrote into the staging directory (engine.Result), with the inputs'

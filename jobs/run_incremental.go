@@ -165,6 +165,7 @@ func applyWatermark(job *Job, spec *RunSpec, prev *Watermark, logf func(string, 
 		return nil, nil, err
 	}
 	spec.Inputs = wf.wrap(spec.Inputs)
+	spec.watermark = wf
 	if prev != nil {
 		logf("loading rows with %s > %s", w, prev.Value)
 	}

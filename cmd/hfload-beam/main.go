@@ -114,9 +114,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if job.StateDir != "" {
-		return fail(stderr, fmt.Errorf("%w: state_dir (incremental runs) is not supported by hfload-beam yet: use hfload run", jobs.ErrConfig))
-	}
 	mode, err := jobs.ParseVerifyMode(*verify)
 	if err != nil {
 		return fail(stderr, fmt.Errorf("%w: --verify: %w", jobs.ErrConfig, err))

@@ -55,3 +55,11 @@ func TestPrismSubRanges(t *testing.T) {
 		t.Fatalf("no sub-ranges: %d files (hfload run %d), stats %+v", ng, nw, st)
 	}
 }
+
+// TestPrismIncremental: incremental runs (state_dir, watermark, split_sample) as Beam pipelines on
+// Prism commit what `hfload run`'s commit, run after run (beamtest.CompareIncremental).
+func TestPrismIncremental(t *testing.T) {
+	beamtest.CompareIncremental(t, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
+		return beamtask.Loader(job, beamtest.Started, beamrun.Runner("prism"), beamtask.Options{})
+	})
+}

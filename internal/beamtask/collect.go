@@ -70,6 +70,11 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 			return fail(fmt.Errorf("beam: unit %d (%s) has no summary: %w", u.Index, spec.Inputs[u.Input].Path, err))
 		}
 		res.Counts.Add(sum.Counts)
+		if sum.Watermark != nil {
+			if err := spec.AddWatermarkReport(*sum.Watermark); err != nil {
+				return fail(fmt.Errorf("beam: unit %d: %w", u.Index, err))
+			}
+		}
 		if sum.Input != nil {
 			res.Inputs = append(res.Inputs, *sum.Input)
 			st.InputBytes += sum.Input.Size
@@ -99,6 +104,9 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 	}
 	// Every reducer must have named its files with the seed `hfload run` would use for these inputs.
 	seed := hex.EncodeToString(jobs.NameSeed(spec.SettingsSeed, jobs.Checksums(res.Inputs)))
+	if t.Seed != nil {
+		seed = hex.EncodeToString(t.Seed)
+	}
 	for target := 0; target < (len(splits)+1)*nf; target++ {
 		if mapped[target] == 0 {
 			continue

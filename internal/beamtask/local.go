@@ -15,6 +15,14 @@ import (
 // on workers: sample and merge (split_sample), map, group run files by target, name seed, plan, reduce. It is the
 // reference the Beam pipeline is tested against and a driver without Beam. Collect follows.
 func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
+	if t.Watermark != nil {
+		// The launcher's inputs filter into the launcher's own watermark filter, which Collect fills
+		// from the units' reports: the tasks prepare their RunSpec from t, as a worker does.
+		var err error
+		if spec, err = t.Spec(ctx); err != nil {
+			return err
+		}
+	}
 	splitsEnc := EncodeSplits(t.splits())
 	if spec.SplitSample > 0 {
 		var merged []byte

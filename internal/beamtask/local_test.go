@@ -161,3 +161,12 @@ mapping:
   rowkey: [id]
 `, Inputs: beamtest.CSVInputs(1, 80, false)}
 }
+
+// TestRunLocalIncremental: incremental runs (state_dir, watermark) through the map and reduce tasks
+// commit what `hfload run`'s commit, run after run: skipped inputs, filtered rows, counts, watermark,
+// HFile names (seeded with the planned inputs and the previous mark) and bytes.
+func TestRunLocalIncremental(t *testing.T) {
+	beamtest.CompareIncremental(t, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
+		return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{})
+	})
+}

@@ -31,6 +31,8 @@ type unitSummary struct {
 	Input   *jobs.InputFile `json:"input,omitempty"` // owner units: the file's fingerprint
 	Runs    []RunRef        `json:"runs"`
 	Rejects bool            `json:"rejects,omitempty"` // the unit's rejects file exists
+	// Watermark: what the unit's watermark filter dropped and kept (incremental runs with a watermark).
+	Watermark *jobs.WatermarkReport `json:"watermark,omitempty"`
 }
 
 // Map reads one unit, maps its rows with the job's mapping, routes every record to its region by
@@ -43,7 +45,7 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		return nil, nil, fmt.Errorf("beam: no unit %d", unit)
 	}
 	u := t.Units[unit]
-	in, err := u.input(spec)
+	in, watermark, err := t.input(spec, unit)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,6 +144,10 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		return nil, nil, err
 	}
 	sum := unitSummary{Unit: unit, Counts: counts, Rejects: counts.RowsRejected > 0}
+	if watermark != nil {
+		r := watermark()
+		sum.Watermark = &r
+	}
 	if sum.Rejects {
 		if err := st.putFile(ctx, unitRejectsName(unit), rejTmp); err != nil {
 			return nil, nil, fmt.Errorf("beam: rejects: %w", err)

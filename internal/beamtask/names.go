@@ -52,5 +52,8 @@ func (t *Task) NameSeed(sums []InputSum) ([]byte, error) {
 			return nil, fmt.Errorf("beam: no checksum for input %d: its map task did not report one", i)
 		}
 	}
+	if t.Seed != nil { // an incremental run's: the launcher's planned checksums and previous watermark
+		return t.Seed, nil
+	}
 	return jobs.NameSeed(t.SettingsSeed, byInput), nil
 }

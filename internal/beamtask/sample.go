@@ -19,10 +19,7 @@ import (
 // partition.Sampler), offered exactly as Load offers them: once per run of records of one row within a
 // batch, with the KeyValue bytes they stand for. Rejects are not written here (the map task does).
 func Sample(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int) ([]byte, error) {
-	if unit < 0 || unit >= len(t.Units) {
-		return nil, fmt.Errorf("beam: no unit %d", unit)
-	}
-	in, err := t.Units[unit].input(spec)
+	in, _, err := t.input(spec, unit)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hfload/hfload/jobs"
 	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
 )
 
 // Task is what every task of one run needs: enough to prepare the run's RunSpec on any worker, and
@@ -33,6 +34,13 @@ type Task struct {
 	// ReduceSize is the most run-file bytes of one target (region and family) one reduce task takes;
 	// a larger target is cut into sub-ranges (Plan). 0: the job's max_file_size; < 0: never cut.
 	ReduceSize int64
+	// Incremental runs (state_dir): the launcher plans which inputs to load and takes the state's lock.
+	// Inputs are the paths of the inputs it loads, in order (nil: every input of the job); Watermark
+	// filters their rows by the previous run's mark (nil: none); Seed is the HFile name seed the
+	// launcher computed from the planned inputs' checksums and that mark (nil: from the maps' sums).
+	Inputs    []string                `json:"inputs,omitempty"`
+	Watermark *jobs.WatermarkSettings `json:"watermark,omitempty"`
+	Seed      []byte                  `json:"seed,omitempty"`
 }
 
 // NewTask describes a run of job started at started, writing into dir, with shared files under work.
@@ -48,12 +56,43 @@ func NewTask(job *jobs.Job, started time.Time, spec *jobs.RunSpec, dir, work str
 			t.Splits = append(t.Splits, s)
 		}
 	}
+	if job.StateDir != "" {
+		for _, in := range spec.Inputs {
+			t.Inputs = append(t.Inputs, in.Path)
+		}
+		t.Watermark = spec.Watermark()
+		if spec.NameSeed != nil {
+			if t.Seed, err = spec.NameSeed(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	units, err := PlanUnits(spec)
 	if err != nil {
 		return nil, err
 	}
 	t.Units = units
 	return t, nil
+}
+
+// planned keeps the inputs an incremental run loads (Task.Inputs), in the launcher's order: each
+// path's first occurrence, as the launcher's plan keeps it (with its index, so row ordinals match).
+func (t *Task) planned(ins []pipeline.Input) []pipeline.Input {
+	if t.Inputs == nil {
+		return ins
+	}
+	want := map[string]int{}
+	for _, p := range t.Inputs {
+		want[p]++
+	}
+	var out []pipeline.Input
+	for _, in := range ins {
+		if want[in.Path] > 0 {
+			want[in.Path]--
+			out = append(out, in)
+		}
+	}
+	return out
 }
 
 // Spec prepares the run's RunSpec on a worker: the same job, the same start time, the launcher's
@@ -74,6 +113,7 @@ func (t *Task) Spec(ctx context.Context) (*jobs.RunSpec, error) {
 	if spec.SplitSample <= 0 {
 		spec.Splits = t.splits()
 	}
+	spec.Inputs = t.planned(spec.Inputs)
 	if len(spec.Inputs) != t.inputs() {
 		return nil, fmt.Errorf("beam: the worker sees %d input files, the launcher planned %d: inputs must be on storage every worker reads the same",
 			len(spec.Inputs), t.inputs())

@@ -53,6 +53,22 @@ func PlanUnits(spec *jobs.RunSpec) ([]Unit, error) {
 	return units, nil
 }
 
+// input is the unit's share of its file as a pipeline input (unit.input), filtered by the run's
+// watermark if it has one: report then tells what the filter dropped and kept (nil without).
+func (t *Task) input(spec *jobs.RunSpec, unit int) (in pipeline.Input, report func() jobs.WatermarkReport, err error) {
+	if unit < 0 || unit >= len(t.Units) {
+		return in, nil, fmt.Errorf("beam: no unit %d", unit)
+	}
+	if in, err = t.Units[unit].input(spec); err != nil || t.Watermark == nil {
+		return in, nil, err
+	}
+	ins, report, err := t.Watermark.Wrap([]pipeline.Input{in})
+	if err != nil {
+		return in, nil, err
+	}
+	return ins[0], report, nil
+}
+
 // input is the unit's share of its file as a pipeline input: Parquet restricted to the unit's row
 // groups, and the file's size counted by its owner unit only.
 func (u Unit) input(spec *jobs.RunSpec) (pipeline.Input, error) {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -61,6 +62,9 @@ type S3 struct {
 	bucket   string
 	opts     S3Options
 	partBufs sync.Pool // *[]byte of cap PartSize: part buffers that finished uploads gave back
+	// plainUploads is set once the store refused an upload with a full-object checksum
+	// (s3_checksum.go): later uploads are created without.
+	plainUploads atomic.Bool
 }
 
 // UploadMemory is the most memory one upload holds while it is written: PartsInFlight+1 part buffers
@@ -183,17 +187,21 @@ func (s *S3) Uploads(ctx context.Context, prefix string) ([]Pending, error) {
 	return out, nil
 }
 
-// parts lists the stored parts of an upload (to complete an upload another process finished).
-func (s *S3) parts(ctx context.Context, p Pending) ([]Part, error) {
+// parts lists the stored parts of an upload (to complete an upload another process finished), and
+// whether it was created with a full-object CRC32.
+func (s *S3) parts(ctx context.Context, p Pending) ([]Part, bool, error) {
 	var out []Part
+	var fullCRC bool
 	in := &s3.ListPartsInput{Bucket: &s.bucket, Key: &p.Key, UploadId: &p.ID}
 	for {
 		page, err := s.client.ListParts(ctx, in)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		fullCRC = page.ChecksumType == types.ChecksumTypeFullObject && page.ChecksumAlgorithm == types.ChecksumAlgorithmCrc32
 		for _, pt := range page.Parts {
-			out = append(out, Part{Number: aws.ToInt32(pt.PartNumber), ETag: unquote(aws.ToString(pt.ETag))})
+			out = append(out, Part{Number: aws.ToInt32(pt.PartNumber), ETag: unquote(aws.ToString(pt.ETag)),
+				Size: aws.ToInt64(pt.Size), CRC32: aws.ToString(pt.ChecksumCRC32)})
 		}
 		if !aws.ToBool(page.IsTruncated) || page.NextPartNumberMarker == nil {
 			break
@@ -201,26 +209,37 @@ func (s *S3) parts(ctx context.Context, p Pending) ([]Part, error) {
 		in.PartNumberMarker = page.NextPartNumberMarker
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Number < out[j].Number })
-	return out, nil
+	return out, fullCRC, nil
 }
 
 func (s *S3) Complete(ctx context.Context, p Pending) error {
 	parts := p.Parts
 	if len(parts) == 0 {
 		var err error
-		if parts, err = s.parts(ctx, p); err != nil {
+		if parts, p.CRC32, err = s.parts(ctx, p); err != nil {
 			return s.completedBefore(ctx, p, err)
 		}
 	}
+	in := &s3.CompleteMultipartUploadInput{Bucket: &s.bucket, Key: &p.Key, UploadId: &p.ID}
 	done := make([]types.CompletedPart, len(parts))
+	var size int64
 	for i, pt := range parts {
 		done[i] = types.CompletedPart{PartNumber: aws.Int32(pt.Number), ETag: aws.String(quote(pt.ETag))}
+		if p.CRC32 {
+			done[i].ChecksumCRC32 = aws.String(pt.CRC32)
+		}
+		size += pt.Size
 	}
-	_, err := s.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
-		Bucket: &s.bucket, Key: &p.Key, UploadId: &p.ID,
-		MultipartUpload: &types.CompletedMultipartUpload{Parts: done},
-	})
-	if err != nil {
+	in.MultipartUpload = &types.CompletedMultipartUpload{Parts: done}
+	if p.CRC32 {
+		// The server checks the parts' CRCs, the object's size and its CRC (the parts' combined).
+		crc, ok := objectCRC(parts)
+		if !ok {
+			return s.wrap("complete", p.Key, errors.New("a part of the upload has no CRC32"))
+		}
+		in.ChecksumType, in.ChecksumCRC32, in.MpuObjectSize = types.ChecksumTypeFullObject, &crc, &size
+	}
+	if _, err := s.client.CompleteMultipartUpload(ctx, in); err != nil {
 		return s.completedBefore(ctx, p, err)
 	}
 	return nil

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"hash/crc32"
 	"sort"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go/middleware"
 )
 
@@ -34,15 +36,36 @@ type s3Upload struct {
 }
 
 func (s *S3) Create(ctx context.Context, key string) (Upload, error) {
-	out, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &s.bucket, Key: &key})
+	in := &s3.CreateMultipartUploadInput{Bucket: &s.bucket, Key: &key}
+	if !s.plainUploads.Load() {
+		in.ChecksumAlgorithm, in.ChecksumType = types.ChecksumAlgorithmCrc32, types.ChecksumTypeFullObject
+	}
+	out, err := s.client.CreateMultipartUpload(ctx, in)
+	if err != nil && in.ChecksumType != "" && refusesChecksumType(err) {
+		// A store without full-object checksums: plain uploads from now on (parts still carry
+		// their CRC32, which it checks if it knows the header).
+		s.plainUploads.Store(true)
+		in.ChecksumAlgorithm, in.ChecksumType = "", ""
+		out, err = s.client.CreateMultipartUpload(ctx, in)
+	}
 	if err != nil {
 		return nil, s.wrap("upload", key, err)
 	}
 	return &s3Upload{
 		s: s, ctx: ctx,
-		p:    Pending{Key: key, ID: aws.ToString(out.UploadId)},
+		p:    Pending{Key: key, ID: aws.ToString(out.UploadId), CRC32: in.ChecksumType != ""},
 		free: make(chan []byte, s.opts.PartsInFlight+1),
 	}, nil
+}
+
+// refusesChecksumType reports whether CreateMultipartUpload failed because the store does not take
+// x-amz-checksum-algorithm / x-amz-checksum-type (an older S3-compatible server).
+func refusesChecksumType(err error) bool {
+	switch apiCode(err) {
+	case "NotImplemented", "InvalidArgument", "InvalidRequest":
+		return true
+	}
+	return httpStatus(err) == 501
 }
 
 func (u *s3Upload) failed() error {
@@ -110,9 +133,13 @@ func (u *s3Upload) send(buf []byte) {
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
+		// The part's CRC32, computed here (the SDK would compute it too, reading the part once
+		// more): the server checks it, and Complete combines the parts' CRCs into the object's.
+		crc := crcBase64(crc32.ChecksumIEEE(buf))
 		out, err := u.s.client.UploadPart(u.ctx, &s3.UploadPartInput{
 			Bucket: &u.s.bucket, Key: &u.p.Key, UploadId: &u.p.ID,
 			PartNumber: aws.Int32(n), Body: bytes.NewReader(buf), ContentLength: aws.Int64(int64(len(buf))),
+			ChecksumCRC32: &crc,
 		}, s3.WithAPIOptions(unsignedPayload))
 		u.mu.Lock()
 		if err != nil {
@@ -120,7 +147,7 @@ func (u *s3Upload) send(buf []byte) {
 				u.err = u.s.wrap("upload", u.p.Key, err)
 			}
 		} else {
-			u.parts = append(u.parts, Part{Number: n, ETag: unquote(aws.ToString(out.ETag))})
+			u.parts = append(u.parts, Part{Number: n, ETag: unquote(aws.ToString(out.ETag)), Size: int64(len(buf)), CRC32: crc})
 		}
 		u.mu.Unlock()
 		u.free <- buf

@@ -59,12 +59,17 @@ type Pending struct {
 	ID    string `json:"upload_id"`
 	Size  int64  `json:"size,omitempty"`
 	Parts []Part `json:"parts,omitempty"` // S3: from Finish; listed again from the server when empty
+	// CRC32 says the S3 upload was created with a full-object CRC32 (s3_checksum.go): completing it
+	// sends every part's CRC32 and the object's.
+	CRC32 bool `json:"crc32,omitempty"`
 }
 
 // Part is one stored part of an S3 multipart upload.
 type Part struct {
 	Number int32  `json:"n"`
 	ETag   string `json:"etag"`
+	Size   int64  `json:"size,omitempty"`
+	CRC32  string `json:"crc32,omitempty"` // as S3 writes it (base64 of the 4 bytes); see s3_checksum.go
 }
 
 // Info describes an object.
