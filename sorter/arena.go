@@ -8,13 +8,35 @@ import (
 	"github.com/hfload/hfload/internal/cellrec"
 )
 
-// entry is the index of one record in the arena: 24 bytes, sorted instead of the records.
+// entry is the index of one record in the arena: 32 bytes, sorted instead of the records. The first
+// 16 bytes of the row are held in it so that keys whose first 8 bytes tie often ([customer][order],
+// [salt][id]) are ordered without reading the records: a record is read only when its row's first 16
+// bytes tie with another's.
 type entry struct {
-	prefix uint64 // first 8 bytes of the row, big-endian, zero padded (another 8 while radixSort sorts ties)
+	prefix uint64 // row bytes 0-7, big-endian, zero padded (later words while sortTies sorts ties)
+	next   uint64 // row bytes 8-15, likewise
 	off    uint32 // offset of the record's length prefix in its slab
 	slab   uint32 // slab id
 	seq    uint64 // input order
 }
+
+// keyWords is how many 8-byte words of the row an entry holds (prefix, next).
+const keyWords = 2
+
+// newEntry returns the entry of rec, a well-formed record, stored at (slab, off).
+func newEntry(rec []byte, slab, off int, seq uint64) entry {
+	row := cellrec.Row(rec)
+	k0, _ := word(row, 0)
+	k1, _ := word(row, 1)
+	return entry{prefix: k0, next: k1, off: uint32(off), slab: uint32(slab), seq: seq}
+}
+
+// keyLess reports whether x's cached row bytes sort before y's; keyEqual whether they are equal.
+func keyLess(x, y *entry) bool {
+	return x.prefix < y.prefix || x.prefix == y.prefix && x.next < y.next
+}
+
+func keyEqual(x, y *entry) bool { return x.prefix == y.prefix && x.next == y.next }
 
 // arena holds records back to back in slabs, each preceded by its length (uvarint); a record never
 // straddles two slabs.
@@ -63,6 +85,12 @@ func (a *arena) head(e *entry) (h cellrec.Header, q, v []byte) {
 func (a *arena) compare(x, y *entry) int {
 	if x.prefix != y.prefix {
 		if x.prefix < y.prefix {
+			return -1
+		}
+		return 1
+	}
+	if x.next != y.next {
+		if x.next < y.next {
 			return -1
 		}
 		return 1
@@ -156,11 +184,20 @@ func (a *arena) order() order {
 	return newSegOrder(a)
 }
 
-// radixSort sorts v by the word of the rows that the entries' prefix fields hold (word 0, the row
-// prefix, unless sortTies put a later word there), from byte depth of that word on.
+// digit returns byte depth (0-15) of e's cached row bytes: of next from depth 8 on.
+func (e *entry) digit(depth int) int {
+	k := e.prefix
+	if depth >= 8 {
+		k = e.next
+	}
+	return int(byte(k >> uint(56-8*(depth&7))))
+}
+
+// radixSort sorts v by the row words that the entries' prefix and next fields hold (words 0 and 1, the
+// first 16 bytes of the row, unless sortTies put later words there), from byte depth of them on.
 func (a *arena) radixSort(v []entry, depth, w int) {
 	for {
-		if depth == 8 {
+		if depth == 8*keyWords {
 			a.sortTies(v, w)
 			return
 		}
@@ -168,12 +205,11 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 			slices.SortFunc(v, func(x, y entry) int { return a.compare(&x, &y) })
 			return
 		}
-		shift := uint(56 - 8*depth)
 		var count [256]int
 		for i := range v {
-			count[byte(v[i].prefix>>shift)]++
+			count[v[i].digit(depth)]++
 		}
-		if count[byte(v[0].prefix>>shift)] == len(v) { // one bucket: look at the next byte
+		if count[v[0].digit(depth)] == len(v) { // one bucket: look at the next byte
 			depth++
 			continue
 		}
@@ -187,11 +223,11 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 		for b := range count {
 			for next[b] < end[b] {
 				e := v[next[b]]
-				d := int(byte(e.prefix >> shift))
+				d := e.digit(depth)
 				for d != b {
 					e, v[next[d]] = v[next[d]], e
 					next[d]++
-					d = int(byte(e.prefix >> shift))
+					d = e.digit(depth)
 				}
 				v[next[b]] = e
 				next[b]++
@@ -208,20 +244,23 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 	}
 }
 
-// sortTies sorts a group of entries whose rows share their first 8*(w+1) bytes
-// (keys with a shared prefix: [customer][order], [host][event][time], [salt][id]): it radix sorts them
-// on the first later word in which their rows differ, held in the prefix fields meanwhile and then set
-// back to the group's (equal) prefix. Rows equal to their end are sorted by the full comparator.
+// sortTies sorts a group of entries whose rows share their first 8*(w+keyWords) bytes, the last 16 of
+// them held in the entries (keys with a long shared prefix: [host][event][time]): it radix sorts them
+// on the first later pair of words in which their rows differ, held in the prefix and next fields
+// meanwhile and then set back to the group's (equal) words. Rows equal to their end are sorted by the
+// full comparator.
 func (a *arena) sortTies(v []entry, w int) {
-	prefix := v[0].prefix
+	k0, k1 := v[0].prefix, v[0].next
 	for {
-		w++
+		w += keyWords
 		more, differ := false, false
 		for i := range v {
+			row := a.row(&v[i])
+			v[i].prefix, _ = word(row, w)
 			var m bool
-			v[i].prefix, m = word(a.row(&v[i]), w)
+			v[i].next, m = word(row, w+1)
 			more = more || m
-			differ = differ || v[i].prefix != v[0].prefix
+			differ = differ || !keyEqual(&v[i], &v[0])
 		}
 		if !differ && more {
 			continue
@@ -237,7 +276,7 @@ func (a *arena) sortTies(v []entry, w int) {
 		break
 	}
 	for i := range v {
-		v[i].prefix = prefix
+		v[i].prefix, v[i].next = k0, k1
 	}
 }
 

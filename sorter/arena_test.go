@@ -9,19 +9,30 @@ import (
 )
 
 // sharedPrefixRecords makes n one-cell records whose rows share long prefixes (the seeds' key shapes),
-// with rows that end on, just before and just after 8-byte word boundaries and trailing zero bytes,
-// so that ties on every word go through sortTies' radix passes and its small groups.
+// with rows that end on, just before and just after 8-byte word boundaries (and the 16-byte boundary of
+// the words an entry holds) and trailing zero bytes, so that ties on every word go through sortTies'
+// radix passes and its small groups.
 func sharedPrefixRecords(rng *rand.Rand, n int) []rec {
 	out := make([]rec, n)
 	for i := range out {
 		var row []byte
-		switch rng.IntN(5) {
+		switch rng.IntN(7) {
 		case 0: // [host][event][reverse timestamp]
 			row = fmt.Appendf(nil, "host-%02d.dc1|ev%d|%019d", rng.IntN(3), rng.IntN(2), int64(1<<62)-int64(rng.IntN(5000)))
 		case 1: // [customer][order], ~20 orders per customer
 			row = fmt.Appendf(nil, "C%06d-%010d", rng.IntN(n/20+1), rng.IntN(1<<30))
 		case 2: // [salt][id]
 			row = fmt.Appendf(nil, "%02d|%012d", rng.IntN(4), rng.IntN(n))
+		case 3: // 24 equal bytes (the first word after an entry's two), then 0-9 bytes
+			row = []byte("twenty-four-byte-key-xyz")
+			for k := rng.IntN(10); k > 0; k-- {
+				row = append(row, "\x00a\xff"[rng.IntN(3)])
+			}
+		case 4: // short rows: one byte, then 0-20 zero or one bytes (padding ties in both words)
+			row = []byte("k")
+			for k := rng.IntN(21); k > 0; k-- {
+				row = append(row, "\x00\x01"[rng.IntN(2)])
+			}
 		default: // 16 equal bytes, then 0-9 bytes of a tiny alphabet (zero bytes included)
 			row = []byte("sixteen-byte-key")
 			for k := rng.IntN(10); k > 0; k-- {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/hfload/hfload/internal/cellrec"
@@ -29,15 +31,25 @@ func shapeRow(dst []byte, shape string, i int, rng *rand.Rand, rows int) []byte 
 
 var benchShapes = []string{"customer-order", "host-event-revts", "salted-id"}
 
-// shapeData returns benchRows records of 7 cells whose rows have the given shape, in input (export)
+// shapeRows is the number of records of BenchmarkSortShapes: benchRows, or $SHAPE_ROWS (e.g. 1000000,
+// whose records no longer fit the CPU's caches, as in a real load).
+func shapeRows() int {
+	if n, err := strconv.Atoi(os.Getenv("SHAPE_ROWS")); err == nil && n > 0 {
+		return n
+	}
+	return benchRows
+}
+
+// shapeData returns shapeRows() records of 7 cells whose rows have the given shape, in input (export)
 // order, and the bytes of the KeyValues they stand for.
 func shapeData(shape string) (d *cellrec.Dict, recs [][]byte, kvBytes int) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	d = cellrec.NewDict(benchQuals)
 	val := make([]byte, 8)
 	var row []byte
-	for i := 0; i < benchRows; i++ {
-		row = shapeRow(row[:0], shape, i, rng, benchRows)
+	rows := shapeRows()
+	for i := 0; i < rows; i++ {
+		row = shapeRow(row[:0], shape, i, rng, rows)
 		h := cellrec.Header{Row: row, Family: []byte("d"), TS: 1700000000000, Type: kv.TypePut}
 		rec := cellrec.AppendHeader(nil, h.Row, h.Family, h.TS, h.Type)
 		for q := 0; q < d.Len(); q++ {
@@ -50,8 +62,9 @@ func shapeData(shape string) (d *cellrec.Dict, recs [][]byte, kvBytes int) {
 	return d, recs, kvBytes
 }
 
-// BenchmarkSortShapes sorts 100k records of each key shape in memory (64 MiB budget, no spill): copy,
-// sort, resolve, iterate. For instruction counts run one shape under callgrind, and subtract the same
+// BenchmarkSortShapes sorts 100k records of each key shape in memory (64 MiB budget, no spill; with
+// SHAPE_ROWS larger, a budget that holds them all): copy, sort, resolve, iterate. It reports CPU time
+// (cpu-ns/op) beside wall time. For instruction counts run one shape under callgrind, and subtract the same
 // run of BenchmarkShapeData (the data alone; Go's goroutines move between threads, which confuses
 // callgrind's per-function toggles):
 //
@@ -66,9 +79,11 @@ func BenchmarkSortShapes(b *testing.B) {
 			b.ReportAllocs()
 			dir := b.TempDir()
 			b.ResetTimer()
+			cpu0 := processCPU()
 			for i := 0; i < b.N; i++ {
 				sortShape(b, d, recs, dir)
 			}
+			reportCPU(b, cpu0, kvBytes)
 		})
 	}
 }
@@ -92,7 +107,7 @@ func BenchmarkShapeData(b *testing.B) {
 
 // sortShape is one sort of BenchmarkSortShapes.
 func sortShape(b *testing.B, d *cellrec.Dict, recs [][]byte, dir string) {
-	p, err := NewPool(PoolOptions{Memory: 64 << 20, TempDir: dir, Parallelism: 2, Dict: d})
+	p, err := NewPool(PoolOptions{Memory: max(64<<20, int64(len(recs))*640), TempDir: dir, Parallelism: 2, Dict: d})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,11 +7,12 @@
 //
 // A Pool owns the budget, a private temporary directory, the dictionary and a bound on concurrent
 // spill/merge work; it hands out Sorters, one per output stream (region × family). Records added to a
-// Sorter are copied once into an arena of slabs; the in-memory sort orders a compact 24-byte index
-// entry per record {prefix, slab offset, slab id, seq} by the record's first cell, where prefix holds
-// the first 8 bytes of the row (big-endian, zero padded) so that most comparisons never touch the
-// record. The index is sorted in place by an MSD radix sort on the prefix, with pdqsort on the full
-// comparator for small buckets and equal prefixes.
+// Sorter are copied once into an arena of slabs; the in-memory sort orders a compact 32-byte index
+// entry per record {prefix, next, slab offset, slab id, seq} by the record's first cell, where prefix
+// and next hold the first 16 bytes of the row (two big-endian words, zero padded) so that most
+// comparisons never touch the record, even for keys whose first 8 bytes tie often. The index is sorted
+// in place by an MSD radix sort on those 16 bytes, with pdqsort on the full comparator for small
+// buckets; rows that tie on 16 bytes are radix sorted on their next differing pair of words.
 //
 // # Records, overlaps and views
 //
@@ -20,7 +21,7 @@
 // the sorter does one index entry, one comparison per heap step and one copy per record, not per cell.
 // Records of one row and family may overlap (the same row twice in the input, or qualifiers built from
 // data): after sorting, the resolver walks the records in first-cell order and merges overlapping ones
-// cell by cell with a heap of 8-byte cursors (accounted with the index: entrySize is 32 bytes). What
+// cell by cell with a heap of 8-byte cursors (accounted with the index: entrySize is 40 bytes). What
 // every stage hands on is a view: one or more consecutive cells of one record with its header and seq;
 // the views of a stage never overlap (every cell of a view sorts before every cell of the next), so a
 // run file, the merge of runs and the Iterator are streams of views. The merge hands on the whole rest
@@ -38,8 +39,8 @@
 //   - Arena slabs, by capacity, at the moment a slab is allocated. Slab sizes are powers of two, doubling
 //     from 4 KiB up to min(4 MiB, Memory/16, a fair share (Memory - reserve) / (4 × live sorters)); a
 //     record larger than that gets a slab of its own size.
-//   - The index, by capacity (24 bytes per entry), at the moment it grows; the old and the new backing
-//     array are both accounted during the copy.
+//   - The index, by capacity (40 bytes per entry: the entry and a resolver cursor), at the moment it
+//     grows; the old and the new backing array are both accounted during the copy.
 //   - Slabs given back by a spilled victim stay accounted in a free list of the pool (PooledBytes) and are
 //     reused by the next sorter asking for that size; a reservation that needs the room drops them first.
 //   - Merge read buffers: per run, its largest chunk as stored plus, when it has compressed chunks, its

@@ -26,9 +26,9 @@ const (
 	maxChunk = 1 << 20
 	minSlab  = 4 << 10
 	maxSlab  = 4 << 20
-	// entrySize is what one index entry is accounted at: the 24-byte entry plus room for the 8-byte
+	// entrySize is what one index entry is accounted at: the 32-byte entry plus room for the 8-byte
 	// cursor the resolver may need for it when records of one row overlap.
-	entrySize = 32
+	entrySize = 40
 	// slabClasses is the number of pooled slab sizes: minSlab, 2×minSlab, ..., maxSlab.
 	slabClasses = 11
 	// waitPoll bounds how long a reservation waits before it looks for spillable sorters again.

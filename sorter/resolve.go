@@ -55,12 +55,12 @@ func (r *resolver) cells(c cursor) (cellrec.Header, []byte) {
 }
 
 // less orders two cursors by (current cell, seq). A cursor's current cell is in its record's row, so the
-// entry's row prefix still decides whenever it differs, and otherwise the rows compared in place do
-// unless they are equal.
+// entry's cached row bytes still decide whenever they differ, and otherwise the rows compared in place
+// do unless they are equal.
 func (r *resolver) less(x, y cursor) bool {
 	ex, ey := &r.a.idx[x.i], &r.a.idx[y.i]
-	if ex.prefix != ey.prefix {
-		return ex.prefix < ey.prefix
+	if !keyEqual(ex, ey) {
+		return keyLess(ex, ey)
 	}
 	if c := bytes.Compare(r.a.row(ex), r.a.row(ey)); c != 0 {
 		return c < 0
@@ -95,8 +95,9 @@ func (r *resolver) next() (bool, error) {
 		r.fetch()
 	}
 	// Records whose first cell sorts before the top's current cell join before the top goes on (later
-	// records start no earlier than this one).
-	for r.la >= 0 && r.less(cursor{i: uint32(r.la)}, r.heap.s[0]) {
+	// records start no earlier than this one). While the top is at its first cell none does: ord yields
+	// records in (first cell, seq) order.
+	for r.la >= 0 && r.heap.s[0].pos > 0 && r.less(cursor{i: uint32(r.la)}, r.heap.s[0]) {
 		r.heap.push(cursor{i: uint32(r.la)})
 		r.fetch()
 	}
@@ -104,7 +105,7 @@ func (r *resolver) next() (bool, error) {
 	h, cells := r.cells(top)
 	r.out.set(r.a.d, &h, cells, r.a.idx[top.i].seq)
 	n := len(cells)
-	if len(r.heap.s) > 1 || r.la >= 0 && r.a.idx[r.la].prefix == r.out.prefix && bytes.Equal(r.a.row(&r.a.idx[r.la]), h.Row) {
+	if len(r.heap.s) > 1 || r.la >= 0 && keyEqual(&r.a.idx[r.la], &r.a.idx[top.i]) && bytes.Equal(r.a.row(&r.a.idx[r.la]), h.Row) {
 		// Something of the same row comes next: hand on only what sorts before the smallest
 		// other candidate.
 		var b cursor

@@ -208,7 +208,7 @@ func (s *Sorter) placeLocked(rec []byte, seq uint64) error {
 	n := binary.PutUvarint(slab[off:], uint64(len(rec)))
 	copy(slab[off+n:], rec)
 	s.slabUsed += size
-	s.a.idx = append(s.a.idx, entry{prefix: cellrec.RowPrefix(rec), off: uint32(off), slab: uint32(slabID), seq: seq})
+	s.a.idx = append(s.a.idx, newEntry(rec, slabID, off, seq))
 	s.records++
 	return nil
 }

@@ -34,15 +34,25 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 		}
 	}
 	workers := spec.workers()
+	ranged := spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits
+	dict := spec.Mapping.Dict()
+	var rows *rowRecords
+	if !spec.familyRecords && useRowRecords(len(families), len(spec.Splits)+1, workers, ranged) {
+		var err error
+		if rows, err = newRowRecords(spec.Mapping, families); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		dict = rows.rd.Dict()
+	}
 	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: spec.sortBudget(), TempDir: spec.TempDir, Parallelism: workers,
-		Dict: spec.Mapping.Dict()})
+		Dict: dict})
 	if err != nil {
 		return nil, fmt.Errorf("run: sorter: %w", err)
 	}
 	defer pool.Close()
 
 	// Phase 1: read, map, route, sort (spilling as the budget requires).
-	rt := newRouter(spec, pool, families)
+	rt := newRouter(spec, pool, families, rows)
 	defer rt.close()
 	inputs := spec.Inputs
 	popts := spec.Pipeline
@@ -66,8 +76,9 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 	// Phase 2: merge each stream and write HFiles.
 	out := newOutputWriter(spec, sink, families, rt.totalBytes(), pool)
 	out.nameSeed = seed
+	out.rows = rows
 	splits := spec.Splits
-	if spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits {
+	if ranged {
 		if spec.SplitSample > 0 {
 			splits = rt.sampler.Splits(spec.SplitSample)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -25,6 +26,7 @@ type outputWriter struct {
 	progress   func(Progress)
 	dict       *cellrec.Dict
 	pool       *sorter.Pool // the budget the output buffers are reserved from (nil: not accounted)
+	rows       *rowRecords  // the streams hold row records of every family (rowrecords.go), or nil
 	bufSize    int          // direct-I/O buffer size of each HFile (outputBufferSize)
 
 	spares      spareWriters     // closed writers and verifiers whose buffers the next files take
@@ -61,12 +63,28 @@ func outputBufferSize(budget int64, files int) int {
 	return int(size) &^ (minOutputBuffer - 1)
 }
 
-// writeTasks runs task(region, family) for every pair with data, `workers` at a time, and stops at the
+// streams is the number of sorted streams per region: one per family, or one with row records.
+func (o *outputWriter) streams() int {
+	if o.rows != nil {
+		return 1
+	}
+	return len(o.families)
+}
+
+// streamName names stream number fam of a region in messages.
+func (o *outputWriter) streamName(fam int) string {
+	if o.rows != nil {
+		return "families " + strings.Join(o.families, ",")
+	}
+	return "family " + o.families[fam]
+}
+
+// writeTasks runs task(region, family) for every pair with data (family: the stream, 0 with row records), `workers` at a time, and stops at the
 // first error. The output buffers of the `workers` files written at once are reserved from the
 // sorter's budget before the first task starts (a task holding read buffers never waits for them).
 func (o *outputWriter) writeTasks(ctx context.Context, regions, workers int, has func(t int) bool,
 	task func(ctx context.Context, region, fam int) error) error {
-	nf := len(o.families)
+	nf := o.streams()
 	o.bufSize = 1 << 20
 	if o.pool != nil {
 		o.bufSize = outputBufferSize(o.pool.Budget(), workers)
@@ -136,12 +154,12 @@ loop:
 
 // writeRegions merges and writes every (region, family) sorter, `workers` at a time.
 func (o *outputWriter) writeRegions(ctx context.Context, sorters []*sorter.Sorter, regions, workers int) error {
-	nf := len(o.families)
+	nf := o.streams()
 	has := func(t int) bool { return sorters[t].Records() > 0 }
 	return o.writeTasks(ctx, regions, workers, has, func(ctx context.Context, region, fam int) error {
 		it, err := sorters[region*nf+fam].Finish(ctx)
 		if err != nil {
-			return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
+			return fmt.Errorf("sorting region %d %s: %w", region, o.streamName(fam), err)
 		}
 		defer it.Close()
 		return o.writeStream(ctx, it, o.spec.Splits, region, fam)
@@ -161,7 +179,7 @@ const rangeGroups = 4
 // (each run from the chunk before the group's first row) and is cut at every region's end
 // (Iterator.Limit), instead of a merge per region re-reading a chunk of every run.
 func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter, splits partition.Splits, workers int) error {
-	nf := len(o.families)
+	nf := o.streams()
 	ranges := make([]*sorter.Ranges, nf)
 	defer func() {
 		for _, r := range ranges {
@@ -177,7 +195,7 @@ func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter
 		}
 		r, err := sorters[f].FinishRanges(ctx)
 		if err != nil {
-			return fmt.Errorf("sorting family %s: %w", o.families[f], err)
+			return fmt.Errorf("sorting %s: %w", o.streamName(f), err)
 		}
 		ranges[f] = r
 	}
@@ -191,7 +209,7 @@ func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter
 		_, end := splits.Bounds(last)
 		it, err := ranges[fam].Open(ctx, start, end)
 		if err != nil {
-			return fmt.Errorf("sorting region %d family %s: %w", first, o.families[fam], err)
+			return fmt.Errorf("sorting region %d %s: %w", first, o.streamName(fam), err)
 		}
 		defer it.Close()
 		for region := first; region <= last; region++ {
@@ -205,20 +223,40 @@ func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter
 	})
 }
 
-// writeStream writes the cells of one (region, family) iterator into that region's files.
+// writeStream writes the cells of one (region, family) iterator into that region's files; with row
+// records, the cells of every family into each family's files.
 func (o *outputWriter) writeStream(ctx context.Context, it *sorter.Iterator, splits partition.Splits, region, fam int) error {
 	start, end := splits.Bounds(region)
-	fw := o.newFileWriter(ctx, region, fam, start, end)
-	st := o.newStream(it)
-	if err := st.run(fw); err != nil {
-		fw.abort()
+	var fws []*fileWriter
+	if o.rows != nil {
+		fws = make([]*fileWriter, len(o.rows.fam))
+		for rank, f := range o.rows.fam {
+			fws[rank] = o.newFileWriter(ctx, region, f, start, end)
+		}
+	} else {
+		fws = []*fileWriter{o.newFileWriter(ctx, region, fam, start, end)}
+	}
+	abort := func(fws []*fileWriter) {
+		for _, fw := range fws {
+			fw.abort()
+		}
+	}
+	st := o.newStream(it, fws)
+	if err := st.run(); err != nil {
+		abort(fws)
 		return err
 	}
 	if err := it.Err(); err != nil {
-		fw.abort()
-		return fmt.Errorf("sorting region %d family %s: %w", region, o.families[fam], err)
+		abort(fws)
+		return fmt.Errorf("sorting region %d %s: %w", region, o.streamName(fam), err)
 	}
-	return fw.close()
+	for i, fw := range fws {
+		if err := fw.close(); err != nil {
+			abort(fws[i+1:])
+			return err
+		}
+	}
+	return nil
 }
 
 func (o *outputWriter) sortFiles() {

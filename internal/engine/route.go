@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -16,17 +17,22 @@ import (
 // to the sorter of its (region, family): with split points known up front, one sorter per region and
 // family; with computed splits (SplitSample), one per family, and the rows are sampled for the splits.
 type router struct {
-	sorters     []*sorter.Sorter // region*len(families) + family
+	sorters     []*sorter.Sorter // region*nf + family
 	regions     int
-	nf          int
+	nf          int                // sorters per region: the families, or 1 with row records
+	rows        *rowRecords        // one record per row for all families (rowrecords.go), or nil
+	maxRecord   int                // the largest row record to build
 	route       *partition.Router  // split points known up front (regions > 1)
 	sampler     *partition.Sampler // SplitSample > 0
 	familyBytes []atomic.Int64     // KeyValue bytes routed per family
 	scratch     sync.Pool          // *sinkScratch, reused across batches
 }
 
-func newRouter(spec *Spec, pool *sorter.Pool, families []string) *router {
-	rt := &router{regions: 1, nf: len(families), familyBytes: make([]atomic.Int64, len(families))}
+// newRouter makes the sorters of phase 1: one per region and family, or with rows, one per region
+// for row records of all families.
+func newRouter(spec *Spec, pool *sorter.Pool, families []string, rows *rowRecords) *router {
+	rt := &router{regions: 1, nf: len(families), familyBytes: make([]atomic.Int64, len(families)), rows: rows,
+		maxRecord: int(min(pool.MaxRecord(), 1<<30))}
 	// From rangedSplits given split points on (and with computed ones), each family has one sorter
 	// whatever the splits, cut into regions after the sort (writeRanges): a sorter per region would spill
 	// tiny runs and cost every record a routing step.
@@ -34,10 +40,15 @@ func newRouter(spec *Spec, pool *sorter.Pool, families []string) *router {
 		rt.regions = len(spec.Splits) + 1
 		rt.route = partition.NewRouter(spec.Splits)
 	}
-	rt.sorters = make([]*sorter.Sorter, rt.regions*rt.nf)
 	sopts := sorter.SorterOptions{Combine: spec.Combine, CombineErr: spec.CombineErr, FoldSeqLast: spec.FoldSeqLast}
+	names := families
+	if rows != nil {
+		rt.nf, names = 1, []string{strings.Join(families, ",")}
+		sopts.Combine = rows.combine(spec.Combine)
+	}
+	rt.sorters = make([]*sorter.Sorter, rt.regions*rt.nf)
 	for r := 0; r < rt.regions; r++ {
-		for f, fam := range families {
+		for f, fam := range names {
 			rt.sorters[r*rt.nf+f] = pool.NewSorter(fmt.Sprintf("region %d family %s", r, fam), sopts)
 		}
 	}
@@ -74,17 +85,12 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 	}
 	defer rt.scratch.Put(sc)
 	refs := cb.Records
-	sc.target = sc.target[:0]
-	sc.count = resized(sc.count, len(sorters)+1)
-	famBytes := resized(sc.famBytes, nf)
+	famBytes := resized(sc.famBytes, len(rt.familyBytes))
 	var sampleRow []byte
 	var sampleBytes, sampleRows, sampleTotal int64
 	for i := range refs {
 		r := &refs[i]
-		t := int(r.Family)
-		if regions > 1 {
-			t += route.Region(cellrec.Row(cb.Record(i))) * nf
-		} else if sampler != nil {
+		if sampler != nil {
 			// Once per run of records of one row, with the bytes of the KeyValues they stand for.
 			row := cellrec.Row(cb.Record(i))
 			if sampleRow == nil || !bytes.Equal(row, sampleRow) {
@@ -97,25 +103,51 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 			sampleBytes += int64(r.KVBytes)
 			sampleTotal += int64(r.KVBytes)
 		}
-		sc.target = append(sc.target, int32(t))
-		sc.count[t+1]++
 		famBytes[r.Family] += int64(r.KVBytes)
 	}
 	if sampleRow != nil {
 		sampler.Offer(sampleRow, sampleBytes)
 		sampler.Count(sampleRows, sampleTotal)
 	}
+	// The records to sort: the batch's own, or its row records.
+	n := len(refs)
+	record := func(i int) sorter.Record { return sorter.Record{Rec: cb.Record(i), Seq: refs[i].Seq} }
+	if rt.rows != nil {
+		var err error
+		if sc.rowBuf, sc.spans, err = rt.rows.build(cb, sc.rowBuf[:0], sc.spans[:0], rt.maxRecord); err != nil {
+			return fmt.Errorf("row records: %w", err)
+		}
+		n = len(sc.spans)
+		record = func(i int) sorter.Record {
+			sp := &sc.spans[i]
+			return sorter.Record{Rec: sc.rowBuf[sp.off:sp.end:sp.end], Seq: sp.seq}
+		}
+	}
+	sc.target = sc.target[:0]
+	sc.count = resized(sc.count, len(sorters)+1)
+	for i := 0; i < n; i++ {
+		rec := record(i)
+		t := 0
+		if rt.rows == nil {
+			t = int(refs[i].Family)
+		}
+		if regions > 1 {
+			t += route.Region(cellrec.Row(rec.Rec)) * nf
+		}
+		sc.target = append(sc.target, int32(t))
+		sc.count[t+1]++
+	}
 	for t := 1; t < len(sc.count); t++ {
 		sc.count[t] += sc.count[t-1]
 	}
-	if cap(sc.recs) < len(refs) {
-		sc.recs = make([]sorter.Record, len(refs))
+	if cap(sc.recs) < n {
+		sc.recs = make([]sorter.Record, n)
 	}
-	recs := sc.recs[:len(refs)]
+	recs := sc.recs[:n]
 	next := append(sc.next[:0], sc.count[:len(sorters)]...)
-	for i := range refs {
+	for i := 0; i < n; i++ {
 		t := sc.target[i]
-		recs[next[t]] = sorter.Record{Rec: cb.Record(i), Seq: refs[i].Seq}
+		recs[next[t]] = record(i)
 		next[t]++
 	}
 	sc.next = next
@@ -141,6 +173,8 @@ type sinkScratch struct {
 	next     []int
 	recs     []sorter.Record
 	famBytes []int64
+	rowBuf   []byte    // the batch's row records
+	spans    []rowSpan // where they are in rowBuf
 }
 
 // resized returns s with length n, all zero, reusing its array when it is large enough.

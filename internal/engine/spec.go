@@ -74,6 +74,10 @@ type Spec struct {
 	NameSeed func() ([]byte, error)
 	// Progress receives progress events; nil = none. It is called from several goroutines.
 	Progress func(Progress)
+
+	// familyRecords makes Load sort one record per (row, family) even where it would sort row records
+	// (rowrecords.go): the tests compare the two.
+	familyRecords bool
 }
 
 // VerifyMode is how a run checks every HFile it wrote before committing it (--verify).

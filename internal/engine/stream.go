@@ -15,11 +15,18 @@ import (
 // fileWriter. The iterator yields views (consecutive cells of one record); equal keys arrive in input
 // order, and since the cells of a view are distinct, a cell can only equal the last cell of the previous
 // view. With a combiner the sorter has folded equal keys already.
+//
+// With row records (rowrecords.go) the iterator's cells are every family's: each cell is taken back to
+// its family, qualifier and family's fileWriter (cell). Equal keys are then still adjacent, and a
+// view's cells still distinct, but consecutive cells of a view may go to different files.
 type stream struct {
-	o   *outputWriter
-	it  *sorter.Iterator
-	d   *cellrec.Dict
-	pol DuplicatePolicy
+	o    *outputWriter
+	it   *sorter.Iterator
+	d    *cellrec.Dict
+	pol  DuplicatePolicy
+	fws  []*fileWriter    // by family rank with row records; else the one family's
+	rows *rowRecords      // nil: one family's stream
+	hdrs []cellrec.Header // with rows: the current view's header in each family, by rank
 
 	// The last cell handed on: its seq, and with policy last its key (copies).
 	prev    cellrec.Header
@@ -34,16 +41,36 @@ type stream struct {
 	heldT   []byte
 	heldRow []byte
 	heldFam []byte
+	heldW   int // the held cell's fileWriter (index in fws)
 	hasHeld bool
 	keyBuf  []byte // flat keys for duplicate examples
 }
 
-func (o *outputWriter) newStream(it *sorter.Iterator) *stream {
+func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream {
 	pol := o.spec.DuplicatePolicy()
 	if o.spec.Combine != nil {
 		pol = DuplicatesKeep
 	}
-	return &stream{o: o, it: it, d: o.dict, pol: pol}
+	s := &stream{o: o, it: it, d: o.dict, pol: pol, fws: fws, rows: o.rows}
+	if s.rows != nil {
+		s.hdrs = make([]cellrec.Header, len(fws))
+		for rank := range s.hdrs {
+			s.hdrs[rank].Family = s.rows.rd.Family(rank)
+		}
+	}
+	return s
+}
+
+// cell takes a cell of the current view (header h, qualifier q) to its family: its header, qualifier
+// and fileWriter's index. Without row records that is the cell itself and the one fileWriter.
+func (s *stream) cell(h *cellrec.Header, q []byte) (*cellrec.Header, []byte, int) {
+	if s.rows == nil {
+		return h, q, 0
+	}
+	rank, q := s.rows.rd.Split(q)
+	fh := &s.hdrs[rank]
+	fh.Row, fh.TS, fh.Type = h.Row, h.TS, h.Type
+	return fh, q, rank
 }
 
 // setPrev remembers the key of the last cell of a view.
@@ -61,7 +88,8 @@ func (s *stream) setPrev(h *cellrec.Header, q []byte, seq uint64) {
 }
 
 // hold keeps a copy of a cell (policy last) until the next view shows whether a later duplicate replaces it.
-func (s *stream) hold(h *cellrec.Header, q, v, tags []byte) {
+func (s *stream) hold(w int, h *cellrec.Header, q, v, tags []byte) {
+	s.heldW = w
 	s.heldRow = append(s.heldRow[:0], h.Row...)
 	s.heldFam = append(s.heldFam[:0], h.Family...)
 	s.heldH = cellrec.Header{Row: s.heldRow, Family: s.heldFam, TS: h.TS, Type: h.Type}
@@ -71,11 +99,12 @@ func (s *stream) hold(h *cellrec.Header, q, v, tags []byte) {
 	s.hasHeld = true
 }
 
-func (s *stream) writeHeld(fw *fileWriter) error {
+func (s *stream) writeHeld() error {
 	if !s.hasHeld {
 		return nil
 	}
 	s.hasHeld = false
+	fw := s.fws[s.heldW]
 	if err := fw.startRow(&s.heldH); err != nil {
 		return err
 	}
@@ -83,11 +112,13 @@ func (s *stream) writeHeld(fw *fileWriter) error {
 }
 
 // run writes every cell the policy keeps.
-func (s *stream) run(fw *fileWriter) error {
+func (s *stream) run() error {
 	last := s.pol == DuplicatesLast
 	for s.it.Next() {
-		h, seq := s.it.Header(), s.it.Seq()
+		vh, seq := s.it.Header(), s.it.Seq()
 		q, v, t, rest := s.d.NextTags(s.it.Cells())
+		h, q, w := s.cell(vh, q)
+		fw := s.fws[w]
 		// A duplicate equals the last cell handed on: with policy last the held one (kept in s.prev);
 		// otherwise the last cell written, or one equal to it that was dropped (the writer has its key).
 		var dup bool
@@ -101,7 +132,7 @@ func (s *stream) run(fw *fileWriter) error {
 			s.o.recordDup(s.keyBuf, s.pseq, seq)
 		}
 		if last && !dup {
-			if err := s.writeHeld(fw); err != nil {
+			if err := s.writeHeld(); err != nil {
 				return err
 			}
 		}
@@ -113,7 +144,7 @@ func (s *stream) run(fw *fileWriter) error {
 		written := last || !dup || s.pol == DuplicatesKeep
 		switch {
 		case last && len(rest) == 0:
-			s.hold(h, q, v, t) // a duplicate replaces the held cell: the later input wins
+			s.hold(w, h, q, v, t) // a duplicate replaces the held cell: the later input wins
 		case written:
 			s.hasHeld = false
 			if err := fw.append(h, q, v, t); err != nil {
@@ -121,11 +152,21 @@ func (s *stream) run(fw *fileWriter) error {
 			}
 		}
 		// The rest of the view: distinct keys, each greater than the first. Once a cell of the view is
-		// in the file, the next ones share its row, family, timestamp and type.
+		// in a file, the next ones of its family share its row, family, timestamp and type; a cell of
+		// another family (row records) starts that family's row.
 		for len(rest) > 0 {
 			q, v, t, rest = s.d.NextTags(rest)
+			if s.rows != nil {
+				var w2 int
+				if h, q, w2 = s.cell(vh, q); w2 != w {
+					w, fw, written = w2, s.fws[w2], false
+					if err := fw.startRow(h); err != nil {
+						return err
+					}
+				}
+			}
 			if last && len(rest) == 0 {
-				s.hold(h, q, v, t)
+				s.hold(w, h, q, v, t)
 				break
 			}
 			var err error
@@ -147,7 +188,7 @@ func (s *stream) run(fw *fileWriter) error {
 	if err := s.it.Err(); err != nil {
 		return nil // reported by writeStream
 	}
-	return s.writeHeld(fw)
+	return s.writeHeld()
 }
 
 // maxDupExamples is how many duplicate keys a run reports as examples.

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
+)
+
+// familiesYAML maps a row to four cells in three families ("a" < "ab" < "b": ranks 0, 1, 2), listed out
+// of family order and with a qualifier built from data, so that a row gives several row records that
+// overlap ([b:x], [a:<host>, ab:q], [a:zz]); each cell carries a TTL tag.
+const familiesYAML = `
+columns:
+  - {name: id}
+  - {name: host}
+  - {name: v}
+  - {name: w}
+  - {name: ttl, type: long}
+rowkey: [{column: id}]
+cells:
+  - {family: b, qualifier: x, value: v}
+  - {family: a, qualifier: "${host}", value: w}
+  - {family: ab, qualifier: q, value: v}
+  - {family: a, qualifier: zz, value: w}
+ttl: ttl
+`
+
+// familiesSpec is a load of rows CSV rows (row keys repeat every `keys` rows: duplicates) with the
+// mapping src (YAML) or columns (an ImportTsv spec).
+func familiesSpec(t *testing.T, src, columns string, rows, keys, valueLen int) *Spec {
+	t.Helper()
+	var sb strings.Builder
+	pad := strings.Repeat("p", valueLen)
+	if src != "" {
+		sb.WriteString("id,host,v,w,ttl\n")
+	}
+	for i := 0; i < rows; i++ {
+		k := (i * 7919) % keys
+		fmt.Fprintf(&sb, "r%05d,h%d,v%d%s,w%d,%d\n", k, i%3, i, pad, i%5, 1000+i%2)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := pipeline.ExpandInputs([]string{in}, pipeline.SourceOptions{Header: src != ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg *pipeline.MappingConfig
+	if src != "" {
+		cfg = &pipeline.MappingConfig{}
+		if err := yaml.Unmarshal([]byte(src), cfg); err != nil {
+			t.Fatal(err)
+		}
+	} else if cfg, err = pipeline.ParseColumns(columns); err != nil {
+		t.Fatal(err)
+	}
+	m, err := pipeline.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Spec{Table: "t", Inputs: inputs, Mapping: m,
+		Pipeline: pipeline.RunOptions{Timestamp: 1700000000000, Workers: 2},
+		Splits:   partition.Splits{[]byte("r00100"), []byte("r00200")}, Memory: 64 << 20, TempDir: t.TempDir()}
+}
+
+// TestRowRecordsSameFiles: sorting one record per row for all families (rowrecords.go) writes the
+// same files, byte for byte, with the same results as sorting one record per (row, family), under
+// every duplicates policy, a family-dependent combiner, tags, file rolling, given, many and computed
+// splits, and spills.
+func TestRowRecordsSameFiles(t *testing.T) {
+	concat := func(dst []byte, h *cellrec.Header, q, a, b []byte) []byte {
+		if string(h.Family) == "a" { // a family-dependent fold: the combiner sees the cell's own family
+			return append(append(append(dst, a...), '|'), b...)
+		}
+		return append(dst, b...)
+	}
+	many := partition.Splits{}
+	for k := 10; k < 400; k += 20 {
+		many = append(many, []byte(fmt.Sprintf("r%05d", k)))
+	}
+	const unordered, ordered = "HBASE_ROW_KEY,b:v,a:v,ab:v,a:w", "HBASE_ROW_KEY,a:v,a:w,ab:v,b:v"
+	cases := []struct {
+		name    string
+		mod     func(*Spec)
+		rows    int
+		keys    int
+		pad     int
+		columns string // an ImportTsv spec; "": familiesYAML
+		spills  bool
+	}{
+		{name: "keep", mod: func(s *Spec) { s.Duplicates = DuplicatesKeep }},
+		{name: "first", mod: func(s *Spec) { s.Duplicates = DuplicatesFirst }},
+		{name: "last", mod: func(s *Spec) { s.Duplicates = DuplicatesLast }},
+		{name: "error", mod: func(s *Spec) {}},
+		{name: "combine", mod: func(s *Spec) { s.Combine = concat }},
+		{name: "combine-last", mod: func(s *Spec) { s.Combine, s.FoldSeqLast = concat, true }},
+		{name: "roll", mod: func(s *Spec) { s.Duplicates, s.MaxFileSize = DuplicatesLast, 16<<10 }},
+		{name: "many-splits", mod: func(s *Spec) { s.Duplicates, s.Splits = DuplicatesFirst, many }},
+		{name: "split-sample", mod: func(s *Spec) { s.Duplicates, s.Splits, s.SplitSample = DuplicatesKeep, nil, 4 }},
+		// An ImportTsv spec out of family order: several row records per row, as the YAML mapping.
+		{name: "importtsv-last", mod: func(s *Spec) { s.Duplicates = DuplicatesLast }, columns: unordered},
+		// In family order and without duplicate rows: one row record per row, whose views hold cells of
+		// every family (the stream switches files within a view).
+		{name: "one-per-row", mod: func(s *Spec) {}, columns: ordered, keys: 1200},
+		{name: "one-per-row-roll", mod: func(s *Spec) { s.MaxFileSize = 8 << 10 }, columns: ordered, keys: 1200},
+		{name: "one-per-row-last", mod: func(s *Spec) { s.Duplicates = DuplicatesLast }, columns: ordered},
+		{name: "spills", mod: func(s *Spec) { s.Duplicates, s.Memory = DuplicatesLast, 60<<20 },
+			rows: 30000, keys: 20000, pad: 200, spills: true},
+		{name: "spills-one-per-row", mod: func(s *Spec) { s.Memory = 60 << 20 }, columns: ordered,
+			rows: 30000, keys: 30000, pad: 500, spills: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rows, keys := max(c.rows, 1200), max(c.keys, 400)
+			load := func(familyRecords bool) (*Result, error, map[string][]byte) {
+				var spec *Spec
+				if c.columns == "" {
+					spec = familiesSpec(t, familiesYAML, "", rows, keys, c.pad)
+				} else {
+					spec = familiesSpec(t, "", c.columns, rows, keys, c.pad)
+				}
+				c.mod(spec)
+				spec.familyRecords = familyRecords
+				ranged := spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits
+				if !familyRecords && !useRowRecords(len(spec.Mapping.Families()), len(spec.Splits)+1, spec.workers(), ranged) {
+					t.Fatal("this load does not sort row records")
+				}
+				var sink memSink
+				res, err := Load(context.Background(), spec, &sink)
+				return res, err, sink.files
+			}
+			fres, ferr, ffiles := load(true)
+			rres, rerr, rfiles := load(false)
+			if (ferr == nil) != (rerr == nil) || ferr != nil && ferr.Error() != rerr.Error() && !errors.Is(rerr, ErrDuplicates) {
+				t.Fatalf("errors: family records %v, row records %v", ferr, rerr)
+			}
+			if c.name == "error" && !errors.Is(rerr, ErrDuplicates) {
+				t.Fatalf("policy error: %v", rerr)
+			}
+			if ferr != nil && !errors.Is(ferr, ErrDuplicates) {
+				t.Fatal(ferr)
+			}
+			if len(ffiles) == 0 || len(ffiles) != len(rfiles) {
+				t.Fatalf("%d files from family records, %d from row records", len(ffiles), len(rfiles))
+			}
+			for name, b := range ffiles {
+				if !bytes.Equal(b, rfiles[name]) {
+					t.Errorf("%s: %d bytes from family records, %d (other bytes) from row records", name, len(b), len(rfiles[name]))
+				}
+			}
+			if !reflect.DeepEqual(fres.Files, rres.Files) || fres.Cells != rres.Cells || fres.Duplicates != rres.Duplicates ||
+				fres.RowsWritten != rres.RowsWritten || !reflect.DeepEqual(fres.Splits, rres.Splits) {
+				t.Errorf("results differ:\nfamily records %d cells, %d duplicates, %d rows, %d files\nrow records    %d cells, %d duplicates, %d rows, %d files",
+					fres.Cells, fres.Duplicates, fres.RowsWritten, len(fres.Files), rres.Cells, rres.Duplicates, rres.RowsWritten, len(rres.Files))
+			}
+			if c.spills && (fres.Spills == 0 || rres.Spills == 0) {
+				t.Errorf("spills: family records %d, row records %d; want some", fres.Spills, rres.Spills)
+			}
+			if wantDups := keys < rows && c.mod != nil && !strings.HasPrefix(c.name, "combine"); wantDups != (fres.Duplicates > 0) {
+				t.Errorf("%d duplicates met", fres.Duplicates)
+			}
+			t.Logf("%d files, %d cells, %d duplicates, spills %d (family records) / %d (row records)",
+				len(rfiles), rres.Cells, rres.Duplicates, fres.Spills, rres.Spills)
+		})
+	}
+}
