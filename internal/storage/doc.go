@@ -26,7 +26,8 @@
 // come from the SDK's standard AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL variables (or a profile's
 // endpoint_url) and are addressed path-style. Transient failures are retried with exponential backoff.
 //
-// Cloud Storage (gs.go, Google's client) and Azure Blob Storage (azure.go, Microsoft's SDK) have no
+// Cloud Storage (gs.go, its JSON API over net/http with golang.org/x/oauth2/google credentials) and
+// Azure Blob Storage (azure.go, Microsoft's SDK) have no
 // upload that another process can list, complete or abort, so their uploads are staged objects whose
 // names BulkLoadHFilesTool skips ("_hfload-upload.<id>.<name>" next to the final name), completed by a
 // server-side copy and a delete (blob_store.go).

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,13 +11,62 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
-
-	gcs "cloud.google.com/go/storage"
-	"google.golang.org/api/googleapi"
 )
 
-// wrap classifies a Cloud Storage error into an *Error naming the object. A 404 of an object is told
-// apart from a missing bucket by asking for the bucket (on the error path only).
+// httpError turns a non-2xx reply into an *Error naming the object, from its status and the JSON
+// API's error message. A 404 of an object is told apart from a missing bucket by asking for the bucket.
+func (g *gcsBackend) httpError(ctx context.Context, op, key string, resp *http.Response) error {
+	defer resp.Body.Close()
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	msg := strings.TrimSpace(string(data))
+	if json.Unmarshal(data, &body) == nil && body.Error.Message != "" {
+		msg = body.Error.Message
+	}
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	e := &Error{Op: op, URL: g.url(key), Err: &cleanError{msg: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, scrub(msg))}}
+	switch resp.StatusCode {
+	case http.StatusNotFound:
+		e.Kind = KindNotFound
+		if op == "list" || g.bucketMissing(ctx) {
+			e.Kind = KindNoBucket
+		}
+	case http.StatusPreconditionFailed:
+		e.Kind = KindExists
+	case http.StatusUnauthorized:
+		e.Kind, e.Hint = KindCredentials, "the server rejected the credentials (HTTP 401; check GOOGLE_APPLICATION_CREDENTIALS or `gcloud auth application-default login`)"
+	case http.StatusForbidden:
+		e.Kind = KindAccessDenied
+	default:
+		if gcsRetryStatus(resp.StatusCode) {
+			e.Kind = KindUnreachable
+			e.Err = &cleanError{msg: fmt.Sprintf("HTTP %d: %s; retried with backoff", resp.StatusCode, scrub(msg))}
+		}
+	}
+	return e
+}
+
+// bucketMissing asks whether the bucket exists (on an error path only).
+func (g *gcsBackend) bucketMissing(ctx context.Context) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.base+"/storage/v1/b/"+url.PathEscape(g.name)+"?fields=name", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusNotFound
+}
+
+// wrap classifies a failed request (no reply) into an *Error naming the object.
 func (g *gcsBackend) wrap(ctx context.Context, op, key string, err error) error {
 	if err == nil {
 		return nil
@@ -25,22 +75,9 @@ func (g *gcsBackend) wrap(ctx context.Context, op, key string, err error) error 
 	if errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	e := &Error{Op: op, URL: g.url(key), Kind: KindOther, Err: gcsClean(err)}
-	switch code := gcsCode(err); {
-	case errors.Is(err, gcs.ErrBucketNotExist):
-		e.Kind = KindNoBucket
-	case errors.Is(err, gcs.ErrObjectNotExist) || code == http.StatusNotFound:
-		e.Kind = KindNotFound
-		if _, berr := g.bkt.Attrs(ctx); errors.Is(berr, gcs.ErrBucketNotExist) {
-			e.Kind = KindNoBucket
-		}
-	case code == http.StatusPreconditionFailed:
-		e.Kind = KindExists
-	case code == http.StatusUnauthorized:
-		e.Kind, e.Hint = KindCredentials, "the server rejected the credentials (HTTP 401; check GOOGLE_APPLICATION_CREDENTIALS or `gcloud auth application-default login`)"
-	case code == http.StatusForbidden:
-		e.Kind = KindAccessDenied
-	case gcsCredentialsProblem(err) || gcsAuthTransport(err):
+	e := &Error{Op: op, URL: g.url(key), Kind: KindOther, Err: &cleanError{msg: scrub(err.Error()), cause: err}}
+	switch {
+	case gcsAuthTransport(err):
 		e.Kind, e.Hint = KindCredentials, gcsCredentialsHint(err)
 	case unreachable(err):
 		e.Kind = KindUnreachable
@@ -48,30 +85,8 @@ func (g *gcsBackend) wrap(ctx context.Context, op, key string, err error) error 
 	return e
 }
 
-func gcsCode(err error) int {
-	var ge *googleapi.Error
-	if errors.As(err, &ge) {
-		return ge.Code
-	}
-	return 0
-}
-
-func isGCSNotFound(err error) bool {
-	return errors.Is(err, gcs.ErrBucketNotExist) || errors.Is(err, gcs.ErrObjectNotExist) || gcsCode(err) == http.StatusNotFound
-}
-
-// gcsClean keeps a server error's code and message (never a header or a token) and the cause for
-// errors.Is/As.
-func gcsClean(err error) error {
-	var ge *googleapi.Error
-	if errors.As(err, &ge) {
-		return &cleanError{msg: fmt.Sprintf("HTTP %d: %s", ge.Code, scrub(ge.Message)), cause: err}
-	}
-	return &cleanError{msg: scrub(err.Error()), cause: err}
-}
-
 // gcsAuthTransport: the request failed inside the HTTP client before any network error or reply: the
-// client's credentials layer (reading or signing with the key, fetching a token) refused it.
+// credentials layer (reading or signing with the key, fetching a token) refused it.
 func gcsAuthTransport(err error) bool {
 	var ue *url.Error
 	if !errors.As(err, &ue) {
@@ -85,17 +100,9 @@ func gcsAuthTransport(err error) bool {
 		!(errors.As(inner, &ne) && ne.Timeout()) && !errors.Is(inner, context.Canceled) && !errors.Is(inner, context.DeadlineExceeded)
 }
 
-func gcsCredentialsProblem(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "credentials") || strings.Contains(s, "oauth2") || strings.Contains(s, "token")
-}
-
 // gcsCredentialsHint says where Cloud Storage credentials come from; it quotes no credential.
 func gcsCredentialsHint(err error) string {
-	detail := scrub(err.Error())
-	if i := strings.Index(detail, "\n"); i >= 0 {
-		detail = detail[:i]
-	}
+	detail := firstLine(scrub(err.Error()))
 	return "no usable Google credentials (" + detail + "); set GOOGLE_APPLICATION_CREDENTIALS to a service account key or " +
 		"workload identity file, run `gcloud auth application-default login`, or run on Google Cloud with a service account"
 }
