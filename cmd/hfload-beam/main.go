@@ -77,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verify := fs.String("verify", "stream", "check of every written HFile before commit: stream, blocks, full or none")
 	noVerify := fs.Bool("no-verify", false, "= --verify none")
 	reduceSize := fs.String("reduce-size", "", "run-file bytes of one region and family one reduce task takes; larger ones are cut into sub-ranges, each its own HFiles, at most 32 (default: the job's max_file_size)")
+	shuffle := fs.String("shuffle", beamtask.ShuffleFiles, "how maps hand records to reducers: files (run files on the shared storage, only their names through Beam's shuffle) or beam (the records through Beam's GroupByKey; no sub-ranges; see docs/distributed.md)")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the launcher's process to this file (with Prism in process: the whole pipeline)")
 	fs.MarkHidden("cpuprofile")
 	fs.Bool("no-progress", false, "accepted for hfload run compatibility (hfload-beam shows no progress bars)")
@@ -128,6 +129,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	started := time.Now()
 	var stats *beamtask.Stats
 	bo := beamtask.Options{Stats: func(s *beamtask.Stats) { stats = s }}
+	if bo.Shuffle, err = beamtask.ParseShuffle(*shuffle); err != nil {
+		return fail(stderr, err)
+	}
 	if *reduceSize != "" {
 		if bo.ReduceSize, err = jobs.ParseSize(*reduceSize); err != nil || bo.ReduceSize <= 0 {
 			return fail(stderr, fmt.Errorf("%w: --reduce-size %q: want a size such as 2GiB (%v)", jobs.ErrConfig, *reduceSize, err))
@@ -150,7 +154,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}{res, stats})
 		} else {
 			fmt.Fprint(stdout, res.Summary())
-			if stats != nil {
+			if stats != nil && stats.Shuffle == beamtask.ShuffleBeam {
+				fmt.Fprintf(stdout, "beam           %d units, %d reduce tasks (one per region·family), %d records (%d bytes) through Beam's shuffle\n",
+					stats.Units, stats.ReduceTasks, stats.RunRecords, stats.RunBytes)
+			} else if stats != nil {
 				fmt.Fprintf(stdout, "beam           %d units, %d reduce tasks (%d regions·families, %d cut into sub-ranges), %d run files (%d bytes) through shared storage\n",
 					stats.Units, stats.ReduceTasks, stats.Targets, stats.SubRanged, stats.RunFiles, stats.RunBytes)
 			}

@@ -24,6 +24,10 @@ func init() {
 	register.Iter1[string]()
 	register.Emitter1[[]byte]()
 	register.DoFn4x1[context.Context, []byte, []byte, func(*string) bool, error](&reduceFn{})
+	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(string), error](&mapRecordsFn{})
+	register.Emitter2[int, []byte]()
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, []byte, func(*string) bool, error](&reduceRecordsFn{})
+	register.Iter1[[]byte]()
 }
 
 // Build adds the load's pipeline to a new Beam pipeline.
@@ -41,6 +45,14 @@ func Build(t *beamtask.Task, spec *jobs.RunSpec) *beam.Pipeline {
 		splits = beam.ParDo(s.Scope("splits"), &splitsFn{Task: *t}, merged)
 	} else {
 		splits = beam.Create(s, beamtask.EncodeSplits(t.Splits))
+	}
+	if t.Shuffle == beamtask.ShuffleBeam {
+		// The records themselves through the runner's shuffle: blocks of framed records keyed by
+		// (region, family), grouped, streamed into one reduce task per key.
+		recs, sums := beam.ParDo2(s.Scope("map records"), &mapRecordsFn{Task: *t}, units, beam.SideInput{Input: splits})
+		grouped := beam.GroupByKey(s, recs)
+		beam.ParDo0(s.Scope("reduce records"), &reduceRecordsFn{Task: *t}, grouped, beam.SideInput{Input: splits}, beam.SideInput{Input: sums})
+		return p
 	}
 	refs, sums := beam.ParDo2(s.Scope("map"), &mapFn{Task: *t}, units, beam.SideInput{Input: splits})
 	grouped := beam.GroupByKey(s, refs)
@@ -180,16 +192,7 @@ func (f *reduceFn) ProcessElement(ctx context.Context, task []byte, splits []byt
 	if err != nil {
 		return err
 	}
-	var all []beamtask.InputSum
-	var enc string
-	for sums(&enc) {
-		s, err := beamtask.DecodeInputSum(enc)
-		if err != nil {
-			return err
-		}
-		all = append(all, s)
-	}
-	seed, err := f.Task.NameSeed(all)
+	seed, err := nameSeed(&f.Task, sums)
 	if err != nil {
 		return err
 	}
@@ -198,4 +201,62 @@ func (f *reduceFn) ProcessElement(ctx context.Context, task []byte, splits []byt
 		return fmt.Errorf("beam: reduce task: %w", err)
 	}
 	return beamtask.Reduce(ctx, &f.Task, f.spec, sp, st, seed)
+}
+
+// nameSeed is the run's HFile name seed from the map tasks' input checksums (a side input).
+func nameSeed(t *beamtask.Task, sums func(*string) bool) ([]byte, error) {
+	var all []beamtask.InputSum
+	var enc string
+	for sums(&enc) {
+		s, err := beamtask.DecodeInputSum(enc)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, s)
+	}
+	return t.NameSeed(all)
+}
+
+// mapRecordsFn is mapFn for the record shuffle (beamtask.MapRecords): it emits blocks of framed
+// records keyed by target instead of run-file names.
+type mapRecordsFn struct {
+	Task beamtask.Task
+	spec *jobs.RunSpec
+}
+
+func (f *mapRecordsFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
+
+func (f *mapRecordsFn) ProcessElement(ctx context.Context, unit int, splits []byte, emit func(int, []byte), emitSum func(string)) error {
+	sp, err := beamtask.DecodeSplits(splits)
+	if err != nil {
+		return err
+	}
+	sum, err := beamtask.MapRecords(ctx, &f.Task, f.spec, unit, sp, emit)
+	if err != nil {
+		return err
+	}
+	if sum != nil {
+		emitSum(sum.Encode())
+	}
+	return nil
+}
+
+// reduceRecordsFn writes one target's HFiles from its grouped record blocks (beamtask.ReduceRecords).
+type reduceRecordsFn struct {
+	Task beamtask.Task
+	spec *jobs.RunSpec
+}
+
+func (f *reduceRecordsFn) Setup(ctx context.Context) error { return prepare(ctx, &f.Task, &f.spec) }
+
+func (f *reduceRecordsFn) ProcessElement(ctx context.Context, target int, blocks func(*[]byte) bool, splits []byte, sums func(*string) bool) error {
+	sp, err := beamtask.DecodeSplits(splits)
+	if err != nil {
+		return err
+	}
+	seed, err := nameSeed(&f.Task, sums)
+	if err != nil {
+		return err
+	}
+	return beamtask.ReduceRecords(ctx, &f.Task, f.spec, sp, target, blocks, seed)
 }

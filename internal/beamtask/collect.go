@@ -15,18 +15,19 @@ import (
 
 // Stats are the data-movement figures of a distributed run (for the cost model of docs/distributed.md).
 type Stats struct {
-	Units       int   `json:"units"`
-	Targets     int   `json:"targets"`      // (region, family) pairs with records
-	ReduceTasks int   `json:"reduce_tasks"` // targets and their sub-ranges (Plan)
-	SubRanged   int   `json:"sub_ranged"`   // targets cut into sub-ranges
-	PlanBytes   int64 `json:"plan_bytes"`   // run-file bytes read again to plan sub-ranges
-	RunFiles    int   `json:"run_files"`    // files written by map tasks
-	RunBytes    int64 `json:"run_bytes"`    // bytes of those files (written by maps, read by reducers)
-	RunRecords  int64 `json:"run_records"`  // records in them
-	SpillBytes  int64 `json:"spill_bytes"`  // reducers' local spills
-	HFileBytes  int64 `json:"hfile_bytes"`  // bytes of HFiles written
-	InputBytes  int64 `json:"input_bytes"`  // bytes of the input files
-	RejectBytes int64 `json:"reject_bytes"` // bytes of the units' rejects files
+	Shuffle     string `json:"shuffle"` // ShuffleFiles or ShuffleBeam (Task.Shuffle)
+	Units       int    `json:"units"`
+	Targets     int    `json:"targets"`      // (region, family) pairs with records
+	ReduceTasks int    `json:"reduce_tasks"` // targets and their sub-ranges (Plan)
+	SubRanged   int    `json:"sub_ranged"`   // targets cut into sub-ranges
+	PlanBytes   int64  `json:"plan_bytes"`   // run-file bytes read again to plan sub-ranges
+	RunFiles    int    `json:"run_files"`    // files written by map tasks (ShuffleFiles)
+	RunBytes    int64  `json:"run_bytes"`    // bytes of those files, or of the record blocks through the runner's shuffle (ShuffleBeam)
+	RunRecords  int64  `json:"run_records"`  // records in them
+	SpillBytes  int64  `json:"spill_bytes"`  // reducers' local spills
+	HFileBytes  int64  `json:"hfile_bytes"`  // bytes of HFiles written
+	InputBytes  int64  `json:"input_bytes"`  // bytes of the input files
+	RejectBytes int64  `json:"reject_bytes"` // bytes of the units' rejects files
 }
 
 // Collected is what Collect gathered.
@@ -44,7 +45,10 @@ type Collected struct {
 // as they were gathered when it fails.
 func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, error) {
 	res := &jobs.LoadResult{}
-	st := &Stats{Units: len(t.Units)}
+	st := &Stats{Units: len(t.Units), Shuffle: ShuffleFiles}
+	if t.shuffleBeam() {
+		st.Shuffle = ShuffleBeam
+	}
 	out := &Collected{Load: res, Stats: st}
 	fail := func(err error) (*Collected, error) { return &Collected{}, err }
 	sto, err := t.open(ctx, spec)
@@ -84,7 +88,9 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 				return fail(fmt.Errorf("beam: unit %d routed to target %d of %d", u.Index, r.Target, (len(splits)+1)*nf))
 			}
 			mapped[r.Target] += r.Records
-			st.RunFiles++
+			if r.Path != "" {
+				st.RunFiles++
+			}
 			st.RunBytes += r.Bytes
 			st.RunRecords += r.Records
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hfload/hfload/jobs"
+	"github.com/hfload/hfload/partition"
 )
 
 // RunLocal runs every task of t in this process, one after the other, as the Beam pipeline runs them
@@ -43,6 +44,9 @@ func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 	splits, err := DecodeSplits(splitsEnc)
 	if err != nil {
 		return err
+	}
+	if t.shuffleBeam() {
+		return runLocalRecords(ctx, t, spec, splits)
 	}
 	byTarget := map[int][]string{}
 	var sums []InputSum
@@ -81,6 +85,44 @@ func RunLocal(ctx context.Context, t *Task, spec *jobs.RunSpec) error {
 	return nil
 }
 
+// runLocalRecords is RunLocal for the record shuffle (ShuffleBeam): the blocks are grouped in memory.
+func runLocalRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits) error {
+	byTarget := map[int][][]byte{}
+	var sums []InputSum
+	for u := range t.Units {
+		sum, err := MapRecords(ctx, t, spec, u, splits, func(target int, b []byte) { byTarget[target] = append(byTarget[target], b) })
+		if err != nil {
+			return err
+		}
+		if sum != nil {
+			sums = append(sums, *sum)
+		}
+	}
+	seed, err := t.NameSeed(sums)
+	if err != nil {
+		return err
+	}
+	targets := make([]int, 0, len(byTarget))
+	for k := range byTarget {
+		targets = append(targets, k)
+	}
+	sort.Ints(targets)
+	for _, target := range targets {
+		blocks := byTarget[target]
+		next := func(b *[]byte) bool {
+			if len(blocks) == 0 {
+				return false
+			}
+			*b, blocks = blocks[0], blocks[1:]
+			return true
+		}
+		if err := ReduceRecords(ctx, t, spec, splits, target, next, seed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // RunFunc runs every task of t (RunLocal, or a Beam pipeline).
 type RunFunc func(ctx context.Context, t *Task, spec *jobs.RunSpec) error
 
@@ -90,6 +132,8 @@ type Options struct {
 	ReduceSize int64
 	// Stats, if not nil, receives the run's data-movement figures.
 	Stats func(*Stats)
+	// Shuffle: see Task.Shuffle ("": run files).
+	Shuffle string
 }
 
 // Loader returns a jobs.ExecuteOptions.Load that runs the load through run and Collect, with the shared
@@ -104,7 +148,7 @@ func Loader(job *jobs.Job, started time.Time, run RunFunc, o Options) func(ctx c
 		if err != nil {
 			return nil, err
 		}
-		t.ReduceSize = o.ReduceSize
+		t.ReduceSize, t.Shuffle = o.ReduceSize, o.Shuffle
 		c, err := runCollect(ctx, t, spec, run, o.Stats)
 		return c.Load, err
 	}
@@ -130,7 +174,7 @@ func BucketLoader(job *jobs.Job, started time.Time, run RunFunc, o Options) func
 				lr, err = nil, fmt.Errorf("%w: removing the work files: %w", jobs.ErrIO, rerr)
 			}
 		}()
-		t.ReduceSize = o.ReduceSize
+		t.ReduceSize, t.Shuffle = o.ReduceSize, o.Shuffle
 		c, err := runCollect(ctx, t, spec, run, o.Stats)
 		if err != nil {
 			return c.Load, err

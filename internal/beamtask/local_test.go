@@ -16,19 +16,23 @@ import (
 )
 
 // TestRunLocalSameBytes: the map and reduce tasks, run one after the other in this process, give the
-// bytes `hfload run` gives, for every test job.
+// bytes `hfload run` gives, for every test job, with the records moved as run files or as record
+// blocks grouped by (region, family) (the record shuffle, grouped in memory here).
 func TestRunLocalSameBytes(t *testing.T) {
-	for _, c := range beamtest.Cases() {
-		t.Run(c.Name, func(t *testing.T) {
-			var st *beamtask.Stats
-			beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
-				return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{Stats: func(s *beamtask.Stats) { st = s }})
+	for _, shuffle := range []string{beamtask.ShuffleFiles, beamtask.ShuffleBeam} {
+		for _, c := range beamtest.Cases() {
+			t.Run(shuffle+"/"+c.Name, func(t *testing.T) {
+				var st *beamtask.Stats
+				beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
+					return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal,
+						beamtask.Options{Shuffle: shuffle, Stats: func(s *beamtask.Stats) { st = s }})
+				})
+				if st == nil || st.RunRecords == 0 || st.Targets == 0 || st.Shuffle != shuffle || (st.RunFiles == 0) != (shuffle == beamtask.ShuffleBeam) {
+					t.Fatalf("stats %+v", st)
+				}
+				t.Logf("%+v", *st)
 			})
-			if st == nil || st.RunRecords == 0 || st.Targets == 0 {
-				t.Fatalf("stats %+v", st)
-			}
-			t.Logf("%+v", *st)
-		})
+		}
 	}
 }
 

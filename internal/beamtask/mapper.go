@@ -41,21 +41,12 @@ type unitSummary struct {
 // It returns the run files, in target order, and, for the unit that owns its input, the input's
 // checksum (nil for the others).
 func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits partition.Splits) ([]RunRef, *InputSum, error) {
-	if unit < 0 || unit >= len(t.Units) {
-		return nil, nil, fmt.Errorf("beam: no unit %d", unit)
-	}
-	u := t.Units[unit]
-	in, watermark, err := t.input(spec, unit)
-	if err != nil {
-		return nil, nil, err
-	}
 	st, err := t.open(ctx, spec)
 	if err != nil {
 		return nil, nil, err
 	}
 	attempt := attemptID()
-	nf := len(spec.Mapping.Families())
-	targets := (len(splits) + 1) * nf
+	targets := (len(splits) + 1) * len(spec.Mapping.Families())
 	// Each target's buffer: a share of a quarter of the memory budget, between 16 KiB and 1 MiB.
 	memory := spec.Memory
 	if memory <= 0 {
@@ -90,8 +81,52 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		writers[target] = w
 		return w, nil
 	}
+	out := func(target int, frames []byte, n int64) error {
+		w, err := writer(target)
+		if err != nil {
+			return err
+		}
+		return w.write(frames, n)
+	}
+	sum, is, err := mapUnit(ctx, t, spec, st, attempt, unit, splits, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	for target, w := range writers {
+		if w == nil {
+			continue
+		}
+		err := w.commit(ctx, st)
+		w.f = nil
+		if err != nil {
+			return nil, nil, err
+		}
+		sum.Runs = append(sum.Runs, RunRef{Target: target, Path: w.rel, Records: w.n, Bytes: w.bytes})
+	}
+	if err := sum.put(ctx, st); err != nil {
+		return nil, nil, err
+	}
+	return sum.Runs, is, nil
+}
+
+// mapUnit maps one unit's rows and hands each batch's records, framed per target (appendFrame), to
+// out, which the mapping workers call concurrently; rejects go to the unit's rejects file. It returns
+// the unit's summary (without its runs; not yet stored) and, for the unit that owns its input, the
+// input's checksum.
+func mapUnit(ctx context.Context, t *Task, spec *jobs.RunSpec, st *stores, attempt string, unit int, splits partition.Splits,
+	out func(target int, frames []byte, n int64) error) (*unitSummary, *InputSum, error) {
+	if unit < 0 || unit >= len(t.Units) {
+		return nil, nil, fmt.Errorf("beam: no unit %d", unit)
+	}
+	u := t.Units[unit]
+	in, watermark, err := t.input(spec, unit)
+	if err != nil {
+		return nil, nil, err
+	}
+	nf := len(spec.Mapping.Families())
+	targets := (len(splits) + 1) * nf
 	// Each batch's records are framed per target into buffers reused from batch to batch (a pool:
-	// the mapping workers call sink concurrently), then appended to each target's run file under its lock.
+	// the mapping workers call sink concurrently), then handed to out target by target.
 	pool := sync.Pool{New: func() any { return &batchFrames{frames: make([][]byte, targets), counts: make([]int64, targets)} }}
 	sink := func(cb *pipeline.CellBatch) error {
 		bf := pool.Get().(*batchFrames)
@@ -110,11 +145,7 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 			bf.counts[target]++
 		}
 		for _, target := range bf.used {
-			w, err := writer(target)
-			if err != nil {
-				return err
-			}
-			if err := w.write(bf.frames[target], bf.counts[target]); err != nil {
+			if err := out(target, bf.frames[target], bf.counts[target]); err != nil {
 				return err
 			}
 		}
@@ -143,7 +174,7 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	if err != nil {
 		return nil, nil, err
 	}
-	sum := unitSummary{Unit: unit, Counts: counts, Rejects: counts.RowsRejected > 0}
+	sum := &unitSummary{Unit: unit, Counts: counts, Rejects: counts.RowsRejected > 0}
 	if watermark != nil {
 		r := watermark()
 		sum.Watermark = &r
@@ -152,17 +183,6 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		if err := st.putFile(ctx, unitRejectsName(unit), rejTmp); err != nil {
 			return nil, nil, fmt.Errorf("beam: rejects: %w", err)
 		}
-	}
-	for target, w := range writers {
-		if w == nil {
-			continue
-		}
-		err := w.commit(ctx, st)
-		w.f = nil
-		if err != nil {
-			return nil, nil, err
-		}
-		sum.Runs = append(sum.Runs, RunRef{Target: target, Path: w.rel, Records: w.n, Bytes: w.bytes})
 	}
 	var is *InputSum
 	if u.Owner {
@@ -173,14 +193,16 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		sum.Input = &fp
 		is = &InputSum{Input: u.Input, Checksum: fp.Checksum}
 	}
-	b, err := json.Marshal(sum)
+	return sum, is, nil
+}
+
+// put stores the summary, which marks the unit done.
+func (s *unitSummary) put(ctx context.Context, st *stores) error {
+	b, err := json.Marshal(s)
 	if err != nil {
-		return nil, nil, fmt.Errorf("beam: %w", err)
+		return fmt.Errorf("beam: %w", err)
 	}
-	if err := st.put(ctx, unitSummaryName(unit), b); err != nil {
-		return nil, nil, err
-	}
-	return sum.Runs, is, nil
+	return st.put(ctx, unitSummaryName(s.Unit), b)
 }
 
 // attemptID names the temporary files of one attempt of a task, so that two attempts of the same task

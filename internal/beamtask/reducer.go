@@ -41,20 +41,10 @@ type reduceSummary struct {
 // records all go to one task). The file names are those of `hfload run` given the
 // run's name seed (Task.NameSeed; sub-ranges after the first: subRangeName), so a retried task writes the same names with the same bytes.
 func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, task SubTask, seed []byte) error {
-	nf := len(spec.Mapping.Families())
-	region, fam := task.Target/nf, task.Target%nf
 	st, err := t.open(ctx, spec)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(t.TmpDir, "hfload-reduce-")
-	if err != nil {
-		return fmt.Errorf("%w: spill directory: %w", jobs.ErrIO, err)
-	}
-	defer os.RemoveAll(tmp)
-	rs := *spec
-	rs.TempDir = tmp
-	rs.NameSeed = func() ([]byte, error) { return seed, nil }
 	runs := append([]string(nil), task.Runs...)
 	sort.Strings(runs)
 	var records int64
@@ -80,6 +70,23 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 		}
 		return nil
 	}
+	return reduce(ctx, t, st, spec, splits, task, seed, feed, &records)
+}
+
+// reduce writes one reduce task's HFiles from the records feed gives (records: how many it gave, read
+// once feed is done) and stores the task's summary.
+func reduce(ctx context.Context, t *Task, st *stores, spec *jobs.RunSpec, splits partition.Splits, task SubTask, seed []byte,
+	feed func(add func(rec []byte, seq uint64) error) error, records *int64) error {
+	nf := len(spec.Mapping.Families())
+	region, fam := task.Target/nf, task.Target%nf
+	tmp, err := os.MkdirTemp(t.TmpDir, "hfload-reduce-")
+	if err != nil {
+		return fmt.Errorf("%w: spill directory: %w", jobs.ErrIO, err)
+	}
+	defer os.RemoveAll(tmp)
+	rs := *spec
+	rs.TempDir = tmp
+	rs.NameSeed = func() ([]byte, error) { return seed, nil }
 	var sink engine.Sink = engine.DirSink{Dir: t.Dir}
 	var ups *uploadSink
 	if st.out != nil {
@@ -94,7 +101,7 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 		return err
 	}
 	renameResults(lr.Files, task.Sub)
-	sum := reduceSummary{Target: task.Target, Sub: task.Sub, Records: records, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
+	sum := reduceSummary{Target: task.Target, Sub: task.Sub, Records: *records, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
 		Duplicates: lr.Duplicates, DupExamples: lr.DupExamples, Spills: lr.Spills, SpillBytes: lr.SpillBytes,
 		MergePasses: lr.MergePasses, PeakMemory: lr.PeakMemory, NameSeed: hex.EncodeToString(seed)}
 	if ups != nil {

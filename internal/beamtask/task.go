@@ -34,6 +34,8 @@ type Task struct {
 	// ReduceSize is the most run-file bytes of one target (region and family) one reduce task takes;
 	// a larger target is cut into sub-ranges (Plan). 0: the job's max_file_size; < 0: never cut.
 	ReduceSize int64
+	// Shuffle is how maps hand records to reducers: ShuffleFiles ("" too) or ShuffleBeam.
+	Shuffle string `json:"shuffle,omitempty"`
 	// Incremental runs (state_dir): the launcher plans which inputs to load and takes the state's lock.
 	// Inputs are the paths of the inputs it loads, in order (nil: every input of the job); Watermark
 	// filters their rows by the previous run's mark (nil: none); Seed is the HFile name seed the

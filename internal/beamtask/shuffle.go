@@ -1,0 +1,147 @@
+package beamtask
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hfload/hfload/jobs"
+	"github.com/hfload/hfload/partition"
+)
+
+// How map tasks hand their records to the reduce tasks (Task.Shuffle).
+const (
+	// ShuffleFiles: run files on the shared storage, only their names through the runner's shuffle
+	// (MapReduce's map-output design; the default).
+	ShuffleFiles = "files"
+	// ShuffleBeam: the records themselves through the runner's GroupByKey on (region, family), as
+	// blocks of framed records (one per mapped batch and target), streamed into the reducer's sorter.
+	ShuffleBeam = "beam"
+)
+
+// shuffleBeam reports whether the records go through the runner's shuffle.
+func (t *Task) shuffleBeam() bool { return t.Shuffle == ShuffleBeam }
+
+// ParseShuffle checks a --shuffle value ("" is ShuffleFiles).
+func ParseShuffle(s string) (string, error) {
+	switch s {
+	case "", ShuffleFiles:
+		return ShuffleFiles, nil
+	case ShuffleBeam:
+		return ShuffleBeam, nil
+	}
+	return "", fmt.Errorf("%w: --shuffle %q: want files or beam", jobs.ErrConfig, s)
+}
+
+// framedBlock is one batch's records of one target, framed as in a run file (appendFrame).
+type framedBlock struct {
+	target int
+	frames []byte
+	n      int64
+}
+
+// MapRecords is Map for the record shuffle (ShuffleBeam): the unit's records, routed to their targets,
+// are handed to emit as blocks of framed records (one per mapped batch and target, a copy emit may
+// keep) instead of being written to run files. emit is called from the caller's goroutine only (a
+// runner's emitter is not safe for concurrent use). The unit's summary counts each target's records
+// and bytes (RunRef without a path) for Collect to reconcile with the reducers.
+func MapRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits partition.Splits, emit func(target int, block []byte)) (*InputSum, error) {
+	st, err := t.open(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	blocks := make(chan framedBlock, 8)
+	out := func(target int, frames []byte, n int64) error {
+		select {
+		case blocks <- framedBlock{target: target, frames: append([]byte(nil), frames...), n: n}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	var sum *unitSummary
+	var is *InputSum
+	var merr error
+	go func() {
+		defer close(blocks)
+		sum, is, merr = mapUnit(ctx, t, spec, st, attemptID(), unit, splits, out)
+	}()
+	targets := (len(splits) + 1) * len(spec.Mapping.Families())
+	records, bytes := make([]int64, targets), make([]int64, targets)
+	for b := range blocks {
+		emit(b.target, b.frames)
+		records[b.target] += b.n
+		bytes[b.target] += int64(len(b.frames))
+	}
+	if merr != nil {
+		return nil, merr
+	}
+	for target, n := range records {
+		if n > 0 {
+			sum.Runs = append(sum.Runs, RunRef{Target: target, Records: n, Bytes: bytes[target]})
+		}
+	}
+	if err := sum.put(ctx, st); err != nil {
+		return nil, err
+	}
+	return is, nil
+}
+
+// ReduceRecords is Reduce for the record shuffle: the blocks MapRecords emitted for one target, in any
+// order (the sorter orders equal keys by their sequence numbers), are streamed into the sorter and the
+// region's HFiles written as by `hfload run`. A target is never cut into sub-ranges here (its records
+// reach one task; the reduce size does not apply); Collect still refuses more than 32 files.
+func ReduceRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, blocks func(*[]byte) bool, seed []byte) error {
+	st, err := t.open(ctx, spec)
+	if err != nil {
+		return err
+	}
+	plan := targetPlan{Target: target}
+	var records int64
+	feed := func(add func(rec []byte, seq uint64) error) error {
+		var b []byte
+		for blocks(&b) {
+			plan.Bytes += int64(len(b))
+			n, err := decodeFrames(b, add)
+			records += n
+			if err != nil {
+				return fmt.Errorf("region·family %d: %w", target, err)
+			}
+		}
+		return nil
+	}
+	if err := reduce(ctx, t, st, spec, splits, SubTask{Target: target, Subs: 1}, seed, feed, &records); err != nil {
+		return err
+	}
+	b, err := json.Marshal(plan)
+	if err != nil {
+		return fmt.Errorf("beam: %w", err)
+	}
+	return st.put(ctx, planName(target), b)
+}
+
+// decodeFrames calls add for every record framed in b (appendFrame) and returns how many there were.
+func decodeFrames(b []byte, add func(rec []byte, seq uint64) error) (int64, error) {
+	var n int64
+	for len(b) > 0 {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l == 0 || l-1 > uint64(len(b)-k) {
+			return n, fmt.Errorf("corrupt record block (record %d)", n)
+		}
+		rec := b[k : k+int(l-1)]
+		b = b[k+int(l-1):]
+		seq, k := binary.Uvarint(b)
+		if k <= 0 {
+			return n, fmt.Errorf("corrupt record block (record %d)", n)
+		}
+		b = b[k:]
+		if err := add(rec, seq); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
