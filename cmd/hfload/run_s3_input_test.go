@@ -163,7 +163,7 @@ func TestRunInputFromS3Errors(t *testing.T) {
 		{"missing-bucket", "s3://no-such-bucket-x/in/", nil, 3, "s3://no-such-bucket-x/in/: the bucket does not exist"},
 		{"wrong-secret", "s3://" + bucket + "/in/", []string{"AWS_SECRET_ACCESS_KEY=wrong-secret-91c"}, 3, "the server rejected the credentials"},
 		{"no-match", "s3://" + bucket + "/in/*.tsv", nil, 1, `matches no objects`},
-		{"gs", "gs://b/x.csv", nil, 1, "gs:// is not supported yet"},
+		{"hdfs", "hdfs://nn/x.csv", nil, 1, "HDFS is not supported"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, kv := range c.env {
