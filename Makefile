@@ -8,7 +8,7 @@ DEMO    := demo-out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := -X github.com/hfload/hfload/internal/version.stamped=$(VERSION)
 
-.PHONY: build build-beam test bench bench-go bench-cli bench-shapes bench-s3 bench-compare demo lint fuzz clean cross
+.PHONY: build build-beam test bench bench-go bench-cli bench-shapes bench-s3 bench-compare bench-beam-shuffle demo lint fuzz clean cross
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hfload
@@ -73,6 +73,12 @@ fuzz:
 # same run (scripts/bench-s3.sh; SIZE=1GB by default). Not part of `make test` or `make bench`.
 bench-s3: build
 	bash scripts/bench-s3.sh
+
+# hfload-beam's two shuffles (issue 21): run files vs records through Beam's GroupByKey, on Prism in
+# process, beside hfload run, alternated (scripts/bench-beam-shuffle.sh; FILES, ROWS, ROUNDS). Not part
+# of `make test` or `make bench`.
+bench-beam-shuffle: build build-beam
+	bash scripts/bench-beam-shuffle.sh
 
 demo: build
 	bash scripts/demo.sh $(DEMO)

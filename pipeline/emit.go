@@ -38,6 +38,10 @@ type Mapper struct {
 	JobTimestamp int64
 	// general maps every row with the general path, also for plain mappings (the differential test).
 	general bool
+	// rows, when set, makes each row's cells one record for all families (RunOptions.Rows).
+	rows *rowPlan
+	// rowQual builds a row record's literal qualifier: the family's rank, then the qualifier.
+	rowQual []byte
 }
 
 // NewMapper returns a Mapper for m.
@@ -59,7 +63,7 @@ func (mp *Mapper) Counts() Counts { return mp.counts }
 // use their schema; positional columns need none). out is appended to, not reset; it must not hold
 // records of another mapping. The error is about the batch or the reject limit, not a row.
 func (mp *Mapper) MapBatch(b *Batch, header []string, out *CellBatch, rej *RejectSink) error {
-	if out.Dict != mp.m.dict && len(out.Records) > 0 {
+	if out.Dict != mp.dict() && len(out.Records) > 0 {
 		return fmt.Errorf("%s: the cell batch holds records of another mapping", b.Source)
 	}
 	if err := mp.mapBatch(b, header, out); err != nil {
@@ -116,7 +120,7 @@ func sameHeader(a, b []string) bool {
 func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
 	mp.rejects.reset(b)
 	m := mp.m
-	out.Dict = m.dict
+	out.Dict = mp.dict()
 	mp.counts.RowsRead += int64(b.NumRows + len(b.Bad))
 	mp.counts.RowsRejected += int64(len(b.Bad))
 	// Bad rows from the source are reported in input order among the mapped rows.
@@ -240,6 +244,8 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	prevIdx := -1    // the open record's last qualifier by dictionary index, -1 when literal
 	var prevQ []byte // the open record's last qualifier when literal
 	specs := m.cells
+	dict, rows := mp.dict(), mp.rows
+	var lastFam uint16 // with rows: the family of the open record's last cell
 	for k := range specs {
 		cs := &specs[k]
 		if absent[cs.col] {
@@ -278,16 +284,34 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 		if tagged {
 			kvLen += 2 + len(mp.tags) // int16 tagsLen | tags after the value
 		}
-		// Does the cell continue the open record? Same family, and a qualifier that sorts strictly after the
-		// previous one: by index when both are in the (sorted) dictionary, else by bytes.
-		newRecord := !open || cur.Family != cs.family || uint64(cur.KVBytes)+uint64(kvLen) > math.MaxUint32
+		// Does the cell continue the open record? Same family (with rows: any family, in a record not yet
+		// rowRecordSplit long), and a qualifier that sorts strictly after the previous one: by index when
+		// both are in the (sorted) dictionary, else by bytes. With rows, qualifiers are the row dictionary's
+		// (the family's rank, then the qualifier).
+		fam := cs.fam
+		if rows != nil {
+			fam = nil
+			if qidx >= 0 {
+				qidx = rows.cells[k]
+				qual = dict.At(qidx)
+			} else {
+				mp.rowQual = append(append(mp.rowQual[:0], rows.rank[cs.family]), qual...)
+				qual = mp.rowQual
+			}
+		}
+		newRecord := !open || uint64(cur.KVBytes)+uint64(kvLen) > math.MaxUint32
+		if rows == nil {
+			newRecord = newRecord || cur.Family != cs.family
+		} else {
+			newRecord = newRecord || lastFam != cs.family && len(buf)-int(cur.Off) >= rowRecordSplit
+		}
 		if !newRecord {
 			if qidx >= 0 && prevIdx >= 0 {
 				newRecord = qidx <= prevIdx
 			} else {
 				pq := prevQ
 				if prevIdx >= 0 {
-					pq = m.dict.At(prevIdx)
+					pq = dict.At(prevIdx)
 				}
 				newRecord = bytes.Compare(qual, pq) <= 0
 			}
@@ -298,17 +322,17 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 				recs = append(recs, cur)
 			}
 			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
-			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, kv.TypePut)
+			buf = cellrec.AppendHeader(buf, mp.key, fam, ts, kv.TypePut)
 		}
 		if qidx >= 0 {
-			buf = m.dict.AppendCellTags(buf, qidx, val, mp.tags)
+			buf = dict.AppendCellTags(buf, qidx, val, mp.tags)
 		} else {
-			buf = m.dict.AppendLiteralCellTags(buf, qual, val, mp.tags)
+			buf = dict.AppendLiteralCellTags(buf, qual, val, mp.tags)
 			// mp.qual is rebuilt for the next data-built qualifier: keep this one in mp.prevQual.
 			mp.prevQual = append(mp.prevQual[:0], qual...)
 			prevQ = mp.prevQual
 		}
-		prevIdx = qidx
+		prevIdx, lastFam = qidx, cs.family
 		cur.Cells++
 		cur.KVBytes += uint32(kvLen)
 		cells++
@@ -382,7 +406,7 @@ func (mp *Mapper) readColumns(b *Batch, i, numCols int, keyOnly bool) error {
 // differential test checks it), with fewer decisions per cell: a plain cell is never rejected.
 func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq uint64, ts int64, kvRow int) {
 	m := mp.m
-	pcs, pos, dict := m.plain, mp.pos[:len(m.cols)], m.dict
+	pcs, pos, dict := m.plain, mp.pos[:len(m.cols)], mp.dict()
 	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
 	buf, recs := out.Buf, out.Records
 	var skipped int64
@@ -390,6 +414,11 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 	var cur RecordRef
 	open := false
 	prevIdx := -1
+	var rowQ []int // with rows: each plain cell's qualifier index in the row dictionary
+	if mp.rows != nil {
+		rowQ = mp.rows.plain
+	}
+	var lastFam uint16
 	for k := range pcs {
 		cs := &pcs[k]
 		p := pos[cs.col]
@@ -410,16 +439,23 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 			}
 		}
 		kvLen := kvRow + cs.famQual + len(val)
-		if !open || cur.Family != cs.family || cs.qidx <= prevIdx || uint64(cur.KVBytes)+uint64(kvLen) > math.MaxUint32 {
+		qidx, fam, newRecord := cs.qidx, cs.fam, false
+		if rowQ == nil {
+			newRecord = !open || cur.Family != cs.family || qidx <= prevIdx
+		} else {
+			qidx, fam = rowQ[k], nil
+			newRecord = !open || qidx <= prevIdx || lastFam != cs.family && len(buf)-int(cur.Off) >= rowRecordSplit
+		}
+		if newRecord || uint64(cur.KVBytes)+uint64(kvLen) > math.MaxUint32 {
 			if open {
 				cur.Len = uint32(len(buf)) - cur.Off
 				recs = append(recs, cur)
 			}
 			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
-			buf = cellrec.AppendHeader(buf, mp.key, cs.fam, ts, kv.TypePut)
+			buf = cellrec.AppendHeader(buf, mp.key, fam, ts, kv.TypePut)
 		}
-		buf = dict.AppendCell(buf, cs.qidx, val)
-		prevIdx = cs.qidx
+		buf = dict.AppendCell(buf, qidx, val)
+		prevIdx, lastFam = qidx, cs.family
 		cur.Cells++
 		cur.KVBytes += uint32(kvLen)
 		cells++

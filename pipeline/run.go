@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 // RunOptions configures Run.
@@ -24,6 +26,11 @@ type RunOptions struct {
 	Timestamp int64
 	// Rejected, when set, follows the number of rows rejected so far (for progress displays).
 	Rejected *atomic.Int64
+	// Rows, when set, makes the records one per input row for all of the mapping's families: records of
+	// the row dictionary Rows (made from the mapping's Dict and Families), whose RecordRef.Family is the
+	// family of the record's first cell and KVBytes covers all its cells. A row whose cells' (family,
+	// qualifier) do not ascend in mapping order gives more than one. Nil: one record per (row, family).
+	Rows *cellrec.RowDict
 }
 
 // Counts are the totals of a run. They reconcile: RowsRead = RowsKeyed + RowsRejected.
@@ -66,6 +73,13 @@ func Run(ctx context.Context, inputs []Input, m *Mapping, opts RunOptions, sink 
 	if m.NeedsJobTimestamp() && opts.Timestamp <= 0 {
 		return total, errors.New("pipeline run: the mapping takes cell timestamps from the job, but RunOptions.Timestamp is not set")
 	}
+	var rows *rowPlan
+	if opts.Rows != nil {
+		var err error
+		if rows, err = m.newRowPlan(opts.Rows); err != nil {
+			return total, fmt.Errorf("pipeline run: %w", err)
+		}
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -87,6 +101,7 @@ func Run(ctx context.Context, inputs []Input, m *Mapping, opts RunOptions, sink 
 			defer wg.Done()
 			mp := m.NewMapper()
 			mp.JobTimestamp = opts.Timestamp
+			mp.rows = rows
 			var cb CellBatch
 			defer func() {
 				mu.Lock()

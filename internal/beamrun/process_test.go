@@ -86,11 +86,15 @@ func TestPrismJobServerProcessWorker(t *testing.T) {
 	}()
 	waitPort(t, port)
 
+	// Two jobs are enough for the process path: the CSV one with run files, the Parquet one with the
+	// records through Prism's shuffle (--shuffle beam).
+	shuffles := map[string]string{"csv-dups-rejects-sample": "files", "parquet-row-groups": "beam"}
 	for _, c := range beamtest.Cases() {
-		if c.Name == "csv-aggregate" {
-			continue // the same pipeline; two jobs are enough for the process path
+		shuffle := shuffles[c.Name]
+		if shuffle == "" {
+			continue
 		}
-		t.Run(c.Name, func(t *testing.T) {
+		t.Run(c.Name+"/"+shuffle, func(t *testing.T) {
 			dir := t.TempDir()
 			ins := c.Inputs(t, filepath.Join(dir, "in"))
 			want := filepath.Join(dir, "want")
@@ -108,7 +112,7 @@ func TestPrismJobServerProcessWorker(t *testing.T) {
 			}
 			rctx, rcancel := context.WithTimeout(ctx, 4*time.Minute) // a worker that fails to start leaves the job RUNNING
 			defer rcancel()
-			cmd := exec.CommandContext(rctx, filepath.Join(bin, "hfload-beam"), jobFile, "--runner", "universal",
+			cmd := exec.CommandContext(rctx, filepath.Join(bin, "hfload-beam"), jobFile, "--shuffle", shuffle, "--runner", "universal",
 				"--endpoint", fmt.Sprintf("localhost:%d", port), "--environment_type", "PROCESS",
 				"--environment_config", fmt.Sprintf(`{"command":%q}`, wrapper))
 			cmdOut, err := cmd.CombinedOutput()

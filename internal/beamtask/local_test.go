@@ -174,3 +174,37 @@ func TestRunLocalIncremental(t *testing.T) {
 		return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{})
 	})
 }
+
+// TestIncrementalToBucketRefused: an incremental job (state_dir) into a bucket is refused by the
+// distributed driver with a configuration error that says so, and nothing is committed.
+func TestIncrementalToBucketRefused(t *testing.T) {
+	srv := gw.Need(t)
+	srv.Setenv(t)
+	bucket, err := srv.NewBucket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := oneRegionCase()
+	dir := t.TempDir()
+	job := c.Job(t, c.Inputs(t, filepath.Join(dir, "in")), "s3://"+bucket+"/incr")
+	job.StateDir, job.TmpDir = filepath.Join(dir, "state"), t.TempDir()
+	_, err = jobs.Execute(context.Background(), job, jobs.ExecuteOptions{Now: func() time.Time { return beamtest.Started },
+		Load:       beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{}),
+		LoadBucket: beamtask.BucketLoader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{})})
+	if !errors.Is(err, jobs.ErrConfig) || !strings.Contains(err.Error(), "cannot write into a bucket") {
+		t.Fatalf("want the refusal, got %v", err)
+	}
+	st, err := storage.NewS3(context.Background(), bucket, storage.S3Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := st.List(context.Background(), "incr/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if strings.HasSuffix(o.Key, jobs.ManifestName) {
+			t.Errorf("committed %s", o.Key)
+		}
+	}
+}

@@ -79,29 +79,39 @@ func (o *outputWriter) streamName(fam int) string {
 	return "family " + o.families[fam]
 }
 
-// writeTasks runs task(region, family) for every pair with data (family: the stream, 0 with row records), `workers` at a time, and stops at the
-// first error. The output buffers of the `workers` files written at once are reserved from the
-// sorter's budget before the first task starts (a task holding read buffers never waits for them).
+// filesPerTask is how many files one write task holds open at once: every family's with row records.
+func (o *outputWriter) filesPerTask() int {
+	if o.rows != nil {
+		return len(o.families)
+	}
+	return 1
+}
+
+// writeTasks runs task(region, family) for every pair with data (family: the stream; 0 with row
+// records), `workers` at a time, and stops at the first error. The output buffers of the files written
+// at once (filesPerTask per task) are reserved from the sorter's budget before the first task starts
+// (a task holding read buffers never waits for them).
 func (o *outputWriter) writeTasks(ctx context.Context, regions, workers int, has func(t int) bool,
 	task func(ctx context.Context, region, fam int) error) error {
 	nf := o.streams()
 	o.bufSize = 1 << 20
 	if o.pool != nil {
-		o.bufSize = outputBufferSize(o.pool.Budget(), workers)
+		files := o.filesPerTask()
+		o.bufSize = outputBufferSize(o.pool.Budget(), workers*files)
 		perFile := directio.WriterMemory(o.bufSize)
 		if bs, ok := o.sink.(BufferingSink); ok {
 			// The sink's files buffer their bytes themselves (upload parts); they fit in a quarter of
 			// the budget, as the write buffers above do, with fewer files at once if need be.
 			perFile = bs.FileMemory()
-			if fit := o.pool.Budget() / 4 / max(perFile, 1); int64(workers) > fit {
+			if fit := o.pool.Budget() / 4 / max(perFile*int64(files), 1); int64(workers) > fit {
 				workers = int(max(fit, 1))
 			}
-			if perFile > o.pool.Reservable() {
+			if perFile*int64(files) > o.pool.Reservable() {
 				return fmt.Errorf("output buffers: one file being uploaded holds %s of part buffers, more than the sort budget of --memory %s allows; raise --memory",
 					mib(perFile), mib(cmp.Or(max(o.spec.Memory, 0), DefaultMemory)))
 			}
 		}
-		n := int64(workers) * perFile
+		n := int64(workers) * int64(files) * perFile
 		if err := o.pool.Reserve(ctx, n); err != nil {
 			return fmt.Errorf("output buffers: %w", err)
 		}

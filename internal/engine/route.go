@@ -20,19 +20,17 @@ type router struct {
 	sorters     []*sorter.Sorter // region*nf + family
 	regions     int
 	nf          int                // sorters per region: the families, or 1 with row records
-	rows        *rowRecords        // one record per row for all families (rowrecords.go), or nil
-	maxRecord   int                // the largest row record to build
+	rows        *rowRecords        // the pipeline emits row records of all families (rowrecords.go), or nil
 	route       *partition.Router  // split points known up front (regions > 1)
 	sampler     *partition.Sampler // SplitSample > 0
-	familyBytes []atomic.Int64     // KeyValue bytes routed per family
+	familyBytes []atomic.Int64     // KeyValue bytes routed per family (of its first cell, for row records)
 	scratch     sync.Pool          // *sinkScratch, reused across batches
 }
 
 // newRouter makes the sorters of phase 1: one per region and family, or with rows, one per region
 // for row records of all families.
 func newRouter(spec *Spec, pool *sorter.Pool, families []string, rows *rowRecords) *router {
-	rt := &router{regions: 1, nf: len(families), familyBytes: make([]atomic.Int64, len(families)), rows: rows,
-		maxRecord: int(min(pool.MaxRecord(), 1<<30))}
+	rt := &router{regions: 1, nf: len(families), familyBytes: make([]atomic.Int64, len(families)), rows: rows}
 	// From rangedSplits given split points on (and with computed ones), each family has one sorter
 	// whatever the splits, cut into regions after the sort (writeRanges): a sorter per region would spill
 	// tiny runs and cost every record a routing step.
@@ -109,30 +107,16 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 		sampler.Offer(sampleRow, sampleBytes)
 		sampler.Count(sampleRows, sampleTotal)
 	}
-	// The records to sort: the batch's own, or its row records.
-	n := len(refs)
-	record := func(i int) sorter.Record { return sorter.Record{Rec: cb.Record(i), Seq: refs[i].Seq} }
-	if rt.rows != nil {
-		var err error
-		if sc.rowBuf, sc.spans, err = rt.rows.build(cb, sc.rowBuf[:0], sc.spans[:0], rt.maxRecord); err != nil {
-			return fmt.Errorf("row records: %w", err)
-		}
-		n = len(sc.spans)
-		record = func(i int) sorter.Record {
-			sp := &sc.spans[i]
-			return sorter.Record{Rec: sc.rowBuf[sp.off:sp.end:sp.end], Seq: sp.seq}
-		}
-	}
+	// Each record's sorter: its region's, and its family's unless the records are row records.
 	sc.target = sc.target[:0]
 	sc.count = resized(sc.count, len(sorters)+1)
-	for i := 0; i < n; i++ {
-		rec := record(i)
+	for i := range refs {
 		t := 0
 		if rt.rows == nil {
 			t = int(refs[i].Family)
 		}
 		if regions > 1 {
-			t += route.Region(cellrec.Row(rec.Rec)) * nf
+			t += route.Region(cellrec.Row(cb.Record(i))) * nf
 		}
 		sc.target = append(sc.target, int32(t))
 		sc.count[t+1]++
@@ -140,14 +124,14 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 	for t := 1; t < len(sc.count); t++ {
 		sc.count[t] += sc.count[t-1]
 	}
-	if cap(sc.recs) < n {
-		sc.recs = make([]sorter.Record, n)
+	if cap(sc.recs) < len(refs) {
+		sc.recs = make([]sorter.Record, len(refs))
 	}
-	recs := sc.recs[:n]
+	recs := sc.recs[:len(refs)]
 	next := append(sc.next[:0], sc.count[:len(sorters)]...)
-	for i := 0; i < n; i++ {
+	for i := range refs {
 		t := sc.target[i]
-		recs[next[t]] = record(i)
+		recs[next[t]] = sorter.Record{Rec: cb.Record(i), Seq: refs[i].Seq}
 		next[t]++
 	}
 	sc.next = next
@@ -173,8 +157,6 @@ type sinkScratch struct {
 	next     []int
 	recs     []sorter.Record
 	famBytes []int64
-	rowBuf   []byte    // the batch's row records
-	spans    []rowSpan // where they are in rowBuf
 }
 
 // resized returns s with length n, all zero, reusing its array when it is large enough.

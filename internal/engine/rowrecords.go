@@ -1,19 +1,18 @@
 package engine
 
 import (
-	"bytes"
-	"fmt"
-
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/pipeline"
 	"github.com/hfload/hfload/sorter"
 )
 
 // rowRecords is how Load sorts a mapping of several families: one record per input row carrying every
-// family's cells (cellrec.RowDict), sorted once per region, and split back into one HFile stream per
-// family while the region is written (stream.cell).
+// family's cells (cellrec.RowDict), emitted so by the pipeline (pipeline.RunOptions.Rows), sorted once
+// per region, and split back into one HFile stream per family while the region is written
+// (stream.cell). Rows whose families the mapping lists out of byte order give several row records,
+// which the sorter merges like any records of one row that overlap.
 //
-// The pipeline emits one record per (row, family). Sorted as they are, five one-column families make
+// Without, the pipeline emits one record per (row, family). Sorted so, five one-column families make
 // five records per row, each with its own copy of the row, header and 24-byte index entry, and five
 // sorters per region: at 1M rows and 256 MiB that was 93 spills instead of 1 for the same cells in one
 // family. A row record holds the row once and its cells differ from the family records' only by the
@@ -21,16 +20,27 @@ import (
 // the rows, as they do for one family. The cells come out of the sort in (row, family, qualifier, ts,
 // type, seq) order, which for each family is the order its own sorter gave: the HFiles are the same bytes.
 type rowRecords struct {
-	rd   *cellrec.RowDict
-	rank []int // the mapping's family index -> rank
-	fam  []int // rank -> the mapping's family index
+	rd  *cellrec.RowDict
+	fam []int // rank -> the mapping's family index
 }
 
-// useRowRecords says whether Load sorts row records: for more than one family (up to a rank byte's
-// worth), and when there are at least as many (region) streams to write as workers, since a region's
-// families are then written by one goroutine instead of one per family.
-func useRowRecords(families, regions, workers int, ranged bool) bool {
-	return families > 1 && families <= cellrec.MaxRowFamilies && (ranged || regions >= workers)
+// maxRowFamilies is the most families Load sorts as row records. A region's row records are written
+// with every family's file open at once, and the HFile writers themselves (block, index and bloom
+// buffers) are outside the sort budget, in memoryReserve: a bounded number per worker keeps them there.
+const maxRowFamilies = 16
+
+// useRowRecords says whether Load sorts row records: for 2 to maxRowFamilies families, when there are
+// at least as many (region) streams to write as workers (a region's families are then written by one
+// goroutine instead of one each) or the regions are cut after the sort (ranged), and when a sink that
+// buffers its files (uploads) can hold every family's file of every worker in a quarter of the budget.
+func useRowRecords(families, regions, workers int, ranged bool, sink Sink, budget int64) bool {
+	if families < 2 || families > maxRowFamilies || (!ranged && regions < workers) {
+		return false
+	}
+	if bs, ok := sink.(BufferingSink); ok && bs.FileMemory()*int64(families*workers) > budget/4 {
+		return false
+	}
+	return true
 }
 
 func newRowRecords(m *pipeline.Mapping, families []string) (*rowRecords, error) {
@@ -42,10 +52,10 @@ func newRowRecords(m *pipeline.Mapping, families []string) (*rowRecords, error) 
 	if err != nil {
 		return nil, err
 	}
-	rr := &rowRecords{rd: rd, rank: make([]int, len(families)), fam: make([]int, len(families))}
+	rr := &rowRecords{rd: rd, fam: make([]int, len(families))}
 	for i, name := range names {
 		r, _ := rd.Rank(name)
-		rr.rank[i], rr.fam[r] = r, i
+		rr.fam[r] = i
 	}
 	return rr, nil
 }
@@ -61,56 +71,4 @@ func (rr *rowRecords) combine(c sorter.CombineFunc) sorter.CombineFunc {
 		fh.Family = rr.rd.Family(rank)
 		return c(dst, &fh, qual, a, b)
 	}
-}
-
-// rowSpan is one row record that rowRecords.build appended to a buffer.
-type rowSpan struct {
-	off, end int
-	seq      uint64
-}
-
-// build appends the records of cb to buf as row records, and their spans to spans: consecutive
-// records of one input row (same seq, row, timestamp and type) in families of ascending rank become
-// one record of at most maxRecord bytes; a record that does not continue the open one starts another
-// (the sorter merges records of one row that overlap). A record that does not parse is an error.
-func (rr *rowRecords) build(cb *pipeline.CellBatch, buf []byte, spans []rowSpan, maxRecord int) ([]byte, []rowSpan, error) {
-	open := false
-	var cur rowSpan
-	var curH cellrec.Header
-	lastRank := -1
-	for i := range cb.Records {
-		ref := &cb.Records[i]
-		rec := cb.Record(i)
-		h, cells, err := cellrec.ParseHeader(rec)
-		if err != nil {
-			return buf, spans, fmt.Errorf("record of %d bytes: %w", len(rec), err)
-		}
-		rank := rr.rank[ref.Family]
-		cont := open && ref.Seq == cur.seq && rank > lastRank && h.TS == curH.TS && h.Type == curH.Type &&
-			bytes.Equal(h.Row, curH.Row)
-		for {
-			if !cont {
-				if open {
-					cur.end = len(buf)
-					spans = append(spans, cur)
-				}
-				cur, curH, open = rowSpan{off: len(buf), seq: ref.Seq}, h, true
-				buf = cellrec.AppendHeader(buf, h.Row, nil, h.TS, h.Type)
-			}
-			mark := len(buf)
-			if buf, err = rr.rd.AppendCells(buf, rank, cells); err != nil {
-				return buf, spans, fmt.Errorf("record of %d bytes: %w", len(rec), err)
-			}
-			if !cont || len(buf)-cur.off <= maxRecord {
-				break
-			}
-			buf, cont = buf[:mark], false // too large together: the record starts a row record of its own
-		}
-		lastRank = rank
-	}
-	if open {
-		cur.end = len(buf)
-		spans = append(spans, cur)
-	}
-	return buf, spans, nil
 }

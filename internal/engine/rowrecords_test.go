@@ -136,7 +136,7 @@ func TestRowRecordsSameFiles(t *testing.T) {
 				c.mod(spec)
 				spec.familyRecords = familyRecords
 				ranged := spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits
-				if !familyRecords && !useRowRecords(len(spec.Mapping.Families()), len(spec.Splits)+1, spec.workers(), ranged) {
+				if !familyRecords && !useRowRecords(len(spec.Mapping.Families()), len(spec.Splits)+1, spec.workers(), ranged, &memSink{}, spec.sortBudget()) {
 					t.Fatal("this load does not sort row records")
 				}
 				var sink memSink
@@ -176,5 +176,35 @@ func TestRowRecordsSameFiles(t *testing.T) {
 			t.Logf("%d files, %d cells, %d duplicates, spills %d (family records) / %d (row records)",
 				len(rfiles), rres.Cells, rres.Duplicates, fres.Spills, rres.Spills)
 		})
+	}
+}
+
+// TestRowRecordsReserveEveryFamilysFile: a row-record task writes every family's file at once, and
+// the buffers of all of them are reserved (they show in the accounted peak); when a buffering sink's
+// files of every family and worker would take more than a quarter of the budget, Load sorts one record
+// per (row, family) instead, one file per task.
+func TestRowRecordsReserveEveryFamilysFile(t *testing.T) {
+	for _, c := range []struct {
+		fileMemory int64
+		rows       bool
+		most       int // files open at once, at most
+	}{{1 << 20, true, 4}, {3 << 20, false, 1}} {
+		spec := testSpec(t, uniqueCSV(3000)) // 3 regions, 2 families, a 16 MiB sort budget
+		spec.Pipeline.Workers = 2
+		sink := &bufferingSink{fileMemory: c.fileMemory}
+		if got := useRowRecords(2, 3, 2, false, sink, spec.sortBudget()); got != c.rows {
+			t.Fatalf("file buffers of %d bytes: row records %v, want %v", c.fileMemory, got, c.rows)
+		}
+		res, err := Load(context.Background(), spec, sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sink.files) != 6 || sink.most > c.most || sink.most < 1 {
+			t.Fatalf("file buffers of %d bytes: %d files, %d open at once (want at most %d)", c.fileMemory, len(sink.files), sink.most, c.most)
+		}
+		if res.PeakMemory < int64(c.most)*c.fileMemory {
+			t.Fatalf("file buffers of %d bytes: accounted peak %d does not include the %d files'", c.fileMemory, res.PeakMemory, c.most)
+		}
+		t.Logf("file buffers of %d bytes: %d open at once, peak %d", c.fileMemory, sink.most, res.PeakMemory)
 	}
 }
