@@ -247,14 +247,25 @@ func TestRunCloudServerStoppedAndBadCredentials(t *testing.T) {
 			if _, err := st.Stat(context.Background(), "orders/"+jobs.ManifestName); !errors.Is(err, storage.ErrNotExist) {
 				t.Fatalf("manifest despite the failure: %v", err)
 			}
-			if code, _, stderr := hfload(t, "run", job, "--no-progress", "--out", out); code != 0 {
+			// The server may have stopped after the commit record was stored (the run is fast): then
+			// the rerun rolls that commit forward, and refuses to load again into the committed prefix.
+			code, _, stderr := hfload(t, "run", job, "--no-progress", "--out", out)
+			if code != 0 && !(code == 1 && strings.Contains(stderr, jobs.ManifestName) && strings.Contains(stderr, "write to an empty prefix")) {
 				t.Fatalf("rerun: exit %d: %s", code, stderr)
 			}
+			t.Logf("rerun: exit %d", code)
 			if ups, _ := st.Uploads(context.Background(), "orders/"); len(ups) != 0 {
 				t.Errorf("staged uploads left after the rerun: %+v", ups)
 			}
 			if _, err := st.Stat(context.Background(), "orders/"+jobs.ManifestName); err != nil {
 				t.Fatalf("no manifest after the rerun: %v", err)
+			}
+			local := filepath.Join(dir, "local")
+			if code, _, stderr := hfload(t, "run", job, "--no-progress", "--out", local); code != 0 {
+				t.Fatalf("local run: exit %d: %s", code, stderr)
+			}
+			if l, r := hfileSums(t, local), bucketSums(t, st, "orders"); len(l) == 0 || strings.Join(l, "\n") != strings.Join(r, "\n") {
+				t.Fatalf("committed HFiles differ from the local run:\nlocal  %v\nbucket %v", l, r)
 			}
 		})
 	}
