@@ -75,6 +75,9 @@ func executeIncremental(ctx context.Context, job *Job, eo ExecuteOptions, now fu
 	if err != nil {
 		return res, err
 	}
+	if br, ok := stg.(*bucketRun); ok {
+		br.loadBucket = eo.LoadBucket
+	}
 	for _, r := range stg.Recovered() {
 		logf("%s", r)
 	}

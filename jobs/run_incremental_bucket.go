@@ -75,8 +75,12 @@ func (j *bucketJob) recover(ctx context.Context) error {
 		return err
 	}
 	runs := map[string]map[string]bool{} // run directory → the plain objects directly in it
+	work := map[string]bool{}            // run directories with a distributed run's work files
 	for _, o := range objs {
 		run, name, ok := strings.Cut(strings.TrimPrefix(o.Key, j.prefix+"/"), "/")
+		if ok && run != "" && strings.HasPrefix(name, BucketWorkDir+"/") {
+			work[run] = true
+		}
 		if !ok || run == "" || strings.Contains(name, "/") {
 			continue
 		}
@@ -84,6 +88,22 @@ func (j *bucketJob) recover(ctx context.Context) error {
 			runs[run] = map[string]bool{}
 		}
 		runs[run][name] = true
+	}
+	// A killed distributed run (hfload-beam) left its work files under its run directory (a directory
+	// a bulk load skips, see BucketWorkDir): removed, as the non-incremental recover removes them.
+	killed := make([]string, 0, len(work))
+	for id := range work {
+		killed = append(killed, id)
+	}
+	sort.Strings(killed)
+	for _, id := range killed {
+		b := &BucketStaging{st: j.st, prefix: j.key(id), runID: id}
+		if err := b.removeKilledWork(ctx); err != nil {
+			return err
+		}
+		for _, r := range b.recovered {
+			j.notes = append(j.notes, fmt.Sprintf("run %s: %s", id, r))
+		}
 	}
 	ids := make([]string, 0, len(runs))
 	for id := range runs {

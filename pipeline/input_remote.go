@@ -118,17 +118,19 @@ func inputAddRemote(ctx context.Context, p string, format string, stores inputSt
 // reader streams the object from its start (resumed with ranged GETs if the download drops).
 func (r *inputRemote) reader() (io.ReadCloser, error) { return r.store.Reader(r.ctx, r.key, 0) }
 
-// openParquet reads the object by ranges: the footer, then each column chunk of each row group.
+// openParquet reads the object by ranges: the footer, then each row group (one request for a row group
+// of at most maxCoalescedRowGroup bytes, else one per column chunk).
 func (r *inputRemote) openParquet(name string, fileIndex int, opts SourceOptions) (*ParquetSource, error) {
 	obj, err := r.store.Open(r.ctx, r.key)
 	if err != nil {
 		return nil, err
 	}
-	src, err := NewParquetSource(obj, obj.Info().Size, name, fileIndex, opts)
+	ranges := &rowGroupRanges{r: obj}
+	src, err := NewParquetSource(ranges, obj.Info().Size, name, fileIndex, opts)
 	if err != nil {
 		obj.Close()
 		return nil, err
 	}
-	src.closer = obj
+	src.closer, src.ranges, src.size = obj, ranges, obj.Info().Size
 	return src, nil
 }

@@ -31,6 +31,9 @@ type ParquetSource struct {
 	cur      pqarrow.RecordReader
 	curGroup int
 	row      int64 // rows returned so far
+
+	ranges *rowGroupRanges // a remote file's: each row group read with one request (parquet_ranges.go)
+	size   int64
 }
 
 // OpenParquet opens the Parquet file at path (see NewParquetSource).
@@ -203,6 +206,11 @@ func (s *ParquetSource) openGroup(ctx context.Context, rg int) (rr pqarrow.Recor
 			err = fmt.Errorf("corrupt file: %v", p)
 		}
 	}()
+	if s.ranges != nil {
+		if err := s.ranges.load(s.pf.MetaData().RowGroup(rg), s.size); err != nil {
+			return nil, err
+		}
+	}
 	return s.fr.GetRecordReader(ctx, nil, []int{rg})
 }
 
@@ -227,6 +235,9 @@ func (s *ParquetSource) Close() error {
 	if s.cur != nil {
 		s.cur.Release()
 		s.cur = nil
+	}
+	if s.ranges != nil {
+		s.ranges.drop()
 	}
 	if s.closer != nil {
 		err := s.closer.Close()

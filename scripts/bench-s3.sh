@@ -7,12 +7,21 @@
 # file placed in the bucket's directory; hfload streams it through the S3 API. Not part of make test.
 #
 #   SIZE=1GB MEMORY=256MiB ROUNDS=3 bash scripts/bench-s3.sh
+#
+# OLD=path/to/an/older/hfload adds that build's bucket load to every round (bracketed old/new figures
+# from the same run; the rounds alternate which of the two goes first). GWFLAGS passes options to the
+# gateway's posix backend (e.g. GWFLAGS=--data-integrity-etag: CRC ETags instead of MD5; the default
+# run uses none). Columns: wall and CPU (user+sys) seconds; "gateway CPU" is the gateway's during that
+# load; "commit" is the load's commit phase from hfload's summary (completing the uploads: the gateway
+# joins each object's parts); "CPU s3/local" is (hfload + gateway) / local.
 set -euo pipefail
 size=${SIZE:-1GB}
 memory=${MEMORY:-256MiB}
 rounds=${ROUNDS:-3}
 work=${WORK:-$(mktemp -d -t hfload-bench-s3.XXXXXX)}
 bin=${BIN:-bin/hfload}
+old=${OLD:-}
+[ -z "$old" ] || [ -x "$old" ] || { echo "OLD=$old is not an executable" >&2; exit 1; }
 gwbin=${VERSITYGW:-$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")}
 [ -x "$gwbin" ] || { echo "versitygw not found: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0" >&2; exit 1; }
 gwpid=
@@ -22,7 +31,8 @@ trap cleanup EXIT
 mkdir -p "$work/gw/bench" "$work/tmp"
 port=$((20000 + RANDOM % 20000))
 export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-ROOT_ACCESS_KEY=$AWS_ACCESS_KEY_ID ROOT_SECRET_KEY=$AWS_SECRET_ACCESS_KEY "$gwbin" --port "127.0.0.1:$port" posix "$work/gw" \
+# shellcheck disable=SC2086 # GWFLAGS is a list of options
+ROOT_ACCESS_KEY=$AWS_ACCESS_KEY_ID ROOT_SECRET_KEY=$AWS_SECRET_ACCESS_KEY "$gwbin" --port "127.0.0.1:$port" posix ${GWFLAGS:-} "$work/gw" \
   >"$work/gw.log" 2>&1 &
 gwpid=$!
 export AWS_ENDPOINT_URL_S3=http://127.0.0.1:$port AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true \
@@ -41,10 +51,10 @@ measure() { # name, command...: prints "wall-seconds cpu-seconds peak-RSS-KiB"
     echo "$name failed:" >&2; cat "$work/err.$name" >&2; exit 1; }
   awk '{printf "%s %.2f %s\n", $1, $2+$3, $4}' "$work/time.$name"
 }
-load() { # name, input, out, extra flags...
-  local name=$1 in=$2 out=$3; shift 3
+load() { # name, binary, input, out, extra flags...
+  local name=$1 b=$2 in=$3 out=$4; shift 4
   sync
-  measure "$name" "$bin" run --input "$in" --header \
+  measure "$name" "$b" run --input "$in" --header \
     --columns 'HBASE_ROW_KEY,d:customer_id,d:product_id,d:order_ts,d:quantity,d:unit_price,d:status,d:comment' \
     --table orders --out "$out" --timestamp 1700000000000 --split-sample 8 --memory "$memory" \
     --max-rejects -1 --no-progress "$@"
@@ -53,21 +63,43 @@ sums() { (cd "$1" && find . -path ./_manifest.json -prune -o -type f -not -name 
 
 gwcpu() { awk '{printf "%.2f", ($14+$15)/100}' "/proc/$gwpid/stat"; } # the gateway's CPU seconds so far (Linux)
 
-printf "\n| round | local wall | local CPU | s3 wall | s3 CPU | gateway CPU | s3 / local wall | s3 peak RSS MiB |\n|---|---|---|---|---|---|---|---|\n"
-ratios=()
-for r in $(seq "$rounds"); do
-  rm -rf "$work/local" "$work/gw/bench/out"
-  read -r lw lc _ < <(load local "$work/orders.csv" "$work/local")
+commit() { sed -n 's/^time .*commit \([0-9.]*\)s.*/\1/p' "$work/out.$1" "$work/err.$1" | head -1; } # the load's commit seconds
+bucket() { # name, binary: a bucket load; prints "wall cpu rss gateway-cpu commit"
+  local g0 w c r
+  rm -rf "$work/gw/bench/out"
   g0=$(gwcpu)
-  read -r sw sc sr < <(load s3 "s3://bench/orders.csv" "s3://bench/out" --tmp-dir "$work/tmp")
-  gc=$(awk -v a="$(gwcpu)" -v b="$g0" 'BEGIN{printf "%.2f", a-b}')
-  q=$(awk -v a="$sw" -v b="$lw" 'BEGIN{printf "%.2f", a/b}')
-  ratios+=("$q")
-  printf "| %d | %.2f s | %.2f s | %.2f s | %.2f s | %.2f s | %sx | %.0f |\n" "$r" "$lw" "$lc" "$sw" "$sc" "$gc" "$q" "$(echo "$sr/1024" | bc -l)"
+  read -r w c r < <(load "$1" "$2" "s3://bench/orders.csv" "s3://bench/out" --tmp-dir "$work/tmp")
+  echo "$w $c $r $(awk -v a="$(gwcpu)" -v b="$g0" 'BEGIN{printf "%.2f", a-b}') $(commit "$1")"
+}
+
+hdr="| round | local wall | local CPU | s3 wall | s3 CPU | gateway CPU | s3 commit | s3 / local wall | CPU s3 / local | s3 peak RSS MiB |"
+sep="|---|---|---|---|---|---|---|---|---|---|"
+[ -z "$old" ] || { hdr="$hdr OLD s3 wall | OLD s3 CPU | OLD gateway CPU | OLD s3 commit | OLD s3 / local wall |"; sep="$sep---|---|---|---|---|"; }
+printf "\n%s\n%s\n" "$hdr" "$sep"
+ratios=()
+oratios=()
+for r in $(seq "$rounds"); do
+  rm -rf "$work/local"
+  read -r lw lc _ < <(load local "$bin" "$work/orders.csv" "$work/local")
+  if [ -n "$old" ] && [ $((r % 2)) = 0 ]; then read -r ow oc _ og ocm < <(bucket s3old "$old"); fi
+  read -r sw sc sr gc cm < <(bucket s3 "$bin")
   if [ "$r" = 1 ]; then
     if [ "$(sums "$work/local")" != "$(sums "$work/gw/bench/out")" ]; then echo "HFILES DIFFER between local and s3" >&2; exit 1; fi
     echo "# round 1: the HFiles in the bucket are byte-identical to the local ones ($(sums "$work/local" | wc -l) files)" >&2
   fi
+  if [ -n "$old" ] && [ $((r % 2)) = 1 ]; then read -r ow oc _ og ocm < <(bucket s3old "$old"); fi
+  q=$(awk -v a="$sw" -v b="$lw" 'BEGIN{printf "%.2f", a/b}')
+  ratios+=("$q")
+  line=$(printf "| %d | %.2f s | %.2f s | %.2f s | %.2f s | %.2f s | %s s | %sx | %sx | %.0f |" "$r" "$lw" "$lc" "$sw" "$sc" "$gc" "$cm" "$q" \
+    "$(awk -v a="$sc" -v g="$gc" -v b="$lc" 'BEGIN{printf "%.2f", (a+g)/b}')" "$(echo "$sr/1024" | bc -l)")
+  if [ -n "$old" ]; then
+    oq=$(awk -v a="$ow" -v b="$lw" 'BEGIN{printf "%.2f", a/b}')
+    oratios+=("$oq")
+    line="$line $(printf " %.2f s | %.2f s | %.2f s | %s s | %sx |" "$ow" "$oc" "$og" "$ocm" "$oq")"
+  fi
+  echo "$line"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-printf "\nmedian s3 / local wall: %sx (target <= 1.3x); load average at the end %s\n" "$(median "${ratios[@]}")" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf "\nmedian s3 / local wall: %sx (target <= 1.3x)" "$(median "${ratios[@]}")"
+[ -z "$old" ] || printf "; OLD build: %sx" "$(median "${oratios[@]}")"
+printf "; load average at the end %s\n" "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -37,7 +37,8 @@ type Iterator struct {
 	cur      *view
 	err      error
 	closed   bool
-	ranged   bool // opened by Ranges.Open: closing it leaves the sorter and its runs alone
+	ranged   bool          // opened by Ranges.Open: closing it leaves the sorter and its runs alone
+	slots    chan struct{} // opened by Ranges.Open on reserved buffers: the token to give back
 	limit    []byte
 	held     *view // the view Next stopped at because of limit
 }
@@ -142,6 +143,16 @@ func (it *Iterator) Seq() uint64 { return it.cur.seq }
 // Err returns the first error met by Next (I/O, corruption, cancellation, Combine errors).
 func (it *Iterator) Err() error { return it.err }
 
+// release gives back the Iterator's read buffers.
+func (it *Iterator) release() {
+	it.s.p.release(it.reserved)
+	it.reserved = 0
+	if it.slots != nil {
+		<-it.slots
+		it.slots = nil
+	}
+}
+
 // Close frees the sorter's memory and removes its run files. It is safe to call more than once.
 func (it *Iterator) Close() error {
 	if it.closed {
@@ -155,8 +166,7 @@ func (it *Iterator) Close() error {
 	if it.m != nil {
 		errs = append(errs, it.m.close())
 	}
-	it.s.p.release(it.reserved)
-	it.reserved = 0
+	it.release()
 	if it.ranged {
 		it.cur, it.src, it.held = nil, nil, nil
 		return errors.Join(errs...)

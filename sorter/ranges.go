@@ -3,22 +3,49 @@ package sorter
 import (
 	"bytes"
 	"context"
+	"errors"
+	"sort"
 )
 
 // Ranges gives access to the sorted records of a finished Sorter by row range, so that several
 // goroutines can merge disjoint ranges at once (one output region each) instead of one goroutine
-// merging everything. All records are on disk in runs; every run records where each of its chunks
+// merging everything. Records on disk are in runs; every run records where each of its chunks
 // starts and the row of the chunk's first record, so a range merge starts reading each run near the
-// range's first row.
+// range's first row. The sorted in-memory remainder may stay in memory (RangesOptions), read by a
+// binary search for the range's first row.
 type Ranges struct {
 	s       *Sorter
 	scratch int64
+	// mem: the sorted arena s.a is read in place. Its Iterators then take their read buffers from
+	// bufs, reserved for opens of them at once by FinishRangesWith, instead of waiting on the budget.
+	mem   bool
+	need  int64         // one Iterator's read buffers and scratch
+	slots chan struct{} // with mem: one token per open Iterator
+	bufs  int64         // with mem: the reserved read buffers of cap(slots) Iterators
+}
+
+// RangesOptions configures FinishRangesWith. The zero value writes the in-memory remainder as a run,
+// as FinishRanges does.
+type RangesOptions struct {
+	// Opens is the most Iterators of the Ranges the caller keeps open at once. With Opens > 0 the
+	// sorted in-memory remainder stays in memory for the ranges to read, instead of being written as a
+	// run and read back, if the budget holds it together with the read buffers of Opens Iterators
+	// (reserved at once, without waiting) and Leave bytes more; otherwise it is written as a run.
+	Opens int
+	// Leave is memory the caller will reserve from the budget later, while the Ranges are open (output
+	// buffers, say): it must stay free, since a finished sorter's memory can no longer be spilled.
+	Leave int64
 }
 
 // FinishRanges ends adding like Finish, but instead of one Iterator returns a Ranges: the in-memory
 // remainder is written as a run and intermediate merge passes run until one merge's read buffers fit
 // the sorter's merge share. The Ranges must be closed; that removes the run files.
 func (s *Sorter) FinishRanges(ctx context.Context) (*Ranges, error) {
+	return s.FinishRangesWith(ctx, RangesOptions{})
+}
+
+// FinishRangesWith is FinishRanges, keeping the sorted in-memory remainder in memory when opts allow.
+func (s *Sorter) FinishRangesWith(ctx context.Context, opts RangesOptions) (*Ranges, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -38,29 +65,63 @@ func (s *Sorter) FinishRanges(ctx context.Context) (*Ranges, error) {
 	if s.err != nil {
 		return fail(s.err)
 	}
+	r := &Ranges{s: s}
+	if s.opts.Combine != nil {
+		r.scratch = 2 * int64(s.p.scratchSize())
+	}
 	if len(s.a.idx) > 0 {
 		sl, err := s.p.acquireSlot(ctx)
 		if err != nil {
 			return fail(err)
 		}
 		s.a.sort()
+		if opts.Opens > 0 && s.a.segs != nil { // ranges are found by binary search: sort it all
+			s.a.segs = nil
+			s.a.radixSort(s.a.idx, 0, 0)
+		}
 		s.p.releaseSlot(sl)
-		if err := s.spillFinishing(ctx); err != nil {
+		kept, err := r.keep(opts)
+		if err != nil {
 			return fail(err)
+		}
+		if !kept {
+			if err := s.spillFinishing(ctx); err != nil {
+				return fail(err)
+			}
 		}
 	} else {
 		s.releaseArena()
 	}
-	for sumBufs(s.runs) > s.p.share && len(s.runs) > 2 {
+	for !r.mem && sumBufs(s.runs) > s.p.share && len(s.runs) > 2 {
 		if err := s.mergePass(ctx); err != nil {
 			return fail(err)
 		}
 	}
-	r := &Ranges{s: s}
-	if s.opts.Combine != nil {
-		r.scratch = 2 * int64(s.p.scratchSize())
-	}
 	return r, nil
+}
+
+// keep decides whether the sorted remainder stays in memory (s.mu held) and if so reserves the read
+// buffers of opts.Opens Iterators. It stays only when the runs need no merge pass, so that nothing
+// has to be reserved while it is held.
+func (r *Ranges) keep(opts RangesOptions) (bool, error) {
+	s := r.s
+	if opts.Opens <= 0 || opts.Leave < 0 || sumBufs(s.runs) > s.p.share {
+		return false, nil
+	}
+	r.need = sumBufs(s.runs) + r.scratch
+	bufs := int64(opts.Opens) * r.need
+	if bufs+opts.Leave > s.p.budget-s.p.reserveIO {
+		return false, nil
+	}
+	switch err := s.p.reserve(nil, bufs+opts.Leave, nil, false); {
+	case errors.Is(err, errNoMemory):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	s.p.release(opts.Leave)
+	r.mem, r.bufs, r.slots = true, bufs, make(chan struct{}, opts.Opens)
+	return true, nil
 }
 
 // Open returns an Iterator over the cells whose row is in [lo, hi) (nil lo: from the first row; nil
@@ -79,23 +140,49 @@ func (r *Ranges) Open(ctx context.Context, lo, hi []byte) (*Iterator, error) {
 	if closed {
 		return nil, s.errorf("Ranges.Open after Close")
 	}
-	need := sumBufs(runs) + r.scratch
-	if err := s.p.reserve(ctx, need, nil, true); err != nil {
-		return nil, err
+	it := &Iterator{s: s, ctx: ctx, ranged: true}
+	if r.mem {
+		// The read buffers are reserved already: take one Iterator's share of them.
+		select {
+		case r.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		it.slots = r.slots
+	} else {
+		need := sumBufs(runs) + r.scratch
+		if err := s.p.reserve(ctx, need, nil, true); err != nil {
+			return nil, err
+		}
+		it.reserved = need
 	}
-	it := &Iterator{s: s, ctx: ctx, reserved: need, ranged: true}
-	if len(runs) > 0 {
+	var mem source
+	if r.mem {
+		a := &s.a
+		first := 0
+		if lo != nil {
+			first = sort.Search(len(a.idx), func(i int) bool { return bytes.Compare(a.row(&a.idx[i]), lo) >= 0 })
+		}
+		mem = &rangeSource{src: newResolverFrom(a, first), lo: lo, hi: hi}
+	}
+	switch {
+	case len(runs) == 0 && mem != nil:
+		it.src = mem
+	case len(runs) > 0:
 		m := newMergerOf(s.p.dict)
 		for _, ri := range runs {
 			rr, err := openRunAt(ctx, s.p.dict, ri, ri.seek(lo))
 			if err != nil {
 				m.close()
-				s.p.release(need)
+				it.release()
 				return nil, err
 			}
 			rr.keep = true
 			m.readers = append(m.readers, rr)
 			m.h.s = append(m.h.s, &rangeSource{src: rr, lo: lo, hi: hi})
+		}
+		if mem != nil {
+			m.h.s = append(m.h.s, mem)
 		}
 		it.m, it.src = m, m
 	}
@@ -113,6 +200,8 @@ func (r *Ranges) Close() error {
 	if r.s.state == stateClosed {
 		return nil
 	}
+	r.s.p.release(r.bufs)
+	r.bufs = 0
 	return r.s.cleanupLocked()
 }
 

@@ -27,14 +27,37 @@ func drainRange(t *testing.T, r *Ranges, lo, hi []byte) ([]rec, error) {
 	return out, err
 }
 
+// finishRanges finishes s for ranges, keeping its sorted remainder in memory with keep (and failing
+// the test if it was written as a run after all).
+func finishRanges(t *testing.T, s *Sorter, keep bool) *Ranges {
+	t.Helper()
+	var opts RangesOptions
+	if keep {
+		opts = RangesOptions{Opens: 2, Leave: 1 << 10}
+	}
+	r, err := s.FinishRangesWith(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.mem != keep {
+		t.Fatalf("remainder kept in memory: %v, want %v", r.mem, keep)
+	}
+	return r
+}
+
 // TestRangesConcatenateToTheWhole: the records of a spilled sorter read back as disjoint row ranges,
 // concurrently, are exactly the reference order cut at the range bounds, including bounds that fall
 // inside a row's many records, before the first row and after the last; the runs survive every range
-// and are removed by Close.
+// and are removed by Close. With keep the sorted remainder is read in memory beside the runs (two
+// Iterators at a time), and Close gives its memory and the reserved read buffers back.
 func TestRangesConcatenateToTheWhole(t *testing.T) {
-	for _, par := range []int{1, 2} {
-		t.Run(fmt.Sprintf("par=%d", par), func(t *testing.T) {
-			p := newTestPool(t, 256<<10, par)
+	for _, c := range []struct {
+		par  int
+		keep bool
+	}{{1, false}, {2, false}, {1, true}, {2, true}} {
+		par := c.par
+		t.Run(fmt.Sprintf("par=%d/keep=%v", par, c.keep), func(t *testing.T) {
+			p := newTestPool(t, 512<<10, par)
 			s := p.NewSorter("ranges", SorterOptions{})
 			rng := rand.New(rand.NewPCG(5, uint64(par)))
 			recs := randRecords(rng, 30000)
@@ -44,10 +67,7 @@ func TestRangesConcatenateToTheWhole(t *testing.T) {
 				}
 			}
 			want := reference(recs)
-			r, err := s.FinishRanges(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := finishRanges(t, s, c.keep)
 			if p.Spills() < 3 {
 				t.Fatalf("spills = %d, want several", p.Spills())
 			}
@@ -145,9 +165,16 @@ func sortBounds(b [][]byte) {
 	}
 }
 
-// TestRangesWithCombine: a combiner folds each key once per range, as Finish would.
+// TestRangesWithCombine: a combiner folds each key once per range, as Finish would, also across the
+// runs and the remainder kept in memory.
 func TestRangesWithCombine(t *testing.T) {
-	p := newTestPool(t, 128<<10, 2)
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep=%v", keep), func(t *testing.T) { testRangesWithCombine(t, keep) })
+	}
+}
+
+func testRangesWithCombine(t *testing.T, keep bool) {
+	p := newTestPool(t, 256<<10, 2)
 	// An associative fold: value = a's value, b's value and one byte, so n records fold to n-1 bytes
 	// however spills and merges group them.
 	count := func(dst []byte, _ *cellrec.Header, _, a, b []byte) []byte {
@@ -164,11 +191,11 @@ func TestRangesWithCombine(t *testing.T) {
 			n++
 		}
 	}
-	r, err := s.FinishRanges(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := finishRanges(t, s, keep)
 	defer r.Close()
+	if p.Spills() == 0 {
+		t.Fatal("no spill: the ranges read only memory")
+	}
 	total := 0
 	for _, b := range [][2][]byte{{nil, []byte("row0100")}, {[]byte("row0100"), []byte("row0250")}, {[]byte("row0250"), nil}} {
 		got, err := drainRange(t, r, b[0], b[1])
@@ -185,4 +212,32 @@ func TestRangesWithCombine(t *testing.T) {
 	if total != 300 {
 		t.Fatalf("%d folded records, want 300", total)
 	}
+}
+
+// TestRangesKeepOnlyWhatFits: when the memory the caller will need later (Leave) would not stay free
+// beside the remainder, the remainder is written as a run as FinishRanges does, and the ranges are
+// still the whole.
+func TestRangesKeepOnlyWhatFits(t *testing.T) {
+	p := newTestPool(t, 512<<10, 2)
+	s := p.NewSorter("fits", SorterOptions{})
+	recs := randRecords(rand.New(rand.NewPCG(9, 9)), 3000)
+	for _, r := range recs {
+		if err := s.Add(rc(r.kv), r.seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spills := p.Spills()
+	r, err := s.FinishRangesWith(context.Background(), RangesOptions{Opens: 2, Leave: p.Reservable() - 1<<10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.mem || p.Spills() != spills+1 {
+		t.Fatalf("kept in memory %v, spills %d -> %d: want the remainder written as a run", r.mem, spills, p.Spills())
+	}
+	got, err := drainRange(t, r, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRecords(t, got, reference(recs))
 }

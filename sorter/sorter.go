@@ -241,10 +241,13 @@ func (s *Sorter) growIndex() error {
 	case old >= 1<<16:
 		newCap = old + old/4
 		// Grow straight to the size the arena will have when it spills, judging by the records so far
-		// (steps of 25% copy the whole index each time: about 4 times its final size for the first arena).
+		// (steps of 25% copy the whole index each time: about 4 times its final size for the first arena),
+		// or when it holds its fair share of the arena memory: with many sorters (one per region) none
+		// reaches the spill size, and indexes reserved for it took the budget and spilled the others.
 		if n := int64(len(s.a.idx)); n > 0 {
 			slabBytes := s.held - int64(old+cap(s.spare))*entrySize
-			if want := s.p.spillAt / (slabBytes/n + entrySize); want > int64(newCap) {
+			target := min(s.p.spillAt, (s.p.budget-s.p.reserveIO)/max(1, s.p.nSorters.Load()))
+			if want := target / (slabBytes/n + entrySize); want > int64(newCap) {
 				newCap = int(want + want/8)
 			}
 		}

@@ -175,36 +175,17 @@ func TestRunLocalIncremental(t *testing.T) {
 	})
 }
 
-// TestIncrementalToBucketRefused: an incremental job (state_dir) into a bucket is refused by the
-// distributed driver with a configuration error that says so, and nothing is committed.
-func TestIncrementalToBucketRefused(t *testing.T) {
+// TestRunLocalIncrementalToBucket: incremental runs into a bucket (state_dir local, out s3://) through
+// the map and reduce tasks commit the objects `hfload run`'s commit, run after run, and leave no work
+// file and no upload.
+func TestRunLocalIncrementalToBucket(t *testing.T) {
 	srv := gw.Need(t)
 	srv.Setenv(t)
 	bucket, err := srv.NewBucket()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := oneRegionCase()
-	dir := t.TempDir()
-	job := c.Job(t, c.Inputs(t, filepath.Join(dir, "in")), "s3://"+bucket+"/incr")
-	job.StateDir, job.TmpDir = filepath.Join(dir, "state"), t.TempDir()
-	_, err = jobs.Execute(context.Background(), job, jobs.ExecuteOptions{Now: func() time.Time { return beamtest.Started },
-		Load:       beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{}),
-		LoadBucket: beamtask.BucketLoader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{})})
-	if !errors.Is(err, jobs.ErrConfig) || !strings.Contains(err.Error(), "cannot write into a bucket") {
-		t.Fatalf("want the refusal, got %v", err)
-	}
-	st, err := storage.NewS3(context.Background(), bucket, storage.S3Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := st.List(context.Background(), "incr/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range objs {
-		if strings.HasSuffix(o.Key, jobs.ManifestName) {
-			t.Errorf("committed %s", o.Key)
-		}
-	}
+	beamtest.CompareIncrementalBucket(t, bucket, func(job *jobs.Job) beamtest.BucketLoad {
+		return beamtask.BucketLoader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{})
+	})
 }

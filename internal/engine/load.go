@@ -37,7 +37,7 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 	ranged := spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits
 	dict := spec.Mapping.Dict()
 	var rows *rowRecords
-	if !spec.familyRecords && useRowRecords(len(families), len(spec.Splits)+1, workers, ranged, sink, spec.sortBudget()) {
+	if !spec.familyRecords && useRowRecords(len(families), workers, sink, spec.sortBudget()) {
 		var err error
 		if rows, err = newRowRecords(spec.Mapping, families); err != nil {
 			return nil, fmt.Errorf("run: %w", err)

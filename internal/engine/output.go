@@ -87,6 +87,31 @@ func (o *outputWriter) filesPerTask() int {
 	return 1
 }
 
+// outputMemory returns how many tasks writeTasks runs at once (at most workers) and the memory it
+// reserves for their files' output buffers (filesPerTask per task), and sets o.bufSize.
+func (o *outputWriter) outputMemory(workers int) (int, int64, error) {
+	o.bufSize = 1 << 20
+	if o.pool == nil {
+		return workers, 0, nil
+	}
+	files := o.filesPerTask()
+	o.bufSize = outputBufferSize(o.pool.Budget(), workers*files)
+	perFile := directio.WriterMemory(o.bufSize)
+	if bs, ok := o.sink.(BufferingSink); ok {
+		// The sink's files buffer their bytes themselves (upload parts); they fit in a quarter of
+		// the budget, as the write buffers above do, with fewer files at once if need be.
+		perFile = bs.FileMemory()
+		if fit := o.pool.Budget() / 4 / max(perFile*int64(files), 1); int64(workers) > fit {
+			workers = int(max(fit, 1))
+		}
+		if perFile*int64(files) > o.pool.Reservable() {
+			return 0, 0, fmt.Errorf("output buffers: one file being uploaded holds %s of part buffers, more than the sort budget of --memory %s allows; raise --memory",
+				mib(perFile), mib(cmp.Or(max(o.spec.Memory, 0), DefaultMemory)))
+		}
+	}
+	return workers, int64(workers) * int64(files) * perFile, nil
+}
+
 // writeTasks runs task(region, family) for every pair with data (family: the stream; 0 with row
 // records), `workers` at a time, and stops at the first error. The output buffers of the files written
 // at once (filesPerTask per task) are reserved from the sorter's budget before the first task starts
@@ -94,24 +119,11 @@ func (o *outputWriter) filesPerTask() int {
 func (o *outputWriter) writeTasks(ctx context.Context, regions, workers int, has func(t int) bool,
 	task func(ctx context.Context, region, fam int) error) error {
 	nf := o.streams()
-	o.bufSize = 1 << 20
-	if o.pool != nil {
-		files := o.filesPerTask()
-		o.bufSize = outputBufferSize(o.pool.Budget(), workers*files)
-		perFile := directio.WriterMemory(o.bufSize)
-		if bs, ok := o.sink.(BufferingSink); ok {
-			// The sink's files buffer their bytes themselves (upload parts); they fit in a quarter of
-			// the budget, as the write buffers above do, with fewer files at once if need be.
-			perFile = bs.FileMemory()
-			if fit := o.pool.Budget() / 4 / max(perFile*int64(files), 1); int64(workers) > fit {
-				workers = int(max(fit, 1))
-			}
-			if perFile*int64(files) > o.pool.Reservable() {
-				return fmt.Errorf("output buffers: one file being uploaded holds %s of part buffers, more than the sort budget of --memory %s allows; raise --memory",
-					mib(perFile), mib(cmp.Or(max(o.spec.Memory, 0), DefaultMemory)))
-			}
-		}
-		n := int64(workers) * int64(files) * perFile
+	workers, n, err := o.outputMemory(workers)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
 		if err := o.pool.Reserve(ctx, n); err != nil {
 			return fmt.Errorf("output buffers: %w", err)
 		}
@@ -135,7 +147,6 @@ func (o *outputWriter) writeTasks(ctx context.Context, regions, workers int, has
 			}
 		}()
 	}
-	var err error
 loop:
 	for t := 0; t < regions*nf; t++ {
 		if !has(t) {
@@ -187,9 +198,15 @@ const rangeGroups = 4
 // cells. Consecutive regions are merged in groups, `workers` (group, family) pairs at a time, so that
 // merging and writing run in parallel: a group's merge reads the runs' row range of its regions once
 // (each run from the chunk before the group's first row) and is cut at every region's end
-// (Iterator.Limit), instead of a merge per region re-reading a chunk of every run.
+// (Iterator.Limit), instead of a merge per region re-reading a chunk of every run. A family's sorted
+// in-memory remainder is read in place when the budget holds it beside the output buffers, instead of
+// being written as one more run and read back.
 func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter, splits partition.Splits, workers int) error {
 	nf := o.streams()
+	opens, out, err := o.outputMemory(workers)
+	if err != nil {
+		return err
+	}
 	ranges := make([]*sorter.Ranges, nf)
 	defer func() {
 		for _, r := range ranges {
@@ -203,7 +220,7 @@ func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter
 			sorters[f].Close()
 			continue
 		}
-		r, err := sorters[f].FinishRanges(ctx)
+		r, err := sorters[f].FinishRangesWith(ctx, sorter.RangesOptions{Opens: opens, Leave: out})
 		if err != nil {
 			return fmt.Errorf("sorting %s: %w", o.streamName(f), err)
 		}
@@ -252,7 +269,17 @@ func (o *outputWriter) writeStream(ctx context.Context, it *sorter.Iterator, spl
 		}
 	}
 	st := o.newStream(it, fws)
-	if err := st.run(); err != nil {
+	var err error
+	if o.rows != nil {
+		fw := newFamilyWriters(fws, o.rows)
+		err = st.runRows(fw)
+		if ferr := fw.finish(err == nil); err == nil {
+			err = ferr
+		}
+	} else {
+		err = st.run()
+	}
+	if err != nil {
 		abort(fws)
 		return err
 	}

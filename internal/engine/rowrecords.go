@@ -13,7 +13,7 @@ import (
 // which the sorter merges like any records of one row that overlap.
 //
 // Without, the pipeline emits one record per (row, family). Sorted so, five one-column families make
-// five records per row, each with its own copy of the row, header and 24-byte index entry, and five
+// five records per row, each with its own copy of the row, header and index entry, and five
 // sorters per region: at 1M rows and 256 MiB that was 93 spills instead of 1 for the same cells in one
 // family. A row record holds the row once and its cells differ from the family records' only by the
 // family's rank byte in front of each qualifier, so the sorter's memory, comparisons and spills follow
@@ -29,12 +29,12 @@ type rowRecords struct {
 // buffers) are outside the sort budget, in memoryReserve: a bounded number per worker keeps them there.
 const maxRowFamilies = 16
 
-// useRowRecords says whether Load sorts row records: for 2 to maxRowFamilies families, when there are
-// at least as many (region) streams to write as workers (a region's families are then written by one
-// goroutine instead of one each) or the regions are cut after the sort (ranged), and when a sink that
-// buffers its files (uploads) can hold every family's file of every worker in a quarter of the budget.
-func useRowRecords(families, regions, workers int, ranged bool, sink Sink, budget int64) bool {
-	if families < 2 || families > maxRowFamilies || (!ranged && regions < workers) {
+// useRowRecords says whether Load sorts row records: for 2 to maxRowFamilies families, unless a sink
+// that buffers its files (uploads) cannot hold every family's file of every worker in a quarter of the
+// budget. A region's families are written in parallel (familyWriters), so few regions are no reason
+// against.
+func useRowRecords(families, workers int, sink Sink, budget int64) bool {
+	if families < 2 || families > maxRowFamilies {
 		return false
 	}
 	if bs, ok := sink.(BufferingSink); ok && bs.FileMemory()*int64(families*workers) > budget/4 {

@@ -118,6 +118,10 @@ func TestRowRecordsSameFiles(t *testing.T) {
 		{name: "one-per-row", mod: func(s *Spec) {}, columns: ordered, keys: 1200},
 		{name: "one-per-row-roll", mod: func(s *Spec) { s.MaxFileSize = 8 << 10 }, columns: ordered, keys: 1200},
 		{name: "one-per-row-last", mod: func(s *Spec) { s.Duplicates = DuplicatesLast }, columns: ordered},
+		// One region, and more workers than regions: a region's families are written in parallel.
+		{name: "one-region-last", mod: func(s *Spec) { s.Duplicates, s.Splits = DuplicatesLast, nil }, columns: ordered},
+		{name: "one-region-4-workers", mod: func(s *Spec) { s.Splits, s.Pipeline.Workers = nil, 4 }, columns: ordered,
+			keys: 1200},
 		{name: "spills", mod: func(s *Spec) { s.Duplicates, s.Memory = DuplicatesLast, 60<<20 },
 			rows: 30000, keys: 20000, pad: 200, spills: true},
 		{name: "spills-one-per-row", mod: func(s *Spec) { s.Memory = 60 << 20 }, columns: ordered,
@@ -135,8 +139,7 @@ func TestRowRecordsSameFiles(t *testing.T) {
 				}
 				c.mod(spec)
 				spec.familyRecords = familyRecords
-				ranged := spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits
-				if !familyRecords && !useRowRecords(len(spec.Mapping.Families()), len(spec.Splits)+1, spec.workers(), ranged, &memSink{}, spec.sortBudget()) {
+				if !familyRecords && !useRowRecords(len(spec.Mapping.Families()), spec.workers(), &memSink{}, spec.sortBudget()) {
 					t.Fatal("this load does not sort row records")
 				}
 				var sink memSink
@@ -192,7 +195,7 @@ func TestRowRecordsReserveEveryFamilysFile(t *testing.T) {
 		spec := testSpec(t, uniqueCSV(3000)) // 3 regions, 2 families, a 16 MiB sort budget
 		spec.Pipeline.Workers = 2
 		sink := &bufferingSink{fileMemory: c.fileMemory}
-		if got := useRowRecords(2, 3, 2, false, sink, spec.sortBudget()); got != c.rows {
+		if got := useRowRecords(2, 2, sink, spec.sortBudget()); got != c.rows {
 			t.Fatalf("file buffers of %d bytes: row records %v, want %v", c.fileMemory, got, c.rows)
 		}
 		res, err := Load(context.Background(), spec, sink)
@@ -206,5 +209,43 @@ func TestRowRecordsReserveEveryFamilysFile(t *testing.T) {
 			t.Fatalf("file buffers of %d bytes: accounted peak %d does not include the %d files'", c.fileMemory, res.PeakMemory, c.most)
 		}
 		t.Logf("file buffers of %d bytes: %d open at once, peak %d", c.fileMemory, sink.most, res.PeakMemory)
+	}
+}
+
+// writeFailSink is memSink whose files fail to write past limit bytes.
+type writeFailSink struct {
+	memSink
+	limit int
+}
+
+type writeFailFile struct {
+	File
+	n, limit int
+}
+
+func (s *writeFailSink) Create(ctx context.Context, family, name string, o FileOptions) (File, error) {
+	f, err := s.memSink.Create(ctx, family, name, o)
+	return &writeFailFile{File: f, limit: s.limit}, err
+}
+
+func (f *writeFailFile) Write(p []byte) (int, error) {
+	if f.n += len(p); f.n > f.limit {
+		return 0, errors.New("device full")
+	}
+	return f.File.Write(p)
+}
+
+// TestRowRecordsWriteError: a file that fails while the families are written in parallel fails the
+// load with its error (no hang), and every file of the failed stream is aborted, none kept.
+func TestRowRecordsWriteError(t *testing.T) {
+	spec := familiesSpec(t, "", "HBASE_ROW_KEY,a:v,a:w,ab:v,b:v", 20000, 20000, 100)
+	spec.Splits = nil
+	sink := &writeFailSink{limit: 200 << 10}
+	_, err := Load(context.Background(), spec, sink)
+	if err == nil || !strings.Contains(err.Error(), "device full") {
+		t.Fatalf("load: %v", err)
+	}
+	if len(sink.files) != 0 || len(sink.aborted) == 0 {
+		t.Fatalf("%d files kept, %d aborted", len(sink.files), len(sink.aborted))
 	}
 }

@@ -111,14 +111,13 @@ func (s *stream) writeHeld() error {
 	return fw.append(&s.heldH, s.heldQ, s.heldV, s.heldT)
 }
 
-// run writes every cell the policy keeps.
+// run writes every cell the policy keeps, of one family's stream (s.rows nil) into s.fws[0].
 func (s *stream) run() error {
 	last := s.pol == DuplicatesLast
+	fw := s.fws[0]
 	for s.it.Next() {
-		vh, seq := s.it.Header(), s.it.Seq()
+		h, seq := s.it.Header(), s.it.Seq()
 		q, v, t, rest := s.d.NextTags(s.it.Cells())
-		h, q, w := s.cell(vh, q)
-		fw := s.fws[w]
 		// A duplicate equals the last cell handed on: with policy last the held one (kept in s.prev);
 		// otherwise the last cell written, or one equal to it that was dropped (the writer has its key).
 		var dup bool
@@ -144,7 +143,7 @@ func (s *stream) run() error {
 		written := last || !dup || s.pol == DuplicatesKeep
 		switch {
 		case last && len(rest) == 0:
-			s.hold(w, h, q, v, t) // a duplicate replaces the held cell: the later input wins
+			s.hold(0, h, q, v, t) // a duplicate replaces the held cell: the later input wins
 		case written:
 			s.hasHeld = false
 			if err := fw.append(h, q, v, t); err != nil {
@@ -152,21 +151,11 @@ func (s *stream) run() error {
 			}
 		}
 		// The rest of the view: distinct keys, each greater than the first. Once a cell of the view is
-		// in a file, the next ones of its family share its row, family, timestamp and type; a cell of
-		// another family (row records) starts that family's row.
+		// in the file, the next ones share its row, family, timestamp and type.
 		for len(rest) > 0 {
 			q, v, t, rest = s.d.NextTags(rest)
-			if s.rows != nil {
-				var w2 int
-				if h, q, w2 = s.cell(vh, q); w2 != w {
-					w, fw, written = w2, s.fws[w2], false
-					if err := fw.startRow(h); err != nil {
-						return err
-					}
-				}
-			}
 			if last && len(rest) == 0 {
-				s.hold(w, h, q, v, t)
+				s.hold(0, h, q, v, t)
 				break
 			}
 			var err error
@@ -189,6 +178,68 @@ func (s *stream) run() error {
 		return nil // reported by writeStream
 	}
 	return s.writeHeld()
+}
+
+// runRows is run for a stream of row records: each cell goes to its family's writer (fw). Equal keys
+// are adjacent in the stream whatever their family, so a duplicate is a cell whose key equals the last
+// cell handed on (s.prev, for every policy); a view's cells are distinct, but consecutive ones may be
+// of different families, and only cells of one family that follow each other in a view take the
+// writer's same-row path.
+func (s *stream) runRows(fw *familyWriters) error {
+	last := s.pol == DuplicatesLast
+	for s.it.Next() {
+		vh, seq := s.it.Header(), s.it.Seq()
+		q, v, t, rest := s.d.NextTags(s.it.Cells())
+		h, q, w := s.cell(vh, q)
+		dup := s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
+		if dup {
+			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
+			s.o.recordDup(s.keyBuf, s.pseq, seq)
+		}
+		if last && !dup && s.hasHeld {
+			s.hasHeld = false
+			if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false); err != nil {
+				return err
+			}
+		}
+		// sameRow: the previous cell of this view went into w's file.
+		sameRow := false
+		switch {
+		case last && len(rest) == 0:
+			s.hold(w, h, q, v, t) // a duplicate replaces the held cell: the later input wins
+		case last || !dup || s.pol == DuplicatesKeep:
+			s.hasHeld = false
+			if err := fw.put(w, h, q, v, t, false); err != nil {
+				return err
+			}
+			sameRow = true
+		}
+		for len(rest) > 0 {
+			q, v, t, rest = s.d.NextTags(rest)
+			var w2 int
+			if h, q, w2 = s.cell(vh, q); w2 != w {
+				w, sameRow = w2, false
+			}
+			if last && len(rest) == 0 {
+				s.hold(w, h, q, v, t)
+				break
+			}
+			if err := fw.put(w, h, q, v, t, sameRow); err != nil {
+				return err
+			}
+			sameRow = true
+		}
+		s.setPrev(h, q, seq)
+		s.pseq = seq
+	}
+	if err := s.it.Err(); err != nil {
+		return nil // reported by writeStream
+	}
+	if s.hasHeld {
+		s.hasHeld = false
+		return fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false)
+	}
+	return nil
 }
 
 // maxDupExamples is how many duplicate keys a run reports as examples.
