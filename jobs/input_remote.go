@@ -9,7 +9,7 @@ import (
 	"github.com/hfload/hfload/internal/storage"
 )
 
-// fingerprintRemote is Fingerprint of an object (s3://bucket/key): its size and last-modified time,
+// fingerprintRemote is Fingerprint of an object (s3://, gs://, azblob://bucket/key): its size and last-modified time,
 // and with checksum, the SHA-256 of its bytes streamed once more.
 func fingerprintRemote(ctx context.Context, url string, checksum bool) (InputFile, error) {
 	st, key, err := remoteStore(ctx, url)
@@ -46,7 +46,7 @@ func remoteStore(ctx context.Context, url string) (storage.Store, string, error)
 	if err != nil {
 		return nil, "", err
 	}
-	st, err := storage.NewS3(ctx, loc.Bucket, storage.S3Options{})
+	st, err := storage.OpenBucket(ctx, loc, storage.S3Options{})
 	if err != nil {
 		return nil, "", err
 	}
@@ -62,7 +62,7 @@ func absInput(path string) (string, error) {
 	return filepath.Abs(path)
 }
 
-// validateStorage checks where things may live: inputs and out may be in a bucket (s3://), also for an
+// validateStorage checks where things may live: inputs and out may be in a bucket (s3://, gs://, azblob://), also for an
 // incremental job; state_dir, tmp_dir, rejects, splits and labels are local.
 func (j *Job) validateStorage(p *problems) {
 	for _, in := range j.Input {

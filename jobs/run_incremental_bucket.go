@@ -33,7 +33,7 @@ func openBucketJob(ctx context.Context, job *Job) (*bucketJob, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: out: %w", ErrConfig, err)
 	}
-	st, err := storage.NewS3(ctx, loc.Bucket, bucketOptions(int64(job.Memory)))
+	st, err := storage.OpenBucket(ctx, loc, bucketOptions(int64(job.Memory)))
 	if err != nil {
 		return nil, err
 	}

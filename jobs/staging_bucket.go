@@ -69,7 +69,7 @@ func NewBucketStaging(ctx context.Context, out, runID string, opts storage.S3Opt
 	if err != nil {
 		return nil, fmt.Errorf("%w: --out: %w", ErrConfig, err)
 	}
-	st, err := storage.NewS3(ctx, loc.Bucket, opts)
+	st, err := storage.OpenBucket(ctx, loc, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -119,8 +119,9 @@ func (b *BucketStaging) key(name string) string {
 // URL is the output's URL.
 func (b *BucketStaging) URL() string { return strings.TrimSuffix(b.st.URL(b.key("")), "/") }
 
-// HadoopURL is the output's URL as HBase's bulk load names it (Hadoop's S3A file system: s3a://).
-func (b *BucketStaging) HadoopURL() string { return "s3a://" + strings.TrimPrefix(b.URL(), "s3://") }
+// HadoopURL is the output's URL as HBase's bulk load names it: s3a:// (Hadoop's S3A file system),
+// gs:// (the GCS connector), abfss://container@account.dfs.core.windows.net/ (ABFS).
+func (b *BucketStaging) HadoopURL() string { return storage.HadoopURL(b.st, b.key("")) }
 
 // Recovered says what the preparation found from a killed run and did about it.
 func (b *BucketStaging) Recovered() []string { return b.recovered }

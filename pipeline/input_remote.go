@@ -23,15 +23,16 @@ type inputRemote struct {
 // and connections.
 type inputStores map[string]storage.Store
 
-func (s inputStores) get(ctx context.Context, bucket string) (storage.Store, error) {
-	if st, ok := s[bucket]; ok {
+func (s inputStores) get(ctx context.Context, loc storage.Location) (storage.Store, error) {
+	id := loc.Scheme + "://" + loc.Account + "/" + loc.Bucket
+	if st, ok := s[id]; ok {
 		return st, nil
 	}
-	st, err := storage.NewS3(ctx, bucket, storage.S3Options{})
+	st, err := storage.OpenBucket(ctx, loc, storage.S3Options{})
 	if err != nil {
 		return nil, err
 	}
-	s[bucket] = st
+	s[id] = st
 	return st, nil
 }
 
@@ -44,11 +45,15 @@ func inputAddRemote(ctx context.Context, p string, format string, stores inputSt
 	if err != nil {
 		return err
 	}
-	st, err := stores.get(ctx, loc.Bucket)
+	st, err := stores.get(ctx, loc)
 	if err != nil {
 		return err
 	}
-	url := func(key string) string { return "s3://" + loc.Bucket + "/" + key }
+	url := func(key string) string {
+		l := loc
+		l.Key = key
+		return l.String()
+	}
 	addObj := func(o storage.Info) error {
 		return add(url(o.Key), o.Size, &inputRemote{ctx: ctx, store: st, key: o.Key})
 	}

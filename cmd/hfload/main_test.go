@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hfload/hfload/internal/storage/cloudtest"
 	"github.com/hfload/hfload/internal/storage/s3test"
 )
 
@@ -16,8 +17,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(run(os.Args[1:]))
 	}
-	os.Exit(s3test.Main(m, &gw))
+	os.Exit(cloudtest.Main(func() int { return s3test.Main(m, &gw) }, &emu))
 }
 
-// gw is the package's private S3 gateway (issue 20 tests); tests that need it call gw.Need.
-var gw s3test.Gateway
+var (
+	// gw is the package's private S3 gateway (issue 20 tests); tests that need it call gw.Need.
+	gw s3test.Gateway
+	// emu are its Cloud Storage and Azure emulators (run_clouds_test.go).
+	emu cloudtest.Emulators
+)

@@ -35,6 +35,15 @@ func s3Inputs(t *testing.T, srv *s3test.Server, dir string) (bucket string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	putInputs(t, st, dir)
+	return bucket
+}
+
+// putInputs writes the test exports (CSV .gz/.zst with a rejected row under in/, Parquet under pq/)
+// into dir and into st under the same names.
+func putInputs(t *testing.T, st storage.Store, dir string) {
+	t.Helper()
+	ctx := context.Background()
 	files := map[string][]byte{"_SUCCESS": nil}
 	var header string
 	for i, name := range []string{"part-0.csv.gz", "part-1.csv.zst"} {
@@ -80,7 +89,6 @@ func s3Inputs(t *testing.T, srv *s3test.Server, dir string) (bucket string) {
 			t.Fatal(err)
 		}
 	}
-	return bucket
 }
 
 const s3OrdersMapping = `header: true
@@ -155,7 +163,7 @@ func TestRunInputFromS3Errors(t *testing.T) {
 		{"missing-bucket", "s3://no-such-bucket-x/in/", nil, 3, "s3://no-such-bucket-x/in/: the bucket does not exist"},
 		{"wrong-secret", "s3://" + bucket + "/in/", []string{"AWS_SECRET_ACCESS_KEY=wrong-secret-91c"}, 3, "the server rejected the credentials"},
 		{"no-match", "s3://" + bucket + "/in/*.tsv", nil, 1, `matches no objects`},
-		{"gs", "gs://b/x.csv", nil, 1, "gs:// is not supported yet"},
+		{"hdfs", "hdfs://nn/x.csv", nil, 1, "HDFS is not supported"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, kv := range c.env {

@@ -32,15 +32,16 @@ type stores struct {
 // of `hfload run` for the job's memory budget).
 func (t *Task) open(ctx context.Context, spec *jobs.RunSpec) (*stores, error) {
 	s := &stores{tmpDir: t.TmpDir, buckets: map[string]storage.Store{}}
-	bucket := func(name string) (storage.Store, error) {
-		if st, ok := s.buckets[name]; ok {
+	bucket := func(loc storage.Location) (storage.Store, error) {
+		id := loc.Scheme + "://" + loc.Account + "/" + loc.Bucket
+		if st, ok := s.buckets[id]; ok {
 			return st, nil
 		}
-		st, err := storage.NewS3(ctx, name, jobs.BucketUploadOptions(spec))
+		st, err := storage.OpenBucket(ctx, loc, jobs.BucketUploadOptions(spec))
 		if err != nil {
 			return nil, err
 		}
-		s.buckets[name] = st
+		s.buckets[id] = st
 		return st, nil
 	}
 	loc, err := storage.Parse(t.Work)
@@ -48,7 +49,7 @@ func (t *Task) open(ctx context.Context, spec *jobs.RunSpec) (*stores, error) {
 		return nil, fmt.Errorf("%w: work area: %w", jobs.ErrConfig, err)
 	}
 	if loc.IsRemote() {
-		if s.work, err = bucket(loc.Bucket); err != nil {
+		if s.work, err = bucket(loc); err != nil {
 			return nil, err
 		}
 		s.prefix = strings.Trim(loc.Key, "/")
@@ -60,7 +61,7 @@ func (t *Task) open(ctx context.Context, spec *jobs.RunSpec) (*stores, error) {
 		if err != nil || !loc.IsRemote() {
 			return nil, fmt.Errorf("%w: output %s is not a bucket URL (%v)", jobs.ErrConfig, t.Out, err)
 		}
-		if s.out, err = bucket(loc.Bucket); err != nil {
+		if s.out, err = bucket(loc); err != nil {
 			return nil, err
 		}
 		s.outKey = strings.Trim(loc.Key, "/")

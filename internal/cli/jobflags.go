@@ -38,7 +38,7 @@ func AddJobFlags(f *pflag.FlagSet) *JobFlags {
 	f.Int("workers", 0, "parallel mapping workers (default: one per core)")
 	// Output side.
 	f.String("table", "", "HBase table name (used in the bulk-load command and manifest)")
-	f.String("out", "", "output directory or s3://bucket/prefix: <out>/<family>/<hfile> + _manifest.json")
+	f.String("out", "", "output directory or s3://, gs://, azblob://bucket/prefix: <out>/<family>/<hfile> + _manifest.json")
 	f.Int64("timestamp", 0, "cell timestamp in epoch ms (default: the run's start time)")
 	f.String("splits", "", "file with one split key per line (HBase shell notation, \\xNN escapes)")
 	f.String("splits-from", "", "HBase REST server URL, e.g. http://rest-host:8080: use the live --table's current regions")

@@ -1,5 +1,6 @@
-// Package storage is hfload's one small API over local directories and S3 buckets (AWS S3 and
-// S3-compatible servers such as Ceph RGW, MinIO, Apache Ozone or the Versity gateway).
+// Package storage is hfload's one small API over local directories and buckets: S3 (AWS S3 and
+// S3-compatible servers such as Ceph RGW, MinIO, Apache Ozone or the Versity gateway), Google Cloud
+// Storage and Azure Blob Storage (OpenBucket picks by the URL's scheme).
 //
 // A Store is rooted at a bucket (S3) or a directory (local); keys are slash-separated paths inside it.
 // It reads whole objects as streams (Reader, resumed with a ranged GET when a download drops) or by
@@ -25,5 +26,9 @@
 // come from the SDK's standard AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL variables (or a profile's
 // endpoint_url) and are addressed path-style. Transient failures are retried with exponential backoff.
 //
-// gs:// and azblob:// addresses are recognised and refused with a message saying what to use instead.
+// Cloud Storage (gs.go, its JSON API over net/http with golang.org/x/oauth2/google credentials) and
+// Azure Blob Storage (azure.go, Microsoft's SDK) have no
+// upload that another process can list, complete or abort, so their uploads are staged objects whose
+// names BulkLoadHFilesTool skips ("_hfload-upload.<id>.<name>" next to the final name), completed by a
+// server-side copy and a delete (blob_store.go).
 package storage

@@ -9,9 +9,12 @@ import (
 
 // Location is a parsed storage address: a local path, or a bucket and a key (or key prefix) in it.
 type Location struct {
-	Scheme string // "s3" for a bucket; "" for a local path
-	Bucket string // S3 bucket name
-	Key    string // S3: the key or prefix, no leading "/"; local: the path as given
+	Scheme string // "s3", "gs" or "azblob" for a bucket (an Azure container); "" for a local path
+	Bucket string // the bucket (Azure: the container)
+	// Account is the Azure storage account when the URL names it (abfs://container@account.dfs…);
+	// empty otherwise (azblob:// takes it from the environment).
+	Account string
+	Key     string // in a bucket: the key or prefix, no leading "/"; local: the path as given
 }
 
 // ErrUnsupportedScheme is returned by Parse for URLs of stores hfload does not talk to.
@@ -32,9 +35,10 @@ func IsRemote(s string) bool {
 	return true
 }
 
-// Parse parses "s3://bucket/key" (also "s3a://", Hadoop's name for the same bucket) or a local path.
-// gs://, azblob:// and other schemes are refused (ErrUnsupportedScheme) with a message saying what to
-// use instead.
+// Parse parses "s3://bucket/key" (also "s3a://", Hadoop's name for the same bucket), "gs://bucket/key",
+// "azblob://container/key" (also Hadoop's abfs[s]://container@account.dfs.core.windows.net/key and
+// wasb[s]://container@account.blob.core.windows.net/key) or a local path. Other schemes are refused
+// (ErrUnsupportedScheme) with a message saying what to use instead.
 func Parse(s string) (Location, error) {
 	if !IsRemote(s) {
 		return Location{Key: s}, nil
@@ -52,22 +56,42 @@ func Parse(s string) (Location, error) {
 		}
 		return Location{Scheme: "s3", Bucket: bucket, Key: key}, nil
 	case "gs":
-		return Location{}, fmt.Errorf("%w %s: gs:// is not supported yet; Cloud Storage's XML API speaks S3: create an HMAC key, "+
-			"set AWS_ENDPOINT_URL_S3=https://storage.googleapis.com with the HMAC id and secret as AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, "+
-			"and use s3://%s", ErrUnsupportedScheme, s, rest)
-	case "azblob", "az", "wasb", "wasbs", "abfs", "abfss":
-		return Location{}, fmt.Errorf("%w %s: Azure Blob Storage is not supported yet; load from or to a local directory and copy with azcopy, "+
-			"or put an S3-compatible gateway in front of the container and use s3://", ErrUnsupportedScheme, s)
+		bucket, key, _ := strings.Cut(rest, "/")
+		if bucket == "" || strings.ContainsAny(bucket, "@:") {
+			return Location{}, fmt.Errorf("%s: want gs://bucket/prefix (credentials come from Application Default Credentials, not the URL)", redactURL(s))
+		}
+		return Location{Scheme: "gs", Bucket: bucket, Key: key}, nil
+	case "azblob":
+		container, key, _ := strings.Cut(rest, "/")
+		if container == "" || strings.ContainsAny(container, "@:") {
+			return Location{}, fmt.Errorf("%s: want azblob://container/prefix (the account and its credentials come from AZURE_STORAGE_CONNECTION_STRING or AZURE_STORAGE_ACCOUNT, not the URL)", redactURL(s))
+		}
+		return Location{Scheme: "azblob", Bucket: container, Key: key}, nil
+	case "abfs", "abfss", "wasb", "wasbs":
+		// Hadoop's names for a container: abfs[s]://container@account.dfs.core.windows.net/path,
+		// wasb[s]://container@account.blob.core.windows.net/path.
+		host, key, _ := strings.Cut(rest, "/")
+		container, acctHost, ok := strings.Cut(host, "@")
+		account, _, _ := strings.Cut(acctHost, ".")
+		if !ok || container == "" || account == "" || strings.Contains(container, ":") {
+			return Location{}, fmt.Errorf("%s: want %s://container@account.%s.core.windows.net/prefix, or azblob://container/prefix", redactURL(s), scheme, map[bool]string{true: "dfs", false: "blob"}[strings.HasPrefix(scheme, "abfs")])
+		}
+		return Location{Scheme: "azblob", Bucket: container, Account: account, Key: key}, nil
+	case "az":
+		return Location{}, fmt.Errorf("%w %s: write Azure Blob Storage URLs as azblob://container/prefix (or Hadoop's abfs://container@account.dfs.core.windows.net/prefix)", ErrUnsupportedScheme, redactURL(s))
 	case "hdfs":
 		return Location{}, fmt.Errorf("%w %s: HDFS is not supported; write to a local directory or a bucket and copy with `hadoop distcp`", ErrUnsupportedScheme, s)
 	}
-	return Location{}, fmt.Errorf("%w %s: hfload reads and writes local paths and s3:// only", ErrUnsupportedScheme, redactURL(s))
+	return Location{}, fmt.Errorf("%w %s: hfload reads and writes local paths, s3://, gs:// and azblob:// only", ErrUnsupportedScheme, redactURL(s))
 }
 
 // String returns the location as a URL (or the local path).
 func (l Location) String() string {
 	if l.Scheme == "" {
 		return l.Key
+	}
+	if l.Account != "" {
+		return "abfss://" + l.Bucket + "@" + l.Account + ".dfs.core.windows.net/" + l.Key
 	}
 	return l.Scheme + "://" + l.Bucket + "/" + l.Key
 }

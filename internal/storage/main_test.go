@@ -4,9 +4,15 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hfload/hfload/internal/storage/cloudtest"
 	"github.com/hfload/hfload/internal/storage/s3test"
 )
 
-var gw s3test.Gateway
+var (
+	gw  s3test.Gateway
+	emu cloudtest.Emulators
+)
 
-func TestMain(m *testing.M) { os.Exit(s3test.Main(m, &gw)) }
+func TestMain(m *testing.M) {
+	os.Exit(cloudtest.Main(func() int { return s3test.Main(m, &gw) }, &emu))
+}

@@ -108,6 +108,9 @@ type Error struct {
 	URL  string // the object or prefix
 	Kind Kind
 	Err  error // the underlying error (errors.Is/As reach it)
+	// Hint, when set, replaces the kind's default advice for KindCredentials (which names the AWS
+	// variables): the GCS and Azure stores say where their credentials come from.
+	Hint string
 }
 
 // Kind classifies storage errors.
@@ -134,6 +137,9 @@ func (e *Error) Error() string {
 	case KindAccessDenied:
 		return msg + "access denied (the credentials in use may not do this; check the bucket policy or the profile)"
 	case KindCredentials:
+		if e.Hint != "" {
+			return msg + e.Hint
+		}
 		return msg + credentialsMessage(e.Err)
 	case KindUnreachable:
 		return msg + "cannot reach the storage endpoint (" + unreachableDetail(e.Err) + ")"

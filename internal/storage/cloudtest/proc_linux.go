@@ -1,0 +1,11 @@
+package cloudtest
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// dieWithParent makes the emulator die with the test process, even when that is killed.
+func dieWithParent(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
