@@ -36,10 +36,8 @@ type Case struct {
 	Inputs func(t testing.TB, dir string) []string
 }
 
-// Cases are the jobs every driver must reproduce byte for byte.
-func Cases() []Case {
-	return []Case{
-		{Name: "csv-dups-rejects-sample", YAML: `
+// dupsRejectsSampleJob is the job of csv-dups-rejects-sample, also the job of ChunkCase.
+const dupsRejectsSampleJob = `
 table: t
 header: true
 split_sample: 3
@@ -53,7 +51,12 @@ mapping:
     - {name: n, type: long, cell: "d:n"}
     - {name: tag, cell: "e:tag"}
   rowkey: [id]
-`, Inputs: csvInputs(3, 400, true)},
+`
+
+// Cases are the jobs every driver must reproduce byte for byte.
+func Cases() []Case {
+	return []Case{
+		{Name: "csv-dups-rejects-sample", YAML: dupsRejectsSampleJob, Inputs: csvInputs(3, 400, true)},
 		{Name: "csv-aggregate", YAML: `
 table: t
 header: true

@@ -15,21 +15,7 @@ import (
 // one; a ragged row), blank lines and quoted fields, some holding a line break; the second input is
 // gzipped (never cut). split_sample 3.
 func ChunkCase() Case {
-	return Case{Name: "csv-chunks", YAML: `
-table: t
-header: true
-split_sample: 3
-duplicates: last
-max_rejects: -1
-memory: 64MiB
-mapping:
-  columns:
-    - {name: id}
-    - {name: name, cell: "d:name"}
-    - {name: n, type: long, cell: "d:n"}
-    - {name: tag, cell: "e:tag"}
-  rowkey: [id]
-`, Inputs: chunkInputs}
+	return Case{Name: "csv-chunks", YAML: dupsRejectsSampleJob, Inputs: chunkInputs}
 }
 
 func chunkInputs(t testing.TB, dir string) []string {
