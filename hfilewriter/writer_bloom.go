@@ -80,10 +80,9 @@ type writeBloomChunk struct {
 // bloomPendingKeys is how many keys a chunk hashes before it sets their bits (8 KiB of hashes).
 const bloomPendingKeys = 1024
 
-func (c *writeBloomChunk) add(key []byte) {
-	h1 := MurmurHash(key, 0)
-	h2 := MurmurHash(key, h1)
-	c.pending = append(c.pending, uint64(uint32(h1))<<32|uint64(uint32(h2)))
+// add adds a key by its hashes, h1<<32 | h2 (bloomHashes).
+func (c *writeBloomChunk) add(hh uint64) {
+	c.pending = append(c.pending, hh)
 	if len(c.pending) >= bloomPendingKeys {
 		c.setPending()
 	}
@@ -201,6 +200,18 @@ func (bw *writeBloomWriter) enqueueReady(closing bool) {
 // add adds one bloom key. chunkKey is the chunk index key to use if this key starts a chunk
 // (the row for ROW; the firstOnRowCol key for ROWCOL); hashKey is the hashed bytes.
 func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
+	bw.addHashed(bloomHashes(hashKey), chunkKey)
+}
+
+// bloomHashes is a bloom key's two hashes as a chunk keeps them: h1<<32 | h2.
+func bloomHashes(key []byte) uint64 {
+	h1 := MurmurHash(key, 0)
+	h2 := MurmurHash(key, h1)
+	return uint64(uint32(h1))<<32 | uint64(uint32(h2))
+}
+
+// addHashed is add for a key whose hashes are hh (bloomHashes of the hashed bytes).
+func (bw *writeBloomWriter) addHashed(hh uint64, chunkKey []byte) {
 	bw.enqueueReady(false)
 	if bw.chunk == nil {
 		p := bw.params
@@ -218,7 +229,7 @@ func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
 		bw.chunk = c
 		bw.numChunks++
 	}
-	bw.chunk.add(hashKey)
+	bw.chunk.add(hh)
 	bw.totalKeys++
 }
 

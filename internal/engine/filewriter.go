@@ -114,6 +114,15 @@ func (fw *fileWriter) append(h *cellrec.Header, q, v, tags []byte) error {
 	return nil
 }
 
+// appendRowHash is append with the row's bloom hash (rh = hfilewriter.HashRow(h.Row)) computed already.
+func (fw *fileWriter) appendRowHash(h *cellrec.Header, q, v, tags []byte, rh hfilewriter.RowHash) error {
+	if err := fw.w.AppendPartsRowHash(h.Row, h.Family, q, h.TS, h.Type, v, tags, rh); err != nil {
+		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
+	fw.count(h, len(q), len(v), len(tags))
+	return nil
+}
+
 // count adds a written cell (its qualifier, value and tags lengths) to the local counters. They are
 // published every few thousand cells: shared atomics per cell would bounce a cache line between the
 // writing goroutines.

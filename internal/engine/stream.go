@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/pipeline"
@@ -27,6 +28,9 @@ type stream struct {
 	fws  []*fileWriter    // by family rank with row records; else the one family's
 	rows *rowRecords      // nil: one family's stream
 	hdrs []cellrec.Header // with rows: the current view's header in each family, by rank
+	// hashRows: with rows, some family's file has a ROW bloom; each view's row is hashed once for all
+	// of them (hfilewriter.HashRow) instead of once in each family's writer.
+	hashRows bool
 
 	// The last cell handed on: its seq, and with policy last its key (copies).
 	prev    cellrec.Header
@@ -56,6 +60,9 @@ func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream
 		s.hdrs = make([]cellrec.Header, len(fws))
 		for rank := range s.hdrs {
 			s.hdrs[rank].Family = s.rows.rd.Family(rank)
+			if fws[rank].writerOptions().Bloom == hfilewriter.BloomRow {
+				s.hashRows = true
+			}
 		}
 	}
 	return s
@@ -191,6 +198,10 @@ func (s *stream) runRows(fw *familyWriters) error {
 		vh, seq := s.it.Header(), s.it.Seq()
 		q, v, t, rest := s.d.NextTags(s.it.Cells())
 		h, q, w := s.cell(vh, q)
+		var rh hfilewriter.RowHash
+		if s.hashRows {
+			rh = hfilewriter.HashRow(vh.Row)
+		}
 		dup := s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
 		if dup {
 			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
@@ -198,7 +209,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 		}
 		if last && !dup && s.hasHeld {
 			s.hasHeld = false
-			if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false); err != nil {
+			if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, 0, false); err != nil {
 				return err
 			}
 		}
@@ -209,7 +220,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 			s.hold(w, h, q, v, t) // a duplicate replaces the held cell: the later input wins
 		case last || !dup || s.pol == DuplicatesKeep:
 			s.hasHeld = false
-			if err := fw.put(w, h, q, v, t, false); err != nil {
+			if err := fw.put(w, h, q, v, t, false, rh, s.hashRows); err != nil {
 				return err
 			}
 			sameRow = true
@@ -224,7 +235,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 				s.hold(w, h, q, v, t)
 				break
 			}
-			if err := fw.put(w, h, q, v, t, sameRow); err != nil {
+			if err := fw.put(w, h, q, v, t, sameRow, rh, s.hashRows); err != nil {
 				return err
 			}
 			sameRow = true
@@ -237,7 +248,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 	}
 	if s.hasHeld {
 		s.hasHeld = false
-		return fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false)
+		return fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, 0, false)
 	}
 	return nil
 }
