@@ -688,6 +688,9 @@ func (w *Writer) close() error {
 	if err := w.writeInlineBlocks(true); err != nil {
 		return err
 	}
+	if w.bloom != nil && w.bloom.follow != nil {
+		w.bloom.unfollow(nil) // the last chunk is written: let the producer free what it keeps for this file
+	}
 	// No META blocks. Load-on-open section: data index root (after intermediate levels).
 	var rootOff int64
 	var err error

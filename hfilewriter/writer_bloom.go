@@ -75,6 +75,7 @@ type writeBloomChunk struct {
 	keyCount  int
 	firstKey  []byte   // chunk index key
 	pending   []uint64 // hashes (h1<<32 | h2) of added keys whose bits are not set yet
+	shared    bool     // the keys are a RowBloomShare chunk's: no bits and no pending until fillShared
 }
 
 // bloomPendingKeys is how many keys a chunk hashes before it sets their bits (8 KiB of hashes).
@@ -158,19 +159,21 @@ func zeroed(b []byte, n int) []byte {
 
 // writeBloomWriter accumulates one compound bloom filter (general or delete-family).
 type writeBloomWriter struct {
-	typ        BloomType // ROW (also for delete-family) or ROWCOL: selects chunk index keys
-	params     BloomChunkParams
-	comparator string
-	chunk      *writeBloomChunk
-	prevParams BloomChunkParams
-	hasPrev    bool
-	ready      []*writeBloomChunk
-	free       *writeBloomChunk // a written chunk whose arrays can be reused
-	index      writeIndexChunk
-	numChunks  int
-	totalKeys  int64
-	totalMax   int64
-	totalBytes int64
+	typ          BloomType // ROW (also for delete-family) or ROWCOL: selects chunk index keys
+	params       BloomChunkParams
+	comparator   string
+	chunk        *writeBloomChunk
+	prevParams   BloomChunkParams
+	hasPrev      bool
+	ready        []*writeBloomChunk
+	free         *writeBloomChunk // a written chunk whose arrays can be reused
+	index        writeIndexChunk
+	follow       *bloomFollower // the RowBloomShare this ROW bloom follows (Writer.ShareRowBloom), nil if none
+	sharedChunks int            // chunks whose bits were copied from a RowBloomShare
+	numChunks    int
+	totalKeys    int64
+	totalMax     int64
+	totalBytes   int64
 }
 
 func newWriteBloomWriter(typ BloomType, opts *WriterOptions) *writeBloomWriter {
@@ -187,6 +190,9 @@ func (bw *writeBloomWriter) enqueueReady(closing bool) {
 	c := bw.chunk
 	if c == nil || (c.keyCount < c.maxKeys && !closing) {
 		return
+	}
+	if c.shared {
+		bw.fillShared(c)
 	}
 	c.fold()
 	bw.ready = append(bw.ready, c)
@@ -224,12 +230,16 @@ func (bw *writeBloomWriter) addHashed(hh uint64, chunkKey []byte) {
 			c = &writeBloomChunk{}
 		}
 		c.bits, c.size = c.bits[:0], p.ByteSize // made by the first setPending (or fold)
-		c.hashCount, c.maxKeys, c.keyCount = p.HashCount, p.MaxKeys, 0
+		c.hashCount, c.maxKeys, c.keyCount, c.shared = p.HashCount, p.MaxKeys, 0, false
 		c.firstKey = append(c.firstKey[:0], chunkKey...)
 		bw.chunk = c
 		bw.numChunks++
 	}
-	bw.chunk.add(hh)
+	if bw.follow != nil && bw.follows(hh, bw.chunk) {
+		bw.chunk.keyCount++
+	} else {
+		bw.chunk.add(hh)
+	}
 	bw.totalKeys++
 }
 

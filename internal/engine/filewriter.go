@@ -31,6 +31,11 @@ type fileWriter struct {
 	rows    int64 // distinct rows in the current file
 
 	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
+
+	// share: the region's shared ROW bloom (bloomshare.go) that this stream's first file follows as
+	// consumer shareID; nil without.
+	share   *hfilewriter.RowBloomShare
+	shareID int
 }
 
 func (o *outputWriter) newFileWriter(ctx context.Context, region, fam int, start, end []byte) *fileWriter {
@@ -78,6 +83,9 @@ func (fw *fileWriter) open() error {
 		fw.f.Abort()
 		fw.f = nil
 		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
+	if fw.part == 0 && fw.share != nil {
+		fw.w.ShareRowBloom(fw.share, fw.shareID) // a later file (rolled) starts mid-region: it cannot
 	}
 	fw.part++
 	return nil

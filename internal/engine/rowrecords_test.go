@@ -90,6 +90,13 @@ func mixedBlooms(family string) hfilewriter.WriterOptions {
 	return o
 }
 
+// smallBlooms gives every family ROW bloom chunks of 256 bytes (213 keys).
+func smallBlooms(string) hfilewriter.WriterOptions {
+	o := hfilewriter.DefaultWriterOptions()
+	o.BloomBlockSize = 256
+	return o
+}
+
 // TestRowRecordsSameFiles: sorting one record per row for all families (rowrecords.go) writes the
 // same files, byte for byte, with the same results as sorting one record per (row, family), under
 // every duplicates policy, a family-dependent combiner, tags, file rolling, given, many and computed
@@ -133,6 +140,13 @@ func TestRowRecordsSameFiles(t *testing.T) {
 		{name: "one-per-row-last", mod: func(s *Spec) { s.Duplicates = DuplicatesLast }, columns: ordered},
 		// Each family's bloom type its own (the stream hashes rows once for the ROW blooms only).
 		{name: "mixed-blooms", mod: func(s *Spec) { s.Family = mixedBlooms }, columns: ordered, keys: 1200},
+		// Bloom chunks of 213 keys: every region's family files share full chunks of the stream's bloom
+		// (bloomshare.go), also when a file rolls, a family misses rows or duplicates are held (last).
+		{name: "shared-blooms", mod: func(s *Spec) { s.Family = smallBlooms }, columns: ordered, keys: 1200},
+		{name: "shared-blooms-roll", mod: func(s *Spec) { s.Family, s.MaxFileSize = smallBlooms, 40<<10 }, columns: ordered,
+			keys: 1200},
+		{name: "shared-blooms-yaml-last", mod: func(s *Spec) { s.Family, s.Duplicates = smallBlooms, DuplicatesLast },
+			rows: 2400, keys: 1200},
 		// One region, and more workers than regions: a region's families are written in parallel.
 		{name: "one-region-last", mod: func(s *Spec) { s.Duplicates, s.Splits = DuplicatesLast, nil }, columns: ordered},
 		{name: "one-region-4-workers", mod: func(s *Spec) { s.Splits, s.Pipeline.Workers = nil, 4 }, columns: ordered,
