@@ -208,17 +208,6 @@ func (a *azureBackend) get(ctx context.Context, key, version string, off, n int6
 	return r.Body, nil
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 func deref[T any](p *T) T {
 	var zero T
 	if p == nil {

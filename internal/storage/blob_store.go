@@ -10,7 +10,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"time"
 )
 
 // Cloud Storage and Azure Blob Storage have no multipart upload that another process can list,
@@ -230,35 +229,11 @@ func (o *blobObject) ReadAt(p []byte, off int64) (int, error) {
 		return 0, io.EOF
 	}
 	want := p[:min(int64(len(p)), o.info.Size-off)]
-	done, fails := 0, 0
-	for done < len(want) {
-		body, err := o.s.b.get(o.ctx, o.info.Key, o.info.ETag, off+int64(done), int64(len(want)-done))
-		if err == nil {
-			var n int
-			n, err = io.ReadFull(body, want[done:])
-			body.Close()
-			done += n
-			if n > 0 {
-				fails = 0
-			}
-			if err == nil {
-				break
-			}
-			err = &Error{Op: "read", URL: o.s.URL(o.info.Key), Kind: KindUnreachable, Err: fmt.Errorf("download dropped at byte %d: %w", off+int64(done), err)}
-		} else if !IsKind(err, KindUnreachable) && !IsKind(err, KindOther) {
-			return done, err
-		}
-		if fails++; fails >= o.s.opts.MaxAttempts {
-			return done, err
-		}
-		if werr := sleepBackoff(o.ctx, fails, o.s.opts.MaxBackoff); werr != nil {
-			return done, werr
-		}
+	done, err := readFullAt(o.ctx, want, off, o.s.opener(o.ctx, o.info), o.s.dropped(o.info.Key), o.s.readRetry())
+	if err == nil && done < len(p) {
+		err = io.EOF
 	}
-	if done < len(p) {
-		return done, io.EOF
-	}
-	return done, nil
+	return done, err
 }
 
 // Reader streams key from off, resuming with a ranged read of the same version when the body drops.
@@ -267,98 +242,27 @@ func (s *blobStore) Reader(ctx context.Context, key string, off int64) (io.ReadC
 	if err != nil {
 		return nil, err
 	}
-	r := &blobReader{s: s, ctx: ctx, info: info, off: off}
-	if err := r.open(); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return newResumingReader(ctx, off, info.Size, s.opener(ctx, info), s.dropped(key), s.readRetry())
 }
 
-type blobReader struct {
-	s     *blobStore
-	ctx   context.Context
-	info  Info
-	off   int64
-	body  io.ReadCloser
-	fails int
-}
-
-func (r *blobReader) open() error {
-	if r.off >= r.info.Size {
-		r.body = io.NopCloser(eofReader{})
-		return nil
-	}
-	body, err := r.s.b.get(r.ctx, r.info.Key, r.info.ETag, r.off, -1)
-	if err != nil {
-		return err
-	}
-	r.body = body
-	return nil
-}
-
-func (r *blobReader) Read(p []byte) (int, error) {
-	for {
-		if r.body == nil {
-			if err := r.open(); err != nil {
-				if !IsKind(err, KindUnreachable) && !IsKind(err, KindOther) {
-					return 0, err
-				}
-				if err := r.retry(err); err != nil {
-					return 0, err
-				}
-				continue
-			}
-		}
-		n, err := r.body.Read(p)
-		r.off += int64(n)
-		if n > 0 {
-			r.fails = 0
-		}
-		if err == nil || (err == io.EOF && r.off >= r.info.Size) {
-			return n, err
-		}
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		r.body.Close()
-		r.body = nil
-		if n > 0 {
-			return n, nil
-		}
-		if rerr := r.retry(&Error{Op: "read", URL: r.s.URL(r.info.Key), Kind: KindUnreachable, Err: fmt.Errorf("download dropped at byte %d: %w", r.off, err)}); rerr != nil {
-			return 0, rerr
-		}
+// opener reads ranges of the version of the object that info describes.
+func (s *blobStore) opener(ctx context.Context, info Info) rangeOpener {
+	return func(off, n int64) (io.ReadCloser, int64, error) {
+		body, err := s.b.get(ctx, info.Key, info.ETag, off, n)
+		return body, info.Size, err
 	}
 }
 
-func (r *blobReader) retry(err error) error {
-	if r.ctx.Err() != nil {
-		return r.ctx.Err()
+func (s *blobStore) dropped(key string) dropError {
+	return func(off int64, err error) error {
+		return &Error{Op: "read", URL: s.URL(key), Kind: KindUnreachable, Err: fmt.Errorf("download dropped at byte %d: %w", off, err)}
 	}
-	if r.fails++; r.fails >= r.s.opts.MaxAttempts {
-		return err
-	}
-	return sleepBackoff(r.ctx, r.fails, r.s.opts.MaxBackoff)
 }
 
-func (r *blobReader) Close() error {
-	if r.body != nil {
-		err := r.body.Close()
-		r.body = nil
-		return err
-	}
-	return nil
-}
-
-func sleepBackoff(ctx context.Context, attempt int, maxWait time.Duration) error {
-	t := time.NewTimer(min(time.Duration(100<<min(attempt, 10))*time.Millisecond, maxWait))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+func (s *blobStore) readRetry() readRetry {
+	return readRetry{attempts: s.opts.MaxAttempts, maxBackoff: s.opts.MaxBackoff, retryable: func(err error) bool {
+		return IsKind(err, KindUnreachable) || IsKind(err, KindOther)
+	}}
 }
 
 var _ Store = (*blobStore)(nil)

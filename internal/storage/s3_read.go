@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -37,193 +36,61 @@ func (o *s3Object) ReadAt(p []byte, off int64) (int, error) {
 	if off >= o.info.Size {
 		return 0, io.EOF
 	}
-	want := p
-	if rest := o.info.Size - off; int64(len(want)) > rest {
-		want = want[:rest]
-	}
-	n, err := o.s.readRange(o.ctx, o.info.Key, o.info.ETag, off, want)
+	want := p[:min(int64(len(p)), o.info.Size-off)]
+	n, err := readFullAt(o.ctx, want, off, o.s.opener(o.ctx, o.info.Key, o.info.ETag), o.s.dropped(o.info.Key), o.s.readRetry())
 	if err == nil && n < len(p) {
 		err = io.EOF
 	}
 	return n, err
 }
 
-// readRange fills buf from key at off (version etag, if set). A body that drops is resumed from where
-// it stopped, with backoff, up to MaxAttempts times in a row without progress.
-func (s *S3) readRange(ctx context.Context, key, etag string, off int64, buf []byte) (int, error) {
-	done, fails := 0, 0
-	for done < len(buf) {
-		body, _, err := s.get(ctx, key, etag, off+int64(done), off+int64(len(buf))-1)
-		if err == nil {
-			var n int
-			n, err = io.ReadFull(body, buf[done:])
-			body.Close()
-			done += n
-			if n > 0 {
-				fails = 0
+func (s *S3) readRetry() readRetry {
+	return readRetry{attempts: s.opts.MaxAttempts, maxBackoff: s.opts.MaxBackoff, retryable: retryable}
+}
+
+func (s *S3) dropped(key string) dropError {
+	return func(off int64, err error) error {
+		return s.wrap("read", key, fmt.Errorf("download dropped at byte %d: %w", off, err))
+	}
+}
+
+// opener reads ranges of key, of version *etag if set; an empty *etag is set from the first answer,
+// so every later range reads the same version.
+func (s *S3) opener(ctx context.Context, key, etag string) rangeOpener {
+	return func(off, n int64) (io.ReadCloser, int64, error) {
+		in := &s3.GetObjectInput{Bucket: &s.bucket, Key: &key}
+		if off > 0 || n >= 0 {
+			r := fmt.Sprintf("bytes=%d-", off)
+			if n >= 0 {
+				r += fmt.Sprint(off + n - 1)
 			}
-			if err == nil {
-				break
+			in.Range = &r
+		}
+		if etag != "" {
+			in.IfMatch = aws.String(quote(etag))
+		}
+		out, err := s.client.GetObject(ctx, in)
+		if err != nil {
+			switch apiCode(err) {
+			case "InvalidRange":
+				return io.NopCloser(eofReader{}), -1, nil
+			case "PreconditionFailed":
+				return nil, -1, s.wrap("read", key, errors.New("the object was replaced while it was read"))
 			}
-			err = s.wrap("read", key, fmt.Errorf("download dropped at byte %d: %w", off+int64(done), err))
-		} else if !retryable(err) {
-			return done, err
+			return nil, -1, s.wrap("read", key, err)
 		}
-		fails++
-		if fails >= s.opts.MaxAttempts {
-			return done, err
+		if etag == "" {
+			etag = unquote(aws.ToString(out.ETag))
 		}
-		if werr := s.backoff(ctx, fails); werr != nil {
-			return done, werr
+		size := int64(-1)
+		if out.ContentLength != nil && n < 0 {
+			size = off + *out.ContentLength
 		}
-	}
-	return done, nil
-}
-
-// get starts a GET of key from byte off to end (inclusive; -1: to the end), of version etag if set.
-func (s *S3) get(ctx context.Context, key, etag string, off, end int64) (io.ReadCloser, string, error) {
-	in := &s3.GetObjectInput{Bucket: &s.bucket, Key: &key}
-	if off > 0 || end >= 0 {
-		r := fmt.Sprintf("bytes=%d-", off)
-		if end >= 0 {
-			r += fmt.Sprint(end)
-		}
-		in.Range = &r
-	}
-	if etag != "" {
-		in.IfMatch = aws.String(quote(etag))
-	}
-	out, err := s.client.GetObject(ctx, in)
-	if err != nil {
-		if apiCode(err) == "PreconditionFailed" {
-			return nil, "", s.wrap("read", key, errors.New("the object was replaced while it was read"))
-		}
-		return nil, "", s.wrap("read", key, err)
-	}
-	return out.Body, unquote(aws.ToString(out.ETag)), nil
-}
-
-func (s *S3) backoff(ctx context.Context, attempt int) error {
-	d := min(time.Duration(100<<min(attempt, 10))*time.Millisecond, s.opts.MaxBackoff)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+		return out.Body, size, nil
 	}
 }
 
-// s3Reader streams an object, resuming with a ranged GET of the same version when the body drops.
-type s3Reader struct {
-	s     *S3
-	ctx   context.Context
-	key   string
-	etag  string
-	off   int64
-	size  int64 // -1 until known
-	body  io.ReadCloser
-	fails int
-}
-
+// Reader streams key from off, resuming with a ranged GET of the same version when the body drops.
 func (s *S3) Reader(ctx context.Context, key string, off int64) (io.ReadCloser, error) {
-	r := &s3Reader{s: s, ctx: ctx, key: key, off: off, size: -1}
-	if err := r.open(); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return newResumingReader(ctx, off, -1, s.opener(ctx, key, ""), s.dropped(key), s.readRetry())
 }
-
-func (r *s3Reader) open() error {
-	if r.size >= 0 && r.off >= r.size {
-		r.body = io.NopCloser(eofReader{})
-		return nil
-	}
-	in := &s3.GetObjectInput{Bucket: &r.s.bucket, Key: &r.key}
-	if r.off > 0 {
-		in.Range = aws.String(fmt.Sprintf("bytes=%d-", r.off))
-	}
-	if r.etag != "" {
-		in.IfMatch = aws.String(quote(r.etag))
-	}
-	out, err := r.s.client.GetObject(r.ctx, in)
-	if err != nil {
-		switch apiCode(err) {
-		case "InvalidRange":
-			r.body = io.NopCloser(eofReader{})
-			return nil
-		case "PreconditionFailed":
-			return r.s.wrap("read", r.key, errors.New("the object was replaced while it was read"))
-		}
-		return r.s.wrap("read", r.key, err)
-	}
-	if r.etag == "" {
-		r.etag = unquote(aws.ToString(out.ETag))
-	}
-	if r.size < 0 && out.ContentLength != nil {
-		r.size = r.off + *out.ContentLength
-	}
-	r.body = out.Body
-	return nil
-}
-
-func (r *s3Reader) Read(p []byte) (int, error) {
-	for {
-		if r.body == nil {
-			if err := r.open(); err != nil {
-				if !retryable(err) {
-					return 0, err
-				}
-				if err := r.retry(err); err != nil {
-					return 0, err
-				}
-				continue
-			}
-		}
-		n, err := r.body.Read(p)
-		r.off += int64(n)
-		if n > 0 {
-			r.fails = 0
-		}
-		if err == nil || err == io.EOF {
-			if err == io.EOF && r.size >= 0 && r.off < r.size {
-				err = io.ErrUnexpectedEOF // fall through to resume
-			} else {
-				return n, err
-			}
-		}
-		r.body.Close()
-		r.body = nil
-		if n > 0 {
-			return n, nil
-		}
-		if rerr := r.retry(r.s.wrap("read", r.key, fmt.Errorf("download dropped at byte %d: %w", r.off, err))); rerr != nil {
-			return 0, rerr
-		}
-	}
-}
-
-func (r *s3Reader) retry(err error) error {
-	if r.ctx.Err() != nil {
-		return r.ctx.Err()
-	}
-	r.fails++
-	if r.fails >= r.s.opts.MaxAttempts {
-		return err
-	}
-	return r.s.backoff(r.ctx, r.fails)
-}
-
-func (r *s3Reader) Close() error {
-	if r.body != nil {
-		err := r.body.Close()
-		r.body = nil
-		return err
-	}
-	return nil
-}
-
-type eofReader struct{}
-
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
