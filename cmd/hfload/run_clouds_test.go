@@ -13,6 +13,7 @@ import (
 
 	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/internal/storage/cloudtest"
+	"github.com/hfload/hfload/internal/storage/s3test"
 	"github.com/hfload/hfload/jobs"
 )
 
@@ -50,6 +51,17 @@ var clouds = []cloud{
 		},
 	},
 }
+
+// s3Cloud is the S3 gateway as a cloud: the tests that run alike on every store range over stores.
+var s3Cloud = cloud{
+	scheme: "s3",
+	shared: func(t *testing.T) emulator { return gw.Need(t) },
+	start:  func(dir string) (emulator, error) { return s3test.Start(dir) },
+	hadoop: func(_ emulator, bucket, prefix string) string { return "s3a://" + bucket + "/" + prefix },
+}
+
+// stores are S3, Cloud Storage and Azure.
+var stores = append([]cloud{s3Cloud}, clouds...)
 
 // newCloudBucket sets the emulator's environment (inherited by hfload child processes) and makes a
 // bucket; it returns the bucket and its store.
