@@ -2,8 +2,6 @@ package beamtask_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/hfload/hfload/internal/beamtask"
@@ -48,22 +46,7 @@ func TestRunLocalCloudBuckets(t *testing.T) {
 					continue
 				}
 				t.Run(c.Name, func(t *testing.T) {
-					local := c.Inputs
-					c.Inputs = func(t testing.TB, dir string) []string {
-						var urls []string
-						for _, p := range local(t, dir) {
-							key := "in/" + c.Name + "/" + filepath.Base(p)
-							b, err := os.ReadFile(p)
-							if err != nil {
-								t.Fatal(err)
-							}
-							if err := st.Put(context.Background(), key, b, storage.PutOptions{}); err != nil {
-								t.Fatal(err)
-							}
-							urls = append(urls, e.scheme+"://"+bucket+"/"+key)
-						}
-						return urls
-					}
+					c = beamtest.InputsIn(c, st, e.scheme+"://"+bucket)
 					var stats *beamtask.Stats
 					beamtest.CompareIn(t, c, loc, func(job *jobs.Job) beamtest.BucketLoad {
 						return beamtask.BucketLoader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{Stats: func(s *beamtask.Stats) { stats = s }})

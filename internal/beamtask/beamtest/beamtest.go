@@ -360,6 +360,28 @@ func parquetInputs(files, rows, group int) func(t testing.TB, dir string) []stri
 	}
 }
 
+// InputsIn makes c's inputs objects: each file c.Inputs writes is stored in st under in/<c.Name>/
+// and named by its URL, base + "/in/<c.Name>/<file>" (base: "s3://bucket", "gs://bucket", …).
+func InputsIn(c Case, st storage.Store, base string) Case {
+	local := c.Inputs
+	c.Inputs = func(t testing.TB, dir string) []string {
+		var urls []string
+		for _, p := range local(t, dir) {
+			key := "in/" + c.Name + "/" + filepath.Base(p)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Put(context.Background(), key, b, storage.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			urls = append(urls, base+"/"+key)
+		}
+		return urls
+	}
+	return c
+}
+
 // BucketLoad is a jobs.ExecuteOptions.LoadBucket.
 type BucketLoad = func(ctx context.Context, spec *jobs.RunSpec, out *jobs.BucketStaging, work string) (*jobs.LoadResult, error)
 
