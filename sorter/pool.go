@@ -51,6 +51,13 @@ type PoolOptions struct {
 	// measured, compressing and decompressing spills cost more CPU than moving twice the bytes around the
 	// page cache; it halves spill I/O where the disk, not the CPU, is the limit.
 	CompressRuns bool
+	// WillFit, if set, is asked when a sorter reaches the size at which it spills early (half the arena
+	// memory with Parallelism > 1, so that adding goes on while that half is sorted and written) whether
+	// the whole input will fit in memory instead: given the arena bytes all sorters hold now, true skips
+	// the early spill. An input a little larger than half the budget is then never written to disk and
+	// read back. Should the budget run out after all, sorters spill then, as they do without WillFit.
+	// It is called with a sorter's lock held and must not call the pool.
+	WillFit func(arenaBytes int64) bool
 }
 
 // Pool shares one memory budget and one spill directory among many Sorters.
@@ -62,9 +69,10 @@ type Pool struct {
 	dir       string
 	chunkSize int
 	slabMax   int
-	reserveIO int64 // fixed I/O reserve (all slots)
-	share     int64 // merge read-buffer share of one sorter
-	spillAt   int64 // a sorter holding this much spills on its own, leaving room to keep adding meanwhile
+	reserveIO int64                       // fixed I/O reserve (all slots)
+	share     int64                       // merge read-buffer share of one sorter
+	spillAt   int64                       // a sorter holding this much spills on its own, leaving room to keep adding meanwhile
+	willFit   func(arenaBytes int64) bool // PoolOptions.WillFit
 
 	slots chan *slot // spill/merge work slots, one per unit of Parallelism
 
@@ -111,7 +119,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 		opts.TempDir = os.TempDir()
 	}
 	p := &Pool{budget: opts.Memory, par: opts.Parallelism, dict: opts.Dict, compress: opts.CompressRuns,
-		sorters: map[*Sorter]struct{}{}}
+		willFit: opts.WillFit, sorters: map[*Sorter]struct{}{}}
 	p.cond = sync.NewCond(&p.mu)
 	// Small enough that one merge of ~100 runs (each holding a raw and a compressed chunk buffer) fits a
 	// merge share without intermediate passes.
@@ -144,6 +152,18 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 		p.slots <- &slot{}
 	}
 	return p, nil
+}
+
+// spillEarly reports whether a sorter that holds its spill size should spill now: unless WillFit says
+// the whole input fits in memory.
+func (p *Pool) spillEarly() bool {
+	if p.willFit == nil {
+		return true
+	}
+	p.mu.Lock()
+	arena := p.used - p.freeBytes - p.reserveIO
+	p.mu.Unlock()
+	return !p.willFit(arena)
 }
 
 // slabLimit caps slab growth at Memory/16 (at most 4 MiB) and at a fair share of the arena memory among

@@ -187,9 +187,9 @@ func (s *Sorter) placeLocked(rec []byte, seq uint64) error {
 				s.slabUsed = 0
 				continue
 			}
-			if s.held-int64(cap(s.spare))*entrySize >= s.p.spillAt && len(s.a.idx) > 0 {
+			if s.held-int64(cap(s.spare))*entrySize >= s.p.spillAt && len(s.a.idx) > 0 && s.p.spillEarly() {
 				// Big enough to be worth a run: spill it now, while the budget still has room for the
-				// others to go on adding during the sort and write.
+				// others to go on adding during the sort and write (unless all the input will fit).
 				return errSpillSelf
 			}
 			if err := s.newSlab(size); err != nil {

@@ -34,7 +34,7 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 		}
 	}
 	workers := spec.workers()
-	ranged := spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits
+	ranged := spec.ranged()
 	dict := spec.Mapping.Dict()
 	var rows *rowRecords
 	if !spec.familyRecords && useRowRecords(len(families), workers, sink, spec.sortBudget()) {
@@ -44,8 +44,9 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 		}
 		dict = rows.rd.Dict()
 	}
+	fit := &inputFit{total: inputBytes(spec.Inputs)}
 	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: spec.sortBudget(), TempDir: spec.TempDir, Parallelism: workers,
-		Dict: dict})
+		Dict: dict, WillFit: fit.willFit})
 	if err != nil {
 		return nil, fmt.Errorf("run: sorter: %w", err)
 	}
@@ -54,14 +55,19 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 	// Phase 1: read, map, route, sort (spilling as the budget requires).
 	rt := newRouter(spec, pool, families, rows)
 	defer rt.close()
+	fit.kv, fit.leave, fit.room = rt.totalBytes, spec.outputLeave(pool.Budget(), sink, len(families), rows != nil), pool.Reservable()
 	inputs := spec.Inputs
 	popts := spec.Pipeline
 	if rows != nil {
 		popts.Rows = rows.rd
 	}
+	var report func(rows, bytes int64)
 	if spec.Progress != nil {
 		popts.Rejected = new(atomic.Int64)
-		inputs = progressInputs(inputs, readProgress(spec, popts.Rejected))
+		report = readProgress(spec, popts.Rejected)
+	}
+	if report != nil || fit.total > 0 {
+		inputs = progressInputs(inputs, fit.counting(report))
 	}
 	counts, err := pipeline.Run(ctx, inputs, spec.Mapping, popts, rt.add)
 	res := &Result{Counts: counts}
@@ -87,7 +93,7 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 		}
 		// Twice as many range merges as workers: a merge waits for its run reads and output writes, and
 		// the read buffers of four merges fit the budget the sorters no longer need for arenas.
-		err = out.writeRanges(ctx, rt.sorters, splits, 2*workers)
+		err = out.writeRanges(ctx, rt.sorters, splits, 2*workers) // as outputLeave plans
 	} else {
 		err = out.writeRegions(ctx, rt.sorters, rt.regions, workers)
 	}
@@ -119,6 +125,36 @@ func (o *outputWriter) result(res *Result, splits partition.Splits, pool *sorter
 	res.SpillBytes = pool.RunBytes()
 	res.MergePasses = pool.MergePasses()
 	res.PeakMemory = pool.PeakBytes()
+}
+
+// ranged reports whether the load sorts each family once and cuts the regions out after the sort
+// (writeRanges) rather than sorting every region on its own.
+func (spec *Spec) ranged() bool {
+	return spec.SplitSample > 0 || len(spec.Splits) >= rangedSplits
+}
+
+// regionCount is the number of regions the load writes (at most, with computed splits).
+func (spec *Spec) regionCount() int {
+	if spec.SplitSample > 0 {
+		return spec.SplitSample
+	}
+	return len(spec.Splits) + 1
+}
+
+// outputLeave returns the memory the write phase reserves for its output buffers, as a function of the
+// KeyValue bytes to write (planOutput, as writeRanges and writeRegions plan them), for inputFit.
+func (spec *Spec) outputLeave(budget int64, sink Sink, families int, rows bool) func(kv int64) int64 {
+	workers, files := spec.workers(), 1
+	if spec.ranged() {
+		workers *= 2
+	}
+	if rows {
+		files = families
+	}
+	regions := spec.regionCount()
+	return func(kv int64) int64 {
+		return planOutput(budget, sink, files, workers, kv/int64(max(1, regions*families))).memory(files)
+	}
 }
 
 // sortBudget is the sorter's share of the memory budget.

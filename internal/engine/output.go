@@ -27,7 +27,8 @@ type outputWriter struct {
 	dict       *cellrec.Dict
 	pool       *sorter.Pool // the budget the output buffers are reserved from (nil: not accounted)
 	rows       *rowRecords  // the streams hold row records of every family (rowrecords.go), or nil
-	bufSize    int          // direct-I/O buffer size of each HFile (outputBufferSize)
+	bufSize    int          // direct-I/O buffer size of each HFile (planOutput)
+	fileBytes  int64        // expected bytes of one file (setFileBytes; 0: unknown)
 
 	spares      spareWriters     // closed writers and verifiers whose buffers the next files take
 	fileBuffers directio.Buffers // the write buffers of closed files, for the next files
@@ -46,21 +47,6 @@ type outputWriter struct {
 func newOutputWriter(spec *Spec, sink Sink, families []string, totalBytes int64, pool *sorter.Pool) *outputWriter {
 	return &outputWriter{spec: spec, sink: sink, families: families, totalBytes: totalBytes, progress: spec.Progress,
 		dict: pool.Dict(), pool: pool, verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
-}
-
-// Output buffers: an HFile is written through directio buffers of up to maxOutputBuffer bytes (large
-// writes keep the disk busy: see directio.NewWriter), and the buffers of all HFiles written at once take
-// at most a quarter of the sorter's budget.
-const (
-	maxOutputBuffer = 4 << 20
-	minOutputBuffer = 64 << 10
-)
-
-// outputBufferSize is the directio buffer size of each of files HFiles written at once from a budget.
-func outputBufferSize(budget int64, files int) int {
-	size := budget / 4 / int64(max(files, 1)) / directio.WriterBuffers
-	size = min(max(size, minOutputBuffer), maxOutputBuffer)
-	return int(size) &^ (minOutputBuffer - 1)
 }
 
 // streams is the number of sorted streams per region: one per family, or one with row records.
@@ -95,21 +81,19 @@ func (o *outputWriter) outputMemory(workers int) (int, int64, error) {
 		return workers, 0, nil
 	}
 	files := o.filesPerTask()
-	o.bufSize = outputBufferSize(o.pool.Budget(), workers*files)
-	perFile := directio.WriterMemory(o.bufSize)
-	if bs, ok := o.sink.(BufferingSink); ok {
-		// The sink's files buffer their bytes themselves (upload parts); they fit in a quarter of
-		// the budget, as the write buffers above do, with fewer files at once if need be.
-		perFile = bs.FileMemory()
-		if fit := o.pool.Budget() / 4 / max(perFile*int64(files), 1); int64(workers) > fit {
-			workers = int(max(fit, 1))
-		}
-		if perFile*int64(files) > o.pool.Reservable() {
-			return 0, 0, fmt.Errorf("output buffers: one file being uploaded holds %s of part buffers, more than the sort budget of --memory %s allows; raise --memory",
-				mib(perFile), mib(cmp.Or(max(o.spec.Memory, 0), DefaultMemory)))
-		}
+	p := planOutput(o.pool.Budget(), o.sink, files, workers, o.fileBytes)
+	o.bufSize = p.bufSize
+	if _, ok := o.sink.(BufferingSink); ok && p.perFile*int64(files) > o.pool.Reservable() {
+		return 0, 0, fmt.Errorf("output buffers: one file being uploaded holds %s of part buffers, more than the sort budget of --memory %s allows; raise --memory",
+			mib(p.perFile), mib(cmp.Or(max(o.spec.Memory, 0), DefaultMemory)))
 	}
-	return workers, int64(workers) * int64(files) * perFile, nil
+	return p.workers, p.memory(files), nil
+}
+
+// setFileBytes records the expected size of one file of regions regions (the KeyValue bytes spread
+// evenly over them and the families), which caps the output buffers (planOutput).
+func (o *outputWriter) setFileBytes(regions int) {
+	o.fileBytes = o.totalBytes / int64(max(1, regions*len(o.families)))
 }
 
 // writeTasks runs task(region, family) for every pair with data (family: the stream; 0 with row
@@ -176,6 +160,7 @@ loop:
 // writeRegions merges and writes every (region, family) sorter, `workers` at a time.
 func (o *outputWriter) writeRegions(ctx context.Context, sorters []*sorter.Sorter, regions, workers int) error {
 	nf := o.streams()
+	o.setFileBytes(regions)
 	has := func(t int) bool { return sorters[t].Records() > 0 }
 	return o.writeTasks(ctx, regions, workers, has, func(ctx context.Context, region, fam int) error {
 		it, err := sorters[region*nf+fam].Finish(ctx)
@@ -203,6 +188,7 @@ const rangeGroups = 4
 // being written as one more run and read back.
 func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter, splits partition.Splits, workers int) error {
 	nf := o.streams()
+	o.setFileBytes(len(splits) + 1)
 	opens, out, err := o.outputMemory(workers)
 	if err != nil {
 		return err

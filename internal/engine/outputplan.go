@@ -1,0 +1,65 @@
+package engine
+
+import "github.com/hfload/hfload/internal/directio"
+
+// Output buffers: an HFile is written through directio buffers of up to maxOutputBuffer bytes (large
+// writes keep the disk busy: see directio.NewWriter), and the buffers of all HFiles written at once take
+// at most a quarter of the sorter's budget.
+const (
+	maxOutputBuffer = 4 << 20
+	minOutputBuffer = 64 << 10
+	// smallFileBuffer is the least buffer size planOutput caps small files' buffers at: a file much
+	// larger than expected (a region holding most of the data) is still written in writes this large.
+	smallFileBuffer = 256 << 10
+)
+
+// outputBufferSize is the directio buffer size of each of files HFiles written at once from a budget.
+func outputBufferSize(budget int64, files int) int {
+	size := budget / 4 / int64(max(files, 1)) / directio.WriterBuffers
+	size = min(max(size, minOutputBuffer), maxOutputBuffer)
+	return int(size) &^ (minOutputBuffer - 1)
+}
+
+// fileBufferSize caps a buffer size at what a file of about fileBytes bytes uses: directio.Writer's
+// buffers start small and double while the file grows, so such a file never fills more than buffers
+// of twice its size, and reserving WriterBuffers buffers of the largest size for it (many regions:
+// small files) would hold budget that the sorted records need. fileBytes 0: unknown, no cap.
+func fileBufferSize(size int, fileBytes int64) int {
+	if fileBytes <= 0 {
+		return size
+	}
+	want := smallFileBuffer
+	for int64(want) < 2*fileBytes && want < size {
+		want *= 2
+	}
+	return min(size, want)
+}
+
+// outputPlan is how the write phase buffers its files.
+type outputPlan struct {
+	workers int   // write tasks at once
+	bufSize int   // each file's directio buffer size
+	perFile int64 // memory one open file holds at most
+}
+
+// memory is what the files of the tasks written at once hold (files per task).
+func (p outputPlan) memory(files int) int64 {
+	return int64(p.workers) * int64(files) * p.perFile
+}
+
+// planOutput plans the output buffers of `workers` write tasks of `files` files each, from a budget,
+// for files of about fileBytes bytes (0: unknown). A sink whose files buffer their bytes themselves
+// (upload parts) holds FileMemory per file; they fit in a quarter of the budget, as the write buffers
+// do, with fewer tasks at once if need be.
+func planOutput(budget int64, sink Sink, files, workers int, fileBytes int64) outputPlan {
+	p := outputPlan{workers: workers}
+	p.bufSize = fileBufferSize(outputBufferSize(budget, workers*files), fileBytes)
+	p.perFile = directio.WriterMemory(p.bufSize)
+	if bs, ok := sink.(BufferingSink); ok {
+		p.perFile = bs.FileMemory()
+		if fit := budget / 4 / max(p.perFile*int64(files), 1); int64(workers) > fit {
+			p.workers = int(max(fit, 1))
+		}
+	}
+	return p
+}
