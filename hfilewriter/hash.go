@@ -203,10 +203,8 @@ func BloomBitPositions(h HashType, key []byte, hashCount int, bitSize int64, fn 
 func bloomBitPos(h1, h2, i int32, bitSize, mask int64) int64 {
 	x := int64(h1 + i*h2)
 	if mask != 0 {
-		if x < 0 {
-			x = -x
-		}
-		return x & mask
+		s := x >> 63 // |x| without a branch: a hash's sign is a coin toss no branch predictor guesses
+		return (x ^ s - s) & mask
 	}
 	pos := x % bitSize
 	if pos < 0 {

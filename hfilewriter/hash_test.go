@@ -1,7 +1,10 @@
 package hfilewriter
 
 import (
+	"bytes"
 	"encoding/hex"
+	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -88,6 +91,40 @@ func TestBloomAddMatchesBitPositions(t *testing.T) {
 			}
 			if !BloomContains(a, HashMurmur, key, 7) {
 				t.Fatalf("size %d key %x: not contained after add", size, key)
+			}
+		}
+	}
+}
+
+// bloomSet must set exactly the bits HBase's BloomFilterChunk.add sets (BloomBitPositions, the
+// transcription of Java's int arithmetic), for a power-of-two chunk (the mask path) and another size,
+// including the hashes whose sum overflows to math.MinInt32 (|x| = 2^31).
+func TestBloomSetMatchesBitPositions(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, byteSize := range []int{1 << 17, 3 << 10, 1000} {
+		bitSize := int64(byteSize) * 8
+		for n := 0; n < 2000; n++ {
+			h1, h2 := int32(r.Uint32()), int32(r.Uint32())
+			switch n {
+			case 0:
+				h1, h2 = math.MinInt32, 0
+			case 1:
+				h1, h2 = math.MaxInt32, 1 // h1 + h2 wraps to MinInt32
+			case 2:
+				h1, h2 = -1, -1
+			}
+			got := make([]byte, byteSize)
+			bloomSet(got, h1, h2, 7)
+			want := make([]byte, byteSize)
+			for i := int32(0); i < 7; i++ {
+				pos := int64(h1+i*h2) % bitSize
+				if pos < 0 {
+					pos = -pos
+				}
+				want[pos>>3] |= 1 << (pos & 7)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("chunk of %d bytes, hashes %d %d: bits differ from Java's arithmetic", byteSize, h1, h2)
 			}
 		}
 	}
