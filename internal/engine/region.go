@@ -59,7 +59,7 @@ func WriteRegion(ctx context.Context, spec *Spec, sink Sink, splits partition.Sp
 	out.nameSeed = seed
 	if s.Records() > 0 {
 		has := func(t int) bool { return t == region*len(families)+fam }
-		err = out.writeTasks(ctx, len(splits)+1, 1, has, func(ctx context.Context, region, fam int) error {
+		err = out.writeTasks(ctx, len(splits)+1, 1, 1, has, func(ctx context.Context, region, fam int) error {
 			it, err := s.Finish(ctx)
 			if err != nil {
 				return fmt.Errorf("sorting region %d family %s: %w", region, families[fam], err)
