@@ -17,21 +17,22 @@ const module = "github.com/hfload/hfload/"
 // package may import packages of a lower rank only (and its own subpackages). A new package that
 // a ranked package of rank 3 or lower imports must be added here.
 var layers = map[string]int{
-	"cmd/hfload":        8,
-	"internal/cli":      7, // the job flags every job command registers (cmd/hfload, cmd/hfload-beam)
-	"jobs":              6,
-	"internal/engine":   5,
-	"internal/analyze":  5, // `hfload analyze`: reads through pipeline, like the engine
-	"pipeline":          3,
-	"partition":         3,
-	"sorter":            3,
-	"internal/gen":      3, // `hfload gen`: test data
-	"hfilewriter":       2,
-	"internal/storage":  2, // local and bucket files: pipeline reads remote inputs through it
-	"internal/cellrec":  2,
-	"internal/directio": 1,
-	"internal/kv":       0,
-	"internal/suggest":  0, // did-you-mean for names (standard library only)
+	"cmd/hfload":                  8,
+	"internal/cli":                7, // the job flags every job command registers (cmd/hfload, cmd/hfload-beam)
+	"jobs":                        6,
+	"internal/engine":             5,
+	"internal/analyze":            5, // `hfload analyze`: reads through pipeline, like the engine
+	"pipeline":                    3,
+	"partition":                   3,
+	"sorter":                      3,
+	"internal/gen":                3, // `hfload gen`: test data
+	"hfilewriter":                 2,
+	"internal/storage":            2, // local and bucket files: pipeline reads remote inputs through it
+	"internal/cellrec":            2,
+	"internal/directio":           1,
+	"internal/storage/servertest": 1, // test servers on loopback, for s3test and cloudtest (standard library only)
+	"internal/kv":                 0,
+	"internal/suggest":            0, // did-you-mean for names (standard library only)
 }
 
 // thirdParty lists the only modules outside the standard library some packages may import.

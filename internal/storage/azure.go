@@ -149,23 +149,39 @@ func (a *azureBackend) list(ctx context.Context, prefix string) ([]Info, error) 
 	return out, nil
 }
 
-func (a *azureBackend) put(ctx context.Context, key string, data []byte, ifAbsent bool) error {
-	o := &blockblob.UploadOptions{}
-	if ifAbsent {
-		any := azcore.ETagAny
-		o.AccessConditions = &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: &any}}
+func (a *azureBackend) put(ctx context.Context, key string, data []byte, absent bool, match string) (string, error) {
+	o := &blockblob.UploadOptions{AccessConditions: accessIf(absent, match)}
+	r, err := a.c.NewBlockBlobClient(key).Upload(ctx, nopSeekCloser{bytes.NewReader(data)}, o)
+	if err != nil {
+		return "", a.wrap(ctx, "put", key, err)
 	}
-	_, err := a.c.NewBlockBlobClient(key).Upload(ctx, nopSeekCloser{bytes.NewReader(data)}, o)
-	return a.wrap(ctx, "put", key, err)
+	return unquote(string(deref(r.ETag))), nil
 }
 
-func (a *azureBackend) del(ctx context.Context, key string) error {
-	_, err := a.c.NewBlobClient(key).Delete(ctx, nil)
+// del deletes key (match set: only while its ETag is match).
+func (a *azureBackend) del(ctx context.Context, key, match string) error {
+	_, err := a.c.NewBlobClient(key).Delete(ctx, &blob.DeleteOptions{AccessConditions: accessIf(false, match)})
 	if bloberror.HasCode(err, bloberror.BlobNotFound) {
 		return nil
 	}
 	return a.wrap(ctx, "delete", key, err)
 }
+
+// accessIf is If-None-Match: * (absent) or If-Match: match (set), or no condition.
+func accessIf(absent bool, match string) *blob.AccessConditions {
+	var m blob.ModifiedAccessConditions
+	switch {
+	case absent:
+		m.IfNoneMatch = to(azcore.ETagAny)
+	case match != "":
+		m.IfMatch = to(azcore.ETag(quote(match)))
+	default:
+		return nil
+	}
+	return &blob.AccessConditions{ModifiedAccessConditions: &m}
+}
+
+func to[T any](v T) *T { return &v }
 
 // copy starts a server-side copy within the account and waits for it (a copy inside one account
 // usually completes at once; a pending one is polled).

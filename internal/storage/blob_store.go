@@ -35,8 +35,10 @@ type blobBackend interface {
 	hadoopURL(key string) string
 	stat(ctx context.Context, key string) (Info, error)
 	list(ctx context.Context, prefix string) ([]Info, error)
-	put(ctx context.Context, key string, data []byte, ifAbsent bool) error
-	del(ctx context.Context, key string) error // an absent key is not an error
+	// put stores data under key (absent: only if key is absent; match set: only if key is at version
+	// match) and returns the stored version.
+	put(ctx context.Context, key string, data []byte, absent bool, match string) (string, error)
+	del(ctx context.Context, key, match string) error // match set: only that version; an absent key is not an error
 	// write starts streaming key; the object appears when the writer's finish succeeds. Errors name
 	// the object as name (the upload's final key, not the staged one).
 	write(ctx context.Context, key, name string) (blobWriter, error)
@@ -64,7 +66,7 @@ func (s *blobStore) URL(key string) string                        { return s.b.u
 func (s *blobStore) HadoopURL(key string) string                  { return s.b.hadoopURL(key) }
 func (s *blobStore) UploadMemory() int64                          { return s.b.uploadMemory() }
 func (s *blobStore) String() string                               { return strings.TrimSuffix(s.b.url(""), "/") }
-func (s *blobStore) Delete(ctx context.Context, key string) error { return s.b.del(ctx, key) }
+func (s *blobStore) Delete(ctx context.Context, key string) error { return s.b.del(ctx, key, "") }
 
 func (s *blobStore) Stat(ctx context.Context, key string) (Info, error) {
 	if isStaged(key) {
@@ -74,7 +76,22 @@ func (s *blobStore) Stat(ctx context.Context, key string) (Info, error) {
 }
 
 func (s *blobStore) Put(ctx context.Context, key string, data []byte, opts PutOptions) error {
-	return s.b.put(ctx, key, data, opts.IfAbsent)
+	_, err := s.b.put(ctx, key, data, opts.IfAbsent, "")
+	return err
+}
+
+// PutIf stores data under key only if key is absent (match "") or at version match.
+func (s *blobStore) PutIf(ctx context.Context, key string, data []byte, match string) (Info, error) {
+	v, err := s.b.put(ctx, key, data, match == "", match)
+	if err != nil {
+		return Info{}, conditionFailed(err, match)
+	}
+	return Info{Key: key, Size: int64(len(data)), ETag: v}, nil
+}
+
+// DeleteIf deletes key only if it is at version match.
+func (s *blobStore) DeleteIf(ctx context.Context, key, match string) error {
+	return absentIsDeleted(ctx, s, key, conditionFailed(s.b.del(ctx, key, match), match))
 }
 
 // List lists the objects under prefix, without staged uploads.
@@ -156,12 +173,12 @@ func (s *blobStore) Complete(ctx context.Context, p Pending) error {
 			return &Error{Op: "complete", URL: s.b.url(p.Key), Kind: KindNotFound, Err: fmt.Errorf("the staged upload %s is gone: %w", s.b.url(src), ErrNotExist)}
 		}
 	}
-	return s.b.del(ctx, src)
+	return s.b.del(ctx, src, "")
 }
 
 // Abort deletes the staged object; an unknown upload is not an error.
 func (s *blobStore) Abort(ctx context.Context, p Pending) error {
-	return s.b.del(ctx, stagedKey(p.Key, p.ID))
+	return s.b.del(ctx, stagedKey(p.Key, p.ID), "")
 }
 
 // blobUpload streams to the staged object.
@@ -265,7 +282,10 @@ func (s *blobStore) readRetry() readRetry {
 	}}
 }
 
-var _ Store = (*blobStore)(nil)
+var (
+	_ Store     = (*blobStore)(nil)
+	_ Versioned = (*blobStore)(nil)
+)
 
 // StagedKey is where a GCS or Azure upload's bytes are stored until Complete (for tests and
 // messages).

@@ -125,10 +125,19 @@ func gcsRetryStatus(code int) bool {
 
 // call sends a request (body: JSON, or nil) and decodes the reply into out (nil: discarded).
 func (g *gcsBackend) call(ctx context.Context, op, key, method, u string, body []byte, out any) error {
+	return g.callBody(ctx, op, key, method, u, body, func(req *http.Request) {
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+	}, out)
+}
+
+// callBody sends body with the headers set sets, and decodes the reply into out (nil: discarded).
+func (g *gcsBackend) callBody(ctx context.Context, op, key, method, u string, body []byte, set func(*http.Request), out any) error {
 	resp, err := g.do(ctx, op, key, func() (*http.Request, error) {
 		req, err := http.NewRequest(method, u, bytes.NewReader(body))
-		if err == nil && body != nil {
-			req.Header.Set("Content-Type", "application/json")
+		if err == nil {
+			set(req)
 		}
 		return req, err
 	})
@@ -180,35 +189,45 @@ func (g *gcsBackend) list(ctx context.Context, prefix string) ([]Info, error) {
 	}
 }
 
-// uploadURL starts an upload of key: uploadType media (one request) or resumable (a session).
-func (g *gcsBackend) uploadURL(key, uploadType string, ifAbsent bool) string {
+// uploadURL starts an upload of key: uploadType media (one request) or resumable (a session). With
+// generation set it stores only if key's live generation is that one ("0": only if key is absent).
+func (g *gcsBackend) uploadURL(key, uploadType, generation string) string {
 	q := url.Values{"uploadType": {uploadType}, "name": {key}}
-	if ifAbsent {
-		q.Set("ifGenerationMatch", "0")
+	if generation != "" {
+		q.Set("ifGenerationMatch", generation)
 	}
 	return g.base + "/upload/storage/v1/b/" + url.PathEscape(g.name) + "/o?" + q.Encode()
 }
 
-func (g *gcsBackend) put(ctx context.Context, key string, data []byte, ifAbsent bool) error {
-	resp, err := g.do(ctx, "put", key, func() (*http.Request, error) {
-		req, err := http.NewRequest(http.MethodPost, g.uploadURL(key, "media", ifAbsent), bytes.NewReader(data))
-		if err == nil {
-			req.Header.Set("Content-Type", "application/octet-stream")
-			req.Header.Set("X-Goog-Hash", "crc32c="+crc32cBase64(data))
-		}
-		return req, err
-	})
-	if err != nil {
-		return err
+func (g *gcsBackend) put(ctx context.Context, key string, data []byte, absent bool, match string) (string, error) {
+	generation := match
+	if absent {
+		generation = "0"
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return nil
+	var o gcsObject
+	err := g.callBody(ctx, "put", key, http.MethodPost, g.uploadURL(key, "media", generation), data, func(req *http.Request) {
+		req.Header.Set("Content-Type", "application/octet-stream")
+		req.Header.Set("X-Goog-Hash", "crc32c="+crc32cBase64(data))
+	}, &o)
+	return o.Generation, err
 }
 
-func (g *gcsBackend) del(ctx context.Context, key string) error {
-	err := g.call(ctx, "delete", key, http.MethodDelete, g.objectURL(key), nil, nil)
+// del deletes key (match set: only its generation match). Cloud Storage checks ifGenerationMatch;
+// generation=match also makes fake-gcs-server, which ignores ifGenerationMatch on deletes, delete only
+// that generation (a 404 otherwise, as on a bucket without versioning in Cloud Storage).
+func (g *gcsBackend) del(ctx context.Context, key, match string) error {
+	u := g.objectURL(key)
+	if match != "" {
+		u += "?" + url.Values{"ifGenerationMatch": {match}, "generation": {match}}.Encode()
+	}
+	err := g.call(ctx, "delete", key, http.MethodDelete, u, nil, nil)
 	if IsKind(err, KindNotFound) {
+		if match != "" {
+			// No such generation: the key is absent, or holds another one.
+			if _, serr := g.stat(ctx, key); serr == nil {
+				return &Error{Op: "delete", URL: g.url(key), Kind: KindChanged, Err: ErrChanged}
+			}
+		}
 		return nil
 	}
 	return err

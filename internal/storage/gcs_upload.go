@@ -49,7 +49,7 @@ type gcsWriter struct {
 func (g *gcsBackend) write(ctx context.Context, key, name string) (blobWriter, error) {
 	ctx, stop := context.WithCancel(ctx)
 	resp, err := g.do(ctx, "upload", name, func() (*http.Request, error) {
-		req, err := http.NewRequest(http.MethodPost, g.uploadURL(key, "resumable", true), strings.NewReader("{}"))
+		req, err := http.NewRequest(http.MethodPost, g.uploadURL(key, "resumable", "0"), strings.NewReader("{}"))
 		if err == nil {
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("X-Upload-Content-Type", "application/octet-stream")

@@ -118,9 +118,9 @@ func (s *S3) URL(key string) string { return "s3://" + s.bucket + "/" + key }
 func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {
-		if httpStatus(err) == 403 || httpStatus(err) == 400 {
-			// A HEAD reply has no body, so "Forbidden" may be bad credentials as well as a policy:
-			// a one-byte GET says which.
+		if httpStatus(err) == 403 || httpStatus(err) == 400 || httpStatus(err) == 404 {
+			// A HEAD reply has no body, so "Forbidden" may be bad credentials as well as a policy,
+			// and "Not Found" a missing bucket as well as a missing key: a one-byte GET says which.
 			if _, gerr := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: &key, Range: aws.String("bytes=0-0")}); gerr != nil && apiCode(gerr) != "InvalidRange" {
 				err = gerr
 			}

@@ -127,6 +127,8 @@ const (
 	// KindNoConditionalWrites: the store accepted a second Put with IfAbsent of an existing key, so it
 	// ignores If-None-Match and cannot hold a lock.
 	KindNoConditionalWrites
+	// KindChanged: a conditional write (Versioned) found the object at another version, or gone.
+	KindChanged
 )
 
 func (e *Error) Error() string {
@@ -147,6 +149,8 @@ func (e *Error) Error() string {
 		return msg + "no such object"
 	case KindExists:
 		return msg + "the object exists already"
+	case KindChanged:
+		return msg + ErrChanged.Error()
 	case KindNoConditionalWrites:
 		return msg + "the object store does not honour conditional writes (If-None-Match: *; probed with a second create of this object), " +
 			"so hfload cannot lock the output; use a store that honours them (AWS S3 since August 2024, MinIO, Ceph RGW, Versity) or a local directory"
@@ -164,6 +168,8 @@ func (e *Error) Is(target error) bool {
 		return e.Kind == KindNotFound || e.Kind == KindNoBucket
 	case ErrExists:
 		return e.Kind == KindExists
+	case ErrChanged:
+		return e.Kind == KindChanged
 	}
 	return false
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+
+	"github.com/hfload/hfload/internal/storage/servertest"
 )
 
 // GCSInstallHint says how to install the Cloud Storage emulator.
@@ -14,33 +16,33 @@ const GCSInstallHint = "install fake-gcs-server with `go install github.com/fsou
 
 // GCS is a running fake-gcs-server (filesystem backend), reached by the standard STORAGE_EMULATOR_HOST.
 type GCS struct {
-	process
+	servertest.Process
 	Dir string
 }
 
 // StartGCS starts fake-gcs-server on a free loopback port, its buckets under dir.
 func StartGCS(dir string) (*GCS, error) {
-	bin, err := find("fake-gcs-server", "HFLOAD_FAKE_GCS", goBinDirs()...)
+	bin, err := servertest.Find("fake-gcs-server", "HFLOAD_FAKE_GCS", servertest.GoBinDirs()...)
 	if err != nil {
 		return nil, fmt.Errorf("%w; %s", err, GCSInstallHint)
 	}
 	g := &GCS{Dir: dir}
-	g.process = process{name: "fake-gcs-server", bin: bin, logPath: filepath.Join(dir, ".fake-gcs.log"), args: func(addr string) []string {
+	g.Process = servertest.Process{Name: "fake-gcs-server", Bin: bin, LogPath: filepath.Join(dir, ".fake-gcs.log"), Args: func(addr string) []string {
 		host, port, _ := strings.Cut(addr, ":")
 		return []string{"-scheme", "http", "-host", host, "-port", port, "-backend", "filesystem",
 			"-filesystem-root", filepath.Join(dir, "data"), "-log-level", "warn", "-public-host", addr, "-external-url", "http://" + addr}
 	}}
-	return g, g.start()
+	return g, g.Start()
 }
 
 // Endpoint is the emulator's base URL.
-func (g *GCS) Endpoint() string { return "http://" + g.addr }
+func (g *GCS) Endpoint() string { return "http://" + g.Addr() }
 
 // Env is the environment a client (this process or a child) needs to reach the emulator, isolated
 // from the user's own Google credentials.
 func (g *GCS) Env() []string {
 	return []string{
-		"STORAGE_EMULATOR_HOST=" + g.addr,
+		"STORAGE_EMULATOR_HOST=" + g.Addr(),
 		"GOOGLE_APPLICATION_CREDENTIALS=",
 		"GOOGLE_CLOUD_PROJECT=hfload-test",
 		"CLOUDSDK_CONFIG=" + filepath.Join(g.Dir, "no-gcloud"),
@@ -52,7 +54,7 @@ func (g *GCS) Setenv(t interface{ Setenv(k, v string) }) { setenv(t, g.Env()) }
 
 // NewBucket creates a bucket with a fresh name.
 func (g *GCS) NewBucket() (string, error) {
-	name := "b" + randHex(6)
+	name := "b" + servertest.RandHex(6)
 	resp, err := http.Post(g.Endpoint()+"/storage/v1/b?project=hfload-test", "application/json",
 		bytes.NewReader([]byte(`{"name":"`+name+`"}`)))
 	if err != nil {

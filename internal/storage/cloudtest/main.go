@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/hfload/hfload/internal/storage/servertest"
 )
 
 // Emulators are the emulators of one test package, started by Main.
@@ -16,7 +18,7 @@ type Emulators struct {
 
 // CI reports whether tests run under CI (CI=true or HFLOAD_CI=1), where a missing emulator fails
 // tests instead of skipping them.
-func CI() bool { return os.Getenv("CI") == "true" || os.Getenv("HFLOAD_CI") == "1" }
+func CI() bool { return servertest.CI() }
 
 // Main starts both emulators in a temporary directory, runs the tests (run, usually m.Run or another
 // harness's Main around it) and stops them. Use it from TestMain:

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/hfload/hfload/internal/storage/servertest"
 )
 
 // Gateway is the shared server of one test package, started by Main.
@@ -15,7 +17,7 @@ type Gateway struct {
 
 // CI reports whether tests run under CI (CI=true or HFLOAD_CI=1), where a missing server fails tests
 // instead of skipping them.
-func CI() bool { return os.Getenv("CI") == "true" || os.Getenv("HFLOAD_CI") == "1" }
+func CI() bool { return servertest.CI() }
 
 // Main starts a gateway in a temporary directory, runs the tests and stops it. Use it from TestMain:
 //
@@ -51,7 +53,7 @@ func (g *Gateway) Need(t testing.TB) *Server {
 		}
 		t.Skip(msg)
 	}
-	if g.srv.cmd == nil {
+	if !g.srv.proc.Running() {
 		if err := g.srv.Restart(); err != nil {
 			t.Fatalf("restart the S3 gateway: %v", err)
 		}

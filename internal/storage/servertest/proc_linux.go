@@ -1,11 +1,11 @@
-package s3test
+package servertest
 
 import (
 	"os/exec"
 	"syscall"
 )
 
-// dieWithParent makes the gateway die with the test process, even when that is killed.
+// dieWithParent makes the server die with the test process, even when that is killed.
 func dieWithParent(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

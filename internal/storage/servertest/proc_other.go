@@ -1,6 +1,6 @@
 //go:build !linux
 
-package s3test
+package servertest
 
 import "os/exec"
 
