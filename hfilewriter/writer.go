@@ -91,6 +91,9 @@ type Writer struct {
 
 	userInfo writeFileInfoMap // AppendFileInfo entries
 
+	rowHash    RowHash // the row's hash during AppendPartsRowHash
+	hasRowHash bool
+
 	scratch []byte // bloom keys, index keys
 	keyBuf  []byte // flat key of the cell being encoded (data block encoders)
 	aux     []byte // inline / load-on-open block assembly
@@ -535,7 +538,11 @@ func (w *Writer) addToBlooms(row, family, qualifier []byte, typ Type, newRow, ne
 				w.bloom.add(w.scratch[:hashLen], w.scratch[hashLen:])
 			}
 		} else if newRow {
-			w.bloom.add(row, row)
+			if w.hasRowHash {
+				w.bloom.addHashed(uint64(w.rowHash), row)
+			} else {
+				w.bloom.add(row, row)
+			}
 		}
 	}
 	if typ == kv.TypeDeleteFamily || typ == kv.TypeDeleteFamilyVersion {
@@ -680,6 +687,9 @@ func (w *Writer) close() error {
 	}
 	if err := w.writeInlineBlocks(true); err != nil {
 		return err
+	}
+	if w.bloom != nil && w.bloom.follow != nil {
+		w.bloom.unfollow(nil) // the last chunk is written: let the producer free what it keeps for this file
 	}
 	// No META blocks. Load-on-open section: data index root (after intermediate levels).
 	var rootOff int64

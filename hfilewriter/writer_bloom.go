@@ -75,15 +75,15 @@ type writeBloomChunk struct {
 	keyCount  int
 	firstKey  []byte   // chunk index key
 	pending   []uint64 // hashes (h1<<32 | h2) of added keys whose bits are not set yet
+	shared    bool     // the keys are a RowBloomShare chunk's: no bits and no pending until fillShared
 }
 
 // bloomPendingKeys is how many keys a chunk hashes before it sets their bits (8 KiB of hashes).
 const bloomPendingKeys = 1024
 
-func (c *writeBloomChunk) add(key []byte) {
-	h1 := MurmurHash(key, 0)
-	h2 := MurmurHash(key, h1)
-	c.pending = append(c.pending, uint64(uint32(h1))<<32|uint64(uint32(h2)))
+// add adds a key by its hashes, h1<<32 | h2 (bloomHashes).
+func (c *writeBloomChunk) add(hh uint64) {
+	c.pending = append(c.pending, hh)
 	if len(c.pending) >= bloomPendingKeys {
 		c.setPending()
 	}
@@ -159,19 +159,21 @@ func zeroed(b []byte, n int) []byte {
 
 // writeBloomWriter accumulates one compound bloom filter (general or delete-family).
 type writeBloomWriter struct {
-	typ        BloomType // ROW (also for delete-family) or ROWCOL: selects chunk index keys
-	params     BloomChunkParams
-	comparator string
-	chunk      *writeBloomChunk
-	prevParams BloomChunkParams
-	hasPrev    bool
-	ready      []*writeBloomChunk
-	free       *writeBloomChunk // a written chunk whose arrays can be reused
-	index      writeIndexChunk
-	numChunks  int
-	totalKeys  int64
-	totalMax   int64
-	totalBytes int64
+	typ          BloomType // ROW (also for delete-family) or ROWCOL: selects chunk index keys
+	params       BloomChunkParams
+	comparator   string
+	chunk        *writeBloomChunk
+	prevParams   BloomChunkParams
+	hasPrev      bool
+	ready        []*writeBloomChunk
+	free         *writeBloomChunk // a written chunk whose arrays can be reused
+	index        writeIndexChunk
+	follow       *bloomFollower // the RowBloomShare this ROW bloom follows (Writer.ShareRowBloom), nil if none
+	sharedChunks int            // chunks whose bits were copied from a RowBloomShare
+	numChunks    int
+	totalKeys    int64
+	totalMax     int64
+	totalBytes   int64
 }
 
 func newWriteBloomWriter(typ BloomType, opts *WriterOptions) *writeBloomWriter {
@@ -189,6 +191,9 @@ func (bw *writeBloomWriter) enqueueReady(closing bool) {
 	if c == nil || (c.keyCount < c.maxKeys && !closing) {
 		return
 	}
+	if c.shared {
+		bw.fillShared(c)
+	}
 	c.fold()
 	bw.ready = append(bw.ready, c)
 	bw.totalMax += int64(c.maxKeys)
@@ -201,6 +206,18 @@ func (bw *writeBloomWriter) enqueueReady(closing bool) {
 // add adds one bloom key. chunkKey is the chunk index key to use if this key starts a chunk
 // (the row for ROW; the firstOnRowCol key for ROWCOL); hashKey is the hashed bytes.
 func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
+	bw.addHashed(bloomHashes(hashKey), chunkKey)
+}
+
+// bloomHashes is a bloom key's two hashes as a chunk keeps them: h1<<32 | h2.
+func bloomHashes(key []byte) uint64 {
+	h1 := MurmurHash(key, 0)
+	h2 := MurmurHash(key, h1)
+	return uint64(uint32(h1))<<32 | uint64(uint32(h2))
+}
+
+// addHashed is add for a key whose hashes are hh (bloomHashes of the hashed bytes).
+func (bw *writeBloomWriter) addHashed(hh uint64, chunkKey []byte) {
 	bw.enqueueReady(false)
 	if bw.chunk == nil {
 		p := bw.params
@@ -213,12 +230,16 @@ func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
 			c = &writeBloomChunk{}
 		}
 		c.bits, c.size = c.bits[:0], p.ByteSize // made by the first setPending (or fold)
-		c.hashCount, c.maxKeys, c.keyCount = p.HashCount, p.MaxKeys, 0
+		c.hashCount, c.maxKeys, c.keyCount, c.shared = p.HashCount, p.MaxKeys, 0, false
 		c.firstKey = append(c.firstKey[:0], chunkKey...)
 		bw.chunk = c
 		bw.numChunks++
 	}
-	bw.chunk.add(hashKey)
+	if bw.follow != nil && bw.follows(hh, bw.chunk) {
+		bw.chunk.keyCount++
+	} else {
+		bw.chunk.add(hh)
+	}
 	bw.totalKeys++
 }
 

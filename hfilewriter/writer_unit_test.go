@@ -87,8 +87,8 @@ func TestWriterBloomFoldPendingSame(t *testing.T) {
 			whole := &writeBloomChunk{bits: make([]byte, p.ByteSize), size: p.ByteSize, hashCount: p.HashCount, maxKeys: p.MaxKeys}
 			for i := 0; i < n; i++ {
 				key := []byte(fmt.Sprintf("row-%07d", i*7919))
-				lazy.add(key)
-				whole.add(key)
+				lazy.add(bloomHashes(key))
+				whole.add(bloomHashes(key))
 			}
 			whole.setPending()
 			lazy.fold()
@@ -109,7 +109,7 @@ func TestWriterBloomFoldPendingSame(t *testing.T) {
 func TestWriterBloomFolding(t *testing.T) {
 	c := &writeBloomChunk{bits: make([]byte, 131072), size: 131072, hashCount: 7, maxKeys: 109306}
 	for i := 0; i < 10; i++ {
-		c.add([]byte{byte(i)})
+		c.add(bloomHashes([]byte{byte(i)}))
 	}
 	c.setPending()
 	set := 0

@@ -14,6 +14,10 @@
 # run uses none). Columns: wall and CPU (user+sys) seconds; "gateway CPU" is the gateway's during that
 # load; "commit" is the load's commit phase from hfload's summary (completing the uploads: the gateway
 # joins each object's parts); "CPU s3/local" is (hfload + gateway) / local.
+#
+# GWALT="--data-integrity-etag" starts a second gateway over the same directory with those operator
+# options and adds BIN's bucket load through it to every round ("ALT" columns): what the same load
+# costs when the gateway's operator turns off what hfload cannot (MD5 ETags with --data-integrity-etag).
 set -euo pipefail
 size=${SIZE:-1GB}
 memory=${MEMORY:-256MiB}
@@ -24,8 +28,9 @@ old=${OLD:-}
 [ -z "$old" ] || [ -x "$old" ] || { echo "OLD=$old is not an executable" >&2; exit 1; }
 gwbin=${VERSITYGW:-$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")}
 [ -x "$gwbin" ] || { echo "versitygw not found: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0" >&2; exit 1; }
-gwpid=
-cleanup() { [ -n "$gwpid" ] && kill "$gwpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+alt=${GWALT:-}
+gwpid= altpid=
+cleanup() { for p in $gwpid $altpid; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
 mkdir -p "$work/gw/bench" "$work/tmp"
@@ -35,9 +40,18 @@ export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=$(head -c 12 /dev/urandom |
 ROOT_ACCESS_KEY=$AWS_ACCESS_KEY_ID ROOT_SECRET_KEY=$AWS_SECRET_ACCESS_KEY "$gwbin" --port "127.0.0.1:$port" posix ${GWFLAGS:-} "$work/gw" \
   >"$work/gw.log" 2>&1 &
 gwpid=$!
+if [ -n "$alt" ]; then # the same directory (bucket, input object) behind a gateway with the operator options
+  altport=$((port + 1))
+  # shellcheck disable=SC2086 # GWALT is a list of options
+  ROOT_ACCESS_KEY=$AWS_ACCESS_KEY_ID ROOT_SECRET_KEY=$AWS_SECRET_ACCESS_KEY "$gwbin" --port "127.0.0.1:$altport" posix $alt "$work/gw" \
+    >"$work/gwalt.log" 2>&1 &
+  altpid=$!
+fi
 export AWS_ENDPOINT_URL_S3=http://127.0.0.1:$port AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true \
   AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+for p in $port ${altport:-}; do
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$p/" && break; sleep 0.1; done
+done
 
 echo "# generating a $size orders export"
 "$bin" gen orders --size "$size" --seed 1 --out "$work/orders.csv"
@@ -61,23 +75,26 @@ load() { # name, binary, input, out, extra flags...
 }
 sums() { (cd "$1" && find . -path ./_manifest.json -prune -o -type f -not -name '_*' -print0 | sort -z | xargs -0 sha256sum); }
 
-gwcpu() { awk '{printf "%.2f", ($14+$15)/100}' "/proc/$gwpid/stat"; } # the gateway's CPU seconds so far (Linux)
+gwcpu() { awk '{printf "%.2f", ($14+$15)/100}' "/proc/${1:-$gwpid}/stat"; } # a gateway's CPU seconds so far (Linux)
 
 commit() { sed -n 's/^time .*commit \([0-9.]*\)s.*/\1/p' "$work/out.$1" "$work/err.$1" | head -1; } # the load's commit seconds
-bucket() { # name, binary: a bucket load; prints "wall cpu rss gateway-cpu commit"
-  local g0 w c r
+bucket() { # name, binary[, gateway port, gateway pid]: a bucket load; prints "wall cpu rss gateway-cpu commit"
+  local g0 w c r gp=${4:-$gwpid}
   rm -rf "$work/gw/bench/out"
-  g0=$(gwcpu)
-  read -r w c r < <(load "$1" "$2" "s3://bench/orders.csv" "s3://bench/out" --tmp-dir "$work/tmp")
-  echo "$w $c $r $(awk -v a="$(gwcpu)" -v b="$g0" 'BEGIN{printf "%.2f", a-b}') $(commit "$1")"
+  g0=$(gwcpu "$gp")
+  read -r w c r < <(AWS_ENDPOINT_URL_S3=http://127.0.0.1:${3:-$port} load "$1" "$2" "s3://bench/orders.csv" "s3://bench/out" --tmp-dir "$work/tmp")
+  echo "$w $c $r $(awk -v a="$(gwcpu "$gp")" -v b="$g0" 'BEGIN{printf "%.2f", a-b}') $(commit "$1")"
 }
 
 hdr="| round | local wall | local CPU | s3 wall | s3 CPU | gateway CPU | s3 commit | s3 / local wall | CPU s3 / local | s3 peak RSS MiB |"
 sep="|---|---|---|---|---|---|---|---|---|---|"
 [ -z "$old" ] || { hdr="$hdr OLD s3 wall | OLD s3 CPU | OLD gateway CPU | OLD s3 commit | OLD s3 / local wall |"; sep="$sep---|---|---|---|---|"; }
+[ -z "$alt" ] || { hdr="$hdr ALT s3 wall | ALT s3 CPU | ALT gateway CPU | ALT s3 commit | ALT s3 / local wall |"; sep="$sep---|---|---|---|---|"; }
+[ -z "$alt" ] || echo "# ALT: the same bucket load through a second gateway run with: $alt"
 printf "\n%s\n%s\n" "$hdr" "$sep"
 ratios=()
 oratios=()
+aratios=()
 for r in $(seq "$rounds"); do
   rm -rf "$work/local"
   read -r lw lc _ < <(load local "$bin" "$work/orders.csv" "$work/local")
@@ -88,6 +105,10 @@ for r in $(seq "$rounds"); do
     echo "# round 1: the HFiles in the bucket are byte-identical to the local ones ($(sums "$work/local" | wc -l) files)" >&2
   fi
   if [ -n "$old" ] && [ $((r % 2)) = 1 ]; then read -r ow oc _ og ocm < <(bucket s3old "$old"); fi
+  if [ -n "$alt" ]; then
+    read -r aw ac _ ag acm < <(bucket s3alt "$bin" "$altport" "$altpid")
+    if [ "$r" = 1 ] && [ "$(sums "$work/local")" != "$(sums "$work/gw/bench/out")" ]; then echo "HFILES DIFFER between local and s3 (ALT gateway)" >&2; exit 1; fi
+  fi
   q=$(awk -v a="$sw" -v b="$lw" 'BEGIN{printf "%.2f", a/b}')
   ratios+=("$q")
   line=$(printf "| %d | %.2f s | %.2f s | %.2f s | %.2f s | %.2f s | %s s | %sx | %sx | %.0f |" "$r" "$lw" "$lc" "$sw" "$sc" "$gc" "$cm" "$q" \
@@ -97,9 +118,15 @@ for r in $(seq "$rounds"); do
     oratios+=("$oq")
     line="$line $(printf " %.2f s | %.2f s | %.2f s | %s s | %sx |" "$ow" "$oc" "$og" "$ocm" "$oq")"
   fi
+  if [ -n "$alt" ]; then
+    aq=$(awk -v a="$aw" -v b="$lw" 'BEGIN{printf "%.2f", a/b}')
+    aratios+=("$aq")
+    line="$line $(printf " %.2f s | %.2f s | %.2f s | %s s | %sx |" "$aw" "$ac" "$ag" "$acm" "$aq")"
+  fi
   echo "$line"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 printf "\nmedian s3 / local wall: %sx (target <= 1.3x)" "$(median "${ratios[@]}")"
 [ -z "$old" ] || printf "; OLD build: %sx" "$(median "${oratios[@]}")"
+[ -z "$alt" ] || printf "; ALT gateway (%s): %sx" "$alt" "$(median "${aratios[@]}")"
 printf "; load average at the end %s\n" "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -192,14 +192,9 @@ func (f *reduceFn) ProcessElement(ctx context.Context, task []byte, splits []byt
 	if err != nil {
 		return err
 	}
-	var all []beamtask.InputSum
-	var enc string
-	for sums(&enc) {
-		s, err := beamtask.DecodeInputSum(enc)
-		if err != nil {
-			return err
-		}
-		all = append(all, s)
+	all, err := inputSums(sums)
+	if err != nil {
+		return err
 	}
 	var st beamtask.SubTask
 	if err := json.Unmarshal(task, &st); err != nil {
@@ -208,8 +203,8 @@ func (f *reduceFn) ProcessElement(ctx context.Context, task []byte, splits []byt
 	return beamtask.Reduce(ctx, &f.Task, f.spec, sp, st, all)
 }
 
-// nameSeed is the run's HFile name seed from the map tasks' input checksums (a side input).
-func nameSeed(t *beamtask.Task, sums func(*string) bool) ([]byte, error) {
+// inputSums decodes the map tasks' InputSums (a side input: input checksums, CSV chunks' spans).
+func inputSums(sums func(*string) bool) ([]beamtask.InputSum, error) {
 	var all []beamtask.InputSum
 	var enc string
 	for sums(&enc) {
@@ -219,7 +214,7 @@ func nameSeed(t *beamtask.Task, sums func(*string) bool) ([]byte, error) {
 		}
 		all = append(all, s)
 	}
-	return t.NameSeed(all)
+	return all, nil
 }
 
 // mapRecordsFn is mapFn for the record shuffle (beamtask.MapRecords): it emits blocks of framed
@@ -259,9 +254,9 @@ func (f *reduceRecordsFn) ProcessElement(ctx context.Context, target int, blocks
 	if err != nil {
 		return err
 	}
-	seed, err := nameSeed(&f.Task, sums)
+	all, err := inputSums(sums)
 	if err != nil {
 		return err
 	}
-	return beamtask.ReduceRecords(ctx, &f.Task, f.spec, sp, target, blocks, seed)
+	return beamtask.ReduceRecords(ctx, &f.Task, f.spec, sp, target, blocks, all)
 }

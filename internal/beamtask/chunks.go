@@ -37,11 +37,6 @@ func (t *Task) SplitCSV(ctx context.Context, spec *jobs.RunSpec, size int64) err
 	if size <= 0 {
 		return nil
 	}
-	if t.Shuffle == ShuffleBeam {
-		// The record blocks do not say which unit they come from, so a reducer could not number a
-		// chunk's rows as the whole file does.
-		return fmt.Errorf("%w: CSV chunks (--csv-unit-size) need run files (--shuffle %s)", jobs.ErrConfig, ShuffleFiles)
-	}
 	var units []Unit
 	for _, u := range t.Units {
 		in := spec.Inputs[u.Input]

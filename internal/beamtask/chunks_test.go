@@ -25,37 +25,49 @@ func chunkSize(t *testing.T, joins bool) int64 {
 
 // TestRunLocalChunks: a CSV file cut into chunks, each its own map task, gives the bytes of `hfload
 // run` (HFiles, rejects with their line numbers, manifest): duplicates across chunks resolve by the
-// whole file's row order, split_sample samples every chunk, a gzipped input stays whole.
+// whole file's row order, split_sample samples every chunk, a gzipped input stays whole. Both ways of
+// moving the records: sorted run files, and blocks through the runner's shuffle (each block names its
+// unit, so the reducer numbers a chunk's rows as the whole file does).
 func TestRunLocalChunks(t *testing.T) {
 	c := beamtest.ChunkCase()
 	size := chunkSize(t, true)
-	var st *beamtask.Stats
-	res := beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
-		return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{CSVUnitSize: size, Stats: func(s *beamtask.Stats) { st = s }})
-	})
-	if st == nil || st.Units < 10 {
-		t.Fatalf("chunk size %d: stats %+v", size, st)
+	for _, shuffle := range []string{beamtask.ShuffleFiles, beamtask.ShuffleBeam} {
+		t.Run(shuffle, func(t *testing.T) {
+			var st *beamtask.Stats
+			res := beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
+				return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal,
+					beamtask.Options{CSVUnitSize: size, Shuffle: shuffle, Stats: func(s *beamtask.Stats) { st = s }})
+			})
+			if st == nil || st.Units < 10 || st.Shuffle != shuffle {
+				t.Fatalf("chunk size %d: stats %+v", size, st)
+			}
+			if res.Manifest.Counts.RowsRejected == 0 || res.Manifest.Counts.Duplicates == 0 {
+				t.Fatalf("the case has no rejects or duplicates: %+v", res)
+			}
+			t.Logf("chunk size %d: %d units, %d rejects, %d duplicates", size, st.Units, res.Manifest.Counts.RowsRejected, res.Manifest.Counts.Duplicates)
+		})
 	}
-	if res.Manifest.Counts.RowsRejected == 0 || res.Manifest.Counts.Duplicates == 0 {
-		t.Fatalf("the case has no rejects or duplicates: %+v", res)
-	}
-	t.Logf("chunk size %d: %d units, %d rejects, %d duplicates", size, st.Units, res.Manifest.Counts.RowsRejected, res.Manifest.Counts.Duplicates)
 }
 
 // TestChunkAcrossQuotedLineBreak: when a cut falls inside a quoted field's line break, the chunk
 // after it starts inside a record; the reducers refuse to run on it, and the launcher runs again
-// without that cut: the bytes of `hfload run` all the same.
+// without that cut: the bytes of `hfload run` all the same, with either shuffle.
 func TestChunkAcrossQuotedLineBreak(t *testing.T) {
 	c := beamtest.ChunkCase()
 	size := chunkSize(t, false)
-	var st *beamtask.Stats
-	beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
-		return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{CSVUnitSize: size, Stats: func(s *beamtask.Stats) { st = s }})
-	})
-	if st == nil || st.Recuts == 0 || st.Units < 10 {
-		t.Fatalf("chunk size %d: stats %+v", size, st)
+	for _, shuffle := range []string{beamtask.ShuffleFiles, beamtask.ShuffleBeam} {
+		t.Run(shuffle, func(t *testing.T) {
+			var st *beamtask.Stats
+			beamtest.Compare(t, c, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
+				return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal,
+					beamtask.Options{CSVUnitSize: size, Shuffle: shuffle, Stats: func(s *beamtask.Stats) { st = s }})
+			})
+			if st == nil || st.Recuts == 0 || st.Units < 10 {
+				t.Fatalf("chunk size %d: stats %+v", size, st)
+			}
+			t.Logf("chunk size %d: %d units after %d recuts", size, st.Units, st.Recuts)
+		})
 	}
-	t.Logf("chunk size %d: %d units after %d recuts", size, st.Units, st.Recuts)
 }
 
 // TestChunksRejectLimit: over the reject limit, a run over chunks of one file fails at the same reject

@@ -16,20 +16,24 @@ import (
 
 // Stats are the data-movement figures of a distributed run (for the cost model of docs/distributed.md).
 type Stats struct {
-	Shuffle     string `json:"shuffle"` // ShuffleFiles or ShuffleBeam (Task.Shuffle)
-	Units       int    `json:"units"`
-	Recuts      int    `json:"recuts,omitempty"` // runs again after a CSV chunk started inside a record (Task.Recut)
-	Targets     int    `json:"targets"`          // (region, family) pairs with records
-	ReduceTasks int    `json:"reduce_tasks"`     // targets and their sub-ranges (Plan)
-	SubRanged   int    `json:"sub_ranged"`       // targets cut into sub-ranges
-	PlanBytes   int64  `json:"plan_bytes"`       // run-file bytes read again to plan sub-ranges
-	RunFiles    int    `json:"run_files"`        // files written by map tasks (ShuffleFiles)
-	RunBytes    int64  `json:"run_bytes"`        // bytes of those files, or of the record blocks through the runner's shuffle (ShuffleBeam)
-	RunRecords  int64  `json:"run_records"`      // records in them
-	SpillBytes  int64  `json:"spill_bytes"`      // reducers' local spills
-	HFileBytes  int64  `json:"hfile_bytes"`      // bytes of HFiles written
-	InputBytes  int64  `json:"input_bytes"`      // bytes of the input files
-	RejectBytes int64  `json:"reject_bytes"`     // bytes of the units' rejects files
+	Shuffle       string `json:"shuffle"` // ShuffleFiles or ShuffleBeam (Task.Shuffle)
+	Units         int    `json:"units"`
+	Recuts        int    `json:"recuts,omitempty"` // runs again after a CSV chunk started inside a record (Task.Recut)
+	Targets       int    `json:"targets"`          // (region, family) pairs with records
+	ReduceTasks   int    `json:"reduce_tasks"`     // targets and their sub-ranges (Plan)
+	SubRanged     int    `json:"sub_ranged"`       // targets cut into sub-ranges
+	PlanBytes     int64  `json:"plan_bytes"`       // run-index bytes read to plan sub-ranges (the runs are not read)
+	RunFiles      int    `json:"run_files"`        // files written by map tasks (ShuffleFiles)
+	RunBytes      int64  `json:"run_bytes"`        // bytes of those files, or of the record blocks through the runner's shuffle (ShuffleBeam)
+	RunRecords    int64  `json:"run_records"`      // records in them
+	IndexBytes    int64  `json:"index_bytes"`      // bytes of the run files' indexes
+	MapSpills     int64  `json:"map_spills"`       // maps' sorter spills to their local disk
+	MapSpillBytes int64  `json:"map_spill_bytes"`  // bytes of those spills
+	ReadBytes     int64  `json:"read_bytes"`       // run-file bytes read by the reducers (sorted runs)
+	SpillBytes    int64  `json:"spill_bytes"`      // reducers' local spills
+	HFileBytes    int64  `json:"hfile_bytes"`      // bytes of HFiles written
+	InputBytes    int64  `json:"input_bytes"`      // bytes of the input files
+	RejectBytes   int64  `json:"reject_bytes"`     // bytes of the units' rejects files
 }
 
 // Collected is what Collect gathered.
@@ -98,6 +102,9 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 			res.Inputs = append(res.Inputs, *sum.Input)
 			st.InputBytes += sum.Input.Size
 		}
+		st.IndexBytes += sum.IndexBytes
+		st.MapSpills += sum.Spills
+		st.MapSpillBytes += sum.SpillBytes
 		for _, r := range sum.Runs {
 			if r.Target >= (len(splits)+1)*nf {
 				return fail(fmt.Errorf("beam: unit %d routed to target %d of %d", u.Index, r.Target, (len(splits)+1)*nf))
@@ -140,7 +147,7 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 		}
 		if len(plan.Bounds) > 0 {
 			st.SubRanged++
-			st.PlanBytes += plan.Bytes
+			st.PlanBytes += plan.IndexBytes
 		}
 		var records int64
 		var files []jobs.FileResult
@@ -155,6 +162,7 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 					region, fam, sum.NameSeed, seed))
 			}
 			records += sum.Records
+			st.ReadBytes += sum.ReadBytes
 			files = append(files, sum.Files...)
 			res.Cells += sum.Cells
 			res.RowsWritten += sum.RowsWritten

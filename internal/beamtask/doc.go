@@ -1,7 +1,9 @@
 // Package beamtask holds the tasks of a distributed hfload run, shaped like MapReduce's total-order
 // sort, without any Beam in them: planning work units, sampling split points in parts, the map task
-// (one unit's rows to records, routed to (region, family) run files on shared storage), the reduce task
-// (every run of one (region, family) through the external sorter into that region's HFiles) and the
+// (one unit's rows to records, routed to (region, family) and sorted with hfload's sorter into sorted
+// run files, with an index of row offsets, on shared storage), the reduce task (a k-way merge of every
+// sorted run of one (region, family), or of a sub-range of it read through the indexes, into that
+// region's HFiles; no second sort) and the
 // collection of their summaries into the LoadResult `hfload run` would have produced.
 //
 // internal/beamrun wires these tasks into a Beam pipeline; cmd/hfload-beam is the command. Keeping

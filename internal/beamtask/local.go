@@ -95,10 +95,6 @@ func runLocalRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, splits pa
 			sums = append(sums, *sum)
 		}
 	}
-	seed, err := t.NameSeed(sums)
-	if err != nil {
-		return err
-	}
 	targets := make([]int, 0, len(byTarget))
 	for k := range byTarget {
 		targets = append(targets, k)
@@ -113,7 +109,7 @@ func runLocalRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, splits pa
 			*b, blocks = blocks[0], blocks[1:]
 			return true
 		}
-		if err := ReduceRecords(ctx, t, spec, splits, target, next, seed); err != nil {
+		if err := ReduceRecords(ctx, t, spec, splits, target, next, sums); err != nil {
 			return err
 		}
 	}

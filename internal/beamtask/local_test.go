@@ -107,9 +107,11 @@ func TestBucketFailureLeavesNothing(t *testing.T) {
 }
 
 // TestSubRanges: with a reduce size far below the targets' run-file bytes, every (region, family) is
-// cut into sub-ranges, each sorted and written by its own task into its own HFiles: the cells (in
+// cut into sub-ranges, each merged and written by its own task into its own HFiles: the cells (in
 // order), counts and rejects are those of `hfload run`, the files are cut differently (more of them)
-// and none straddles its region.
+// and none straddles its region. The plan reads only the runs' indexes, and each sub-range reads each
+// run from the index entry before its first row to its last: the reducers together read the run files
+// about once, not once per sub-range.
 func TestSubRanges(t *testing.T) {
 	for _, c := range beamtest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
@@ -122,7 +124,17 @@ func TestSubRanges(t *testing.T) {
 			if st == nil || st.SubRanged != st.Targets || st.ReduceTasks <= st.Targets || ng <= nw {
 				t.Fatalf("no sub-ranges: %d files (hfload run %d), stats %+v", ng, nw, st)
 			}
-			t.Logf("%d files (hfload run %d), %d reduce tasks for %d targets", ng, nw, st.ReduceTasks, st.Targets)
+			// Every record is read at least once; a sub-range reads at most an index step (256 bytes
+			// at this reduce size) and a record more of each run of its target than its own records,
+			// far less than every sub-range reading every run.
+			runsPerTarget := int64(st.RunFiles / st.Targets)
+			extra := int64(st.ReduceTasks) * runsPerTarget * 512
+			if st.ReadBytes < st.RunBytes || st.ReadBytes > st.RunBytes+extra || 2*st.ReadBytes > st.RunBytes*int64(st.ReduceTasks/st.Targets) ||
+				st.PlanBytes == 0 || st.PlanBytes >= st.RunBytes {
+				t.Fatalf("reducers read %d bytes of %d in run files, the plan %d of indexes: stats %+v", st.ReadBytes, st.RunBytes, st.PlanBytes, st)
+			}
+			t.Logf("%d files (hfload run %d), %d reduce tasks for %d targets; run files %d bytes, read %d, indexes read %d",
+				ng, nw, st.ReduceTasks, st.Targets, st.RunBytes, st.ReadBytes, st.PlanBytes)
 		})
 	}
 }

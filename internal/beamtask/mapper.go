@@ -11,9 +11,11 @@ import (
 	"sync"
 
 	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/engine"
 	"github.com/hfload/hfload/jobs"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
+	"github.com/hfload/hfload/sorter"
 )
 
 // RunRef names one run file: the records a unit routed to one target (region·families + family).
@@ -22,15 +24,22 @@ type RunRef struct {
 	Path    string `json:"path"` // in the work area
 	Records int64  `json:"records"`
 	Bytes   int64  `json:"bytes"`
+
+	indexBytes int64
 }
 
 // unitSummary is what a map task leaves for the launcher; its existence marks the unit done.
 type unitSummary struct {
-	Unit    int             `json:"unit"`
-	Counts  pipeline.Counts `json:"counts"`
-	Input   *jobs.InputFile `json:"input,omitempty"` // owner units: the file's fingerprint
-	Runs    []RunRef        `json:"runs"`
-	Rejects bool            `json:"rejects,omitempty"` // the unit's rejects file exists
+	Unit   int             `json:"unit"`
+	Counts pipeline.Counts `json:"counts"`
+	Input  *jobs.InputFile `json:"input,omitempty"` // owner units: the file's fingerprint
+	Runs   []RunRef        `json:"runs"`
+	// Spills and SpillBytes: the map's sorter's spills to the worker's local disk; IndexBytes: the
+	// runs' indexes.
+	Spills     int64 `json:"spills,omitempty"`
+	SpillBytes int64 `json:"spill_bytes,omitempty"`
+	IndexBytes int64 `json:"index_bytes,omitempty"`
+	Rejects    bool  `json:"rejects,omitempty"` // the unit's rejects file exists
 	// Span: a CSV chunk's (Unit.Chunked) start and end, lines and rows, numbered from the chunk's start.
 	Span *pipeline.CSVSpan `json:"span,omitempty"`
 	// Watermark: what the unit's watermark filter dropped and kept (incremental runs with a watermark).
@@ -38,8 +47,10 @@ type unitSummary struct {
 }
 
 // Map reads one unit, maps its rows with the job's mapping, routes every record to its region by
-// splits and writes one run file per (region, family) it has records for; rejects go to the unit's
-// rejects file, in input order. The unit's reject limit is the job's (the launcher checks the total);
+// splits and sorts the records of each (region, family) with hfload's sorter, within the job's memory
+// budget (spilling to the worker's local disk, Task.TmpDir), into one sorted run file per target it has
+// records for, with its index (runfile.go); rejects go to the unit's rejects file, in input order.
+// The unit's reject limit is the job's (the launcher checks the total);
 // a CSV chunk has none (Collect finds the reject that crosses the job's, once it knows the chunk's
 // line numbers; a chunk is bounded, and the reducers write nothing once the chunks' rejects are over
 // it). It returns the run files, in target order, and, for the unit that owns its input, the input's
@@ -51,74 +62,142 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 	}
 	attempt := attemptID()
 	targets := (len(splits) + 1) * len(spec.Mapping.Families())
-	// Each target's buffer: a share of a quarter of the memory budget, between 16 KiB and 1 MiB.
-	memory := spec.Memory
-	if memory <= 0 {
-		memory = 1 << 30
+	tmp, err := os.MkdirTemp(t.TmpDir, "hfload-map-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: spill directory: %w", jobs.ErrIO, err)
 	}
-	bufSize := int(min(max(memory/4/int64(targets), 16<<10), 1<<20))
-
+	defer os.RemoveAll(tmp)
+	pool, err := engine.NewSortPool(&spec.Spec, tmp)
+	if err != nil {
+		return nil, nil, fmt.Errorf("beam: map: %w", err)
+	}
+	defer pool.Close()
 	var mu sync.Mutex
-	writers := make([]*runWriter, targets)
+	sorters := make([]*sorter.Sorter, targets)
 	defer func() {
-		for _, w := range writers {
-			if w != nil && w.f != nil {
-				w.abort()
+		for _, s := range sorters {
+			if s != nil {
+				s.Close()
 			}
 		}
 	}()
-	writer := func(target int) (*runWriter, error) {
+	sorterOf := func(target int) *sorter.Sorter {
 		mu.Lock()
 		defer mu.Unlock()
-		if w := writers[target]; w != nil {
-			return w, nil
+		if sorters[target] == nil {
+			sorters[target] = pool.NewSorter(fmt.Sprintf("unit %d target %d", unit, target), sorter.SorterOptions{})
 		}
-		rel := runFileName(unit, target)
-		tmp, err := st.tmpFile(rel, attempt)
-		if err != nil {
-			return nil, err
-		}
-		w, err := createRun(rel, tmp, bufSize)
-		if err != nil {
-			return nil, err
-		}
-		writers[target] = w
-		return w, nil
+		return sorters[target]
 	}
-	out := func(target int, frames []byte, n int64) error {
-		w, err := writer(target)
-		if err != nil {
-			return err
+	route := router(spec, splits)
+	// Each batch's records are grouped per target into slices reused from batch to batch (a pool:
+	// the mapping workers call sink concurrently), then added to the targets' sorters (which copy them).
+	bp := sync.Pool{New: func() any { return &batchRecords{recs: make([][]sorter.Record, targets)} }}
+	sink := func(cb *pipeline.CellBatch) error {
+		br := bp.Get().(*batchRecords)
+		defer bp.Put(br)
+		defer br.reset()
+		for i := range cb.Records {
+			target := route(cb, i)
+			if len(br.recs[target]) == 0 {
+				br.used = append(br.used, target)
+			}
+			br.recs[target] = append(br.recs[target], sorter.Record{Rec: cb.Record(i), Seq: cb.Records[i].Seq})
 		}
-		return w.write(frames, n)
+		for _, target := range br.used {
+			if err := sorterOf(target).AddRecords(br.recs[target]); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	sum, is, err := mapUnit(ctx, t, spec, st, attempt, unit, splits, out)
+	sum, is, err := mapUnit(ctx, t, spec, st, attempt, unit, sink)
 	if err != nil {
 		return nil, nil, err
 	}
-	for target, w := range writers {
-		if w == nil {
+	every := t.indexEvery(spec)
+	for target, s := range sorters {
+		if s == nil {
 			continue
 		}
-		err := w.commit(ctx, st)
-		w.f = nil
+		sorters[target] = nil
+		ref, err := writeSortedRun(ctx, st, s, runFileName(unit, target), attempt, every)
 		if err != nil {
 			return nil, nil, err
 		}
-		sum.Runs = append(sum.Runs, RunRef{Target: target, Path: w.rel, Records: w.n, Bytes: w.bytes})
+		ref.Target = target
+		sum.Runs = append(sum.Runs, ref)
+		sum.IndexBytes += ref.indexBytes
 	}
+	sum.Spills, sum.SpillBytes = pool.Spills(), pool.RunBytes()
 	if err := sum.put(ctx, st); err != nil {
 		return nil, nil, err
 	}
 	return sum.Runs, is, nil
 }
 
-// mapUnit maps one unit's rows and hands each batch's records, framed per target (appendFrame), to
-// out, which the mapping workers call concurrently; rejects go to the unit's rejects file. It returns
-// the unit's summary (without its runs; not yet stored) and, for the unit that owns its input, the
-// input's checksum.
-func mapUnit(ctx context.Context, t *Task, spec *jobs.RunSpec, st *stores, attempt string, unit int, splits partition.Splits,
-	out func(target int, frames []byte, n int64) error) (*unitSummary, *InputSum, error) {
+// writeSortedRun finishes s and writes its records, in order, as the run file rel with its index.
+func writeSortedRun(ctx context.Context, st *stores, s *sorter.Sorter, rel, attempt string, every int64) (RunRef, error) {
+	it, err := s.Finish(ctx)
+	if err != nil {
+		return RunRef{}, fmt.Errorf("beam: sorting %s: %w", rel, err)
+	}
+	defer it.Close()
+	tmp, err := st.tmpFile(rel, attempt)
+	if err != nil {
+		return RunRef{}, err
+	}
+	w, err := createRun(rel, tmp, 1<<20, every)
+	if err != nil {
+		return RunRef{}, err
+	}
+	var rec []byte
+	for it.Next() {
+		rec = it.AppendRecord(rec[:0])
+		if err := w.add(rec, it.Seq(), it.Header().Row); err != nil {
+			w.abort()
+			return RunRef{}, err
+		}
+	}
+	if err := it.Err(); err != nil {
+		w.abort()
+		return RunRef{}, fmt.Errorf("beam: sorting %s: %w", rel, err)
+	}
+	n, err := w.commit(ctx, st)
+	if err != nil {
+		return RunRef{}, err
+	}
+	return RunRef{Path: rel, Records: w.n, Bytes: w.bytes, indexBytes: n}, nil
+}
+
+// indexEvery is how many run-file bytes may lie between two entries of a run's index: about 1/64 of
+// the reduce size (so that the plan cuts a target at rows close to its byte quantiles), between 256
+// bytes and 64 KiB.
+func (t *Task) indexEvery(spec *jobs.RunSpec) int64 {
+	limit := t.reduceSize(spec)
+	if limit <= 0 {
+		return 64 << 10
+	}
+	return min(max(limit/64, 256), 64<<10)
+}
+
+// router returns the target (region·families + family) of record i of a batch.
+func router(spec *jobs.RunSpec, splits partition.Splits) func(cb *pipeline.CellBatch, i int) int {
+	nf := len(spec.Mapping.Families())
+	return func(cb *pipeline.CellBatch, i int) int {
+		target := int(cb.Records[i].Family)
+		if len(splits) > 0 {
+			target += splits.Region(cellrec.Row(cb.Record(i))) * nf
+		}
+		return target
+	}
+}
+
+// mapUnit maps one unit's rows and hands each batch to sink, which the mapping workers call
+// concurrently; rejects go to the unit's rejects file. It returns the unit's summary (without its
+// runs; not yet stored) and, for the unit that owns its input, the input's checksum.
+func mapUnit(ctx context.Context, t *Task, spec *jobs.RunSpec, st *stores, attempt string, unit int,
+	sink func(cb *pipeline.CellBatch) error) (*unitSummary, *InputSum, error) {
 	if unit < 0 || unit >= len(t.Units) {
 		return nil, nil, fmt.Errorf("beam: no unit %d", unit)
 	}
@@ -127,35 +206,6 @@ func mapUnit(ctx context.Context, t *Task, spec *jobs.RunSpec, st *stores, attem
 	if err != nil {
 		return nil, nil, err
 	}
-	nf := len(spec.Mapping.Families())
-	targets := (len(splits) + 1) * nf
-	// Each batch's records are framed per target into buffers reused from batch to batch (a pool:
-	// the mapping workers call sink concurrently), then handed to out target by target.
-	pool := sync.Pool{New: func() any { return &batchFrames{frames: make([][]byte, targets), counts: make([]int64, targets)} }}
-	sink := func(cb *pipeline.CellBatch) error {
-		bf := pool.Get().(*batchFrames)
-		defer pool.Put(bf)
-		defer bf.reset()
-		for i := range cb.Records {
-			rec := cb.Record(i)
-			target := int(cb.Records[i].Family)
-			if len(splits) > 0 {
-				target += splits.Region(cellrec.Row(rec)) * nf
-			}
-			if bf.counts[target] == 0 {
-				bf.used = append(bf.used, target)
-			}
-			bf.frames[target] = appendFrame(bf.frames[target], rec, cb.Records[i].Seq)
-			bf.counts[target]++
-		}
-		for _, target := range bf.used {
-			if err := out(target, bf.frames[target], bf.counts[target]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-
 	rejTmp, err := st.tmpFile(unitRejectsName(unit), attempt)
 	if err != nil {
 		return nil, nil, err
@@ -234,17 +284,17 @@ func attemptID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// batchFrames are one batch's records framed per target (used: the targets with records, in order of
+// batchRecords are one batch's records grouped per target (used: the targets with records, in order of
 // first appearance).
-type batchFrames struct {
-	frames [][]byte
-	counts []int64
-	used   []int
+type batchRecords struct {
+	recs [][]sorter.Record
+	used []int
 }
 
-func (b *batchFrames) reset() {
+func (b *batchRecords) reset() {
 	for _, t := range b.used {
-		b.frames[t], b.counts[t] = b.frames[t][:0], 0
+		clear(b.recs[t])
+		b.recs[t] = b.recs[t][:0]
 	}
 	b.used = b.used[:0]
 }

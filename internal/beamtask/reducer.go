@@ -8,18 +8,19 @@ import (
 	"os"
 	"sort"
 
-	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/engine"
 	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/sorter"
 )
 
 // reduceSummary is what a reduce task leaves for the launcher; its existence marks the target done.
 type reduceSummary struct {
 	Target      int               `json:"target"`
-	Sub         int               `json:"sub"`     // the sub-range (SubTask.Sub)
-	Records     int64             `json:"records"` // records of the task read from the run files
+	Sub         int               `json:"sub"`        // the sub-range (SubTask.Sub)
+	Records     int64             `json:"records"`    // records of the task read from the run files
+	ReadBytes   int64             `json:"read_bytes"` // run-file bytes read (sorted runs; 0 for the record shuffle)
 	Files       []jobs.FileResult `json:"files"`
 	Cells       int64             `json:"cells"`
 	RowsWritten int64             `json:"rows_written"`
@@ -34,11 +35,12 @@ type reduceSummary struct {
 	NameSeed string            `json:"name_seed"` // hex: the seed the files were named with
 }
 
-// Reduce sorts the records of one reduce task (a target, i.e. one region and family, or a sub-range
-// of it: see Plan) from its run files within the job's memory budget, spilling to the worker's local
-// disk, applies the duplicates policy or aggregate, and writes the HFiles into the staging directory or
-// as uploads to the output bucket: duplicates and aggregates are exact across the whole input (a row's
-// records all go to one task). The file names are those of `hfload run` given the
+// Reduce merges the sorted run files of one reduce task (a target, i.e. one region and family, or a
+// sub-range of it: see Plan) within the job's memory budget: a k-way merge of the runs the map tasks
+// sorted (each read from the index entry before the sub-range's first row up to its last), applying
+// the duplicates policy or aggregate, and writes the HFiles into the staging directory or as uploads
+// to the output bucket: duplicates and aggregates are exact across the whole input (a row's records
+// all go to one task). The file names are those of `hfload run` given the
 // run's name seed (Task.NameSeed of sums, every map task's InputSum; sub-ranges after the first:
 // subRangeName), so a retried task writes the same names with the same bytes. The records of a CSV
 // chunk get the row ordinals of the whole file (the spans in sums), so duplicates resolve as in
@@ -64,40 +66,62 @@ func Reduce(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.S
 	}
 	runs := append([]string(nil), task.Runs...)
 	sort.Strings(runs)
-	var records int64
-	feed := func(add func(rec []byte, seq uint64) error) error {
-		keep := add
-		if task.Subs > 1 {
-			keep = func(rec []byte, seq uint64) error {
-				if !task.in(cellrec.Row(rec)) {
-					return nil
-				}
-				records++
-				return add(rec, seq)
-			}
+	var srcs []*runSource
+	defer func() {
+		for _, r := range srcs {
+			r.close()
 		}
+	}()
+	open := func(pool *sorter.Pool) ([]sorter.RecordSource, int64, error) {
+		// Each run's read buffer: a share of an eighth of the budget, between 16 KiB and 1 MiB.
+		buf := int(min(max(pool.Reservable()/8/int64(max(len(runs), 1)), 16<<10), 1<<20))
+		var out []sorter.RecordSource
 		for _, p := range runs {
-			add := keep
-			if rows := offs[runUnit(p)].Rows; rows > 0 {
-				add = func(rec []byte, seq uint64) error { return keep(rec, seq+uint64(rows)) }
-			}
-			n, err := readRun(ctx, st, p, add)
-			if task.Subs <= 1 {
-				records += n
-			}
+			ix, err := readRunIndex(ctx, st, p)
 			if err != nil {
-				return err
+				return nil, 0, err
+			}
+			r, err := openRunSource(ctx, st, p, ix, task.Lo, task.Hi, uint64(offs[runUnit(p)].Rows), buf)
+			if err != nil {
+				return nil, 0, err
+			}
+			if r != nil {
+				srcs = append(srcs, r)
+				out = append(out, r)
 			}
 		}
-		return nil
+		return out, int64(len(out)) * int64(buf), nil
 	}
-	return reduce(ctx, t, st, spec, splits, task, seed, feed, &records)
+	return reduceMerged(ctx, t, st, spec, splits, task, seed, open, func() (records, read int64) {
+		for _, r := range srcs {
+			records += r.records
+			read += r.read
+		}
+		return records, read
+	})
+}
+
+// reduceMerged is reduce for sorted runs: engine.MergeRegion instead of WriteRegion.
+func reduceMerged(ctx context.Context, t *Task, st *stores, spec *jobs.RunSpec, splits partition.Splits, task SubTask, seed []byte,
+	open func(pool *sorter.Pool) ([]sorter.RecordSource, int64, error), counts func() (records, read int64)) error {
+	return reduceWith(ctx, t, st, spec, splits, task, seed, func(ctx context.Context, rs *jobs.RunSpec, sink engine.Sink, region, fam int) (*engine.Result, error) {
+		return engine.MergeRegion(ctx, &rs.Spec, sink, splits, region, fam, open)
+	}, counts)
 }
 
 // reduce writes one reduce task's HFiles from the records feed gives (records: how many it gave, read
-// once feed is done) and stores the task's summary.
+// once feed is done), sorting them, and stores the task's summary.
 func reduce(ctx context.Context, t *Task, st *stores, spec *jobs.RunSpec, splits partition.Splits, task SubTask, seed []byte,
 	feed func(add func(rec []byte, seq uint64) error) error, records *int64) error {
+	return reduceWith(ctx, t, st, spec, splits, task, seed, func(ctx context.Context, rs *jobs.RunSpec, sink engine.Sink, region, fam int) (*engine.Result, error) {
+		return engine.WriteRegion(ctx, &rs.Spec, sink, splits, region, fam, feed)
+	}, func() (int64, int64) { return *records, 0 })
+}
+
+// reduceWith writes one reduce task's HFiles with write (WriteRegion or MergeRegion, given the task's
+// RunSpec and sink) and stores the task's summary (counts: the records and run-file bytes it read).
+func reduceWith(ctx context.Context, t *Task, st *stores, spec *jobs.RunSpec, splits partition.Splits, task SubTask, seed []byte,
+	write func(ctx context.Context, rs *jobs.RunSpec, sink engine.Sink, region, fam int) (*engine.Result, error), counts func() (records, read int64)) error {
 	nf := len(spec.Mapping.Families())
 	region, fam := task.Target/nf, task.Target%nf
 	tmp, err := os.MkdirTemp(t.TmpDir, "hfload-reduce-")
@@ -117,12 +141,14 @@ func reduce(ctx context.Context, t *Task, st *stores, spec *jobs.RunSpec, splits
 	if task.Sub > 0 {
 		sink = subRangeSink{Sink: sink, sub: task.Sub}
 	}
-	lr, err := jobs.WriteRegionTo(ctx, &rs, sink, splits, region, fam, feed)
+	res, err := write(ctx, &rs, sink, region, fam)
 	if err != nil {
 		return err
 	}
+	lr := jobs.LoadResult{Result: *res}
 	renameResults(lr.Files, task.Sub)
-	sum := reduceSummary{Target: task.Target, Sub: task.Sub, Records: *records, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
+	records, read := counts()
+	sum := reduceSummary{Target: task.Target, Sub: task.Sub, Records: records, ReadBytes: read, Files: lr.Files, Cells: lr.Cells, RowsWritten: lr.RowsWritten,
 		Duplicates: lr.Duplicates, DupExamples: lr.DupExamples, Spills: lr.Spills, SpillBytes: lr.SpillBytes,
 		MergePasses: lr.MergePasses, PeakMemory: lr.PeakMemory, NameSeed: hex.EncodeToString(seed)}
 	if ups != nil {

@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/hfload/hfload/jobs"
 	"github.com/hfload/hfload/partition"
+	"github.com/hfload/hfload/pipeline"
 )
 
 // How map tasks hand their records to the reduce tasks (Task.Shuffle).
@@ -67,7 +69,7 @@ func MapRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, spli
 	var merr error
 	go func() {
 		defer close(blocks)
-		sum, is, merr = mapUnit(ctx, t, spec, st, attemptID(), unit, splits, out)
+		sum, is, merr = mapUnit(ctx, t, spec, st, attemptID(), unit, framingSink(spec, splits, unit, out))
 	}()
 	targets := (len(splits) + 1) * len(spec.Mapping.Families())
 	records, bytes := make([]int64, targets), make([]int64, targets)
@@ -90,11 +92,73 @@ func MapRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, spli
 	return is, nil
 }
 
+// framingSink frames each batch's records per target, after a header naming the unit (blockHeader),
+// into buffers reused from batch to batch (a pool: the mapping workers call it concurrently), and
+// hands them to out target by target.
+func framingSink(spec *jobs.RunSpec, splits partition.Splits, unit int, out func(target int, frames []byte, n int64) error) func(*pipeline.CellBatch) error {
+	targets := (len(splits) + 1) * len(spec.Mapping.Families())
+	route := router(spec, splits)
+	head := blockHeader(unit)
+	pool := sync.Pool{New: func() any { return &batchFrames{frames: make([][]byte, targets), counts: make([]int64, targets)} }}
+	return func(cb *pipeline.CellBatch) error {
+		bf := pool.Get().(*batchFrames)
+		defer pool.Put(bf)
+		defer bf.reset()
+		for i := range cb.Records {
+			target := route(cb, i)
+			if bf.counts[target] == 0 {
+				bf.used = append(bf.used, target)
+				bf.frames[target] = append(bf.frames[target], head...)
+			}
+			bf.frames[target] = appendFrame(bf.frames[target], cb.Record(i), cb.Records[i].Seq)
+			bf.counts[target]++
+		}
+		for _, target := range bf.used {
+			if err := out(target, bf.frames[target], bf.counts[target]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// blockHeader starts every record block: uvarint(unit), so that the reducer gives the records of a
+// CSV chunk the row ordinals of the whole file (the rows of the chunks before it, from the maps' spans).
+func blockHeader(unit int) []byte { return binary.AppendUvarint(nil, uint64(unit)) }
+
+// batchFrames are one batch's records framed per target (used: the targets with records, in order of
+// first appearance).
+type batchFrames struct {
+	frames [][]byte
+	counts []int64
+	used   []int
+}
+
+func (b *batchFrames) reset() {
+	for _, t := range b.used {
+		b.frames[t], b.counts[t] = b.frames[t][:0], 0
+	}
+	b.used = b.used[:0]
+}
+
 // ReduceRecords is Reduce for the record shuffle: the blocks MapRecords emitted for one target, in any
 // order (the sorter orders equal keys by their sequence numbers), are streamed into the sorter and the
-// region's HFiles written as by `hfload run`. A target is never cut into sub-ranges here (its records
-// reach one task; the reduce size does not apply); Collect still refuses more than 32 files.
-func ReduceRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, blocks func(*[]byte) bool, seed []byte) error {
+// region's HFiles written as by `hfload run`. sums are every map task's InputSum (the name seed, and
+// the spans of CSV chunks: a chunk's records get the row ordinals of the whole file, as in Reduce). A
+// target is never cut into sub-ranges here (its records reach one task; the reduce size does not
+// apply); Collect still refuses more than 32 files.
+func ReduceRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, blocks func(*[]byte) bool, sums []InputSum) error {
+	seed, err := t.NameSeed(sums)
+	if err != nil {
+		return err
+	}
+	offs, err := t.chunkOffsets(spec, spans(sums))
+	if err != nil {
+		return err
+	}
+	if max := spec.Pipeline.MaxRejects; max >= 0 && chunkRejects(sums) > max {
+		return nil // as in Reduce: the run fails in Collect, with hfload run's message
+	}
 	st, err := t.open(ctx, spec)
 	if err != nil {
 		return err
@@ -105,7 +169,7 @@ func ReduceRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, splits part
 		var b []byte
 		for blocks(&b) {
 			plan.Bytes += int64(len(b))
-			n, err := decodeFrames(b, add)
+			n, err := decodeBlock(b, offs, add)
 			records += n
 			if err != nil {
 				return fmt.Errorf("region·family %d: %w", target, err)
@@ -123,8 +187,16 @@ func ReduceRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, splits part
 	return st.put(ctx, planName(target), b)
 }
 
-// decodeFrames calls add for every record framed in b (appendFrame) and returns how many there were.
-func decodeFrames(b []byte, add func(rec []byte, seq uint64) error) (int64, error) {
+// decodeBlock calls add for every record of the block b (blockHeader, then records framed by
+// appendFrame), its seq shifted by the rows before its unit (offs: chunkOffsets), and returns how
+// many there were.
+func decodeBlock(b []byte, offs map[int]chunkOffset, add func(rec []byte, seq uint64) error) (int64, error) {
+	unit, k := binary.Uvarint(b)
+	if k <= 0 {
+		return 0, fmt.Errorf("corrupt record block (no header)")
+	}
+	b = b[k:]
+	shift := uint64(offs[int(unit)].Rows)
 	var n int64
 	for len(b) > 0 {
 		l, k := binary.Uvarint(b)
@@ -138,7 +210,7 @@ func decodeFrames(b []byte, add func(rec []byte, seq uint64) error) (int64, erro
 			return n, fmt.Errorf("corrupt record block (record %d)", n)
 		}
 		b = b[k:]
-		if err := add(rec, seq); err != nil {
+		if err := add(rec, seq+shift); err != nil {
 			return n, err
 		}
 		n++

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/engine"
 	"github.com/hfload/hfload/jobs"
 	"github.com/hfload/hfload/partition"
@@ -23,10 +22,6 @@ import (
 // (checkHFilesCountPerRegionPerFamily). A distributed run never splits a region into more
 // sub-ranges than this, and refuses to commit a (region, family) with more files.
 const MaxFilesPerRegionFamily = 32
-
-// subRangeSampleKeys sizes the row sample a plan task takes of an oversized target (enough to cut it
-// into MaxFilesPerRegionFamily ranges of roughly equal bytes).
-const subRangeSampleKeys = 1024
 
 // SubTask is one reduce task: the records of one target (region·families + family) whose rows are in
 // [Lo, Hi) (nil: the region's own bound), read from Runs. A target of at most the run's reduce size
@@ -42,9 +37,11 @@ type SubTask struct {
 
 // targetPlan is what a plan task leaves for the launcher: how the target was cut.
 type targetPlan struct {
-	Target int      `json:"target"`
-	Bytes  int64    `json:"bytes"` // of its run files
-	Bounds [][]byte `json:"bounds,omitempty"`
+	Target int   `json:"target"`
+	Bytes  int64 `json:"bytes"` // of its run files
+	// IndexBytes: of the runs' indexes, read to plan (the runs themselves are not read).
+	IndexBytes int64    `json:"index_bytes,omitempty"`
+	Bounds     [][]byte `json:"bounds,omitempty"`
 }
 
 // reduceSize is the most run-file bytes one reduce task takes before its target is cut into
@@ -57,9 +54,10 @@ func (t *Task) reduceSize(spec *jobs.RunSpec) int64 {
 }
 
 // Plan cuts one target's work into reduce tasks. A target whose run files hold more than the reduce
-// size is cut into sub-ranges of roughly equal bytes (at most MaxFilesPerRegionFamily) at row keys
-// sampled from its run files (read once more for that): each is sorted and written by its own task,
-// into its own HFiles, and never straddles the region. Others are one task.
+// size is cut into sub-ranges of roughly equal bytes (at most MaxFilesPerRegionFamily) at rows of the
+// runs' indexes (their byte quantiles; the runs themselves are not read): each is merged and written by
+// its own task, which reads each run only from the index entry before its first row to its last, into
+// its own HFiles, and never straddles the region. Others are one task.
 func Plan(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Splits, target int, runs []string) ([]SubTask, error) {
 	st, err := t.open(ctx, spec)
 	if err != nil {
@@ -68,38 +66,30 @@ func Plan(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Spl
 	runs = append([]string(nil), runs...)
 	sort.Strings(runs)
 	plan := targetPlan{Target: target}
+	var marks []indexMark
 	for _, r := range runs {
-		n, err := st.size(ctx, r)
+		ix, err := readRunIndex(ctx, st, r)
 		if err != nil {
-			return nil, fmt.Errorf("run file %s: %w", r, err)
+			return nil, err
 		}
-		plan.Bytes += n
+		plan.Bytes += ix.end + 1 + int64(uvarintLen(uint64(ix.records)))
+		plan.IndexBytes += ix.size
+		for i, row := range ix.rows {
+			end := ix.end
+			if i+1 < len(ix.offs) {
+				end = ix.offs[i+1]
+			}
+			marks = append(marks, indexMark{row: row, bytes: end - ix.offs[i]})
+		}
 	}
 	if limit := t.reduceSize(spec); limit > 0 && plan.Bytes > limit {
 		k := int(min((plan.Bytes+limit-1)/limit, MaxFilesPerRegionFamily))
-		sm := partition.NewSampler(subRangeSampleKeys, jobs.SplitSampleSeed)
-		for _, r := range runs {
-			if _, err := readRun(ctx, st, r, func(rec []byte, _ uint64) error {
-				sm.Offer(cellrec.Row(rec), int64(len(rec)))
-				return nil
-			}); err != nil {
-				return nil, err
-			}
-		}
 		nf := len(spec.Mapping.Families())
 		var lo []byte
 		if region := target / nf; region > 0 {
 			lo = splits[region-1]
 		}
-		for _, b := range partition.SplitsFromSample(sm.Sample(), k) {
-			last := lo
-			if n := len(plan.Bounds); n > 0 {
-				last = plan.Bounds[n-1]
-			}
-			if last == nil || bytes.Compare(b, last) > 0 {
-				plan.Bounds = append(plan.Bounds, b)
-			}
-		}
+		plan.Bounds = quantileBounds(marks, k, lo)
 	}
 	b, err := json.Marshal(plan)
 	if err != nil {
@@ -109,6 +99,45 @@ func Plan(ctx context.Context, t *Task, spec *jobs.RunSpec, splits partition.Spl
 		return nil, err
 	}
 	return plan.subTasks(runs), nil
+}
+
+// indexMark is one entry of a run's index: a row and the bytes from it to the next entry.
+type indexMark struct {
+	row   []byte
+	bytes int64
+}
+
+// quantileBounds returns up to k-1 ascending rows, all after lo (nil: none), that cut the marks' bytes
+// into k parts of about equal size: the row of the first mark (in row order) at which the bytes before
+// it reach each j/k of the total.
+func quantileBounds(marks []indexMark, k int, lo []byte) [][]byte {
+	sort.SliceStable(marks, func(i, j int) bool { return bytes.Compare(marks[i].row, marks[j].row) < 0 })
+	var total int64
+	for _, m := range marks {
+		total += m.bytes
+	}
+	var out [][]byte
+	var before int64
+	j := 1
+	for _, m := range marks {
+		if j >= k {
+			break
+		}
+		if before*int64(k) >= total*int64(j) {
+			last := lo
+			if n := len(out); n > 0 {
+				last = out[n-1]
+			}
+			if last == nil || bytes.Compare(m.row, last) > 0 {
+				out = append(out, bytes.Clone(m.row))
+			}
+			for j < k && before*int64(k) >= total*int64(j) {
+				j++
+			}
+		}
+		before += m.bytes
+	}
+	return out
 }
 
 func (p *targetPlan) subTasks(runs []string) []SubTask {

@@ -137,6 +137,22 @@ func (s *stores) reader(ctx context.Context, rel string) (io.ReadCloser, error) 
 	return s.work.Reader(ctx, s.key(rel), 0)
 }
 
+// readerAt streams the shared file rel from byte offset off (a ranged GET in a bucket).
+func (s *stores) readerAt(ctx context.Context, rel string, off int64) (io.ReadCloser, error) {
+	if s.dir == "" {
+		return s.work.Reader(ctx, s.key(rel), off)
+	}
+	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // size returns the size of the shared file rel.
 func (s *stores) size(ctx context.Context, rel string) (int64, error) {
 	if s.dir != "" {

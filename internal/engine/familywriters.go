@@ -3,6 +3,7 @@ package engine
 import (
 	"sync"
 
+	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -33,13 +34,16 @@ type cellBatch struct {
 
 // cellOp is one cell: row, qualifier, value and tags at off in the batch's buffer. sameRow says that
 // the cell follows a cell of the same row, timestamp and type in its file (fileWriter.appendSameRow);
-// otherwise the writer starts the row (fileWriter.startRow) and appends the whole key.
+// otherwise the writer starts the row (fileWriter.startRow) and appends the whole key, with the row's
+// bloom hash rh when hashed (the stream hashes a row once for every family's file).
 type cellOp struct {
 	off            int
 	rl, ql, vl, tl int
 	ts             int64
+	rh             hfilewriter.RowHash
 	typ            kv.Type
 	sameRow        bool
+	hashed         bool
 }
 
 // Batches are handed on at about cellBatchBytes; each family has at most cellBatchesInFlight of them
@@ -106,7 +110,13 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *cellBatch) error
 		if err := fw.startRow(&h); err != nil {
 			return err
 		}
-		if err := fw.append(&h, q, v, tags); err != nil {
+		var err error
+		if op.hashed {
+			err = fw.appendRowHash(&h, q, v, tags, op.rh)
+		} else {
+			err = fw.append(&h, q, v, tags)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -128,8 +138,9 @@ func (f *familyWriters) error() error {
 	return f.err
 }
 
-// put queues one cell of family rank (h's family is not read: the rank says it).
-func (f *familyWriters) put(rank int, h *cellrec.Header, q, v, tags []byte, sameRow bool) error {
+// put queues one cell of family rank (h's family is not read: the rank says it). rh is h.Row's
+// hfilewriter.HashRow when hashed.
+func (f *familyWriters) put(rank int, h *cellrec.Header, q, v, tags []byte, sameRow bool, rh hfilewriter.RowHash, hashed bool) error {
 	b := f.cur[rank]
 	if b == nil {
 		select {
@@ -140,7 +151,7 @@ func (f *familyWriters) put(rank int, h *cellrec.Header, q, v, tags []byte, same
 		f.cur[rank] = b
 	}
 	b.ops = append(b.ops, cellOp{off: len(b.buf), rl: len(h.Row), ql: len(q), vl: len(v), tl: len(tags), ts: h.TS,
-		typ: h.Type, sameRow: sameRow})
+		rh: rh, typ: h.Type, sameRow: sameRow, hashed: hashed})
 	b.buf = append(append(append(append(b.buf, h.Row...), q...), v...), tags...)
 	if len(b.buf) < cellBatchBytes {
 		return nil

@@ -31,6 +31,11 @@ type fileWriter struct {
 	rows    int64 // distinct rows in the current file
 
 	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
+
+	// share: the region's shared ROW bloom (bloomshare.go) that this stream's first file follows as
+	// consumer shareID; nil without.
+	share   *hfilewriter.RowBloomShare
+	shareID int
 }
 
 func (o *outputWriter) newFileWriter(ctx context.Context, region, fam int, start, end []byte) *fileWriter {
@@ -80,6 +85,9 @@ func (fw *fileWriter) open() error {
 		fw.f = nil
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
+	if fw.part == 0 && fw.share != nil {
+		fw.w.ShareRowBloom(fw.share, fw.shareID) // a later file (rolled) starts mid-region: it cannot
+	}
 	fw.part++
 	return nil
 }
@@ -109,6 +117,15 @@ func (fw *fileWriter) startRow(h *cellrec.Header) error {
 // append writes one cell of the row given to the last startRow, with its tags (nil without).
 func (fw *fileWriter) append(h *cellrec.Header, q, v, tags []byte) error {
 	if err := fw.w.AppendParts(h.Row, h.Family, q, h.TS, h.Type, v, tags); err != nil {
+		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
+	fw.count(h, len(q), len(v), len(tags))
+	return nil
+}
+
+// appendRowHash is append with the row's bloom hash (rh = hfilewriter.HashRow(h.Row)) computed already.
+func (fw *fileWriter) appendRowHash(h *cellrec.Header, q, v, tags []byte, rh hfilewriter.RowHash) error {
+	if err := fw.w.AppendPartsRowHash(h.Row, h.Family, q, h.TS, h.Type, v, tags, rh); err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
 	fw.count(h, len(q), len(v), len(tags))

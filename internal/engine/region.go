@@ -47,8 +47,17 @@ func WriteRegion(ctx context.Context, spec *Spec, sink Sink, splits partition.Sp
 	if err := feed(s.Add); err != nil {
 		return nil, err
 	}
+	return writeRegion(ctx, spec, sink, splits, region, fam, pool, start, s.Records() > 0, s.Finish)
+}
+
+// writeRegion writes one (region, family)'s HFiles from the Iterator finish returns (called only if
+// has: a region without records has no files), as WriteRegion and MergeRegion do.
+func writeRegion(ctx context.Context, spec *Spec, sink Sink, splits partition.Splits, region, fam int, pool *sorter.Pool,
+	start time.Time, has bool, finish func(context.Context) (*sorter.Iterator, error)) (*Result, error) {
+	families := spec.Mapping.Families()
 	res := &Result{Splits: splits, ReadTime: time.Since(start)}
 	var seed []byte
+	var err error
 	if spec.NameSeed != nil {
 		if seed, err = spec.NameSeed(); err != nil {
 			return res, err
@@ -57,10 +66,10 @@ func WriteRegion(ctx context.Context, spec *Spec, sink Sink, splits partition.Sp
 	out := newOutputWriter(spec, sink, families, 0, pool)
 	out.progress = nil
 	out.nameSeed = seed
-	if s.Records() > 0 {
+	if has {
 		has := func(t int) bool { return t == region*len(families)+fam }
 		err = out.writeTasks(ctx, len(splits)+1, 1, 1, has, func(ctx context.Context, region, fam int) error {
-			it, err := s.Finish(ctx)
+			it, err := finish(ctx)
 			if err != nil {
 				return fmt.Errorf("sorting region %d family %s: %w", region, families[fam], err)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
@@ -77,6 +78,25 @@ func familiesSpec(t *testing.T, src, columns string, rows, keys, valueLen int) *
 		Splits:   partition.Splits{[]byte("r00100"), []byte("r00200")}, Memory: 64 << 20, TempDir: t.TempDir()}
 }
 
+// mixedBlooms gives family a a ROWCOL bloom, ab none and the others HBase's default (ROW).
+func mixedBlooms(family string) hfilewriter.WriterOptions {
+	o := hfilewriter.DefaultWriterOptions()
+	switch family {
+	case "a":
+		o.Bloom = hfilewriter.BloomRowCol
+	case "ab":
+		o.Bloom = hfilewriter.BloomNone
+	}
+	return o
+}
+
+// smallBlooms gives every family ROW bloom chunks of 256 bytes (213 keys).
+func smallBlooms(string) hfilewriter.WriterOptions {
+	o := hfilewriter.DefaultWriterOptions()
+	o.BloomBlockSize = 256
+	return o
+}
+
 // TestRowRecordsSameFiles: sorting one record per row for all families (rowrecords.go) writes the
 // same files, byte for byte, with the same results as sorting one record per (row, family), under
 // every duplicates policy, a family-dependent combiner, tags, file rolling, given, many and computed
@@ -118,6 +138,15 @@ func TestRowRecordsSameFiles(t *testing.T) {
 		{name: "one-per-row", mod: func(s *Spec) {}, columns: ordered, keys: 1200},
 		{name: "one-per-row-roll", mod: func(s *Spec) { s.MaxFileSize = 8 << 10 }, columns: ordered, keys: 1200},
 		{name: "one-per-row-last", mod: func(s *Spec) { s.Duplicates = DuplicatesLast }, columns: ordered},
+		// Each family's bloom type its own (the stream hashes rows once for the ROW blooms only).
+		{name: "mixed-blooms", mod: func(s *Spec) { s.Family = mixedBlooms }, columns: ordered, keys: 1200},
+		// Bloom chunks of 213 keys: every region's family files share full chunks of the stream's bloom
+		// (bloomshare.go), also when a file rolls, a family misses rows or duplicates are held (last).
+		{name: "shared-blooms", mod: func(s *Spec) { s.Family = smallBlooms }, columns: ordered, keys: 1200},
+		{name: "shared-blooms-roll", mod: func(s *Spec) { s.Family, s.MaxFileSize = smallBlooms, 40<<10 }, columns: ordered,
+			keys: 1200},
+		{name: "shared-blooms-yaml-last", mod: func(s *Spec) { s.Family, s.Duplicates = smallBlooms, DuplicatesLast },
+			rows: 2400, keys: 1200},
 		// One region, and more workers than regions: a region's families are written in parallel.
 		{name: "one-region-last", mod: func(s *Spec) { s.Duplicates, s.Splits = DuplicatesLast, nil }, columns: ordered},
 		{name: "one-region-4-workers", mod: func(s *Spec) { s.Splits, s.Pipeline.Workers = nil, 4 }, columns: ordered,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/pipeline"
@@ -27,6 +28,15 @@ type stream struct {
 	fws  []*fileWriter    // by family rank with row records; else the one family's
 	rows *rowRecords      // nil: one family's stream
 	hdrs []cellrec.Header // with rows: the current view's header in each family, by rank
+	// hashRows: with rows, some family's file has a ROW bloom; each view's row is hashed once for all
+	// of them (hfilewriter.HashRow) instead of once in each family's writer.
+	hashRows bool
+	// share: with rows, the region's shared ROW bloom (bloomshare.go), nil without. The stream adds each
+	// row's hash to it and drops a family that did not get the previous row (shareGot: by rank, the
+	// number of the last row put in that family's file; shareDropped once dropped).
+	share     *hfilewriter.RowBloomShare
+	shareGot  []int64
+	shareRows int64
 
 	// The last cell handed on: its seq, and with policy last its key (copies).
 	prev    cellrec.Header
@@ -56,6 +66,9 @@ func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream
 		s.hdrs = make([]cellrec.Header, len(fws))
 		for rank := range s.hdrs {
 			s.hdrs[rank].Family = s.rows.rd.Family(rank)
+			if fws[rank].writerOptions().Bloom == hfilewriter.BloomRow {
+				s.hashRows = true
+			}
 		}
 	}
 	return s
@@ -189,8 +202,13 @@ func (s *stream) runRows(fw *familyWriters) error {
 	last := s.pol == DuplicatesLast
 	for s.it.Next() {
 		vh, seq := s.it.Header(), s.it.Seq()
+		newRow := !s.hasPrev || !bytes.Equal(s.prevRow, vh.Row)
 		q, v, t, rest := s.d.NextTags(s.it.Cells())
 		h, q, w := s.cell(vh, q)
+		var rh hfilewriter.RowHash
+		if s.hashRows {
+			rh = hfilewriter.HashRow(vh.Row)
+		}
 		dup := s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
 		if dup {
 			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
@@ -198,9 +216,13 @@ func (s *stream) runRows(fw *familyWriters) error {
 		}
 		if last && !dup && s.hasHeld {
 			s.hasHeld = false
-			if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false); err != nil {
+			if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, 0, false); err != nil {
 				return err
 			}
+			s.sharePut(s.heldW)
+		}
+		if newRow && s.share != nil {
+			s.shareRow(rh)
 		}
 		// sameRow: the previous cell of this view went into w's file.
 		sameRow := false
@@ -209,9 +231,10 @@ func (s *stream) runRows(fw *familyWriters) error {
 			s.hold(w, h, q, v, t) // a duplicate replaces the held cell: the later input wins
 		case last || !dup || s.pol == DuplicatesKeep:
 			s.hasHeld = false
-			if err := fw.put(w, h, q, v, t, false); err != nil {
+			if err := fw.put(w, h, q, v, t, false, rh, s.hashRows); err != nil {
 				return err
 			}
+			s.sharePut(w)
 			sameRow = true
 		}
 		for len(rest) > 0 {
@@ -224,9 +247,10 @@ func (s *stream) runRows(fw *familyWriters) error {
 				s.hold(w, h, q, v, t)
 				break
 			}
-			if err := fw.put(w, h, q, v, t, sameRow); err != nil {
+			if err := fw.put(w, h, q, v, t, sameRow, rh, s.hashRows); err != nil {
 				return err
 			}
+			s.sharePut(w)
 			sameRow = true
 		}
 		s.setPrev(h, q, seq)
@@ -237,9 +261,37 @@ func (s *stream) runRows(fw *familyWriters) error {
 	}
 	if s.hasHeld {
 		s.hasHeld = false
-		return fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false)
+		if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, 0, false); err != nil {
+			return err
+		}
+	}
+	if s.share != nil {
+		s.share.Finish()
 	}
 	return nil
+}
+
+// shareDropped marks in stream.shareGot a family dropped from the shared bloom.
+const shareDropped = -2
+
+// shareRow starts row number s.shareRows in the shared bloom, with hash rh: first every family that did
+// not get the previous row is dropped (its writer will see the difference and set its own bits).
+func (s *stream) shareRow(rh hfilewriter.RowHash) {
+	for rank, got := range s.shareGot {
+		if got != shareDropped && got != s.shareRows-1 {
+			s.share.Drop(rank)
+			s.shareGot[rank] = shareDropped
+		}
+	}
+	s.share.Add(rh)
+	s.shareRows++
+}
+
+// sharePut notes that family rank got a cell of the current shared row.
+func (s *stream) sharePut(rank int) {
+	if s.share != nil && s.shareGot[rank] != shareDropped {
+		s.shareGot[rank] = s.shareRows - 1
+	}
 }
 
 // maxDupExamples is how many duplicate keys a run reports as examples.
