@@ -1,13 +1,13 @@
 package beamrun_test
 
 import (
-	"os"
-	"path/filepath"
+	"context"
 	"testing"
 
 	"github.com/hfload/hfload/internal/beamrun"
 	"github.com/hfload/hfload/internal/beamtask"
 	"github.com/hfload/hfload/internal/beamtask/beamtest"
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 )
 
@@ -22,31 +22,16 @@ func TestPrismS3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	store, err := storage.NewS3(context.Background(), bucket, storage.S3Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range beamtest.Cases() {
 		if c.Name == "csv-aggregate" {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			local := c.Inputs
-			c.Inputs = func(t testing.TB, dir string) []string {
-				// A posix-backed bucket is a directory: the objects are written straight into it.
-				var urls []string
-				for _, p := range local(t, dir) {
-					key := "in/" + c.Name + "/" + filepath.Base(p)
-					b, err := os.ReadFile(p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := os.MkdirAll(filepath.Join(srv.Dir, bucket, "in", c.Name), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(filepath.Join(srv.Dir, bucket, key), b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					urls = append(urls, "s3://"+bucket+"/"+key)
-				}
-				return urls
-			}
+			c = beamtest.InputsIn(c, store, "s3://"+bucket)
 			var st *beamtask.Stats
 			beamtest.CompareBucket(t, c, bucket, func(job *jobs.Job) beamtest.BucketLoad {
 				return beamtask.BucketLoader(job, beamtest.Started, beamrun.Runner("prism"), beamtask.Options{Stats: func(s *beamtask.Stats) { st = s }})
