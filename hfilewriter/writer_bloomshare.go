@@ -164,7 +164,7 @@ func (s *RowBloomShare) Finish() {
 func (s *RowBloomShare) chunk(num, id int) *shareChunk {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if i := num - s.base; i >= 0 && i < len(s.chunks) && s.chunks[i].holders&(1<<id) != 0 {
+	if i := num - s.base; i >= 0 && i < len(s.chunks) && s.chunks[i] != nil && s.chunks[i].holders&(1<<id) != 0 {
 		return s.chunks[i]
 	}
 	return nil
@@ -194,18 +194,26 @@ func (s *RowBloomShare) leave(id int) {
 	defer s.mu.Unlock()
 	s.in &^= 1 << id
 	for _, c := range s.chunks {
-		c.holders &^= 1 << id
+		if c != nil {
+			c.holders &^= 1 << id
+		}
 	}
 	s.trim()
 }
 
-// trim frees the released chunks at the front (the producer's current chunk stays until it is full).
+// trim frees the released chunks (the producer's current chunk stays until the share finishes): any
+// of them, so that one held by a consumer that never comes (a family without cells in the region,
+// dropped by the producer) keeps only itself. Freed chunks leave a nil behind unless at the front.
 func (s *RowBloomShare) trim() {
-	for len(s.chunks) > 0 && s.chunks[0].holders == 0 && (s.chunks[0] != s.cur || s.done) {
-		if s.chunks[0] != s.cur {
-			s.spare = s.chunks[0]
+	for i, c := range s.chunks {
+		if c != nil && c.holders == 0 && (c != s.cur || s.done) {
+			if c != s.cur {
+				s.spare = c
+			}
+			s.chunks[i] = nil
 		}
-		s.chunks[0] = nil
+	}
+	for len(s.chunks) > 0 && s.chunks[0] == nil {
 		s.chunks = s.chunks[1:]
 		s.base++
 	}

@@ -26,6 +26,7 @@ func TestRowBloomShareSameBytes(t *testing.T) {
 		{"ends early", func(r int) bool { return r < 30000 }, 2},
 		{"ends early, closed at once", func(r int) bool { return r < 30000 }, 2},
 		{"every other row", func(r int) bool { return r%2 == 0 }, 0},
+		{"no rows", func(r int) bool { return false }, 0}, // holds chunk 0 until it closes
 	}
 	const early = 4                                      // consumers[early] is closed at its last row (a file rolled), the others after Finish
 	for _, blockSize := range []int{16 << 10, 2 << 10} { // 13,661 and 1,707 keys a chunk
@@ -83,6 +84,15 @@ func TestRowBloomShareSameBytes(t *testing.T) {
 				if r == 30000 { // consumers[early] closes its file here, before the producer's chunk is full
 					closeBoth(t, plain[early], shared[early])
 				}
+			}
+			live := 0
+			for _, c := range share.chunks {
+				if c != nil {
+					live++
+				}
+			}
+			if live > 3 {
+				t.Errorf("chunk hint %d, %d rows: the producer keeps %d chunks while the consumers are level with it", blockSize, last, live)
 			}
 			share.Finish()
 			for i, c := range consumers {

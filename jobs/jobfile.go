@@ -67,6 +67,7 @@ type Job struct {
 	TmpDir     string `yaml:"tmp_dir,omitempty"`     // local scratch for spill files; "" = in the staging dir (a bucket output: the system temp dir)
 	JSON       bool   `yaml:"json,omitempty"`        // machine-readable output
 	Reload     bool   `yaml:"reload,omitempty"`      // reload inputs that changed since they were loaded
+	BreakLock  bool   `yaml:"break_lock,omitempty"`  // take over a bucket lock without a lease (lock_bucket.go)
 
 	// MaxRecord bounds one CSV record (a quoted field that never closes is cut here and rejected);
 	// 0 = 64 MiB, at most 1 GiB.

@@ -15,6 +15,11 @@ type LockInfo struct {
 	Host    string    `json:"host"`
 	Started time.Time `json:"started"`
 	Purpose string    `json:"purpose,omitempty"` // e.g. "run nightly", "write /data/out"
+	// A bucket lock's lease (lock_bucket.go): the holder rewrites the lock every quarter of it; one
+	// not rewritten for a whole lease is taken over.
+	LeaseSeconds float64   `json:"lease_s,omitempty"`
+	Renewed      time.Time `json:"renewed,omitempty"` // the holder's clock, for people
+	Seq          int       `json:"seq,omitempty"`     // writes of this lock by its holder
 }
 
 func (i LockInfo) String() string {

@@ -38,7 +38,7 @@ func openBucketJob(ctx context.Context, job *Job) (*bucketJob, error) {
 		return nil, err
 	}
 	j := &bucketJob{st: st, prefix: storage.JoinKey(loc.Key, job.Name)}
-	j.lock, j.notes, err = takeBucketLock(ctx, st, j.key(bucketLockName), "run "+job.Name)
+	j.lock, j.notes, err = takeBucketLock(ctx, st, j.key(bucketLockName), "run "+job.Name, lockOptions{breakLock: job.BreakLock})
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (j *bucketJob) release(ctx context.Context) { j.lock.release(ctx) }
 
 // stage prepares the output of run runID: <prefix>/<job>/<run-id>/, under the job's lock.
 func (j *bucketJob) stage(ctx context.Context, job *Job, runID string) (*bucketRun, error) {
-	stg, err := newBucketStaging(ctx, j.st, j.key(runID), runID, false)
+	stg, err := newBucketStaging(ctx, j.st, j.key(runID), runID, j.lock, lockOptions{})
 	if err != nil {
 		return nil, err
 	}

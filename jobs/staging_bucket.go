@@ -50,7 +50,8 @@ type BucketStaging struct {
 	mu      sync.Mutex
 	open    map[string]storage.Upload // by key, until Close or Abort
 	pending map[string]storage.Pending
-	lock    *bucketLock // nil when the caller holds a lock over the prefix (an incremental job's)
+	lock    *bucketLock // the lock over the prefix: this staging's own, or an incremental job's
+	ownLock bool        // taken by this staging (released by Commit and Abort)
 	done    bool
 }
 
@@ -64,7 +65,7 @@ type bucketCommit struct {
 // NewBucketStaging prepares a one-off run into out ("s3://bucket/prefix"): it takes the prefix's lock,
 // recovers what a killed run left (rolls an interrupted commit forward, aborts incomplete uploads),
 // and checks the prefix holds no earlier load (ErrOutputExists).
-func NewBucketStaging(ctx context.Context, out, runID string, opts storage.S3Options) (*BucketStaging, error) {
+func NewBucketStaging(ctx context.Context, out, runID string, opts storage.S3Options, breakLock bool) (*BucketStaging, error) {
 	loc, err := storage.Parse(out)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --out: %w", ErrConfig, err)
@@ -73,24 +74,25 @@ func NewBucketStaging(ctx context.Context, out, runID string, opts storage.S3Opt
 	if err != nil {
 		return nil, err
 	}
-	return newBucketStaging(ctx, st, strings.Trim(loc.Key, "/"), runID, true)
+	return newBucketStaging(ctx, st, strings.Trim(loc.Key, "/"), runID, nil, lockOptions{breakLock: breakLock})
 }
 
-// newBucketStaging prepares a run into prefix of st. With lock, it takes the prefix's lock first;
-// without, the caller holds a lock that covers the prefix (an incremental job's, see bucketJob).
-func newBucketStaging(ctx context.Context, st storage.Store, prefix, runID string, lock bool) (*BucketStaging, error) {
-	b := &BucketStaging{st: st, prefix: prefix, runID: runID, open: map[string]storage.Upload{}, pending: map[string]storage.Pending{}}
-	if lock {
+// newBucketStaging prepares a run into prefix of st. With held nil, it takes the prefix's lock first
+// (with o); else held is the caller's lock that covers the prefix (an incremental job's, see bucketJob).
+func newBucketStaging(ctx context.Context, st storage.Store, prefix, runID string, held *bucketLock, o lockOptions) (*BucketStaging, error) {
+	b := &BucketStaging{st: st, prefix: prefix, runID: runID, open: map[string]storage.Upload{}, pending: map[string]storage.Pending{}, lock: held}
+	if held == nil {
 		var err error
 		var notes []string
-		b.lock, notes, err = takeBucketLock(ctx, st, b.key(bucketLockName), "write "+b.URL())
+		b.lock, notes, err = takeBucketLock(ctx, st, b.key(bucketLockName), "write "+b.URL(), o)
 		b.recovered = append(b.recovered, notes...)
 		if err != nil {
 			return nil, err
 		}
+		b.ownLock = true
 	}
 	fail := func(err error) (*BucketStaging, error) {
-		b.lock.release(context.WithoutCancel(ctx))
+		b.releaseLock(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	if err := b.recover(ctx); err != nil {
@@ -278,6 +280,10 @@ func (b *BucketStaging) Commit(ctx context.Context, m *Manifest, rejects string)
 	if err != nil {
 		return err
 	}
+	// Still the holder, for a whole lease from here: else another run took the prefix over.
+	if err := b.lock.confirm(ctx); err != nil {
+		return err
+	}
 	if err := b.st.Put(ctx, b.key(bucketCommitName), data, storage.PutOptions{}); err != nil {
 		return err
 	}
@@ -286,7 +292,7 @@ func (b *BucketStaging) Commit(ctx context.Context, m *Manifest, rejects string)
 	}
 	b.pending = map[string]storage.Pending{}
 	b.done = true
-	b.lock.release(ctx)
+	b.releaseLock(ctx)
 	return nil
 }
 
@@ -347,6 +353,13 @@ func (b *BucketStaging) Abort() error {
 		errs = append(errs, b.st.Abort(ctx, p))
 	}
 	b.open, b.pending = nil, nil
-	b.lock.release(ctx)
+	b.releaseLock(ctx)
 	return errors.Join(errs...)
+}
+
+// releaseLock releases the lock if this staging took it.
+func (b *BucketStaging) releaseLock(ctx context.Context) {
+	if b.ownLock {
+		b.lock.release(ctx)
+	}
 }

@@ -153,7 +153,11 @@ const minSegment = 256
 // record. Otherwise it sorts the index in place: an MSD radix sort (American flag sort) on the 8-byte
 // row prefix, needing no extra memory, with pdqsort on the full comparator for small buckets and for
 // groups whose whole prefix is equal.
-func (a *arena) sort() {
+func (a *arena) sort() { a.sortWith(1, false) }
+
+// sortWith is sort on up to workers goroutines (sortParallel); with whole the index ends fully sorted
+// even when it is made of few ascending segments.
+func (a *arena) sortWith(workers int, whole bool) {
 	a.segs = a.segs[:0]
 	n := len(a.idx)
 	limit := n/minSegment + 1
@@ -168,11 +172,10 @@ func (a *arena) sort() {
 	switch {
 	case len(segs) == 1: // already sorted
 		a.segs = nil
-	case len(segs) <= limit:
+	case len(segs) <= limit && !whole:
 		a.segs = segs
 	default:
-		a.segs = nil
-		a.radixSort(a.idx, 0, 0)
+		a.sortParallel(workers)
 	}
 }
 
@@ -213,26 +216,7 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 			depth++
 			continue
 		}
-		var next, end [256]int
-		sum := 0
-		for b := range count {
-			next[b] = sum
-			sum += count[b]
-			end[b] = sum
-		}
-		for b := range count {
-			for next[b] < end[b] {
-				e := v[next[b]]
-				d := e.digit(depth)
-				for d != b {
-					e, v[next[d]] = v[next[d]], e
-					next[d]++
-					d = e.digit(depth)
-				}
-				v[next[b]] = e
-				next[b]++
-			}
-		}
+		distribute(v, depth, &count)
 		start := 0
 		for b := range count {
 			if n := count[b]; n > 1 {
@@ -241,6 +225,31 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 			start += count[b]
 		}
 		return
+	}
+}
+
+// distribute permutes v in place into the buckets of byte depth of the entries' cached row bytes
+// (count: the size of each bucket), in bucket order.
+func distribute(v []entry, depth int, count *[256]int) {
+	var next, end [256]int
+	sum := 0
+	for b := range count {
+		next[b] = sum
+		sum += count[b]
+		end[b] = sum
+	}
+	for b := range count {
+		for next[b] < end[b] {
+			e := v[next[b]]
+			d := e.digit(depth)
+			for d != b {
+				e, v[next[d]] = v[next[d]], e
+				next[d]++
+				d = e.digit(depth)
+			}
+			v[next[b]] = e
+			next[b]++
+		}
 	}
 }
 

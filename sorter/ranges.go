@@ -74,11 +74,9 @@ func (s *Sorter) FinishRangesWith(ctx context.Context, opts RangesOptions) (*Ran
 		if err != nil {
 			return fail(err)
 		}
-		s.a.sort()
-		if opts.Opens > 0 && s.a.segs != nil { // ranges are found by binary search: sort it all
-			s.a.segs = nil
-			s.a.radixSort(s.a.idx, 0, 0)
-		}
+		// Kept in memory, ranges are found by binary search: sort it all. Nothing else runs now (adding
+		// is over, the ranges not open yet): use every processor the pool may.
+		s.a.sortWith(s.p.par, opts.Opens > 0)
 		s.p.releaseSlot(sl)
 		kept, err := r.keep(opts)
 		if err != nil {

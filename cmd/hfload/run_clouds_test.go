@@ -13,11 +13,12 @@ import (
 
 	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/internal/storage/cloudtest"
+	"github.com/hfload/hfload/internal/storage/s3test"
 	"github.com/hfload/hfload/jobs"
 )
 
-// Issue 20 for Cloud Storage (gs://, on fake-gcs-server) and Azure Blob Storage (azblob://, on
-// Azurite): the same guarantees as s3://, shown the same way.
+// Issue 20 on S3 (the Versity gateway), Cloud Storage (gs://, on fake-gcs-server) and Azure Blob
+// Storage (azblob://, on Azurite): the same guarantees, shown the same way on each.
 
 // emulator is what these tests need of fake-gcs-server and Azurite.
 type emulator interface {
@@ -51,6 +52,17 @@ var clouds = []cloud{
 	},
 }
 
+// s3Cloud is the S3 gateway as a cloud: the tests that run alike on every store range over stores.
+var s3Cloud = cloud{
+	scheme: "s3",
+	shared: func(t *testing.T) emulator { return gw.Need(t) },
+	start:  func(dir string) (emulator, error) { return s3test.Start(dir) },
+	hadoop: func(_ emulator, bucket, prefix string) string { return "s3a://" + bucket + "/" + prefix },
+}
+
+// stores are S3, Cloud Storage and Azure.
+var stores = append([]cloud{s3Cloud}, clouds...)
+
 // newCloudBucket sets the emulator's environment (inherited by hfload child processes) and makes a
 // bucket; it returns the bucket and its store.
 func newCloudBucket(t *testing.T, c cloud, e emulator) (string, storage.Store) {
@@ -71,7 +83,7 @@ func newCloudBucket(t *testing.T, c cloud, e emulator) (string, storage.Store) {
 // to the same load on local disk, manifest and rejects there, nothing else left, the bulk-load
 // command names the Hadoop URL.
 func TestRunCloudMatchesLocal(t *testing.T) {
-	for _, c := range clouds {
+	for _, c := range stores {
 		t.Run(c.scheme, func(t *testing.T) {
 			e := c.shared(t)
 			dir := t.TempDir()
@@ -90,7 +102,7 @@ func TestRunCloudMatchesLocal(t *testing.T) {
 						t.Fatalf("local run: exit %d: %s", code, stderr)
 					}
 					prefix := "out/" + in.name
-					code, stdout, stderr := hfload(t, "run", job, "--no-progress", "--input", in.remote, "--out", base+"/"+prefix)
+					code, stdout, stderr := hfload(t, "run", job, "--no-progress", "--input", in.remote, "--out", base+"/"+prefix, "--tmp-dir", t.TempDir())
 					if code != 0 {
 						t.Fatalf("bucket run: exit %d: %s", code, stderr)
 					}
@@ -132,6 +144,10 @@ func TestRunCloudMatchesLocal(t *testing.T) {
 							t.Errorf("left in the bucket: %s", o.Key)
 						}
 					}
+					// A second run into the same prefix is refused: it holds a load.
+					if code, _, stderr := hfload(t, "run", job, "--no-progress", "--input", in.local, "--out", base+"/"+prefix); code != 1 || !strings.Contains(stderr, "write to an empty prefix") {
+						t.Fatalf("run into a loaded prefix: exit %d: %s", code, stderr)
+					}
 				})
 			}
 		})
@@ -141,7 +157,7 @@ func TestRunCloudMatchesLocal(t *testing.T) {
 // kill -9 while HFiles upload: nothing a bulk load would take, no manifest; the rerun removes what
 // the killed run staged and writes the same HFiles as a local run.
 func TestRunCloudKilledMidUpload(t *testing.T) {
-	for _, c := range clouds {
+	for _, c := range stores {
 		t.Run(c.scheme, func(t *testing.T) {
 			e := c.shared(t)
 			dir := t.TempDir()
@@ -191,7 +207,7 @@ func TestRunCloudKilledMidUpload(t *testing.T) {
 // cleans up and commits. Wrong credentials: exit 3, a clear message, no secret printed. Each scheme
 // runs a private emulator, so stopping it disturbs no other test.
 func TestRunCloudServerStoppedAndBadCredentials(t *testing.T) {
-	for _, c := range clouds {
+	for _, c := range stores {
 		t.Run(c.scheme, func(t *testing.T) {
 			c.shared(t) // skips (or fails under CI) where the emulator cannot run
 			e, err := c.start(t.TempDir())
@@ -207,6 +223,9 @@ func TestRunCloudServerStoppedAndBadCredentials(t *testing.T) {
 			t.Run("wrong-credentials", func(t *testing.T) {
 				secret := "SECRET-5e2"
 				switch a := e.(type) {
+				case *s3test.Server:
+					secret = "wrong-secret-5e2"
+					t.Setenv("AWS_SECRET_ACCESS_KEY", secret)
 				case *cloudtest.Azurite:
 					secret = "d3Jvbmcta2V5LTVlMi13cm9uZy1rZXk="
 					t.Setenv("AZURE_STORAGE_CONNECTION_STRING", strings.Replace(a.ConnectionString(), a.Key, secret, 1))
@@ -223,7 +242,17 @@ func TestRunCloudServerStoppedAndBadCredentials(t *testing.T) {
 				if strings.Contains(stdout+stderr, secret) {
 					t.Fatal("a secret was printed")
 				}
+				if srv, ok := e.(*s3test.Server); ok && strings.Contains(stdout+stderr, srv.SecretKey) {
+					t.Fatal("the server's secret was printed")
+				}
 				t.Logf("message: %s", strings.TrimSpace(stderr))
+			})
+
+			t.Run("verify-full-refused", func(t *testing.T) {
+				code, _, stderr := hfload(t, "run", job, "--no-progress", "--out", out, "--verify", "full")
+				if code != 1 || !strings.Contains(stderr, "--verify stream") {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
 			})
 
 			cmd, exited := startRun(t, "run", job, "--no-progress", "--out", out)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,64 +52,103 @@ func writeOrdersTo(t *testing.T, path string, size int64, seed uint64) {
 	}
 }
 
-// Issue 20: an incremental job (state_dir local) into a bucket: each run commits its own prefix
-// <out>/<job>/<run-id>/ with HFiles byte-identical to the same run on local disk, the rerun has
-// nothing to do, a new input is loaded by the next run alone, and the job's lock object is gone after
-// each run.
-func TestRunIncrementalIntoS3(t *testing.T) {
-	srv := gw.Need(t)
-	srv.Setenv(t)
-	dir := t.TempDir()
-	bucket, err := srv.NewBucket()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := bucketStore(t, bucket)
-	in := filepath.Join(dir, "in")
-	os.MkdirAll(in, 0o755)
-	writeOrdersTo(t, filepath.Join(in, "a.csv"), 300<<10, 21)
-	jobFile := func(name, out, state string) string {
-		p := filepath.Join(dir, name+".yaml")
-		os.WriteFile(p, []byte("name: inc\ninput: ["+in+"/*.csv]\nout: "+out+"\nstate_dir: "+state+"\n"+s3OrdersMapping), 0o644)
-		return p
-	}
-	job := jobFile("bucket", "s3://"+bucket+"/out", filepath.Join(dir, "state"))
-	localJob := jobFile("local", filepath.Join(dir, "local"), filepath.Join(dir, "state-local"))
+// Issue 20: an incremental job (state_dir local) into a bucket, on S3, Cloud Storage and Azure. Three
+// runs in a row, each beside the same run of the job into a local directory: the first commits
+// <out>/<job>/<run-id>/ with HFiles byte-identical to the local run's, the second has nothing to do, the
+// third loads the new input alone, byte-identical again. While the first runs (holding the job's lock,
+// a conditional create), a second run of the job is refused (exit 4, naming the holder). A lock of
+// another host whose lease is fresh is refused, also with --break-lock; once not renewed for its lease
+// it is taken over. The lock object is gone after each run.
+func TestRunIncrementalIntoBucket(t *testing.T) {
+	for _, c := range stores {
+		t.Run(c.scheme, func(t *testing.T) {
+			e := c.shared(t)
+			dir := t.TempDir()
+			bucket, st := newCloudBucket(t, c, e)
+			in := filepath.Join(dir, "in")
+			os.MkdirAll(in, 0o755)
+			writeOrdersTo(t, filepath.Join(in, "a.csv"), 8<<20, 21)
+			jobFile := func(name, out, state string) string {
+				p := filepath.Join(dir, name+".yaml")
+				os.WriteFile(p, []byte("name: inc\ninput: ["+in+"/*.csv]\nout: "+out+"\nstate_dir: "+state+"\nmemory: 256MiB\n"+s3OrdersMapping), 0o644)
+				return p
+			}
+			job := jobFile("bucket", c.scheme+"://"+bucket+"/out", filepath.Join(dir, "state"))
+			localJob := jobFile("local", filepath.Join(dir, "local"), filepath.Join(dir, "state-local"))
+			lockKey := "out/inc/" + jobs.OutLockName
+			sameAsLocal := func(run int) {
+				t.Helper()
+				runs := runPrefixes(t, st, "out/inc")
+				localRuns, _ := filepath.Glob(filepath.Join(dir, "local", "inc", "2*"))
+				if len(runs) != run || len(localRuns) != run {
+					t.Fatalf("after run %d: bucket runs %v, local runs %v", run, runs, localRuns)
+				}
+				if l, r := hfileSums(t, localRuns[run-1]), bucketSums(t, st, "out/inc/"+runs[run-1]); len(l) == 0 || strings.Join(l, "\n") != strings.Join(r, "\n") {
+					t.Fatalf("run %d differs from the local run:\nlocal  %v\nbucket %v", run, l, r)
+				}
+				if _, err := st.Stat(context.Background(), lockKey); !errors.Is(err, storage.ErrNotExist) {
+					t.Fatalf("the job's lock object is left after run %d: %v", run, err)
+				}
+			}
 
-	code, stdout, stderr := hfload(t, "run", job, "--no-progress")
-	if code != 0 {
-		t.Fatalf("first run: exit %d: %s", code, stderr)
-	}
-	runs := runPrefixes(t, st, "out/inc")
-	if len(runs) != 1 || !strings.Contains(stdout, "hbase completebulkload s3a://"+bucket+"/out/inc/"+runs[0]+" orders") {
-		t.Fatalf("runs %v; stdout: %s", runs, stdout)
-	}
-	if code, _, stderr := hfload(t, "run", localJob, "--no-progress"); code != 0 {
-		t.Fatalf("local run: exit %d: %s", code, stderr)
-	}
-	localRuns, _ := filepath.Glob(filepath.Join(dir, "local", "inc", "2*"))
-	if len(localRuns) != 1 {
-		t.Fatalf("local runs: %v", localRuns)
-	}
-	if l, r := hfileSums(t, localRuns[0]), bucketSums(t, st, "out/inc/"+runs[0]); len(l) == 0 || strings.Join(l, "\n") != strings.Join(r, "\n") {
-		t.Fatalf("bucket run differs from the local run:\nlocal  %v\nbucket %v", l, r)
-	}
+			cmd, exited := startRun(t, "run", job, "--no-progress")
+			waitUploads(t, st, "out/inc", exited)
+			code, _, stderr := hfload(t, "run", job, "--no-progress")
+			if code != 4 || !strings.Contains(stderr, c.scheme+"://"+bucket+"/"+lockKey) || !strings.Contains(stderr, fmt.Sprintf("held by pid %d", cmd.Process.Pid)) {
+				t.Fatalf("a second run while the first holds the lock: exit %d: %s", code, stderr)
+			}
+			if err := <-exited; err != nil {
+				t.Fatalf("first run: %v", err)
+			}
+			if code, _, stderr := hfload(t, "run", localJob, "--no-progress"); code != 0 {
+				t.Fatalf("local run: exit %d: %s", code, stderr)
+			}
+			sameAsLocal(1)
+			if code, stdout, stderr := hfload(t, "run", job, "--no-progress"); code != 0 || !strings.Contains(stdout, "nothing to do") {
+				t.Fatalf("rerun: exit %d: %s %s", code, stdout, stderr)
+			}
+			if code, stdout, _ := hfload(t, "run", localJob, "--no-progress"); code != 0 || !strings.Contains(stdout, "nothing to do") {
+				t.Fatalf("local rerun: exit %d: %s", code, stdout)
+			}
+			writeOrdersTo(t, filepath.Join(in, "b.csv"), 100<<10, 22)
+			code, stdout, stderr := hfload(t, "run", job, "--no-progress", "--json")
+			if code != 0 || !strings.Contains(stdout, "b.csv") || strings.Contains(stdout, "a.csv") {
+				t.Fatalf("run with a new input: exit %d: %s %s", code, stdout, stderr)
+			}
+			if code, _, stderr := hfload(t, "run", localJob, "--no-progress"); code != 0 {
+				t.Fatalf("local run with a new input: exit %d: %s", code, stderr)
+			}
+			sameAsLocal(2)
 
-	if code, stdout, stderr := hfload(t, "run", job, "--no-progress"); code != 0 || !strings.Contains(stdout, "nothing to do") {
-		t.Fatalf("rerun: exit %d: %s %s", code, stdout, stderr)
-	}
-	writeOrdersTo(t, filepath.Join(in, "b.csv"), 100<<10, 22)
-	if code, stdout, stderr := hfload(t, "run", job, "--no-progress", "--json"); code != 0 || !strings.Contains(stdout, "b.csv") || strings.Contains(stdout, "a.csv") {
-		t.Fatalf("run with a new input: exit %d: %s %s", code, stdout, stderr)
-	}
-	if runs = runPrefixes(t, st, "out/inc"); len(runs) != 2 {
-		t.Fatalf("want 2 committed runs, have %v", runs)
-	}
-	if _, err := st.Stat(context.Background(), "out/inc/"+jobs.OutLockName); !errors.Is(err, storage.ErrNotExist) {
-		t.Fatalf("the job's lock object is left: %v", err)
-	}
-	if code, stdout, _ := hfload(t, "runs", job); code != 0 || strings.Count(stdout, "\n") != 3 {
-		t.Fatalf("hfload runs: exit %d:\n%s", code, stdout)
+			// A lock of another host: refused while its lease is fresh, taken over once it ran out.
+			writeOrdersTo(t, filepath.Join(in, "c.csv"), 50<<10, 23)
+			foreign := func(lease float64) {
+				info, _ := json.Marshal(jobs.LockInfo{PID: 4242, Host: "other-host", Started: time.Now().Add(-time.Hour), Purpose: "run inc", LeaseSeconds: lease})
+				if err := st.Put(context.Background(), lockKey, info, storage.PutOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			foreign(120)
+			for _, args := range [][]string{nil, {"--break-lock"}} {
+				code, _, stderr := hfload(t, append([]string{"run", job, "--no-progress"}, args...)...)
+				if code != 4 || !strings.Contains(stderr, "held by pid 4242 on other-host") || !strings.Contains(stderr, "renewed") ||
+					(args != nil) != strings.Contains(stderr, "--break-lock refused") {
+					t.Fatalf("run %v while another host's lease is fresh: exit %d: %s", args, code, stderr)
+				}
+			}
+			foreign(1)
+			time.Sleep(2 * time.Second)
+			code, _, stderr = hfload(t, "run", job, "--no-progress")
+			if code != 0 || !strings.Contains(stderr, "took over the lock of pid 4242 on other-host") || !strings.Contains(stderr, "not renewed for") {
+				t.Fatalf("run after another host's lease ran out: exit %d: %s", code, stderr)
+			}
+			if _, err := st.Stat(context.Background(), lockKey); !errors.Is(err, storage.ErrNotExist) {
+				t.Fatalf("the job's lock object is left: %v", err)
+			}
+			if code, stdout, _ := hfload(t, "runs", job); code != 0 || strings.Count(stdout, "\n") != 4 {
+				t.Fatalf("hfload runs: exit %d:\n%s", code, stdout)
+			}
+		})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/hfload/hfload/internal/beamrun"
 	"github.com/hfload/hfload/internal/beamtask"
 	"github.com/hfload/hfload/internal/beamtask/beamtest"
+	"github.com/hfload/hfload/internal/storage/cloudtest"
 	"github.com/hfload/hfload/internal/storage/s3test"
 	"github.com/hfload/hfload/jobs"
 )
@@ -37,12 +38,16 @@ func TestPrismInProcessSameBytes(t *testing.T) {
 	}
 }
 
-// gw is the package's S3 server (s3test), started once for the tests that need it.
-var gw s3test.Gateway
+var (
+	// gw is the package's S3 server (s3test), started once for the tests that need it.
+	gw s3test.Gateway
+	// emu are its Cloud Storage and Azure emulators (clouds_test.go).
+	emu cloudtest.Emulators
+)
 
 func TestMain(m *testing.M) {
 	beam.Init()
-	os.Exit(s3test.Main(m, &gw))
+	os.Exit(cloudtest.Main(func() int { return s3test.Main(m, &gw) }, &emu))
 }
 
 // TestPrismSubRanges: with a small reduce size the plan stage cuts every (region, family) into

@@ -37,9 +37,19 @@ func (t *Task) SplitCSV(ctx context.Context, spec *jobs.RunSpec, size int64) err
 	if size <= 0 {
 		return nil
 	}
+	ins := spec.Inputs
+	if t.Watermark != nil {
+		// An incremental run's launcher reads its inputs through its own watermark filter (no byte
+		// ranges there): cut the files as the workers open them, before their filters.
+		ws, err := t.Spec(ctx)
+		if err != nil {
+			return err
+		}
+		ins = ws.Inputs
+	}
 	var units []Unit
 	for _, u := range t.Units {
-		in := spec.Inputs[u.Input]
+		in := ins[u.Input]
 		if u.Groups || u.Chunked || !in.Splittable() || in.Size <= size {
 			u.Index = len(units)
 			units = append(units, u)

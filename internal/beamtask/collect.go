@@ -174,6 +174,7 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 			}
 			res.Spills += sum.Spills
 			res.SpillBytes += sum.SpillBytes
+			st.SpillBytes += sum.SpillBytes
 			res.MergePasses += sum.MergePasses
 			res.PeakMemory = max(res.PeakMemory, sum.PeakMemory)
 			if sto.out != nil && len(sum.Uploads) != len(sum.Files) {

@@ -178,6 +178,25 @@ mapping:
 `, Inputs: beamtest.CSVInputs(1, 80, false)}
 }
 
+// TestRunLocalIncrementalChunks: incremental runs (state_dir, watermark) whose CSV inputs are cut into
+// chunks commit what `hfload run` commits, run after run (each chunk filters its rows by the mark and
+// reports what it kept; the launcher's plan skips loaded files), with either shuffle.
+func TestRunLocalIncrementalChunks(t *testing.T) {
+	for _, shuffle := range []string{beamtask.ShuffleFiles, beamtask.ShuffleBeam} {
+		t.Run(shuffle, func(t *testing.T) {
+			units := 0
+			beamtest.CompareIncremental(t, func(job *jobs.Job) func(context.Context, *jobs.RunSpec, string) (*jobs.LoadResult, error) {
+				return beamtask.Loader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{CSVUnitSize: 1500, Shuffle: shuffle,
+					Stats: func(s *beamtask.Stats) { units = max(units, s.Units) }})
+			})
+			if units < 4 { // run 2 loads b.csv (7 KB): cut into chunks of 1500 bytes
+				t.Fatalf("at most %d units in a run: the inputs were not cut", units)
+			}
+			t.Logf("up to %d units in a run", units)
+		})
+	}
+}
+
 // TestRunLocalIncremental: incremental runs (state_dir, watermark) through the map and reduce tasks
 // commit what `hfload run`'s commit, run after run: skipped inputs, filtered rows, counts, watermark,
 // HFile names (seeded with the planned inputs and the previous mark) and bytes.

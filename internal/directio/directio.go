@@ -27,6 +27,9 @@ func alignedBuf(n int) []byte {
 type File struct {
 	*os.File
 	direct bool
+	// promote: created by CreateSmall; a Writer turns O_DIRECT on when the file outgrows its first
+	// buffer.
+	promote bool
 }
 
 // Direct reports whether the file currently bypasses the page cache.
@@ -35,6 +38,18 @@ func (f *File) Direct() bool { return f.direct }
 // Create creates a new file for writing (it must not exist), with O_DIRECT when possible.
 func Create(path string, perm os.FileMode) (*File, error) {
 	return openFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+}
+
+// CreateSmall creates a new file for writing that is expected to be small: through the page cache
+// (no O_DIRECT, so no switching it off for the tail of a file that fits one buffer), until a Writer
+// of it fills its first buffer; from there on the Writer writes it with O_DIRECT where the file system
+// allows, as a file made by Create.
+func CreateSmall(path string, perm os.FileMode) (*File, error) {
+	f, err := open(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &File{File: f, promote: true}, nil
 }
 
 // Writer buffers writes in aligned buffers that a background goroutine writes to the file in order, so
@@ -83,9 +98,16 @@ func NewWriter(f *File, size int) *Writer {
 // own). The goroutine that writes full buffers starts with the first one: a file that fits its first
 // buffer (a region with a few rows) is one write at Close, with no goroutine and no fresh buffer.
 func NewWriterBuffers(f *File, size int, bufs *Buffers) *Writer {
+	return NewWriterFirst(f, size, firstBuffer, bufs)
+}
+
+// NewWriterFirst is NewWriterBuffers with a first buffer of first bytes (rounded up to Align, at most
+// size) instead of firstBuffer: a file expected to be about that large is then one write at Close.
+func NewWriterFirst(f *File, size, first int, bufs *Buffers) *Writer {
 	size = max(Align, (size+Align-1)&^(Align-1))
+	first = max(Align, (first+Align-1)&^(Align-1))
 	w := &Writer{f: f, size: size, made: 1, bufs: bufs}
-	w.buf = w.alloc(min(size, firstBuffer))
+	w.buf = w.alloc(min(size, first))
 	return w
 }
 
@@ -97,8 +119,16 @@ func (w *Writer) alloc(n int) []byte {
 	return alignedBuf(n)
 }
 
-// start starts the background writer.
+// start starts the background writer. A file made by CreateSmall has outgrown its first buffer: the
+// rest of it, from this aligned offset on, is written around the page cache where the file system
+// allows (nothing is written yet, so no cached page can go stale).
 func (w *Writer) start() {
+	if w.f.promote {
+		w.f.promote = false
+		if setDirect(w.f, true) != nil {
+			w.f.direct = false // refused (tmpfs): ordinary I/O, as Create falls back to
+		}
+	}
 	w.free, w.full, w.done = make(chan []byte, WriterBuffers), make(chan []byte, WriterBuffers), make(chan struct{})
 	w.started = true
 	go w.loop()

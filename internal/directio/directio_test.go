@@ -254,3 +254,48 @@ func TestWriterSharedBuffers(t *testing.T) {
 	}
 	check("small2", w2, data2)
 }
+
+// TestCreateSmall: a file created by CreateSmall is written through the page cache while it fits the
+// Writer's first buffer (one write at Close) and with O_DIRECT, where the file system allows it, once
+// it outgrows that buffer; either way the bytes are the ones written.
+func TestCreateSmall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, dir := range dirs(t) {
+		probe, err := Create(filepath.Join(dir, "probe"), 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		canDirect := probe.Direct()
+		probe.Close()
+		for _, size := range []int{0, 100, 64<<10 - 1, 64 << 10, 64<<10 + 1, 300<<10 + 5} {
+			data := make([]byte, size)
+			for i := range data {
+				data[i] = byte(rng.Uint32())
+			}
+			path := filepath.Join(dir, fmt.Sprintf("small-%d", size))
+			f, err := CreateSmall(path, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Direct() {
+				t.Fatalf("%s: created with O_DIRECT", path)
+			}
+			w := NewWriterFirst(f, 128<<10, 64<<10, nil)
+			if _, err := w.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			if grown := size >= 64<<10; f.Direct() != (grown && canDirect) {
+				t.Errorf("%s: %d bytes written, direct %v (the file system takes O_DIRECT: %v)", path, size, f.Direct(), canDirect)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%s: file differs (%d bytes read, %v)", path, len(got), err)
+			}
+		}
+		if _, err := CreateSmall(filepath.Join(dir, "small-100"), 0o644); err == nil {
+			t.Errorf("CreateSmall over an existing file succeeded")
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"math"
 	"sync"
 
 	"github.com/hfload/hfload/hfilewriter"
@@ -36,14 +38,18 @@ type cellBatch struct {
 // the cell follows a cell of the same row, timestamp and type in its file (fileWriter.appendSameRow);
 // otherwise the writer starts the row (fileWriter.startRow) and appends the whole key, with the row's
 // bloom hash rh when hashed (the stream hashes a row once for every family's file).
+//
+// The lengths are as narrow as their limits allow (a row is at most 32,767 bytes, tags 65,535, a
+// qualifier or value under 2 GiB, and a batch is handed on once it passes cellBatchBytes), which
+// halves the ops the stream writes for every cell: 40 bytes instead of 80.
 type cellOp struct {
-	off            int
-	rl, ql, vl, tl int
-	ts             int64
-	rh             hfilewriter.RowHash
-	typ            kv.Type
-	sameRow        bool
-	hashed         bool
+	off, ql, vl uint32
+	rl, tl      uint16
+	ts          int64
+	rh          hfilewriter.RowHash
+	typ         kv.Type
+	sameRow     bool
+	hashed      bool
 }
 
 // Batches are handed on at about cellBatchBytes; each family has at most cellBatchesInFlight of them
@@ -89,16 +95,16 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *cellBatch) error
 	h := cellrec.Header{Family: f.fams[rank]}
 	for i := range b.ops {
 		op := &b.ops[i]
-		p := op.off
-		h.Row = b.buf[p : p+op.rl]
-		p += op.rl
-		q := b.buf[p : p+op.ql]
-		p += op.ql
-		v := b.buf[p : p+op.vl]
-		p += op.vl
+		p := int(op.off)
+		h.Row = b.buf[p : p+int(op.rl)]
+		p += int(op.rl)
+		q := b.buf[p : p+int(op.ql)]
+		p += int(op.ql)
+		v := b.buf[p : p+int(op.vl)]
+		p += int(op.vl)
 		var tags []byte
 		if op.tl > 0 {
-			tags = b.buf[p : p+op.tl]
+			tags = b.buf[p : p+int(op.tl)]
 		}
 		h.TS, h.Type = op.ts, op.typ
 		if op.sameRow {
@@ -150,7 +156,13 @@ func (f *familyWriters) put(rank int, h *cellrec.Header, q, v, tags []byte, same
 		}
 		f.cur[rank] = b
 	}
-	b.ops = append(b.ops, cellOp{off: len(b.buf), rl: len(h.Row), ql: len(q), vl: len(v), tl: len(tags), ts: h.TS,
+	if len(h.Row) > kv.MaxRowLength || len(tags) > kv.MaxTagsLength || uint64(len(q))+uint64(len(v)) > math.MaxInt32 {
+		// Records are checked against these limits when they are made; a cell past them is not narrowed.
+		return fmt.Errorf("cell %s: row, qualifier, value or tags too long for an HBase cell",
+			kv.FormatKey(h.Row, f.fams[rank], q, h.TS, h.Type))
+	}
+	b.ops = append(b.ops, cellOp{off: uint32(len(b.buf)), rl: uint16(len(h.Row)), ql: uint32(len(q)), vl: uint32(len(v)),
+		tl: uint16(len(tags)), ts: h.TS,
 		rh: rh, typ: h.Type, sameRow: sameRow, hashed: hashed})
 	b.buf = append(append(append(append(b.buf, h.Row...), q...), v...), tags...)
 	if len(b.buf) < cellBatchBytes {

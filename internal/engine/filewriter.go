@@ -62,7 +62,8 @@ func (fw *fileWriter) open() error {
 	fam := fw.o.families[fw.fam]
 	fw.name = fw.o.fileName(fam, fw.region, fw.part)
 	fw.rel = filepath.Join(fam, fw.name)
-	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize, Buffers: &fw.o.fileBuffers})
+	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize, Buffers: &fw.o.fileBuffers,
+		SizeHint: fw.o.fileBytes})
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/directio"
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
+	"github.com/hfload/hfload/sorter"
 )
 
 // A file of about fileBytes bytes gets buffers of at least twice its size (from 256 KiB), never more
@@ -161,5 +165,95 @@ func TestLoadKeepsAnInputThatFits(t *testing.T) {
 		if !bytes.Equal(got[name], b) || !bytes.Equal(gz[name], b) {
 			t.Errorf("%s differs from the run with memory to spare", name)
 		}
+	}
+}
+
+// spread shares the output memory of `workers` tasks among more tasks at once: the same total or
+// less, in smaller buffers; a sink whose files buffer themselves gets as many as a quarter of the
+// budget holds.
+func TestPlanSpread(t *testing.T) {
+	p := planOutput(208<<20, DirSink{}, 1, 2, 0)
+	s := p.spread(208<<20, DirSink{}, 1, 5)
+	if s.workers != 5 || s.bufSize >= p.bufSize || s.memory(1) > p.memory(1) || s.memory(1) < p.memory(1)*9/10 {
+		t.Fatalf("spread over 5 tasks: %+v (memory %d) from %+v (memory %d)", s, s.memory(1), p, p.memory(1))
+	}
+	if q := p.spread(208<<20, DirSink{}, 1, 2); q != p {
+		t.Fatalf("spread over as many tasks changed the plan: %+v", q)
+	}
+	bs := &bufferingSink{fileMemory: 1 << 20}
+	b := planOutput(16<<20, bs, 1, 2, 0).spread(16<<20, bs, 1, 6)
+	if b.workers != 4 || b.perFile != 1<<20 {
+		t.Fatalf("buffering sink, 16 MiB budget, 1 MiB files, 6 tasks: %+v (want 4 at once)", b)
+	}
+}
+
+// writeTasks runs `at` tasks at once: here 5 region tasks on 2 workers all start before any ends.
+func TestWriteTasksAtOnce(t *testing.T) {
+	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: 64 << 20, TempDir: t.TempDir(), Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	o := newOutputWriter(&Spec{}, &memSink{}, []string{"f"}, 0, pool)
+	started := make(chan struct{}, 5)
+	all := make(chan struct{})
+	err = o.writeTasks(context.Background(), 5, 2, 5, func(int) bool { return true }, func(ctx context.Context, region, fam int) error {
+		started <- struct{}{}
+		if len(started) == 5 {
+			close(all)
+		}
+		select {
+		case <-all:
+			return nil
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("region %d: only %d of 5 tasks started", region, len(started))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Sorters that hold all their records in memory are written up to 4 per worker at once; once one has
+// a run (a merge that reserves read buffers), as many as workers.
+func TestRegionTasksAtOnce(t *testing.T) {
+	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: 1 << 20, TempDir: t.TempDir(), Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var ss []*sorter.Sorter
+	for i := 0; i < 12; i++ {
+		s := pool.NewSorter(fmt.Sprint(i), sorter.SorterOptions{})
+		defer s.Close()
+		ss = append(ss, s)
+	}
+	add := func(s *sorter.Sorter, n int) {
+		for i := 0; i < n; i++ {
+			rec := cellrec.AppendHeader(nil, fmt.Appendf(nil, "row%06d", i), []byte("f"), 1, kv.TypePut)
+			rec = cellrec.AppendLiteralCell(rec, []byte("q"), bytes.Repeat([]byte("v"), 100))
+			if err := s.Add(rec, uint64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, s := range ss[:5] {
+		add(s, 10)
+	}
+	if got := regionTasksAtOnce(ss, 2); got != 5 {
+		t.Errorf("5 sorters with records, 2 workers: %d at once, want 5", got)
+	}
+	for _, s := range ss[5:] {
+		add(s, 10)
+	}
+	if got := regionTasksAtOnce(ss, 2); got != 8 {
+		t.Errorf("12 sorters with records, 2 workers: %d at once, want 8", got)
+	}
+	add(ss[0], 20000) // ~2.5 MiB: more than the 1 MiB budget holds
+	if ss[0].Runs() == 0 {
+		t.Fatal("no run spilled")
+	}
+	if got := regionTasksAtOnce(ss, 2); got != 2 {
+		t.Errorf("a sorter with runs: %d at once, want 2", got)
 	}
 }

@@ -63,3 +63,22 @@ func planOutput(budget int64, sink Sink, files, workers int, fileBytes int64) ou
 	}
 	return p
 }
+
+// spread shares p's output memory among `at` tasks at once (at > p.workers): smaller buffers, the
+// same total (never below minOutputBuffer each). A sink whose files buffer themselves holds a fixed
+// amount per file: as many tasks as a quarter of the budget holds, at least p.workers.
+func (p outputPlan) spread(budget int64, sink Sink, files, at int) outputPlan {
+	if at <= p.workers {
+		return p
+	}
+	if _, ok := sink.(BufferingSink); ok {
+		fit := budget / 4 / max(p.perFile*int64(files), 1)
+		p.workers = max(p.workers, int(min(int64(at), fit)))
+		return p
+	}
+	size := p.bufSize * p.workers / at
+	p.bufSize = max(minOutputBuffer, size&^(minOutputBuffer-1))
+	p.perFile = directio.WriterMemory(p.bufSize)
+	p.workers = at
+	return p
+}

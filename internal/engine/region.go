@@ -68,7 +68,7 @@ func writeRegion(ctx context.Context, spec *Spec, sink Sink, splits partition.Sp
 	out.nameSeed = seed
 	if has {
 		has := func(t int) bool { return t == region*len(families)+fam }
-		err = out.writeTasks(ctx, len(splits)+1, 1, has, func(ctx context.Context, region, fam int) error {
+		err = out.writeTasks(ctx, len(splits)+1, 1, 1, has, func(ctx context.Context, region, fam int) error {
 			it, err := finish(ctx)
 			if err != nil {
 				return fmt.Errorf("sorting region %d family %s: %w", region, families[fam], err)

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -34,6 +36,9 @@ type FileOptions struct {
 	// Buffers, if set, is where a sink that writes through directio takes its buffers from and gives
 	// them back when the file is closed (one per run: files of few rows then cost no fresh buffer).
 	Buffers *directio.Buffers
+	// SizeHint is about how many bytes the engine expects the file to hold (0: unknown). DirSink
+	// writes files expected to be small in one write at Close (smallFile).
+	SizeHint int64
 }
 
 // File is one HFile being written. The engine writes it sequentially and then calls exactly one of
@@ -70,19 +75,45 @@ const defaultFileBuffer = 1 << 20
 // Create creates Dir/<family>/<name> (and its family directory).
 func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (File, error) {
 	path := filepath.Join(d.Dir, family, name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("output: %w", err)
-	}
-	f, err := directio.Create(path, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("output: %w", err)
-	}
 	size := o.BufferSize
 	if size <= 0 {
 		size = defaultFileBuffer
 	}
+	if o.SizeHint > 0 && o.SizeHint <= smallFile {
+		// One write through the page cache at Close, with no O_DIRECT to switch off for its tail and
+		// no background writer (a file larger than expected goes on with O_DIRECT).
+		f, err := create(path, directio.CreateSmall)
+		if err != nil {
+			return nil, fmt.Errorf("output: %w", err)
+		}
+		first := 64 << 10
+		for int64(first) < o.SizeHint && first < size {
+			first *= 2
+		}
+		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), path: path}, nil
+	}
+	f, err := create(path, directio.Create)
+	if err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
 	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), path: path}, nil
 }
+
+// create creates path with how, making its directory first if it does not exist yet (once per family:
+// not a stat of the directory before every file).
+func create(path string, how func(string, os.FileMode) (*directio.File, error)) (*directio.File, error) {
+	f, err := how(path, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		f, err = how(path, 0o644)
+	}
+	return f, err
+}
+
+// smallFile is the largest FileOptions.SizeHint for which DirSink writes a file as a small one.
+const smallFile = 1 << 20
 
 // Open opens Dir/<family>/<name> for reading, around the page cache too: the bytes were written that
 // way and are read once.

@@ -217,7 +217,7 @@ func (a *azureBackend) get(ctx context.Context, key, version string, off, n int6
 	r, err := a.c.NewBlobClient(key).DownloadStream(ctx, o)
 	if err != nil {
 		if bloberror.HasCode(err, bloberror.ConditionNotMet) {
-			return nil, &Error{Op: "read", URL: a.url(key), Kind: KindNotFound, Err: errors.New("the object was replaced while it was read")}
+			return nil, readChanged(a.url(key))
 		}
 		return nil, a.wrap(ctx, "read", key, err)
 	}

@@ -24,6 +24,14 @@ type Versioned interface {
 // ErrChanged: a conditional write or delete found the object replaced by another version (or gone).
 var ErrChanged = errors.New("the object was replaced or removed by another writer")
 
+// errReadChanged: a read pinned to a version (Open, Reader) found the object replaced or deleted.
+var errReadChanged = errors.New("the object was replaced or deleted while it was read")
+
+// readChanged is the error of a read of key whose version is gone.
+func readChanged(url string) error {
+	return &Error{Op: "read", URL: url, Kind: KindChanged, Err: errReadChanged}
+}
+
 // conditionFailed makes a failed conditional write with match set report KindChanged: a store says
 // "precondition failed" (KindExists here) or "no such object" when the version is not there.
 func conditionFailed(err error, match string) error {

@@ -281,7 +281,7 @@ func (g *gcsBackend) get(ctx context.Context, key, version string, off, n int64)
 	})
 	if err != nil {
 		if version != "" && IsKind(err, KindNotFound) {
-			return nil, &Error{Op: "read", URL: g.url(key), Kind: KindNotFound, Err: errors.New("the object was replaced or deleted while it was read")}
+			return nil, readChanged(g.url(key))
 		}
 		return nil, err
 	}

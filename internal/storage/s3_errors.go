@@ -91,6 +91,9 @@ func unreachable(err error) bool {
 // retryable reports whether a failed read may succeed if tried again (a dropped connection or a
 // server error), as opposed to a missing object or a refusal.
 func retryable(err error) bool {
+	if IsKind(err, KindChanged) {
+		return false
+	}
 	switch classify(err) {
 	case KindUnreachable:
 		return true

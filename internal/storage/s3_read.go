@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -75,7 +74,7 @@ func (s *S3) opener(ctx context.Context, key, etag string) rangeOpener {
 			case "InvalidRange":
 				return io.NopCloser(eofReader{}), -1, nil
 			case "PreconditionFailed":
-				return nil, -1, s.wrap("read", key, errors.New("the object was replaced while it was read"))
+				return nil, -1, readChanged(s.URL(key))
 			}
 			return nil, -1, s.wrap("read", key, err)
 		}

@@ -150,6 +150,9 @@ func (e *Error) Error() string {
 	case KindExists:
 		return msg + "the object exists already"
 	case KindChanged:
+		if errors.Is(e.Err, errReadChanged) {
+			return msg + errReadChanged.Error()
+		}
 		return msg + ErrChanged.Error()
 	case KindNoConditionalWrites:
 		return msg + "the object store does not honour conditional writes (If-None-Match: *; probed with a second create of this object), " +

@@ -360,6 +360,28 @@ func parquetInputs(files, rows, group int) func(t testing.TB, dir string) []stri
 	}
 }
 
+// InputsIn makes c's inputs objects: each file c.Inputs writes is stored in st under in/<c.Name>/
+// and named by its URL, base + "/in/<c.Name>/<file>" (base: "s3://bucket", "gs://bucket", …).
+func InputsIn(c Case, st storage.Store, base string) Case {
+	local := c.Inputs
+	c.Inputs = func(t testing.TB, dir string) []string {
+		var urls []string
+		for _, p := range local(t, dir) {
+			key := "in/" + c.Name + "/" + filepath.Base(p)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Put(context.Background(), key, b, storage.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			urls = append(urls, base+"/"+key)
+		}
+		return urls
+	}
+	return c
+}
+
 // BucketLoad is a jobs.ExecuteOptions.LoadBucket.
 type BucketLoad = func(ctx context.Context, spec *jobs.RunSpec, out *jobs.BucketStaging, work string) (*jobs.LoadResult, error)
 
@@ -370,16 +392,23 @@ type BucketLoad = func(ctx context.Context, spec *jobs.RunSpec, out *jobs.Bucket
 // manifest), nothing else (no work files) and no incomplete upload.
 func CompareBucket(t *testing.T, c Case, bucket string, load func(job *jobs.Job) BucketLoad) *jobs.ExecuteResult {
 	t.Helper()
+	return CompareIn(t, c, storage.Location{Scheme: "s3", Bucket: bucket}, load)
+}
+
+// CompareIn is CompareBucket for a bucket of any store (s3, gs, azblob; its endpoint and credentials in
+// the environment).
+func CompareIn(t *testing.T, c Case, bucket storage.Location, load func(job *jobs.Job) BucketLoad) *jobs.ExecuteResult {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	ins := c.Inputs(t, filepath.Join(dir, "in"))
 	now := func() time.Time { return Started }
-	st, err := storage.NewS3(ctx, bucket, storage.S3Options{})
+	st, err := storage.OpenBucket(ctx, storage.Location{Scheme: bucket.Scheme, Bucket: bucket.Bucket}, storage.S3Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	prefix := c.Name
-	out := "s3://" + bucket + "/" + prefix
+	out := bucket.Scheme + "://" + bucket.Bucket + "/" + prefix
 	tmp := t.TempDir() // the manifest records the job's tmp_dir: the same for both runs
 	job := c.Job(t, ins, out)
 	job.TmpDir = tmp
@@ -399,7 +428,7 @@ func CompareBucket(t *testing.T, c Case, bucket string, load func(job *jobs.Job)
 		t.Fatalf("%s: distributed run --out %s: %v", c.Name, out, err)
 	}
 	got := objects(t, st, prefix)
-	same(t, "s3://"+bucket+"/"+prefix+" (hfload run)", want, "(distributed)", got)
+	same(t, out+" (hfload run)", want, "(distributed)", got)
 	if ups, err := st.Uploads(ctx, prefix+"/"); err != nil || len(ups) > 0 {
 		t.Errorf("incomplete uploads left under %s: %v %v", out, ups, err)
 	}

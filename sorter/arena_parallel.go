@@ -1,0 +1,74 @@
+package sorter
+
+import (
+	"slices"
+	"sync"
+)
+
+// parallelSortMin is the index length from which sortParallel spreads the sort over goroutines.
+const parallelSortMin = 1 << 16
+
+// bucket is a part of the index left to radixSort from byte depth on.
+type bucket struct {
+	v     []entry
+	depth int
+}
+
+// sortParallel sorts the whole index as radixSort does, on up to workers goroutines: distribution
+// passes (serial, one pass over the entries of each bucket split) cut the index into buckets of at
+// most a quarter of an even share each, which the workers then sort largest first. Buckets are
+// disjoint parts of the index and the records are only read, and the order is a total one (the
+// comparator ends with seq): the result is the serial sort's.
+func (a *arena) sortParallel(workers int) {
+	a.segs = nil
+	if workers < 2 || len(a.idx) < parallelSortMin {
+		a.radixSort(a.idx, 0, 0)
+		return
+	}
+	var parts []bucket
+	split(a.idx, 0, len(a.idx)/(4*workers), &parts)
+	slices.SortFunc(parts, func(x, y bucket) int { return len(y.v) - len(x.v) })
+	work := make(chan bucket)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				a.radixSort(b.v, b.depth, 0)
+			}
+		}()
+	}
+	for _, b := range parts {
+		work <- b
+	}
+	close(work)
+	wg.Wait()
+}
+
+// split distributes v by its bytes from depth on until the buckets hold at most small entries (or
+// all 16 cached bytes are equal), appending every bucket of more than one entry to parts.
+func split(v []entry, depth, small int, parts *[]bucket) {
+	for len(v) > small && depth < 8*keyWords {
+		var count [256]int
+		for i := range v {
+			count[v[i].digit(depth)]++
+		}
+		if count[v[0].digit(depth)] == len(v) { // one bucket: look at the next byte
+			depth++
+			continue
+		}
+		distribute(v, depth, &count)
+		start := 0
+		for b := range count {
+			if n := count[b]; n > 1 {
+				split(v[start:start+n], depth+1, small, parts)
+			}
+			start += count[b]
+		}
+		return
+	}
+	if len(v) > 1 {
+		*parts = append(*parts, bucket{v, depth})
+	}
+}
