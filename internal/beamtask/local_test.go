@@ -40,16 +40,11 @@ func TestRunLocalSameBytes(t *testing.T) {
 // shared under the output's work prefix and the HFiles uploaded by the reduce tasks, the objects are
 // those `hfload run --out s3://…` leaves, byte for byte, with no work file or upload left.
 func TestRunLocalToBucket(t *testing.T) {
-	srv := gw.Need(t)
-	srv.Setenv(t)
-	bucket, err := srv.NewBucket()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := beamtest.NewBucket(t, "s3", gw.Need(t))
 	for _, c := range beamtest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			var st *beamtask.Stats
-			beamtest.CompareBucket(t, c, bucket, func(job *jobs.Job) beamtest.BucketLoad {
+			beamtest.CompareIn(t, c, b.Loc, func(job *jobs.Job) beamtest.BucketLoad {
 				return beamtask.BucketLoader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{Stats: func(s *beamtask.Stats) { st = s }})
 			})
 			if st == nil || st.RunRecords == 0 || st.Targets == 0 || st.HFileBytes == 0 {
@@ -63,17 +58,8 @@ func TestRunLocalToBucket(t *testing.T) {
 // nothing and leaves no object and no upload under the prefix; the work files a killed run left there
 // are removed by the next run.
 func TestBucketFailureLeavesNothing(t *testing.T) {
-	srv := gw.Need(t)
-	srv.Setenv(t)
-	bucket, err := srv.NewBucket()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	st, err := storage.NewS3(ctx, bucket, storage.S3Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := beamtest.NewBucket(t, "s3", gw.Need(t))
+	ctx, st := context.Background(), b.Store
 	const prefix = "out"
 	killed := prefix + "/" + jobs.BucketWorkDir + "/20260101T000000Z-dead/runs/u000000-t000000.run"
 	if err := st.Put(ctx, killed, []byte("left by a killed run"), storage.PutOptions{}); err != nil {
@@ -81,7 +67,7 @@ func TestBucketFailureLeavesNothing(t *testing.T) {
 	}
 	c := oneRegionCase()
 	dir := t.TempDir()
-	job := c.Job(t, c.Inputs(t, dir), "s3://"+bucket+"/"+prefix)
+	job := c.Job(t, c.Inputs(t, dir), b.URL()+"/"+prefix)
 	job.TmpDir = t.TempDir()
 	failing := func(ctx context.Context, task *beamtask.Task, spec *jobs.RunSpec) error {
 		if err := beamtask.RunLocal(ctx, task, spec); err != nil {
@@ -90,7 +76,7 @@ func TestBucketFailureLeavesNothing(t *testing.T) {
 		return errors.New("worker 3 failed")
 	}
 	var notes []string
-	_, err = jobs.Execute(ctx, job, jobs.ExecuteOptions{Now: func() time.Time { return beamtest.Started },
+	_, err := jobs.Execute(ctx, job, jobs.ExecuteOptions{Now: func() time.Time { return beamtest.Started },
 		Log: func(s string) { notes = append(notes, s) }, LoadBucket: beamtask.BucketLoader(job, beamtest.Started, failing, beamtask.Options{})})
 	if err == nil || !strings.Contains(err.Error(), "worker 3 failed") {
 		t.Fatalf("want the worker's error, got %v", err)
@@ -210,13 +196,8 @@ func TestRunLocalIncremental(t *testing.T) {
 // the map and reduce tasks commit the objects `hfload run`'s commit, run after run, and leave no work
 // file and no upload.
 func TestRunLocalIncrementalToBucket(t *testing.T) {
-	srv := gw.Need(t)
-	srv.Setenv(t)
-	bucket, err := srv.NewBucket()
-	if err != nil {
-		t.Fatal(err)
-	}
-	beamtest.CompareIncrementalBucket(t, bucket, func(job *jobs.Job) beamtest.BucketLoad {
+	b := beamtest.NewBucket(t, "s3", gw.Need(t))
+	beamtest.CompareIncrementalBucket(t, b.Name(), func(job *jobs.Job) beamtest.BucketLoad {
 		return beamtask.BucketLoader(job, beamtest.Started, beamtask.RunLocal, beamtask.Options{})
 	})
 }

@@ -385,18 +385,11 @@ func InputsIn(c Case, st storage.Store, base string) Case {
 // BucketLoad is a jobs.ExecuteOptions.LoadBucket.
 type BucketLoad = func(ctx context.Context, spec *jobs.RunSpec, out *jobs.BucketStaging, work string) (*jobs.LoadResult, error)
 
-// CompareBucket is Compare for an output in a bucket (the S3 endpoint and credentials are in the
-// environment): c runs with jobs.Execute into s3://bucket/<c.Name> as `hfload run --out s3://…` does,
-// its objects are kept and removed, then it runs with load as ExecuteOptions.LoadBucket into the same
-// prefix. It fails unless both runs left the same objects with the same bytes (HFiles, rejects,
-// manifest), nothing else (no work files) and no incomplete upload.
-func CompareBucket(t *testing.T, c Case, bucket string, load func(job *jobs.Job) BucketLoad) *jobs.ExecuteResult {
-	t.Helper()
-	return CompareIn(t, c, storage.Location{Scheme: "s3", Bucket: bucket}, load)
-}
-
-// CompareIn is CompareBucket for a bucket of any store (s3, gs, azblob; its endpoint and credentials in
-// the environment).
+// CompareIn is Compare for an output in a bucket of any store (s3, gs, azblob; its endpoint and
+// credentials in the environment): c runs with jobs.Execute into <bucket>/<c.Name> as `hfload run --out
+// s3://…` does, its objects are kept and removed, then it runs with load as ExecuteOptions.LoadBucket
+// into the same prefix. It fails unless both runs left the same objects with the same bytes (HFiles,
+// rejects, manifest), nothing else (no work files) and no incomplete upload.
 func CompareIn(t *testing.T, c Case, bucket storage.Location, load func(job *jobs.Job) BucketLoad) *jobs.ExecuteResult {
 	t.Helper()
 	ctx := context.Background()
