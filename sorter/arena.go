@@ -199,33 +199,41 @@ func (e *entry) digit(depth int) int {
 // radixSort sorts v by the row words that the entries' prefix and next fields hold (words 0 and 1, the
 // first 16 bytes of the row, unless sortTies put later words there), from byte depth of them on.
 func (a *arena) radixSort(v []entry, depth, w int) {
-	for {
-		if depth == 8*keyWords {
-			a.sortTies(v, w)
-			return
-		}
-		if len(v) < radixCutoff {
-			slices.SortFunc(v, func(x, y entry) int { return a.compare(&x, &y) })
-			return
-		}
+	switch {
+	case depth == 8*keyWords:
+		a.sortTies(v, w)
+	case len(v) < radixCutoff:
+		slices.SortFunc(v, func(x, y entry) int { return a.compare(&x, &y) })
+	case !radixStep(v, depth, func(b []entry, depth int) { a.radixSort(b, depth, w) }):
+		a.sortTies(v, w) // the cached bytes from depth on are all equal
+	}
+}
+
+// radixStep is one pass of the MSD radix sort, shared by radixSort and split: it distributes v by the
+// first byte from depth on in which the entries' cached row bytes differ (a byte all share is skipped
+// without moving anything) and calls sub for every bucket of more than one entry, in bucket order, with
+// the depth after that byte. It returns false, v unchanged, when the cached bytes from depth on are
+// all equal.
+func radixStep(v []entry, depth int, sub func(b []entry, depth int)) bool {
+	for ; depth < 8*keyWords; depth++ {
 		var count [256]int
 		for i := range v {
 			count[v[i].digit(depth)]++
 		}
 		if count[v[0].digit(depth)] == len(v) { // one bucket: look at the next byte
-			depth++
 			continue
 		}
 		distribute(v, depth, &count)
 		start := 0
 		for b := range count {
 			if n := count[b]; n > 1 {
-				a.radixSort(v[start:start+n], depth+1, w)
+				sub(v[start:start+n], depth+1)
 			}
 			start += count[b]
 		}
-		return
+		return true
 	}
+	return false
 }
 
 // distribute permutes v in place into the buckets of byte depth of the entries' cached row bytes

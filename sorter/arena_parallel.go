@@ -46,27 +46,14 @@ func (a *arena) sortParallel(workers int) {
 	wg.Wait()
 }
 
-// split distributes v by its bytes from depth on until the buckets hold at most small entries (or
-// all 16 cached bytes are equal), appending every bucket of more than one entry to parts.
+// split distributes v by its bytes from depth on (radixStep) until the buckets hold at most small
+// entries (or all 16 cached bytes are equal), appending every bucket of more than one entry to parts.
 func split(v []entry, depth, small int, parts *[]bucket) {
-	for len(v) > small && depth < 8*keyWords {
-		var count [256]int
-		for i := range v {
-			count[v[i].digit(depth)]++
+	if len(v) > small && depth < 8*keyWords {
+		if radixStep(v, depth, func(b []entry, depth int) { split(b, depth, small, parts) }) {
+			return
 		}
-		if count[v[0].digit(depth)] == len(v) { // one bucket: look at the next byte
-			depth++
-			continue
-		}
-		distribute(v, depth, &count)
-		start := 0
-		for b := range count {
-			if n := count[b]; n > 1 {
-				split(v[start:start+n], depth+1, small, parts)
-			}
-			start += count[b]
-		}
-		return
+		depth = 8 * keyWords // all equal: radixSort goes on with the ties
 	}
 	if len(v) > 1 {
 		*parts = append(*parts, bucket{v, depth})

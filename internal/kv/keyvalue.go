@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Type is the KeyValue type code stored as the last byte of a key (HBase KeyValue.Type).
@@ -233,14 +234,24 @@ func (k Key) String() string {
 	return FormatKey(k.Row(), k.Family(), k.Qualifier(), k.Timestamp(), k.Type())
 }
 
-// FormatKey formats a key given by its parts as Key.String does.
+// FormatKey formats a key given by its parts as Key.String does. It is called for every HFile's first
+// and last key (FileResult, the manifest): one buffer, no fmt.
 func FormatKey(row, family, qualifier []byte, ts int64, typ Type) string {
-	tss := fmt.Sprint(ts)
+	b := make([]byte, 0, len(row)+len(family)+len(qualifier)+40)
+	b = appendStringBinary(b, row)
+	b = append(b, '/')
+	b = appendStringBinary(b, family)
+	b = append(b, ':')
+	b = appendStringBinary(b, qualifier)
+	b = append(b, '/')
 	if ts == LatestTimestamp {
-		tss = "LATEST_TIMESTAMP"
+		b = append(b, "LATEST_TIMESTAMP"...)
+	} else {
+		b = strconv.AppendInt(b, ts, 10)
 	}
-	return fmt.Sprintf("%s/%s:%s/%s/%s", ToStringBinary(row), ToStringBinary(family),
-		ToStringBinary(qualifier), tss, typ)
+	b = append(b, '/')
+	b = append(b, typ.String()...)
+	return string(b)
 }
 
 // CellFromKey fills a Cell from a flat key and a value (sharing their bytes).

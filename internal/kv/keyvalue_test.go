@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"math/rand"
 	"sort"
 	"testing"
@@ -165,6 +166,34 @@ func TestCompareKeysMatchesComponents(t *testing.T) {
 		b := AppendKey(nil, part(2), part(2), part(3), int64(rng.Intn(2)), types[rng.Intn(3)])
 		if got, want := sign(CompareKeys(a, b)), sign(ref(a, b)); got != want {
 			t.Fatalf("CompareKeys(%s, %s) = %d, want %d", Key(a), Key(b), got, want)
+		}
+	}
+}
+
+// TestFormatKey checks FormatKey against HBase's KeyValue.toString layout
+// (row/family:qualifier/timestamp/type, Bytes.toStringBinary for the byte parts), spelled out with fmt.
+func TestFormatKey(t *testing.T) {
+	cases := []struct {
+		row, fam, q []byte
+		ts          int64
+		typ         Type
+	}{
+		{[]byte("row-1"), []byte("d"), []byte("a"), 1700000000000, TypePut},
+		{[]byte{0, 0xff, '\\', 'x'}, []byte("f"), nil, LatestTimestamp, TypeDeleteColumn},
+		{nil, nil, nil, -5, TypeDeleteFamily},
+		{[]byte("r"), []byte("f"), []byte("q\x7f"), 0, Type(99)},
+	}
+	for _, c := range cases {
+		tss := fmt.Sprint(c.ts)
+		if c.ts == LatestTimestamp {
+			tss = "LATEST_TIMESTAMP"
+		}
+		want := fmt.Sprintf("%s/%s:%s/%s/%s", ToStringBinary(c.row), ToStringBinary(c.fam), ToStringBinary(c.q), tss, c.typ)
+		if got := FormatKey(c.row, c.fam, c.q, c.ts, c.typ); got != want {
+			t.Errorf("FormatKey = %q, want %q", got, want)
+		}
+		if got := Key(AppendKey(nil, c.row, c.fam, c.q, c.ts, c.typ)).String(); got != want {
+			t.Errorf("Key.String = %q, want %q", got, want)
 		}
 	}
 }

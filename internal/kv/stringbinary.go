@@ -25,6 +25,18 @@ func ToStringBinary(b []byte) string {
 	return sb.String()
 }
 
+// appendStringBinary appends ToStringBinary(b) to dst.
+func appendStringBinary(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= ' ' && c <= '~' && c != '\\' {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
+		}
+	}
+	return dst
+}
+
 // FromStringBinary parses the output of ToStringBinary (HBase's Bytes.toBytesBinary): \xNN (either hex
 // case) is one byte, everything else is taken literally. Unlike HBase, a malformed escape is an error,
 // not silently kept.
