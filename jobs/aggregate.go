@@ -323,9 +323,24 @@ func (a *Aggregation) Apply(spec *RunSpec) {
 	spec.Combine = a.Combine
 	spec.CombineErr = a.Err
 	spec.FoldSeqLast = a.seqLast
+	spec.CombineAssociative = a.associative()
 	if a.one {
 		spec.Inputs = pipeline.WithConstantColumn(spec.Inputs, OneColumn, "1")
 	}
+}
+
+// associative reports whether folding gives the same bytes however the cells of one key are cut into
+// runs of consecutive input rows folded first (a MapReduce combiner's partial folds): true unless a
+// rule sums doubles, whose rounding depends on the grouping. Integer and decimal sums are exact;
+// min/max pick by a total order (ties keep the earlier cell); first/last go by the cells' seqs, which
+// a partial fold carries; cells no rule covers keep the first or last (or fail).
+func (a *Aggregation) associative() bool {
+	for i := range a.rules {
+		if a.rules[i].op == "sum" && a.rules[i].typ == "double" {
+			return false
+		}
+	}
+	return true
 }
 
 // Combine folds the values of two cells with equal keys (a's earlier) into dst with the first rule that

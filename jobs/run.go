@@ -21,6 +21,10 @@ type RunSpec struct {
 	// SettingsSeed: the settings that shape the files (Job.nameSeed); HFile names derive from it and,
 	// with FingerprintInputs, from the inputs' checksums (run_names.go).
 	SettingsSeed []byte
+	// CombineAssociative: Combine (an `aggregate:` section) gives the same bytes when the cells of a key
+	// are first folded in runs of consecutive input rows and the partial results folded again, so a
+	// distributed driver may fold each map's cells before its shuffle. False for a sum of doubles.
+	CombineAssociative bool
 	// watermark is an incremental run's watermark filter (nil without one): what a distributed
 	// driver's workers filter by (Watermark) and where their reports are added (AddWatermarkReport).
 	watermark *watermarkFilter

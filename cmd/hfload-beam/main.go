@@ -79,6 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	reduceSize := fs.String("reduce-size", "", "run-file bytes of one region and family one reduce task takes; larger ones are cut into sub-ranges, each its own HFiles, at most 32 (default: the job's max_file_size)")
 	csvUnitSize := fs.String("csv-unit-size", "0", "cut uncompressed CSV files larger than this into work units of this size, each its own map task (0: one task per file); a quoted line break across a cut costs a second pass without that cut")
 	shuffle := fs.String("shuffle", beamtask.ShuffleFiles, "how maps hand records to reducers: files (run files on the shared storage, only their names through Beam's shuffle) or beam (the records through Beam's GroupByKey; no sub-ranges; see docs/distributed.md)")
+	noMapCombine := fs.Bool("no-map-combine", false, "an aggregate: job's maps do not fold equal keys before the shuffle (they do by default, except for a sum of doubles); the reducers fold them all")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the launcher's process to this file (with Prism in process: the whole pipeline)")
 	fs.MarkHidden("cpuprofile")
 	fs.Bool("no-progress", false, "accepted for hfload run compatibility (hfload-beam shows no progress bars)")
@@ -129,7 +130,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	started := time.Now()
 	var stats *beamtask.Stats
-	bo := beamtask.Options{Stats: func(s *beamtask.Stats) { stats = s }}
+	bo := beamtask.Options{Stats: func(s *beamtask.Stats) { stats = s }, NoMapCombine: *noMapCombine}
 	if bo.Shuffle, err = beamtask.ParseShuffle(*shuffle); err != nil {
 		return fail(stderr, err)
 	}
@@ -164,6 +165,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			} else if stats != nil {
 				fmt.Fprintf(stdout, "beam           %d units, %d reduce tasks (%d regions·families, %d cut into sub-ranges), %d run files (%d bytes) through shared storage\n",
 					stats.Units, stats.ReduceTasks, stats.Targets, stats.SubRanged, stats.RunFiles, stats.RunBytes)
+			}
+			if stats != nil && stats.MapCombined > 0 {
+				fmt.Fprintf(stdout, "map combine    %d cells folded by the maps before the shuffle\n", stats.MapCombined)
 			}
 		}
 	}

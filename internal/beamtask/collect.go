@@ -29,6 +29,7 @@ type Stats struct {
 	IndexBytes    int64  `json:"index_bytes"`      // bytes of the run files' indexes
 	MapSpills     int64  `json:"map_spills"`       // maps' sorter spills to their local disk
 	MapSpillBytes int64  `json:"map_spill_bytes"`  // bytes of those spills
+	MapCombined   int64  `json:"map_combined"`     // cells the maps' combiners folded into others (part of the manifest's combined)
 	ReadBytes     int64  `json:"read_bytes"`       // run-file bytes read by the reducers (sorted runs)
 	SpillBytes    int64  `json:"spill_bytes"`      // reducers' local spills
 	HFileBytes    int64  `json:"hfile_bytes"`      // bytes of HFiles written
@@ -105,6 +106,7 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 		st.IndexBytes += sum.IndexBytes
 		st.MapSpills += sum.Spills
 		st.MapSpillBytes += sum.SpillBytes
+		st.MapCombined += sum.Combined
 		for _, r := range sum.Runs {
 			if r.Target >= (len(splits)+1)*nf {
 				return fail(fmt.Errorf("beam: unit %d routed to target %d of %d", u.Index, r.Target, (len(splits)+1)*nf))
@@ -195,6 +197,12 @@ func Collect(ctx context.Context, t *Task, spec *jobs.RunSpec) (*Collected, erro
 			st.HFileBytes += f.Bytes
 		}
 		res.Files = append(res.Files, files...)
+	}
+	// The maps' folds are part of the run's: what the manifest counts as combined (cells mapped less
+	// cells written, less the duplicates a policy dropped) holds them.
+	if st.MapCombined > res.Counts.CellsEmitted-res.Cells {
+		return fail(fmt.Errorf("beam: the maps folded %d cells, but only %d of %d mapped cells are not in the HFiles",
+			st.MapCombined, res.Counts.CellsEmitted-res.Cells, res.Counts.CellsEmitted))
 	}
 	if err := jobs.DuplicatesErr(spec, res.Duplicates, res.DupExamples); err != nil {
 		return out, err

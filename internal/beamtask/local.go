@@ -130,6 +130,8 @@ type Options struct {
 	Stats func(*Stats)
 	// Shuffle: see Task.Shuffle ("": run files).
 	Shuffle string
+	// NoMapCombine: see Task.NoMapCombine (false: maps fold an aggregating job's equal keys).
+	NoMapCombine bool
 }
 
 // Loader returns a jobs.ExecuteOptions.Load that runs the load through run and Collect, with the shared
@@ -144,7 +146,7 @@ func Loader(job *jobs.Job, started time.Time, run RunFunc, o Options) func(ctx c
 		if err != nil {
 			return nil, err
 		}
-		t.ReduceSize, t.Shuffle = o.ReduceSize, o.Shuffle
+		t.ReduceSize, t.Shuffle, t.NoMapCombine = o.ReduceSize, o.Shuffle, o.NoMapCombine
 		if err := t.SplitCSV(ctx, spec, o.CSVUnitSize); err != nil {
 			return nil, err
 		}
@@ -173,7 +175,7 @@ func BucketLoader(job *jobs.Job, started time.Time, run RunFunc, o Options) func
 				lr, err = nil, fmt.Errorf("%w: removing the work files: %w", jobs.ErrIO, rerr)
 			}
 		}()
-		t.ReduceSize, t.Shuffle = o.ReduceSize, o.Shuffle
+		t.ReduceSize, t.Shuffle, t.NoMapCombine = o.ReduceSize, o.Shuffle, o.NoMapCombine
 		if err := t.SplitCSV(ctx, spec, o.CSVUnitSize); err != nil {
 			return nil, err
 		}

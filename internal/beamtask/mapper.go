@@ -8,14 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sync"
 
 	"github.com/hfload/hfload/internal/cellrec"
-	"github.com/hfload/hfload/internal/engine"
 	"github.com/hfload/hfload/jobs"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
-	"github.com/hfload/hfload/sorter"
 )
 
 // RunRef names one run file: the records a unit routed to one target (region·families + family).
@@ -39,7 +36,9 @@ type unitSummary struct {
 	Spills     int64 `json:"spills,omitempty"`
 	SpillBytes int64 `json:"spill_bytes,omitempty"`
 	IndexBytes int64 `json:"index_bytes,omitempty"`
-	Rejects    bool  `json:"rejects,omitempty"` // the unit's rejects file exists
+	// Combined: the cells the map's combiner folded into others (Task.mapCombine).
+	Combined int64 `json:"combined,omitempty"`
+	Rejects  bool  `json:"rejects,omitempty"` // the unit's rejects file exists
 	// Span: a CSV chunk's (Unit.Chunked) start and end, lines and rows, numbered from the chunk's start.
 	Span *pipeline.CSVSpan `json:"span,omitempty"`
 	// Watermark: what the unit's watermark filter dropped and kept (incremental runs with a watermark).
@@ -50,6 +49,8 @@ type unitSummary struct {
 // splits and sorts the records of each (region, family) with hfload's sorter, within the job's memory
 // budget (spilling to the worker's local disk, Task.TmpDir), into one sorted run file per target it has
 // records for, with its index (runfile.go); rejects go to the unit's rejects file, in input order.
+// An aggregating job's equal keys are folded in the map's sorters where the aggregates allow it
+// (mapCombine), so the run holds one cell per key of the unit.
 // The unit's reject limit is the job's (the launcher checks the total);
 // a CSV chunk has none (Collect finds the reject that crosses the job's, once it knows the chunk's
 // line numbers; a chunk is bounded, and the reducers write nothing once the chunks' rejects are over
@@ -61,113 +62,61 @@ func Map(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, splits part
 		return nil, nil, err
 	}
 	attempt := attemptID()
-	targets := (len(splits) + 1) * len(spec.Mapping.Families())
-	tmp, err := os.MkdirTemp(t.TmpDir, "hfload-map-")
+	ms, err := newMapSorters(t, spec, unit, (len(splits)+1)*len(spec.Mapping.Families()))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: spill directory: %w", jobs.ErrIO, err)
+		return nil, nil, err
 	}
-	defer os.RemoveAll(tmp)
-	pool, err := engine.NewSortPool(&spec.Spec, tmp)
-	if err != nil {
-		return nil, nil, fmt.Errorf("beam: map: %w", err)
-	}
-	defer pool.Close()
-	var mu sync.Mutex
-	sorters := make([]*sorter.Sorter, targets)
-	defer func() {
-		for _, s := range sorters {
-			if s != nil {
-				s.Close()
-			}
-		}
-	}()
-	sorterOf := func(target int) *sorter.Sorter {
-		mu.Lock()
-		defer mu.Unlock()
-		if sorters[target] == nil {
-			sorters[target] = pool.NewSorter(fmt.Sprintf("unit %d target %d", unit, target), sorter.SorterOptions{})
-		}
-		return sorters[target]
-	}
-	route := router(spec, splits)
-	// Each batch's records are grouped per target into slices reused from batch to batch (a pool:
-	// the mapping workers call sink concurrently), then added to the targets' sorters (which copy them).
-	bp := sync.Pool{New: func() any { return &batchRecords{recs: make([][]sorter.Record, targets)} }}
-	sink := func(cb *pipeline.CellBatch) error {
-		br := bp.Get().(*batchRecords)
-		defer bp.Put(br)
-		defer br.reset()
-		for i := range cb.Records {
-			target := route(cb, i)
-			if len(br.recs[target]) == 0 {
-				br.used = append(br.used, target)
-			}
-			br.recs[target] = append(br.recs[target], sorter.Record{Rec: cb.Record(i), Seq: cb.Records[i].Seq})
-		}
-		for _, target := range br.used {
-			if err := sorterOf(target).AddRecords(br.recs[target]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	sum, is, err := mapUnit(ctx, t, spec, st, attempt, unit, sink)
+	defer ms.close()
+	sum, is, err := mapUnit(ctx, t, spec, st, attempt, unit, ms.sink(spec, splits))
 	if err != nil {
 		return nil, nil, err
 	}
 	every := t.indexEvery(spec)
-	for target, s := range sorters {
-		if s == nil {
-			continue
+	var w *runWriter
+	defer func() {
+		if w != nil {
+			w.abort()
 		}
-		sorters[target] = nil
-		ref, err := writeSortedRun(ctx, st, s, runFileName(unit, target), attempt, every)
-		if err != nil {
-			return nil, nil, err
+	}()
+	add := func(target int, rec []byte, seq uint64, row []byte) error {
+		if w == nil {
+			rel := runFileName(unit, target)
+			tmp, err := st.tmpFile(rel, attempt)
+			if err != nil {
+				return err
+			}
+			if w, err = createRun(rel, tmp, 1<<20, every); err != nil {
+				return err
+			}
 		}
-		ref.Target = target
-		sum.Runs = append(sum.Runs, ref)
-		sum.IndexBytes += ref.indexBytes
+		return w.add(rec, seq, row)
 	}
-	sum.Spills, sum.SpillBytes = pool.Spills(), pool.RunBytes()
+	done := func(target int) error {
+		if w == nil {
+			return nil
+		}
+		n, err := w.commit(ctx, st)
+		ref := RunRef{Target: target, Path: w.rel, Records: w.n, Bytes: w.bytes}
+		w = nil
+		if err != nil {
+			return err
+		}
+		sum.Runs = append(sum.Runs, ref)
+		sum.IndexBytes += n
+		return nil
+	}
+	cells, err := ms.each(ctx, add, done)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sum.Combined, err = ms.combined(sum.Counts, cells); err != nil {
+		return nil, nil, err
+	}
+	sum.Spills, sum.SpillBytes = ms.pool.Spills(), ms.pool.RunBytes()
 	if err := sum.put(ctx, st); err != nil {
 		return nil, nil, err
 	}
 	return sum.Runs, is, nil
-}
-
-// writeSortedRun finishes s and writes its records, in order, as the run file rel with its index.
-func writeSortedRun(ctx context.Context, st *stores, s *sorter.Sorter, rel, attempt string, every int64) (RunRef, error) {
-	it, err := s.Finish(ctx)
-	if err != nil {
-		return RunRef{}, fmt.Errorf("beam: sorting %s: %w", rel, err)
-	}
-	defer it.Close()
-	tmp, err := st.tmpFile(rel, attempt)
-	if err != nil {
-		return RunRef{}, err
-	}
-	w, err := createRun(rel, tmp, 1<<20, every)
-	if err != nil {
-		return RunRef{}, err
-	}
-	var rec []byte
-	for it.Next() {
-		rec = it.AppendRecord(rec[:0])
-		if err := w.add(rec, it.Seq(), it.Header().Row); err != nil {
-			w.abort()
-			return RunRef{}, err
-		}
-	}
-	if err := it.Err(); err != nil {
-		w.abort()
-		return RunRef{}, fmt.Errorf("beam: sorting %s: %w", rel, err)
-	}
-	n, err := w.commit(ctx, st)
-	if err != nil {
-		return RunRef{}, err
-	}
-	return RunRef{Path: rel, Records: w.n, Bytes: w.bytes, indexBytes: n}, nil
 }
 
 // indexEvery is how many run-file bytes may lie between two entries of a run's index: about 1/64 of
@@ -282,19 +231,4 @@ func attemptID() string {
 	var b [8]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// batchRecords are one batch's records grouped per target (used: the targets with records, in order of
-// first appearance).
-type batchRecords struct {
-	recs [][]sorter.Record
-	used []int
-}
-
-func (b *batchRecords) reset() {
-	for _, t := range b.used {
-		clear(b.recs[t])
-		b.recs[t] = b.recs[t][:0]
-	}
-	b.used = b.used[:0]
 }

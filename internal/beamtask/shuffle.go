@@ -53,6 +53,9 @@ func MapRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, spli
 	if err != nil {
 		return nil, err
 	}
+	if t.mapCombine(spec) {
+		return mapRecordsCombined(ctx, t, spec, st, unit, splits, emit)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	blocks := make(chan framedBlock, 8)
@@ -86,6 +89,67 @@ func MapRecords(ctx context.Context, t *Task, spec *jobs.RunSpec, unit int, spli
 			sum.Runs = append(sum.Runs, RunRef{Target: target, Records: n, Bytes: bytes[target]})
 		}
 	}
+	if err := sum.put(ctx, st); err != nil {
+		return nil, err
+	}
+	return is, nil
+}
+
+// combinedBlockSize is about how many bytes of framed records a block of a combining map holds.
+const combinedBlockSize = 256 << 10
+
+// mapRecordsCombined is MapRecords for a map that combines (Task.mapCombine): the unit's records are
+// sorted and folded per target first (as Map does for run files), then emitted target by target in
+// blocks of about combinedBlockSize bytes, in order.
+func mapRecordsCombined(ctx context.Context, t *Task, spec *jobs.RunSpec, st *stores, unit int, splits partition.Splits,
+	emit func(target int, block []byte)) (*InputSum, error) {
+	ms, err := newMapSorters(t, spec, unit, (len(splits)+1)*len(spec.Mapping.Families()))
+	if err != nil {
+		return nil, err
+	}
+	defer ms.close()
+	sum, is, err := mapUnit(ctx, t, spec, st, attemptID(), unit, ms.sink(spec, splits))
+	if err != nil {
+		return nil, err
+	}
+	head := blockHeader(unit)
+	var block []byte
+	var ref RunRef
+	flush := func(target int) {
+		if len(block) > len(head) {
+			emit(target, block)
+			ref.Bytes += int64(len(block))
+		}
+		block = nil
+	}
+	add := func(target int, rec []byte, seq uint64, _ []byte) error {
+		if block == nil {
+			block = append(make([]byte, 0, combinedBlockSize+len(rec)+2*binary.MaxVarintLen64), head...)
+		}
+		block = appendFrame(block, rec, seq)
+		ref.Records++
+		if len(block) >= combinedBlockSize {
+			flush(target)
+		}
+		return nil
+	}
+	done := func(target int) error {
+		flush(target)
+		if ref.Records > 0 {
+			ref.Target = target
+			sum.Runs = append(sum.Runs, ref)
+		}
+		ref = RunRef{}
+		return nil
+	}
+	cells, err := ms.each(ctx, add, done)
+	if err != nil {
+		return nil, err
+	}
+	if sum.Combined, err = ms.combined(sum.Counts, cells); err != nil {
+		return nil, err
+	}
+	sum.Spills, sum.SpillBytes = ms.pool.Spills(), ms.pool.RunBytes()
 	if err := sum.put(ctx, st); err != nil {
 		return nil, err
 	}

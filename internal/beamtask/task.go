@@ -40,6 +40,9 @@ type Task struct {
 	ReduceSize int64
 	// Shuffle is how maps hand records to reducers: ShuffleFiles ("" too) or ShuffleBeam.
 	Shuffle string `json:"shuffle,omitempty"`
+	// NoMapCombine: the maps of an aggregating job do not fold equal keys before the shuffle (they do
+	// by default where the job's aggregates allow it: mapCombine); the reducers fold them all.
+	NoMapCombine bool `json:"no_map_combine,omitempty"`
 	// Incremental runs (state_dir): the launcher plans which inputs to load and takes the state's lock.
 	// Inputs are the paths of the inputs it loads, in order (nil: every input of the job); Watermark
 	// filters their rows by the previous run's mark (nil: none); Seed is the HFile name seed the

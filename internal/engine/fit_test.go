@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,10 +198,11 @@ func TestWriteTasksAtOnce(t *testing.T) {
 	o := newOutputWriter(&Spec{}, &memSink{}, []string{"f"}, 0, pool)
 	started := make(chan struct{}, 5)
 	all := make(chan struct{})
+	var once sync.Once // two tasks may both see the fifth start
 	err = o.writeTasks(context.Background(), 5, 2, 5, func(int) bool { return true }, func(ctx context.Context, region, fam int) error {
 		started <- struct{}{}
 		if len(started) == 5 {
-			close(all)
+			once.Do(func() { close(all) })
 		}
 		select {
 		case <-all:
