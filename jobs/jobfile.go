@@ -68,6 +68,7 @@ type Job struct {
 	JSON       bool   `yaml:"json,omitempty"`        // machine-readable output
 	Reload     bool   `yaml:"reload,omitempty"`      // reload inputs that changed since they were loaded
 	BreakLock  bool   `yaml:"break_lock,omitempty"`  // take over a bucket lock without a lease (lock_bucket.go)
+	LockLease  string `yaml:"lock_lease,omitempty"`  // a bucket lock's lease, a Go duration (lock_lease.go); "" = 2m
 
 	// MaxRecord bounds one CSV record (a quoted field that never closes is cut here and rejected);
 	// 0 = 64 MiB, at most 1 GiB.

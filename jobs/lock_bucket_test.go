@@ -73,6 +73,10 @@ func leaseTest(t *testing.T, st storage.Store) {
 	}
 	defer a.release(ctx)
 	first := stat(t, st, key)
+	if s, err := bucketLockStatus(ctx, st, key, time.Now()); err != nil || !s.Held || s.Holder.PID != os.Getpid() || s.Holder.Purpose != "run a" ||
+		s.LeaseSeconds != lease.Seconds() || !s.Expires.Equal(s.Written.Add(lease)) || s.Expired || s.Lock != st.URL(key) {
+		t.Fatalf("status of a held lock: %+v %v", s, err)
+	}
 
 	// Past a whole lease, a is renewing: b is refused, with and without --break-lock.
 	time.Sleep(lease + lease/2)
@@ -95,6 +99,9 @@ func leaseTest(t *testing.T, st storage.Store) {
 	a.stop()
 	<-a.done
 	time.Sleep(lease + 500*time.Millisecond)
+	if s, err := bucketLockStatus(ctx, st, key, time.Now()); err != nil || !s.Held || !s.Expired {
+		t.Fatalf("status of a lock not renewed for its lease: %+v %v", s, err)
+	}
 	b, notes, err := takeBucketLock(ctx, st, key, "run b", short)
 	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "not renewed for") {
 		t.Fatalf("take over an expired lease: %v %v", notes, err)
@@ -147,6 +154,9 @@ func leaseTest(t *testing.T, st storage.Store) {
 	}
 	if _, err := st.Stat(ctx, key); !errors.Is(err, storage.ErrNotExist) {
 		t.Fatalf("after release: %v", err)
+	}
+	if s, err := bucketLockStatus(ctx, st, key, time.Now()); err != nil || s.Held || s.Holder != nil {
+		t.Fatalf("status after release: %+v %v", s, err)
 	}
 }
 

@@ -18,7 +18,7 @@ func executeToBucket(ctx context.Context, job *Job, spec *RunSpec, res *ExecuteR
 	if err := checkBucketVerify(spec); err != nil {
 		return res, err
 	}
-	stg, err := NewBucketStaging(ctx, job.Out, runID, bucketOptions(spec.Memory), job.BreakLock)
+	stg, err := NewBucketStaging(ctx, job, runID, bucketOptions(spec.Memory))
 	if err != nil {
 		return res, err
 	}

@@ -29,6 +29,10 @@ type bucketJob struct {
 
 // openBucketJob takes the lock of job's prefix in the bucket and recovers what killed runs left.
 func openBucketJob(ctx context.Context, job *Job) (*bucketJob, error) {
+	lo, err := job.bucketLockOptions()
+	if err != nil {
+		return nil, err
+	}
 	loc, err := storage.Parse(job.Out)
 	if err != nil {
 		return nil, fmt.Errorf("%w: out: %w", ErrConfig, err)
@@ -38,7 +42,7 @@ func openBucketJob(ctx context.Context, job *Job) (*bucketJob, error) {
 		return nil, err
 	}
 	j := &bucketJob{st: st, prefix: storage.JoinKey(loc.Key, job.Name)}
-	j.lock, j.notes, err = takeBucketLock(ctx, st, j.key(bucketLockName), "run "+job.Name, lockOptions{breakLock: job.BreakLock})
+	j.lock, j.notes, err = takeBucketLock(ctx, st, j.key(bucketLockName), "run "+job.Name, lo)
 	if err != nil {
 		return nil, err
 	}

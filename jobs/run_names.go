@@ -25,7 +25,7 @@ import (
 // nameSeedExclude are job keys that do not change the files' content: where things go, how the run
 // behaves, how inputs are found (their content counts, not their paths).
 var nameSeedExclude = []string{"name", "input", "out", "rejects", "max_rejects", "workers", "json", "reload", "break_lock",
-	"state_dir", "tmp_dir", "memory", "labels"}
+	"lock_lease", "state_dir", "tmp_dir", "memory", "labels"}
 
 // nameSeed returns RunSpec.SettingsSeed: the job's file-shaping settings, the timestamp and the split points.
 func (j *Job) nameSeed(ts int64, splits [][]byte) ([]byte, error) {

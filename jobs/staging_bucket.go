@@ -62,11 +62,16 @@ type bucketCommit struct {
 	Manifest json.RawMessage   `json:"manifest"`
 }
 
-// NewBucketStaging prepares a one-off run into out ("s3://bucket/prefix"): it takes the prefix's lock,
-// recovers what a killed run left (rolls an interrupted commit forward, aborts incomplete uploads),
-// and checks the prefix holds no earlier load (ErrOutputExists).
-func NewBucketStaging(ctx context.Context, out, runID string, opts storage.S3Options, breakLock bool) (*BucketStaging, error) {
-	loc, err := storage.Parse(out)
+// NewBucketStaging prepares a one-off run of job into its out ("s3://bucket/prefix"): it takes the
+// prefix's lock (with the job's lock_lease and break_lock), recovers what a killed run left (rolls an
+// interrupted commit forward, aborts incomplete uploads), and checks the prefix holds no earlier load
+// (ErrOutputExists).
+func NewBucketStaging(ctx context.Context, job *Job, runID string, opts storage.S3Options) (*BucketStaging, error) {
+	lo, err := job.bucketLockOptions()
+	if err != nil {
+		return nil, err
+	}
+	loc, err := storage.Parse(job.Out)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --out: %w", ErrConfig, err)
 	}
@@ -74,7 +79,7 @@ func NewBucketStaging(ctx context.Context, out, runID string, opts storage.S3Opt
 	if err != nil {
 		return nil, err
 	}
-	return newBucketStaging(ctx, st, strings.Trim(loc.Key, "/"), runID, nil, lockOptions{breakLock: breakLock})
+	return newBucketStaging(ctx, st, strings.Trim(loc.Key, "/"), runID, nil, lo)
 }
 
 // newBucketStaging prepares a run into prefix of st. With held nil, it takes the prefix's lock first

@@ -52,6 +52,7 @@ func (j *Job) Validate() error {
 	j.validateFamilies(&p)
 	j.validateIncremental(&p)
 	j.validateStorage(&p)
+	j.validateLockLease(&p)
 	if len(p) == 0 {
 		return nil
 	}

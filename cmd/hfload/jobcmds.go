@@ -3,14 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hfload/hfload/internal/cli"
+	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 )
 
-// Job commands: validate, plan and runs. Each takes a job file (flags and
+// Job commands: validate, plan, runs and status. Each takes a job file (flags and
 // --set override it as for run); the work is in the jobs package.
 
 func newValidateCmd() *cobra.Command {
@@ -72,7 +74,10 @@ func newRunsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs JOB.yaml [flags]",
 		Short: "List the recorded runs of an incremental job",
-		Args:  cobra.ExactArgs(1),
+		Long: `Lists the runs recorded in the job's state_dir, oldest first (--json: every field). Then, as
+hfload status does, the job's locks: the state's, and for an output in a bucket its lock object's holder
+and lease (--json prints the runs only).`,
+		Args: cobra.ExactArgs(1),
 	}
 	jf := cli.AddJobFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -99,7 +104,50 @@ func newRunsCmd() *cobra.Command {
 			enc.SetIndent("", "  ")
 			return enc.Encode(runs)
 		}
-		return jobs.WriteRuns(cmd.OutOrStdout(), runs)
+		if err := jobs.WriteRuns(cmd.OutOrStdout(), runs); err != nil {
+			return err
+		}
+		now := time.Now()
+		locks, err := job.Locks(cmd.Context(), now)
+		if err != nil {
+			return err
+		}
+		return jobs.WriteLocks(cmd.OutOrStdout(), locks, now)
+	}
+	return cmd
+}
+
+func newStatusCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "status JOB.yaml [flags]",
+		Short: "Show who holds a job's locks",
+		Long: `Shows the job's locks without taking them: the state's lock (state_dir: held while a run of the job
+runs), and for an output in a bucket (s3://, gs://, azblob://) the lock object of its prefix
+(<out>/<job>/.hfload.lock for an incremental job, <out>/.hfload.lock otherwise): the holder (pid, host,
+start, purpose), its lease, when the server last stored it and when the lease runs out, judged by this
+host's clock as a run taking the lock over judges it. A job without a file takes --out (and --state-dir).`,
+		Args: cobra.MaximumNArgs(1),
+	}
+	jf := cli.AddJobFlags(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		job, err := jf.Load(args)
+		if err != nil {
+			return err
+		}
+		if job.StateDir == "" && !storage.IsRemote(job.Out) {
+			return fmt.Errorf("%w: status shows the lock of a state_dir or of an output in a bucket; job %s has neither", jobs.ErrConfig, job.Name)
+		}
+		now := time.Now()
+		locks, err := job.Locks(cmd.Context(), now)
+		if err != nil {
+			return err
+		}
+		if job.JSON {
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(locks)
+		}
+		return jobs.WriteLocks(cmd.OutOrStdout(), locks, now)
 	}
 	return cmd
 }

@@ -68,7 +68,8 @@ columns: HBASE_ROW_KEY,d:name,d:ts
 		t.Errorf("rerun: %d %q", code, out)
 	}
 	code, out, _ = hfload(t, "runs", job)
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.Contains(lines[1], " 30") {
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 3 || !strings.Contains(lines[1], " 30") ||
+		lines[2] != "lock "+filepath.Join(dir, "state", "inc", "lock")+": free" {
 		t.Errorf("runs: %d %q", code, out)
 	}
 	// A loaded file that changed: exit 5.

@@ -91,9 +91,22 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 				}
 			}
 
-			cmd, exited := startRun(t, "run", job, "--no-progress")
+			cmd, exited := startRun(t, "run", job, "--no-progress", "--lock-lease", "45s")
 			waitUploads(t, st, "out/inc", exited)
-			code, _, stderr := hfload(t, "run", job, "--no-progress")
+			// hfload status while the run holds both locks: its pid, and the lease it was given.
+			code, stdout, stderr := hfload(t, "status", job, "--json")
+			var locks []jobs.LockStatus
+			if err := json.Unmarshal([]byte(stdout), &locks); code != 0 || err != nil || len(locks) != 2 {
+				t.Fatalf("status while a run holds the locks: exit %d: %v\n%s%s", code, err, stdout, stderr)
+			}
+			if l := locks[0]; !l.Held || l.Holder.PID != cmd.Process.Pid || l.Lock != filepath.Join(dir, "state", "inc", "lock") || !l.Written.IsZero() {
+				t.Fatalf("status of the state's lock: %+v", l)
+			}
+			if l := locks[1]; !l.Held || l.Holder.PID != cmd.Process.Pid || l.Lock != c.scheme+"://"+bucket+"/"+lockKey ||
+				l.LeaseSeconds != 45 || l.Expires.Sub(l.Written) != 45*time.Second || l.Expired {
+				t.Fatalf("status of the bucket lock (--lock-lease 45s): %+v", l)
+			}
+			code, _, stderr = hfload(t, "run", job, "--no-progress")
 			if code != 4 || !strings.Contains(stderr, c.scheme+"://"+bucket+"/"+lockKey) || !strings.Contains(stderr, fmt.Sprintf("held by pid %d", cmd.Process.Pid)) {
 				t.Fatalf("a second run while the first holds the lock: exit %d: %s", code, stderr)
 			}
@@ -111,7 +124,7 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 				t.Fatalf("local rerun: exit %d: %s", code, stdout)
 			}
 			writeOrdersTo(t, filepath.Join(in, "b.csv"), 100<<10, 22)
-			code, stdout, stderr := hfload(t, "run", job, "--no-progress", "--json")
+			code, stdout, stderr = hfload(t, "run", job, "--no-progress", "--json")
 			if code != 0 || !strings.Contains(stdout, "b.csv") || strings.Contains(stdout, "a.csv") {
 				t.Fatalf("run with a new input: exit %d: %s %s", code, stdout, stderr)
 			}
@@ -129,6 +142,10 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 				}
 			}
 			foreign(120)
+			if code, stdout, _ := hfload(t, "runs", job); code != 0 || !strings.Contains(stdout, "lock "+c.scheme+"://"+bucket+"/"+lockKey+": held by pid 4242 on other-host") ||
+				!strings.Contains(stdout, "lease 2m0s, renewed ") || !strings.Contains(stdout, "unless renewed") {
+				t.Fatalf("hfload runs while another host holds the lock: exit %d:\n%s", code, stdout)
+			}
 			for _, args := range [][]string{nil, {"--break-lock"}} {
 				code, _, stderr := hfload(t, append([]string{"run", job, "--no-progress"}, args...)...)
 				if code != 4 || !strings.Contains(stderr, "held by pid 4242 on other-host") || !strings.Contains(stderr, "renewed") ||
@@ -138,6 +155,10 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 			}
 			foreign(1)
 			time.Sleep(2 * time.Second)
+			if code, stdout, _ := hfload(t, "status", job); code != 0 || !strings.Contains(stdout, "held by pid 4242 on other-host") ||
+				!strings.Contains(stdout, "the lease ran out at") {
+				t.Fatalf("hfload status after another host's lease ran out: exit %d:\n%s", code, stdout)
+			}
 			code, _, stderr = hfload(t, "run", job, "--no-progress")
 			if code != 0 || !strings.Contains(stderr, "took over the lock of pid 4242 on other-host") || !strings.Contains(stderr, "not renewed for") {
 				t.Fatalf("run after another host's lease ran out: exit %d: %s", code, stderr)
@@ -145,7 +166,8 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 			if _, err := st.Stat(context.Background(), lockKey); !errors.Is(err, storage.ErrNotExist) {
 				t.Fatalf("the job's lock object is left: %v", err)
 			}
-			if code, stdout, _ := hfload(t, "runs", job); code != 0 || strings.Count(stdout, "\n") != 4 {
+			if code, stdout, _ := hfload(t, "runs", job); code != 0 || strings.Count(stdout, "\n") != 6 ||
+				!strings.HasSuffix(stdout, "lock "+c.scheme+"://"+bucket+"/"+lockKey+": free\n") {
 				t.Fatalf("hfload runs: exit %d:\n%s", code, stdout)
 			}
 		})

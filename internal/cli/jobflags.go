@@ -59,6 +59,7 @@ func AddJobFlags(f *pflag.FlagSet) *JobFlags {
 	f.String("tmp-dir", "", "local scratch directory for spill files (default: inside the output's staging directory; the system temp dir when --out is s3://)")
 	f.Bool("reload", false, "reload inputs that changed since an earlier run loaded them")
 	f.Bool("break-lock", false, "take over a bucket output's lock that has no lease (left by an older hfload) once unchanged for 2m; refused while fresh")
+	f.String("lock-lease", "", "lease of a bucket output's lock: renewed every quarter of it, taken over by another run once not renewed for it (default 2m, at least 30s; README: Bucket locks and leases)")
 	f.Bool("json", false, "print the summary as JSON")
 	f.StringArrayVar(&jf.sets, "set", nil, "override a job-file key: key=value (repeatable; dotted keys for nested ones)")
 	return jf

@@ -24,6 +24,7 @@ func TestEveryJobFlagSetsItsKey(t *testing.T) {
 		"format": "parquet", "dialect": "mysql", "separator": ";", "quote": "'", "escape": "\\", "columns": "HBASE_ROW_KEY,d:a",
 		"max-record": "1MiB", "keyspace": "hex", "compression": "gz", "bloom": "rowcol", "encoding": "diff",
 		"block-size": "4KiB", "format-version": "2", "memory": "256MiB", "max-file-size": "1GiB", "duplicates": "last",
+		"lock-lease": "90s",
 	}
 	n := 0
 	fs.VisitAll(func(f *pflag.Flag) {
