@@ -94,6 +94,8 @@ type Writer struct {
 	rowHash    RowHash // the row's hash during AppendPartsRowHash
 	hasRowHash bool
 
+	est sizeEstimate // EstimatedSize's parts that change only with the blocks written (size_estimate.go)
+
 	scratch []byte // bloom keys, index keys
 	keyBuf  []byte // flat key of the cell being encoded (data block encoders)
 	aux     []byte // inline / load-on-open block assembly
@@ -851,44 +853,4 @@ func (w *Writer) Stats() WriterStats {
 		s.BloomKeys = w.bloom.totalKeys
 	}
 	return s
-}
-
-// EstimatedSize estimates the size the file would have if it were closed now: bytes written, plus
-// the pending data block (uncompressed), bloom chunks and index entries, plus the load-on-open
-// section and trailer. Callers use it to roll files at a size limit.
-func (w *Writer) EstimatedSize() int64 {
-	const blockOverhead = BlockHeaderSize + 4 // header + one checksum
-	n := w.out.offset
-	if w.blkOpen {
-		n += int64(len(w.blk)) + 4
-	}
-	// Pending leaf entries (written as a leaf block or moved to the root) and the root.
-	n += int64(w.index.cur.nonRootSize()+w.index.root.rootSize) + 2*blockOverhead
-	for _, bw := range []*writeBloomWriter{w.bloom, w.dfBloom} {
-		if bw == nil || bw.totalKeys == 0 {
-			continue
-		}
-		for _, c := range bw.ready {
-			n += int64(len(c.bits)) + blockOverhead
-		}
-		if c := bw.chunk; c != nil {
-			size, maxKeys := c.size, c.maxKeys
-			for size&1 == 0 && maxKeys > c.keyCount<<1 { // the size fold() will leave
-				size >>= 1
-				maxKeys >>= 1
-			}
-			n += int64(size) + blockOverhead
-		}
-		n += int64(bw.index.rootSize+len(bw.ready)*64+64) + blockOverhead // bloom meta
-	}
-	// Meta index, file info (two copies of a key plus fixed entries) and trailer.
-	lastKeyLen := 0
-	if w.entries > 0 {
-		lastKeyLen = kv.KeyInfrastructureSize + len(w.lastRow) + len(w.family) + len(w.lastQual)
-	}
-	n += blockOverhead + blockOverhead + 512 + 2*int64(lastKeyLen)
-	if w.opts.FormatVersion == 2 {
-		return n + TrailerSizeV2
-	}
-	return n + TrailerSizeV3
 }

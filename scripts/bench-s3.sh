@@ -21,6 +21,15 @@
 # MD5 of every part for its ETag). The last lines say where the bucket load's extra time goes: its
 # commit (the gateway copying every part into its object) and the rest (the gateway's CPU beside
 # hfload's while the files are written).
+#
+# GWFS (opt-in, root only; default unset: the gateway's directory is on the same file system as the
+# local run's output) is a labelled scenario, never part of make test: the gateway's directory on a
+# fresh file system in a loop device (losetup --direct-io=on over a sparse image of GWFS_SIZE, default
+# 16G, under WORK), to measure what its commit costs there. The local run stays where it always is.
+#   GWFS=xfs           XFS with reflink=1: copy_file_range shares the parts' blocks instead of copying them
+#   GWFS=btrfs         btrfs: the same by its clone ioctl
+#   GWFS=ext4          ext4 without a journal (as this VM's root) mounted without discard
+#   GWFS=ext4-discard  the same mounted with discard (as this VM's root): the loop device's own cost
 set -euo pipefail
 size=${SIZE:-1GB}
 memory=${MEMORY:-256MiB}
@@ -32,11 +41,32 @@ old=${OLD:-}
 gwbin=${VERSITYGW:-$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")}
 [ -x "$gwbin" ] || { echo "versitygw not found: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0" >&2; exit 1; }
 alt=${GWALT---data-integrity-etag}
-gwpid= altpid=
-cleanup() { for p in $gwpid $altpid; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
+gwfs=${GWFS:-}
+gwpid= altpid= loopdev=
+cleanup() {
+  for p in $gwpid $altpid; do kill "$p" 2>/dev/null; done; wait 2>/dev/null
+  if [ -n "$loopdev" ]; then umount "$work/gw" 2>/dev/null; losetup -d "$loopdev" 2>/dev/null; fi
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
-mkdir -p "$work/gw/bench" "$work/tmp"
+mkdir -p "$work/gw" "$work/tmp"
+if [ -n "$gwfs" ]; then # the gateway's directory on its own file system (see GWFS above)
+  [ "$(id -u)" = 0 ] || { echo "GWFS needs root (mkfs, losetup, mount)" >&2; exit 1; }
+  truncate -s "${GWFS_SIZE:-16G}" "$work/gwfs.img"
+  mountopts=
+  case $gwfs in
+    xfs) mkfs.xfs -q -m reflink=1 "$work/gwfs.img" ;;
+    btrfs) mkfs.btrfs -q "$work/gwfs.img" ;;
+    ext4) mkfs.ext4 -q -O ^has_journal "$work/gwfs.img"; mountopts=nodiscard ;;
+    ext4-discard) mkfs.ext4 -q -O ^has_journal "$work/gwfs.img"; mountopts=discard ;;
+    *) echo "GWFS=$gwfs: want xfs, btrfs, ext4 or ext4-discard" >&2; exit 1 ;;
+  esac
+  loopdev=$(losetup -f --show --direct-io=on "$work/gwfs.img")
+  mount ${mountopts:+-o "$mountopts"} "$loopdev" "$work/gw"
+  echo "# SCENARIO GWFS=$gwfs: the gateway's directory on $gwfs${mountopts:+ ($mountopts)} in $loopdev (direct I/O) over a sparse ${GWFS_SIZE:-16G} image; the local run on $(df --output=fstype "$work" | tail -1) as always"
+fi
+mkdir -p "$work/gw/bench"
 port=$((20000 + RANDOM % 20000))
 export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 # shellcheck disable=SC2086 # GWFLAGS is a list of options
@@ -134,8 +164,9 @@ for r in $(seq "$rounds"); do
   echo "$line"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+[ -z "$gwfs" ] || printf "\nSCENARIO GWFS=%s (the gateway's directory on %s in a loop device; not the default figure)" "$gwfs" "$gwfs"
 printf "\nwhere the extra time goes (medians): the commit %s s (the gateway copies every part into its object at\n" "$(median "${commits[@]}")"
-printf "CompleteMultipartUpload; copy_file_range, a full copy on ext4); without it the bucket load is %sx the local one\n" "$(median "${nocommit[@]}")"
+printf "CompleteMultipartUpload; copy_file_range: a full copy on ext4, shared blocks on XFS/btrfs); without it the bucket load is %sx the local one\n" "$(median "${nocommit[@]}")"
 printf "median s3 / local wall: %sx (target <= 1.3x)" "$(median "${ratios[@]}")"
 [ -z "$old" ] || printf "; OLD build: %sx" "$(median "${oratios[@]}")"
 [ -z "$alt" ] || printf "; ALT gateway (%s): %sx" "$alt" "$(median "${aratios[@]}")"

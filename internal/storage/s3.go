@@ -99,7 +99,9 @@ func NewS3(ctx context.Context, bucket string, opts S3Options) (*S3, error) {
 	if cfg.Region == "" {
 		cfg.Region = defaultRegion
 	}
+	bw := &bodyWriter{}
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.HTTPClient = bw.httpClient(o.HTTPClient) // parts sent in larger writes (s3_conn.go)
 		// Ranged GETs of many S3-compatible stores carry no checksum; the SDK would print a warning
 		// to stderr for each. Every byte read is checked by its format (gzip/zstd CRCs, Parquet pages,
 		// the manifest's SHA-256) instead.

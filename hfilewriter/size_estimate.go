@@ -1,0 +1,88 @@
+package hfilewriter
+
+import "github.com/hfload/hfload/internal/kv"
+
+// sizeEstimate keeps the part of EstimatedSize that changes only when a block is written or a bloom
+// chunk starts: the bytes written, the index entries, the bloom chunks waiting to be written and the
+// bloom and file metadata. A caller rolling files at a size (one call per row) then pays for the
+// parts that change with every cell only: the open data block, the current bloom chunks and the
+// last key. With five families of one column each that is a call per cell.
+type sizeEstimate struct {
+	valid  bool
+	offset int64 // blockOutput.offset when fixed was computed
+	chunks int   // bloom chunks started (both bloom writers) when fixed was computed
+	fixed  int64
+}
+
+// blockOverhead is a block's header and one checksum, as EstimatedSize counts them.
+const blockOverhead = BlockHeaderSize + 4
+
+// EstimatedSize estimates the size the file would have if it were closed now: bytes written, plus
+// the pending data block (uncompressed), bloom chunks and index entries, plus the load-on-open
+// section and trailer. Callers use it to roll files at a size limit.
+func (w *Writer) EstimatedSize() int64 {
+	// Every change to the fixed part writes a block (data, leaf index or bloom: the offset moves) or
+	// starts a bloom chunk (a full chunk is queued as the next one starts; the first key starts the
+	// first chunk).
+	chunks := 0
+	if w.bloom != nil {
+		chunks += w.bloom.numChunks
+	}
+	if w.dfBloom != nil {
+		chunks += w.dfBloom.numChunks
+	}
+	if !w.est.valid || w.est.offset != w.out.offset || w.est.chunks != chunks {
+		w.est = sizeEstimate{valid: true, offset: w.out.offset, chunks: chunks, fixed: w.estimatedFixed()}
+	}
+	n := w.est.fixed
+	if w.blkOpen {
+		n += int64(len(w.blk)) + 4
+	}
+	n += w.bloom.currentChunkSize() + w.dfBloom.currentChunkSize()
+	// File info: two copies of the last key.
+	if w.entries > 0 {
+		n += 2 * int64(kv.KeyInfrastructureSize+len(w.lastRow)+len(w.family)+len(w.lastQual))
+	}
+	return n
+}
+
+// estimatedFixed is EstimatedSize but for the open data block, the chunks being filled and the
+// last key.
+func (w *Writer) estimatedFixed() int64 {
+	n := w.out.offset
+	// Pending leaf entries (written as a leaf block or moved to the root) and the root.
+	n += int64(w.index.cur.nonRootSize()+w.index.root.rootSize) + 2*blockOverhead
+	for _, bw := range []*writeBloomWriter{w.bloom, w.dfBloom} {
+		if bw == nil || bw.totalKeys == 0 {
+			continue
+		}
+		for _, c := range bw.ready {
+			n += int64(len(c.bits)) + blockOverhead
+		}
+		n += int64(bw.index.rootSize+len(bw.ready)*64+64) + blockOverhead // bloom meta
+	}
+	// Meta index, file info (fixed entries; the two keys are EstimatedSize's) and trailer.
+	n += blockOverhead + blockOverhead + 512
+	if w.opts.FormatVersion == 2 {
+		return n + TrailerSizeV2
+	}
+	return n + TrailerSizeV3
+}
+
+// currentChunkSize is the size of the chunk bw is filling as fold will leave it, with its block's
+// overhead; 0 without one (or with bw nil).
+func (bw *writeBloomWriter) currentChunkSize() int64 {
+	if bw == nil {
+		return 0
+	}
+	c := bw.chunk
+	if c == nil {
+		return 0
+	}
+	size, maxKeys := c.size, c.maxKeys
+	for size&1 == 0 && maxKeys > c.keyCount<<1 { // the size fold() will leave
+		size >>= 1
+		maxKeys >>= 1
+	}
+	return int64(size) + blockOverhead
+}
