@@ -74,9 +74,10 @@ fuzz:
 bench-s3: build
 	bash scripts/bench-s3.sh
 
-# hfload-beam's two shuffles (issue 21): run files vs records through Beam's GroupByKey, on Prism in
-# process, beside hfload run, alternated (scripts/bench-beam-shuffle.sh; FILES, ROWS, ROUNDS). Not part
-# of `make test` or `make bench`.
+# hfload-beam's cost (issue 21): its tasks alone, run files vs records through Beam's GroupByKey on
+# Prism in process, a spilling run, the map combiner on/off, beside hfload run, alternated, with bytes
+# per input byte (scripts/bench-beam-shuffle.sh; FILES, ROWS, ROUNDS, VARIANTS, JOB, GEN). Not part of
+# `make test` or `make bench`.
 bench-beam-shuffle: build build-beam
 	bash scripts/bench-beam-shuffle.sh
 

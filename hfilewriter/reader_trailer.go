@@ -57,7 +57,11 @@ func readTrailerSizeFor(major int) (int, error) {
 }
 
 // readTrailer parses the trailer at the end of a file of the given size.
-func readTrailer(r readAtFunc, size int64) (*Trailer, error) {
+func readTrailer(r readAtFunc, size int64) (*Trailer, error) { return readTrailerBuf(r, size, nil) }
+
+// readTrailerBuf is readTrailer reading the trailer's bytes into buf's array when it is large enough
+// (the stream verifier's block buffer; the Trailer keeps none of them).
+func readTrailerBuf(r readAtFunc, size int64, buf []byte) (*Trailer, error) {
 	if size < 4 {
 		return nil, fmt.Errorf("%w: %d bytes", ErrNotHFile, size)
 	}
@@ -83,7 +87,10 @@ func readTrailer(r readAtFunc, size int64) (*Trailer, error) {
 	if size < int64(tsize) {
 		return nil, fmt.Errorf("file of %d bytes is smaller than the v%d trailer (%d bytes)", size, major, tsize)
 	}
-	buf := make([]byte, tsize)
+	if cap(buf) < tsize {
+		buf = make([]byte, tsize)
+	}
+	buf = buf[:tsize]
 	if err := r(buf, size-int64(tsize)); err != nil {
 		return nil, fmt.Errorf("reading trailer: %w", err)
 	}

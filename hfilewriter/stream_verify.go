@@ -294,14 +294,14 @@ func (s *StreamVerifier) finish() error {
 	}
 	size := s.off + int64(len(s.pend))
 	trailerAt, trailerBytes := s.off, s.pend
-	t, err := readTrailer(func(p []byte, off int64) error {
+	t, err := readTrailerBuf(func(p []byte, off int64) error {
 		if off < trailerAt || off+int64(len(p)) > size {
 			return fmt.Errorf("%d bytes at offset %d lie outside the trailer area [%d, %d) that follows the last block",
 				len(p), off, trailerAt, size)
 		}
 		copy(p, trailerBytes[off-trailerAt:])
 		return nil
-	}, size)
+	}, size, s.payload[:0])
 	if err != nil {
 		return err
 	}

@@ -409,10 +409,10 @@ func (v *verifyState) checkCell(c *Cell) error {
 }
 
 // blockAt returns the scanned block at off, checking its type and on-disk size.
-func (v *verifyState) blockAt(what string, e readIndexEntry, types ...BlockType) (*verifyBlockRef, error) {
+func (v *verifyState) blockAt(what func() string, e readIndexEntry, types ...BlockType) (*verifyBlockRef, error) {
 	i, ok := v.byOffset[e.Offset]
 	if !ok {
-		return nil, fmt.Errorf("%s points at offset %d where no block starts", what, e.Offset)
+		return nil, fmt.Errorf("%s points at offset %d where no block starts", what(), e.Offset)
 	}
 	b := &v.blocks[i]
 	match := false
@@ -420,15 +420,17 @@ func (v *verifyState) blockAt(what string, e readIndexEntry, types ...BlockType)
 		match = match || b.Type == t
 	}
 	if !match {
-		return nil, fmt.Errorf("%s points at a %s block at offset %d, want %v", what, b.Type, e.Offset, types)
+		return nil, fmt.Errorf("%s points at a %s block at offset %d, want %v", what(), b.Type, e.Offset, types)
 	}
 	if b.Size != e.Size {
-		return nil, fmt.Errorf("%s records on-disk size %d for the %s block at offset %d, header says %d", what, e.Size, b.Type, e.Offset, b.Size)
+		return nil, fmt.Errorf("%s records on-disk size %d for the %s block at offset %d, header says %d", what(), e.Size, b.Type, e.Offset, b.Size)
 	}
 	return b, nil
 }
 
-// checkDataIndex walks the data index and matches it against the scanned data blocks.
+// checkDataIndex walks the data index and matches it against the scanned data blocks. The entries'
+// descriptions for errors (what) are formatted only when an error needs one: formatting every
+// entry's key took more than the rest of the check for files of one block.
 func (v *verifyState) checkDataIndex() error {
 	r := v.r
 	if int(r.trailer.DataIndexCount) != len(r.rootIndex) {
@@ -442,13 +444,13 @@ func (v *verifyState) checkDataIndex() error {
 		return fmt.Errorf("data index lists %d data blocks, the file has %d", len(w.DataBlocks), len(v.dataBlocks))
 	}
 	for i, e := range w.DataBlocks {
-		what := fmt.Sprintf("data index entry %d (key %s)", i, Key(e.Key))
+		what := func() string { return fmt.Sprintf("data index entry %d (key %s)", i, Key(e.Key)) }
 		b, err := v.blockAt(what, e, BlockData, BlockEncodedData)
 		if err != nil {
 			return err
 		}
 		if b.Offset != v.blocks[v.dataBlocks[i]].Offset {
-			return fmt.Errorf("%s points at offset %d, but data block %d is at offset %d", what, b.Offset, i, v.blocks[v.dataBlocks[i]].Offset)
+			return fmt.Errorf("%s points at offset %d, but data block %d is at offset %d", what(), b.Offset, i, v.blocks[v.dataBlocks[i]].Offset)
 		}
 		if !Key(e.Key).Valid() {
 			return fmt.Errorf("data index entry %d has a malformed key %s", i, kv.ToStringBinary(e.Key))
@@ -457,7 +459,7 @@ func (v *verifyState) checkDataIndex() error {
 			continue
 		}
 		if kv.CompareKeys(e.Key, b.FirstKey) > 0 {
-			return fmt.Errorf("%s is after the block's first key %s (block at offset %d)", what, Key(b.FirstKey), b.Offset)
+			return fmt.Errorf("%s is after the block's first key %s (block at offset %d)", what(), Key(b.FirstKey), b.Offset)
 		}
 		if i > 0 {
 			prev := v.blocks[v.dataBlocks[i-1]]
@@ -465,17 +467,17 @@ func (v *verifyState) checkDataIndex() error {
 			// (duplicates a file may hold) straddle the boundary: HBase's midpoint of equal keys is the
 			// right one (HFileWriterImpl.getMidpoint).
 			if c := kv.CompareKeys(e.Key, prev.LastKey); c < 0 || c == 0 && kv.CompareKeys(b.FirstKey, prev.LastKey) != 0 {
-				return fmt.Errorf("%s is not after the previous block's last key %s (block at offset %d)", what, Key(prev.LastKey), b.Offset)
+				return fmt.Errorf("%s is not after the previous block's last key %s (block at offset %d)", what(), Key(prev.LastKey), b.Offset)
 			}
 		}
 	}
 	for i, e := range w.LeafBlocks {
-		if _, err := v.blockAt(fmt.Sprintf("leaf index reference %d", i), e, BlockLeafIndex); err != nil {
+		if _, err := v.blockAt(func() string { return fmt.Sprintf("leaf index reference %d", i) }, e, BlockLeafIndex); err != nil {
 			return err
 		}
 	}
 	for i, e := range w.IntermediateBlocks {
-		if _, err := v.blockAt(fmt.Sprintf("intermediate index reference %d", i), e, BlockIntermediateIndex); err != nil {
+		if _, err := v.blockAt(func() string { return fmt.Sprintf("intermediate index reference %d", i) }, e, BlockIntermediateIndex); err != nil {
 			return err
 		}
 	}
@@ -501,7 +503,7 @@ func (v *verifyState) count(t BlockType) int {
 func (v *verifyState) checkOtherIndexes() error {
 	r := v.r
 	for i, e := range r.metaIndex {
-		if _, err := v.blockAt(fmt.Sprintf("meta index entry %d (%q)", i, e.Key), e, BlockMeta); err != nil {
+		if _, err := v.blockAt(func() string { return fmt.Sprintf("meta index entry %d (%q)", i, e.Key) }, e, BlockMeta); err != nil {
 			return err
 		}
 	}
@@ -518,14 +520,14 @@ func (v *verifyState) checkOtherIndexes() error {
 		}
 		var total int64
 		for i, e := range m.Chunks {
-			what := fmt.Sprintf("%s chunk index entry %d", m.BlockType, i)
+			what := func() string { return fmt.Sprintf("%s chunk index entry %d", m.BlockType, i) }
 			b, err := v.blockAt(what, e, BlockBloomChunk)
 			if err != nil {
 				return err
 			}
 			total += int64(b.Payload) // the chunk's bit array, as the scan decompressed it
 			if i > 0 && bytes.Compare(m.Chunks[i-1].Key, e.Key) >= 0 && r.bloomType != BloomRowCol {
-				return fmt.Errorf("%s key %s is not after the previous chunk's key", what, kv.ToStringBinary(e.Key))
+				return fmt.Errorf("%s key %s is not after the previous chunk's key", what(), kv.ToStringBinary(e.Key))
 			}
 		}
 		if total != m.TotalByteSize {

@@ -748,10 +748,11 @@ func (w *Writer) close() error {
 		trailerSize = TrailerSizeV2
 	}
 	t.totalUncompressedBytes = w.totalUncomp + trailerSize
-	tb, err := writeTrailer(&t)
+	tb, err := writeTrailer(w.aux[:0], &t) // the blocks are written: aux is free
 	if err != nil {
 		return err
 	}
+	w.aux = tb[:0]
 	if err := w.out.writeRaw(tb); err != nil {
 		return fmt.Errorf("trailer: %w", err)
 	}

@@ -1,17 +1,23 @@
 package hfilewriter
 
 import (
-	"bytes"
 	"encoding/binary"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // writeFileInfoMap collects file info entries; they are serialized sorted by key (unsigned bytes),
 // as HBase's TreeMap(Bytes.BYTES_COMPARATOR) does. A later put of the same key replaces the value.
+// Every file has one, so its numbers and flags share one small buffer (num) instead of one
+// allocation each.
 type writeFileInfoMap struct {
 	keys   []string
 	values [][]byte
+	num    []byte // backing bytes of putInt32, putInt64 and putBool values
 }
+
+// fileInfoEntries is about how many entries a file's info holds (Writer.fileInfo).
+const fileInfoEntries = 20
 
 func (m *writeFileInfoMap) put(key string, value []byte) {
 	for i, k := range m.keys {
@@ -20,16 +26,35 @@ func (m *writeFileInfoMap) put(key string, value []byte) {
 			return
 		}
 	}
+	if m.keys == nil {
+		m.keys = make([]string, 0, fileInfoEntries)
+		m.values = make([][]byte, 0, fileInfoEntries)
+	}
 	m.keys = append(m.keys, key)
 	m.values = append(m.values, value)
 }
 
+// putNum puts the n bytes that were just appended to m.num.
+func (m *writeFileInfoMap) putNum(key string, n int) {
+	m.put(key, m.num[len(m.num)-n:len(m.num):len(m.num)])
+}
+
+func (m *writeFileInfoMap) grow(n int) {
+	if cap(m.num)-len(m.num) < n {
+		m.num = make([]byte, 0, max(128, 2*cap(m.num))) // earlier values keep the old array
+	}
+}
+
 func (m *writeFileInfoMap) putInt32(key string, v int32) {
-	m.put(key, binary.BigEndian.AppendUint32(nil, uint32(v)))
+	m.grow(4)
+	m.num = binary.BigEndian.AppendUint32(m.num, uint32(v))
+	m.putNum(key, 4)
 }
 
 func (m *writeFileInfoMap) putInt64(key string, v int64) {
-	m.put(key, binary.BigEndian.AppendUint64(nil, uint64(v)))
+	m.grow(8)
+	m.num = binary.BigEndian.AppendUint64(m.num, uint64(v))
+	m.putNum(key, 8)
 }
 
 func (m *writeFileInfoMap) putBool(key string, v bool) {
@@ -37,35 +62,44 @@ func (m *writeFileInfoMap) putBool(key string, v bool) {
 	if v {
 		b = 0xFF
 	}
-	m.put(key, []byte{b})
+	m.grow(1)
+	m.num = append(m.num, b)
+	m.putNum(key, 1)
 }
 
 // appendProto appends "PBUF" + the length-delimited FileInfoProto
 // (repeated BytesBytesPair map_entry = 1; BytesBytesPair{bytes first = 1; bytes second = 2}).
 func (m *writeFileInfoMap) appendProto(dst []byte) []byte {
-	idx := make([]int, len(m.keys))
-	for i := range idx {
-		idx[i] = i
+	var order [fileInfoEntries]int
+	idx := order[:0]
+	for i := range m.keys {
+		idx = append(idx, i)
 	}
-	sort.Slice(idx, func(a, b int) bool {
-		return bytes.Compare([]byte(m.keys[idx[a]]), []byte(m.keys[idx[b]])) < 0
-	})
-	var msg []byte
-	for _, i := range idx {
+	// Go compares strings by their bytes, unsigned: Bytes.BYTES_COMPARATOR's order.
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(m.keys[a], m.keys[b]) })
+	pairLen := func(i int) int {
 		k, v := m.keys[i], m.values[i]
-		pairLen := 1 + writeUvarintLen(uint64(len(k))) + len(k) + 1 + writeUvarintLen(uint64(len(v))) + len(v)
-		msg = append(msg, 0x0A)
-		msg = binary.AppendUvarint(msg, uint64(pairLen))
-		msg = append(msg, 0x0A)
-		msg = binary.AppendUvarint(msg, uint64(len(k)))
-		msg = append(msg, k...)
-		msg = append(msg, 0x12)
-		msg = binary.AppendUvarint(msg, uint64(len(v)))
-		msg = append(msg, v...)
+		return 1 + writeUvarintLen(uint64(len(k))) + len(k) + 1 + writeUvarintLen(uint64(len(v))) + len(v)
+	}
+	size := 0
+	for _, i := range idx {
+		n := pairLen(i)
+		size += 1 + writeUvarintLen(uint64(n)) + n
 	}
 	dst = append(dst, "PBUF"...)
-	dst = binary.AppendUvarint(dst, uint64(len(msg)))
-	return append(dst, msg...)
+	dst = binary.AppendUvarint(dst, uint64(size))
+	for _, i := range idx {
+		k, v := m.keys[i], m.values[i]
+		dst = append(dst, 0x0A)
+		dst = binary.AppendUvarint(dst, uint64(pairLen(i)))
+		dst = append(dst, 0x0A)
+		dst = binary.AppendUvarint(dst, uint64(len(k)))
+		dst = append(dst, k...)
+		dst = append(dst, 0x12)
+		dst = binary.AppendUvarint(dst, uint64(len(v)))
+		dst = append(dst, v...)
+	}
+	return dst
 }
 
 func writeUvarintLen(v uint64) int {

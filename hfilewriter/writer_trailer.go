@@ -3,6 +3,7 @@ package hfilewriter
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // writeTrailerFields are the FileTrailerProto fields the writer fills in (§9).
@@ -24,13 +25,14 @@ type writeTrailerFields struct {
 
 // writeTrailer serializes the fixed file trailer: magic, length-delimited FileTrailerProto with
 // proto2 semantics (fields 1-12 always present, in field order; negative offsets as 10-byte
-// varints), zero padding, and the version int in the last 4 bytes.
-func writeTrailer(t *writeTrailerFields) ([]byte, error) {
+// varints), zero padding, and the version int in the last 4 bytes; appended to dst.
+func writeTrailer(dst []byte, t *writeTrailerFields) ([]byte, error) {
 	size := TrailerSizeV3
 	if t.majorVersion == 2 {
 		size = TrailerSizeV2
 	}
-	var msg []byte
+	var msgBuf [192]byte // the fields: 12 varints of at most 11 bytes each, and the comparator's name
+	msg := msgBuf[:0]
 	u64 := func(field int, v uint64) {
 		msg = binary.AppendUvarint(msg, uint64(field)<<3) // wire type 0
 		msg = binary.AppendUvarint(msg, v)
@@ -50,15 +52,16 @@ func writeTrailer(t *writeTrailerFields) ([]byte, error) {
 	msg = append(msg, t.comparatorClassName...)
 	u64(12, uint64(t.compressionCodec))
 
-	out := make([]byte, 0, size)
+	start := len(dst)
+	out := slices.Grow(dst, size)
 	out = append(out, TrailerMagic[:]...)
 	out = binary.AppendUvarint(out, uint64(len(msg)))
 	out = append(out, msg...)
-	if len(out) > size-4 {
-		return nil, fmt.Errorf("trailer of %d bytes does not fit in %d", len(out), size)
+	if len(out)-start > size-4 {
+		return nil, fmt.Errorf("trailer of %d bytes does not fit in %d", len(out)-start, size)
 	}
-	out = out[:size]
-	clear(out[len(TrailerMagic)+writeUvarintLen(uint64(len(msg)))+len(msg):])
-	binary.BigEndian.PutUint32(out[size-4:], uint32(t.minorVersion)<<24|uint32(t.majorVersion)&0x00FFFFFF)
+	out = out[:start+size]
+	clear(out[start+len(TrailerMagic)+writeUvarintLen(uint64(len(msg)))+len(msg):])
+	binary.BigEndian.PutUint32(out[start+size-4:], uint32(t.minorVersion)<<24|uint32(t.majorVersion)&0x00FFFFFF)
 	return out, nil
 }

@@ -345,7 +345,9 @@ func stagedEntries(dir string) ([]string, error) {
 }
 
 // verifyStaged checks that the files under the staging dir are exactly
-// m.Files (relative paths <family>/<file>) with matching sizes.
+// m.Files (relative paths <family>/<file>) with matching sizes. It reads the
+// staging dir and each family dir once (no path joined or made relative per
+// file: a run may stage tens of thousands of files).
 func verifyStaged(dir string, m *Manifest) error {
 	want := make(map[string]int64, len(m.Files))
 	for _, f := range m.Files {
@@ -355,25 +357,7 @@ func verifyStaged(dir string, m *Manifest) error {
 		want[filepath.ToSlash(f.Path)] = f.Bytes
 	}
 	var problems []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == dir {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if strings.Contains(rel, "/") {
-				problems = append(problems, rel+": unexpected sub-directory")
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if rel == ManifestName || !strings.Contains(rel, "/") && strings.HasPrefix(rel, "_") {
-			return nil // side files such as _rejects.jsonl: completebulkload skips files under <out>
-		}
+	check := func(rel string, d fs.DirEntry) error {
 		size, ok := want[rel]
 		if !ok {
 			problems = append(problems, rel+": staged but not in the manifest")
@@ -388,9 +372,36 @@ func verifyStaged(dir string, m *Manifest) error {
 			problems = append(problems, fmt.Sprintf("%s: %d bytes, manifest says %d", rel, fi.Size(), size))
 		}
 		return nil
-	})
+	}
+	top, err := os.ReadDir(dir)
 	if err != nil {
 		return err
+	}
+	for _, e := range top {
+		name := e.Name()
+		if !e.IsDir() {
+			if name == ManifestName || strings.HasPrefix(name, "_") {
+				continue // side files such as _rejects.jsonl: completebulkload skips files under <out>
+			}
+			if err := check(name, e); err != nil {
+				return err
+			}
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			rel := name + "/" + f.Name()
+			if f.IsDir() {
+				problems = append(problems, rel+": unexpected sub-directory")
+				continue
+			}
+			if err := check(rel, f); err != nil {
+				return err
+			}
+		}
 	}
 	missing := make([]string, 0, len(want))
 	for p := range want {

@@ -486,3 +486,42 @@ func TestJobStageChoosesLayout(t *testing.T) {
 		t.Errorf("state: %v %v", st, err)
 	}
 }
+
+// TestVerifyStaged checks what the commit compares a staged tree with: every problem is named
+// (unlisted, missing and resized files, a directory inside a family, a stray top-level file), side
+// files (_manifest.json, _rejects.jsonl) are not HFiles, and a matching tree passes.
+func TestVerifyStaged(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/f1", "abc")
+	write("b/f2", "de")
+	write("_rejects.jsonl", "{}")
+	write(ManifestName, "{}")
+	m := &Manifest{Files: []OutputFile{{Family: "a", Path: "a/f1", Bytes: 3}, {Family: "b", Path: "b/f2", Bytes: 2}}}
+	if err := verifyStaged(dir, m); err != nil {
+		t.Fatalf("matching tree: %v", err)
+	}
+	write("a/extra", "x")
+	write("b/sub/f3", "y")
+	write("stray", "z")
+	m.Files[1].Bytes = 5
+	m.Files = append(m.Files, OutputFile{Family: "c", Path: "c/gone", Bytes: 1})
+	err := verifyStaged(dir, m)
+	want := "a/extra: staged but not in the manifest; b/f2: 2 bytes, manifest says 5; b/sub: unexpected sub-directory; " +
+		"stray: staged but not in the manifest; c/gone: in the manifest but not staged"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	m.Files = append(m.Files, m.Files[0])
+	if err := verifyStaged(dir, m); err == nil || err.Error() != "a/f1 listed twice" {
+		t.Errorf("listed twice: %v", err)
+	}
+}

@@ -93,6 +93,24 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 
 			cmd, exited := startRun(t, "run", job, "--no-progress", "--lock-lease", "45s")
 			waitUploads(t, st, "out/inc", exited)
+			// Hold the run still while its locks are looked at: under load an 8 MB run can finish between
+			// the first upload and the next command, and the checks below need it to hold both locks.
+			if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			resumed := false
+			resume := func() {
+				if !resumed {
+					resumed = true
+					cmd.Process.Signal(syscall.SIGCONT)
+				}
+			}
+			defer resume()
+			select {
+			case err := <-exited:
+				t.Fatalf("the run ended before its locks could be looked at: %v", err)
+			default:
+			}
 			// hfload status while the run holds both locks: its pid, and the lease it was given.
 			code, stdout, stderr := hfload(t, "status", job, "--json")
 			var locks []jobs.LockStatus
@@ -110,6 +128,7 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 			if code != 4 || !strings.Contains(stderr, c.scheme+"://"+bucket+"/"+lockKey) || !strings.Contains(stderr, fmt.Sprintf("held by pid %d", cmd.Process.Pid)) {
 				t.Fatalf("a second run while the first holds the lock: exit %d: %s", code, stderr)
 			}
+			resume()
 			if err := <-exited; err != nil {
 				t.Fatalf("first run: %v", err)
 			}

@@ -61,7 +61,7 @@ func (fw *fileWriter) writerOptions() hfilewriter.WriterOptions {
 func (fw *fileWriter) open() error {
 	fam := fw.o.families[fw.fam]
 	fw.name = fw.o.fileName(fam, fw.region, fw.part)
-	fw.rel = filepath.Join(fam, fw.name)
+	fw.rel = fam + string(filepath.Separator) + fw.name // filepath.Join's result: both are plain names
 	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize, Buffers: &fw.o.fileBuffers,
 		SizeHint: fw.o.fileBytes})
 	if err != nil {
