@@ -38,6 +38,8 @@ type Writer struct {
 	err  error // sticky write error
 	done bool
 
+	fiOrder fileInfoOrder // the file info keys' sorted order, kept for the next file (NewWriterReusing)
+
 	tags, mvcc bool
 	enc        writeBlockEncoder // nil for EncodingNone
 	cenc       cellEncoder       // enc, when it encodes from the key's parts
@@ -155,6 +157,7 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 	}
 	if prev != nil {
 		wr.aux, wr.scratch, wr.keyBuf = prev.aux[:0], prev.scratch[:0], prev.keyBuf[:0]
+		wr.fiOrder = prev.fiOrder
 		prev.blkOwn, prev.aux, prev.scratch, prev.keyBuf = nil, nil, nil, nil
 	}
 	wr.blkOwn = wr.blk
@@ -710,7 +713,7 @@ func (w *Writer) close() error {
 	// File info.
 	fileInfoOff := w.out.offset
 	fi := w.fileInfo()
-	if w.aux, wb, err = w.out.writeBlock(BlockFileInfo, fi.appendProto(w.auxBuf())); err != nil {
+	if w.aux, wb, err = w.out.writeBlock(BlockFileInfo, fi.appendProtoOrder(w.auxBuf(), &w.fiOrder)); err != nil {
 		return fmt.Errorf("file info: %w", err)
 	}
 	w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)

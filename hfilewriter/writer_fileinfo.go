@@ -69,14 +69,36 @@ func (m *writeFileInfoMap) putBool(key string, v bool) {
 
 // appendProto appends "PBUF" + the length-delimited FileInfoProto
 // (repeated BytesBytesPair map_entry = 1; BytesBytesPair{bytes first = 1; bytes second = 2}).
-func (m *writeFileInfoMap) appendProto(dst []byte) []byte {
-	var order [fileInfoEntries]int
-	idx := order[:0]
-	for i := range m.keys {
-		idx = append(idx, i)
+func (m *writeFileInfoMap) appendProto(dst []byte) []byte { return m.appendProtoOrder(dst, nil) }
+
+// fileInfoOrder remembers the sorted order of the last key list it was asked for: the files of a
+// run have the same file info keys in the same put order, so a Writer made with NewWriterReusing
+// sorts them once, not once a file.
+type fileInfoOrder struct {
+	keys  []string
+	order []int
+}
+
+// of returns the indexes of keys in sorted order (from the cache when keys are the last ones).
+func (c *fileInfoOrder) of(keys []string) []int {
+	if c != nil && c.keys != nil && slices.Equal(c.keys, keys) {
+		return c.order
+	}
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
 	}
 	// Go compares strings by their bytes, unsigned: Bytes.BYTES_COMPARATOR's order.
-	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(m.keys[a], m.keys[b]) })
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	if c != nil {
+		c.keys, c.order = append(c.keys[:0:0], keys...), idx
+	}
+	return idx
+}
+
+// appendProtoOrder is appendProto taking the sort order from cache (nil: none).
+func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []byte {
+	idx := cache.of(m.keys)
 	pairLen := func(i int) int {
 		k, v := m.keys[i], m.values[i]
 		return 1 + writeUvarintLen(uint64(len(k))) + len(k) + 1 + writeUvarintLen(uint64(len(v))) + len(v)
