@@ -13,7 +13,7 @@ import (
 type writeFileInfoMap struct {
 	keys   []string
 	values [][]byte
-	num    []byte // backing bytes of putInt32, putInt64 and putBool values
+	num    []byte // backing bytes of putInt32, putInt64, putBool, putCopy and putString values
 }
 
 // fileInfoEntries is about how many entries a file's info holds (Writer.fileInfo).
@@ -34,6 +34,26 @@ func (m *writeFileInfoMap) put(key string, value []byte) {
 	m.values = append(m.values, value)
 }
 
+// reset empties m for another file's info, keeping its storage.
+func (m *writeFileInfoMap) reset() {
+	clear(m.values)
+	m.keys, m.values, m.num = m.keys[:0], m.values[:0], m.num[:0]
+}
+
+// putCopy puts a copy of value (in m.num).
+func (m *writeFileInfoMap) putCopy(key string, value []byte) {
+	m.grow(len(value))
+	m.num = append(m.num, value...)
+	m.putNum(key, len(value))
+}
+
+// putString puts the bytes of value (in m.num).
+func (m *writeFileInfoMap) putString(key, value string) {
+	m.grow(len(value))
+	m.num = append(m.num, value...)
+	m.putNum(key, len(value))
+}
+
 // putNum puts the n bytes that were just appended to m.num.
 func (m *writeFileInfoMap) putNum(key string, n int) {
 	m.put(key, m.num[len(m.num)-n:len(m.num):len(m.num)])
@@ -41,7 +61,7 @@ func (m *writeFileInfoMap) putNum(key string, n int) {
 
 func (m *writeFileInfoMap) grow(n int) {
 	if cap(m.num)-len(m.num) < n {
-		m.num = make([]byte, 0, max(128, 2*cap(m.num))) // earlier values keep the old array
+		m.num = make([]byte, 0, max(128, 2*cap(m.num), 2*n)) // earlier values keep the old array
 	}
 }
 
