@@ -14,6 +14,25 @@
 # All with snappy, --memory $MEMORY. customer-order is also the 5-region and 1-family baseline of the
 # region and family ratios.
 #
+# Each hfload run's CPU is shown as user+system seconds and, after the comma, the system (kernel) part alone.
+# On ext4 without a journal (this project's benchmark VM; `dumpe2fs -h` lists no has_journal) the kernel part
+# of the 10,000-region runs depends on what was deleted lately, not on hfload: for every new inode,
+# find_inode_bit in fs/ext4/ialloc.c skips each free inode of the block group that recently_deleted() says
+# was freed less than 60 s ago (360 s while its inode table block is dirty: RECENTCY_MIN 60, RECENTCY_DIRTY
+# 300), reading its inode to check. A run right after 10,000 files were deleted nearby scans them all on
+# every create. Measured (1M rows, 10,000 given regions, same build, 2 rounds under load ~5-7, 2026-11-27):
+#   (a) nothing deleted by the benchmark lately        sys 1.14 / 1.17 s   wall 6.6 / 7.2 s
+#   (b) the previous 10,000-file output deleted before  sys 5.67 / 4.74 s   wall 5.7 / 6.9 s
+#   (c) delete, sync, wait 6 s                          sys 5.72 / 6.84 s   wall 7.8 / 10.7 s
+#   (d) delete, sync, wait 65 s                         sys 1.22 / 5.81 s   (the second within 360 s of the
+#       previous delete while the run's own creates dirtied those inode table blocks again)
+# So this script never deletes between timed runs: each previous output is moved aside (a rename frees no
+# inode) and everything is deleted at the end; hfload itself deletes only its spill directory, an empty
+# rejects file, the staging directory and its lock file, after the HFiles are written. Deletes by other
+# processes on the same file system (test clean-ups, other benchmarks' ends) still land in the same
+# block groups as /tmp: compare the sys figures of the builds, and run the 10,000-region workloads again
+# if one shows several seconds more system time than the other.
+#
 # OLD_BIN=path/to/previous/hfload runs the previous code in the same rounds, right after the new one
 # (bracketed the same way), and checks that both write byte-identical HFiles (sha256 of every file,
 # by family) in the first round. Build one with e.g.
@@ -72,18 +91,18 @@ for s in $(printf '%s\n' "${input[@]}" | sort -u); do
 done
 for n in 1000 10000; do [ -f "$work/customer-order.csv" ] && splits "$work/customer-order.csv" $n; done
 
-measure() { # name, command...: prints "wall-seconds cpu-seconds"
+measure() { # name, command...: prints "wall-seconds cpu-seconds system-seconds"
   local name=$1; shift
   /usr/bin/time -f "%e %U %S" -o "$work/time.$name" "$@" >"$work/out.$name" 2>"$work/err.$name" || {
     echo "$name failed:" >&2; tail -20 "$work/err.$name" >&2; exit 1; }
-  awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/time.$name"
+  awk '{printf "%s %.2f %.2f\n", $1, $2 + $3, $3}' "$work/time.$name"
 }
-run_sort() { # input name: prints "wall-seconds cpu-seconds"
+run_sort() { # input name: prints "wall-seconds cpu-seconds system-seconds"
   sync
   measure sort env LC_ALL=C sort -t, -k1,1 -S 256M -T "$work" -o "$work/sorted.csv" "$work/$1.csv"
   rm -f "$work/sorted.csv"
 }
-run_hfload() { # binary, workload, outdir: prints "wall-seconds cpu-seconds"
+run_hfload() { # binary, workload, outdir: prints "wall-seconds cpu-seconds system-seconds"
   local b=$1 w=$2 out=$3
   # The previous output is moved aside, not deleted, until the script ends: on ext4 without a journal
   # (this benchmark's VM), creating a file skips inodes freed in the last minutes of its block group,
@@ -101,22 +120,22 @@ ratio() { awk -v a="$1" -v b="$2" -v c="$3" 'BEGIN{printf "%.2f", a/((b+c)/2)}';
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 declare -A rnew rold tnew told
-printf "\n| workload | round | sort s | hfload s (cpu s) | / sort |%s\n" "${old:+ old s (cpu s) | / sort | new / old |}"
+printf "\n| workload | round | sort s | hfload s (cpu s, sys s) | / sort |%s\n" "${old:+ old s (cpu s, sys s) | / sort | new / old |}"
 printf "|---|---|---|---|---|%s\n" "${old:+---|---|---|}"
 for r in $(seq "$rounds"); do
   for w in $workloads; do
     read -r s0 _ < <(run_sort "${input[$w]}")
-    read -r hn cn < <(run_hfload "$bin" "$w" "$work/new")
+    read -r hn cn sn < <(run_hfload "$bin" "$w" "$work/new")
     read -r s1 _ < <(run_sort "${input[$w]}")
     q=$(ratio "$hn" "$s0" "$s1")
     rnew[$w]+="$q "; tnew[$w]+="$hn "
-    line=$(printf "| %s | %d | %.2f / %.2f | %.2f (%.1f) | %sx |" "$w" "$r" "$s0" "$s1" "$hn" "$cn" "$q")
+    line=$(printf "| %s | %d | %.2f / %.2f | %.2f (%.1f, %.1f) | %sx |" "$w" "$r" "$s0" "$s1" "$hn" "$cn" "$sn" "$q")
     if [ -n "$old" ]; then
-      read -r ho co < <(run_hfload "$old" "$w" "$work/old")
+      read -r ho co so < <(run_hfload "$old" "$w" "$work/old")
       read -r s2 _ < <(run_sort "${input[$w]}")
       qo=$(ratio "$ho" "$s1" "$s2")
       rold[$w]+="$qo "; told[$w]+="$ho "
-      line+=$(printf " %.2f (%.1f) | %sx | %.2f |" "$ho" "$co" "$qo" "$(awk -v a="$hn" -v b="$ho" 'BEGIN{print a/b}')")
+      line+=$(printf " %.2f (%.1f, %.1f) | %sx | %.2f |" "$ho" "$co" "$so" "$qo" "$(awk -v a="$hn" -v b="$ho" 'BEGIN{print a/b}')")
       if [ "$r" = 1 ]; then
         if ! cmp -s <(digest "$work/new") <(digest "$work/old"); then
           echo "$w: HFiles differ between $bin and $old:" >&2; diff <(digest "$work/new") <(digest "$work/old") | head >&2; exit 1

@@ -11,6 +11,16 @@ const hexDigits = "0123456789ABCDEF"
 // backslash as itself ("0-9A-Za-z" and the characters in ` !"#$%&'()*+,-./:;<=>?@[]^_{|}~` and
 // backtick), every other byte as \xNN with upper-case hex.
 func ToStringBinary(b []byte) string {
+	plain := true
+	for _, c := range b {
+		if c < ' ' || c > '~' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain { // the common key: itself (one allocation, no per-byte builder calls)
+		return string(b)
+	}
 	var sb strings.Builder
 	sb.Grow(len(b))
 	for _, c := range b {
