@@ -36,8 +36,10 @@ type cellBatch struct {
 
 // cellOp is one cell: row, qualifier, value and tags at off in the batch's buffer. sameRow says that
 // the cell follows a cell of the same row, timestamp and type in its file (fileWriter.appendSameRow);
-// otherwise the writer starts the row (fileWriter.startRow) and appends the whole key, with the row's
-// bloom hash rh when hashed (the stream hashes a row once for every family's file).
+// otherwise the writer appends the whole key, with the row's bloom hash rh when hashed (the stream
+// hashes a row once for every family's file), after starting the row in its file when newRow
+// (fileWriter.startNewRow: the stream knows which rows a family's file has had, so the file does not
+// compare or keep rows; with five one-column families every cell starts a row).
 //
 // The lengths are as narrow as their limits allow (a row is at most 32,767 bytes, tags 65,535, a
 // qualifier or value under 2 GiB, and a batch is handed on once it passes cellBatchBytes), which
@@ -49,6 +51,7 @@ type cellOp struct {
 	rh          hfilewriter.RowHash
 	typ         kv.Type
 	sameRow     bool
+	newRow      bool
 	hashed      bool
 }
 
@@ -113,8 +116,10 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *cellBatch) error
 			}
 			continue
 		}
-		if err := fw.startRow(&h); err != nil {
-			return err
+		if op.newRow {
+			if err := fw.startNewRow(); err != nil {
+				return err
+			}
 		}
 		var err error
 		if op.hashed {
@@ -144,9 +149,10 @@ func (f *familyWriters) error() error {
 	return f.err
 }
 
-// put queues one cell of family rank (h's family is not read: the rank says it). rh is h.Row's
-// hfilewriter.HashRow when hashed.
-func (f *familyWriters) put(rank int, h *cellrec.Header, q, v, tags []byte, sameRow bool, rh hfilewriter.RowHash, hashed bool) error {
+// put queues one cell of family rank (h's family is not read: the rank says it). newRow: the family's
+// file has had no cell of h.Row yet (then sameRow is false). rh is h.Row's hfilewriter.HashRow when
+// hashed.
+func (f *familyWriters) put(rank int, h *cellrec.Header, q, v, tags []byte, sameRow, newRow bool, rh hfilewriter.RowHash, hashed bool) error {
 	b := f.cur[rank]
 	if b == nil {
 		select {
@@ -163,7 +169,7 @@ func (f *familyWriters) put(rank int, h *cellrec.Header, q, v, tags []byte, same
 	}
 	b.ops = append(b.ops, cellOp{off: uint32(len(b.buf)), rl: uint16(len(h.Row)), ql: uint32(len(q)), vl: uint32(len(v)),
 		tl: uint16(len(tags)), ts: h.TS,
-		rh: rh, typ: h.Type, sameRow: sameRow, hashed: hashed})
+		rh: rh, typ: h.Type, sameRow: sameRow, newRow: newRow, hashed: hashed})
 	b.buf = append(append(append(append(b.buf, h.Row...), q...), v...), tags...)
 	if len(b.buf) < cellBatchBytes {
 		return nil

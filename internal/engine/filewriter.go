@@ -99,6 +99,16 @@ func (fw *fileWriter) startRow(h *cellrec.Header) error {
 	if fw.w != nil && bytes.Equal(h.Row, fw.lastRow) {
 		return nil
 	}
+	if err := fw.startNewRow(); err != nil {
+		return err
+	}
+	fw.lastRow = append(fw.lastRow[:0], h.Row...)
+	return nil
+}
+
+// startNewRow is startRow for a row the caller knows this stream's files have not had: a caller that
+// knows it for every row (familyWriters) calls only this, and lastRow stays unused.
+func (fw *fileWriter) startNewRow() error {
 	if fw.w != nil && fw.o.spec.MaxFileSize > 0 && fw.w.EstimatedSize() >= fw.o.spec.MaxFileSize {
 		if err := fw.finishFile(); err != nil {
 			return err
@@ -110,7 +120,6 @@ func (fw *fileWriter) startRow(h *cellrec.Header) error {
 		}
 	}
 	fw.rows++
-	fw.lastRow = append(fw.lastRow[:0], h.Row...)
 	return nil
 }
 

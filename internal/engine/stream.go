@@ -37,6 +37,12 @@ type stream struct {
 	share     *hfilewriter.RowBloomShare
 	shareGot  []int64
 	shareRows int64
+	// rowNo numbers the rows of a row-record stream (views of one row share it); famRow holds, by
+	// rank, the number of the last row put in that family's file, so that the stream tells each
+	// family's writer which cells start a row in its file (startedRow).
+	rowNo  int64
+	famRow []int64
+	heldNo int64 // rowNo of the held cell
 
 	// The last cell handed on: its seq, and with policy last its key (copies).
 	prev    cellrec.Header
@@ -63,6 +69,7 @@ func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream
 	}
 	s := &stream{o: o, it: it, d: o.dict, pol: pol, fws: fws, rows: o.rows}
 	if s.rows != nil {
+		s.famRow = make([]int64, len(fws))
 		s.hdrs = make([]cellrec.Header, len(fws))
 		for rank := range s.hdrs {
 			s.hdrs[rank].Family = s.rows.rd.Family(rank)
@@ -203,6 +210,9 @@ func (s *stream) runRows(fw *familyWriters) error {
 	for s.it.Next() {
 		vh, seq := s.it.Header(), s.it.Seq()
 		newRow := !s.hasPrev || !bytes.Equal(s.prevRow, vh.Row)
+		if newRow {
+			s.rowNo++
+		}
 		q, v, t, rest := s.d.NextTags(s.it.Cells())
 		h, q, w := s.cell(vh, q)
 		var rh hfilewriter.RowHash
@@ -216,7 +226,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 		}
 		if last && !dup && s.hasHeld {
 			s.hasHeld = false
-			if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, 0, false); err != nil {
+			if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, s.startedRow(s.heldW, s.heldNo), 0, false); err != nil {
 				return err
 			}
 			s.sharePut(s.heldW)
@@ -229,9 +239,10 @@ func (s *stream) runRows(fw *familyWriters) error {
 		switch {
 		case last && len(rest) == 0:
 			s.hold(w, h, q, v, t) // a duplicate replaces the held cell: the later input wins
+			s.heldNo = s.rowNo
 		case last || !dup || s.pol == DuplicatesKeep:
 			s.hasHeld = false
-			if err := fw.put(w, h, q, v, t, false, rh, s.hashRows); err != nil {
+			if err := fw.put(w, h, q, v, t, false, s.startedRow(w, s.rowNo), rh, s.hashRows); err != nil {
 				return err
 			}
 			s.sharePut(w)
@@ -245,9 +256,10 @@ func (s *stream) runRows(fw *familyWriters) error {
 			}
 			if last && len(rest) == 0 {
 				s.hold(w, h, q, v, t)
+				s.heldNo = s.rowNo
 				break
 			}
-			if err := fw.put(w, h, q, v, t, sameRow, rh, s.hashRows); err != nil {
+			if err := fw.put(w, h, q, v, t, sameRow, !sameRow && s.startedRow(w, s.rowNo), rh, s.hashRows); err != nil {
 				return err
 			}
 			s.sharePut(w)
@@ -261,7 +273,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 	}
 	if s.hasHeld {
 		s.hasHeld = false
-		if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, 0, false); err != nil {
+		if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, s.startedRow(s.heldW, s.heldNo), 0, false); err != nil {
 			return err
 		}
 	}
@@ -269,6 +281,16 @@ func (s *stream) runRows(fw *familyWriters) error {
 		s.share.Finish()
 	}
 	return nil
+}
+
+// startedRow reports whether a cell of row number row put now in family rank's file is the first of
+// its row there, and notes the row as the file's last.
+func (s *stream) startedRow(rank int, row int64) bool {
+	if s.famRow[rank] == row {
+		return false
+	}
+	s.famRow[rank] = row
+	return true
 }
 
 // shareDropped marks in stream.shareGot a family dropped from the shared bloom.
