@@ -25,35 +25,11 @@ func readFileInfo(b []byte) ([]FileInfoEntry, error) {
 		if n <= 0 || l > uint64(len(b)-n) {
 			return nil, errors.New("bad FileInfoProto length prefix")
 		}
-		out := make([]FileInfoEntry, 0, fileInfoEntries)
-		err := readProtoFields(b[n:n+int(l)], func(num, wt int, _ uint64, data []byte) error {
-			if num != 1 || wt != 2 {
-				return nil
-			}
-			var e FileInfoEntry
-			var haveK, haveV bool
-			err := readProtoFields(data, func(num, wt int, _ uint64, d []byte) error {
-				if wt != 2 {
-					return nil
-				}
-				switch num {
-				case 1:
-					e.Key, haveK = fileInfoKey(d), true
-				case 2:
-					e.Value, haveV = d, true
-				}
-				return nil
-			})
-			if err != nil {
-				return fmt.Errorf("file info entry %d: %w", len(out), err)
-			}
-			if !haveK || !haveV {
-				return fmt.Errorf("file info entry %d lacks its key or value", len(out))
-			}
-			out = append(out, e)
-			return nil
-		})
-		return out, err
+		msg := b[n : n+int(l)]
+		if out, ok := readFileInfoPairs(msg); ok {
+			return out, nil
+		}
+		return readFileInfoFields(msg)
 	}
 	// Legacy Writable form: int32 count, then (byteArray key, int8 type, byteArray value)*.
 	if len(b) < 4 {
@@ -83,6 +59,81 @@ func readFileInfo(b []byte) ([]FileInfoEntry, error) {
 		out = append(out, FileInfoEntry{Key: string(k), Value: v})
 	}
 	return out, nil
+}
+
+// readFileInfoFields parses a FileInfoProto field by field: any field order, unknown fields skipped, a
+// precise error for a malformed one.
+func readFileInfoFields(msg []byte) ([]FileInfoEntry, error) {
+	out := make([]FileInfoEntry, 0, fileInfoEntries)
+	err := readProtoFields(msg, func(num, wt int, _ uint64, data []byte) error {
+		if num != 1 || wt != 2 {
+			return nil
+		}
+		var e FileInfoEntry
+		var haveK, haveV bool
+		err := readProtoFields(data, func(num, wt int, _ uint64, d []byte) error {
+			if wt != 2 {
+				return nil
+			}
+			switch num {
+			case 1:
+				e.Key, haveK = fileInfoKey(d), true
+			case 2:
+				e.Value, haveV = d, true
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("file info entry %d: %w", len(out), err)
+		}
+		if !haveK || !haveV {
+			return fmt.Errorf("file info entry %d lacks its key or value", len(out))
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// readFileInfoPairs parses a FileInfoProto in the form HBase and Writer write it: only map_entry
+// fields (1, length-delimited), each exactly {first = 1, second = 2} in that order, with one-byte
+// tags and varint lengths. It reports false for anything else (other fields, another order, a
+// malformed or truncated message), which readFileInfo's general parse then handles or reports.
+func readFileInfoPairs(msg []byte) ([]FileInfoEntry, bool) {
+	out := make([]FileInfoEntry, 0, fileInfoEntries)
+	for len(msg) > 0 {
+		if msg[0] != 0x0A {
+			return nil, false
+		}
+		l, n := binary.Uvarint(msg[1:])
+		if n <= 0 || l > uint64(len(msg)-1-n) {
+			return nil, false
+		}
+		pair := msg[1+n : 1+n+int(l)]
+		msg = msg[1+n+int(l):]
+		key, pair, ok := readBytesField(pair, 0x0A)
+		if !ok {
+			return nil, false
+		}
+		value, pair, ok := readBytesField(pair, 0x12)
+		if !ok || len(pair) != 0 {
+			return nil, false
+		}
+		out = append(out, FileInfoEntry{Key: fileInfoKey(key), Value: value})
+	}
+	return out, true
+}
+
+// readBytesField reads a length-delimited field with the one-byte tag from the start of b.
+func readBytesField(b []byte, tag byte) (field, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != tag {
+		return nil, nil, false
+	}
+	l, n := binary.Uvarint(b[1:])
+	if n <= 0 || l > uint64(len(b)-1-n) {
+		return nil, nil, false
+	}
+	return b[1+n : 1+n+int(l)], b[1+n+int(l):], true
 }
 
 // FileInfo returns the file-info entries in file order.

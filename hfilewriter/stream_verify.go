@@ -60,6 +60,8 @@ type StreamVerifier struct {
 
 	err  error // sticky
 	done bool
+
+	spare *verifyState // after Finish: v emptied, for NewStreamVerifierReusing
 }
 
 // streamMaxPend is the largest pending buffer kept for reuse after a block; a bigger one (a block
@@ -92,10 +94,14 @@ func NewStreamVerifierReusing(w io.Writer, opts WriterOptions, prev *StreamVerif
 	}
 	if prev != nil && prev.done {
 		s.pend, s.payload = prev.pend[:0], prev.payload[:0]
-		prev.pend, prev.payload = nil, nil
+		s.v = prev.spare
+		prev.pend, prev.payload, prev.spare = nil, nil, nil
 	}
-	s.v = newVerifyState(nil, &s.layout, true)
-	s.v.keep, s.v.kept = true, map[int64]*readBlock{}
+	if s.v == nil {
+		s.v = newVerifyState(nil, &s.layout, true)
+		s.v.keep, s.v.kept = true, map[int64]int{}
+	}
+	s.v.reset(&s.layout)
 	s.v.mvccWidth = s.layout.Mvcc
 	return s, nil
 }
@@ -259,7 +265,7 @@ func (s *StreamVerifier) block(raw []byte) error {
 // block, then the trailer, the load-on-open section, the options the blocks were checked with, the
 // data index, the meta and bloom chunk indexes and the totals. Call it after Writer.Close. It
 // returns nil if the file passes every check VerifyBlocks makes, else the first problem (also the
-// one Write returned, if any). It releases what the verifier kept but its two buffers (for
+// one Write returned, if any). It releases what the verifier kept but its buffers (for
 // NewStreamVerifierReusing); calling it again returns the same.
 func (s *StreamVerifier) Finish() error {
 	if s.done {
@@ -271,7 +277,8 @@ func (s *StreamVerifier) Finish() error {
 			s.err = fmt.Errorf("hfile stream verify: %w", err)
 		}
 	}
-	s.v = nil
+	s.spare, s.v = s.v, nil
+	s.spare.reset(nil)
 	if cap(s.pend) > streamMaxPend {
 		s.pend = nil
 	}
@@ -294,6 +301,9 @@ func (s *StreamVerifier) finish() error {
 	}
 	size := s.off + int64(len(s.pend))
 	trailerAt, trailerBytes := s.off, s.pend
+	if cap(s.payload) < TrailerSizeV3 { // read into payload, kept for the next file
+		s.payload = make([]byte, 0, TrailerSizeV3) // the larger trailer (v2: 212 bytes)
+	}
 	t, err := readTrailerBuf(func(p []byte, off int64) error {
 		if off < trailerAt || off+int64(len(p)) > size {
 			return fmt.Errorf("%d bytes at offset %d lie outside the trailer area [%d, %d) that follows the last block",

@@ -1001,7 +1001,8 @@ func TestStreamVerifierMemory(t *testing.T) {
 			}
 		}
 		kept := 0
-		for off, b := range sv.v.kept {
+		for off, k := range sv.v.kept {
+			b := &sv.v.keptBlocks[k]
 			if !verifyKeepsPayload(b.Header.Type) || b.Offset != off {
 				t.Fatalf("%s: keeps the payload of the %s block at offset %d", ch.name, b.Header.Type, off)
 			}

@@ -34,8 +34,14 @@ type verifyState struct {
 
 	// keep (StreamVerifier) keeps the decompressed payloads of the blocks the later steps read back
 	// by offset, in kept: index blocks (leaf, intermediate, root), file info and bloom metadata.
-	keep bool
-	kept map[int64]*readBlock
+	keep       bool
+	kept       map[int64]int // offset -> index in keptBlocks
+	keptBlocks []readBlock
+
+	// arena holds the copies a scan keeps (data blocks' first and last keys, kept payloads), so a
+	// StreamVerifier's next file reuses it (reset) instead of allocating them one by one. Slices into
+	// it stay valid when it grows: the old array lives on while they point into it.
+	arena []byte
 
 	// mvccWidth (StreamVerifier, which walks sequence ids as vlongs before the file info tells
 	// whether readers decode them) records in mvccWidthErr the first sequence id longer than a byte.
@@ -87,6 +93,33 @@ func newVerifyState(r *Reader, opts *decodeCellOptions, quick bool) *verifyState
 	return &verifyState{r: r, opts: opts, byOffset: map[int64]int{}, cache: map[int64][]byte{}, quick: quick}
 }
 
+// verifyArenaMax is the largest arena reset keeps for the next file (a file with a huge index or huge
+// keys does not pin its copies' memory).
+const verifyArenaMax = 4 << 20
+
+// reset empties v for the next file's scan with opts, keeping its maps, slices and arena (nothing
+// taken from v before stays valid).
+func (v *verifyState) reset(opts *decodeCellOptions) {
+	clear(v.byOffset)
+	clear(v.cache)
+	clear(v.kept)
+	clear(v.keptBlocks)
+	arena := v.arena[:0]
+	if cap(arena) > verifyArenaMax {
+		arena = nil
+	}
+	*v = verifyState{opts: opts, quick: v.quick, keep: v.keep, mvccWidth: v.mvccWidth,
+		byOffset: v.byOffset, cache: v.cache, kept: v.kept, keptBlocks: v.keptBlocks[:0],
+		blocks: v.blocks[:0], dataBlocks: v.dataBlocks[:0], arena: arena}
+}
+
+// keep copies b into the arena.
+func (v *verifyState) copyBytes(b []byte) []byte {
+	n := len(v.arena)
+	v.arena = append(v.arena, b...)
+	return v.arena[n:len(v.arena):len(v.arena)]
+}
+
 func isDataBlockType(t BlockType) bool { return t == BlockData || t == BlockEncodedData }
 
 // verifyKeepsPayload reports whether a StreamVerifier keeps the payload of a block of type t: the
@@ -135,8 +168,9 @@ func (v *verifyState) addBlock(b *readBlock) error {
 		v.dataBlocks = append(v.dataBlocks, len(v.blocks))
 	} else if v.keep && verifyKeepsPayload(b.Header.Type) {
 		k := *b
-		k.Payload = bytes.Clone(b.Payload)
-		v.kept[b.Offset] = &k
+		k.Payload = v.copyBytes(b.Payload)
+		v.kept[b.Offset] = len(v.keptBlocks)
+		v.keptBlocks = append(v.keptBlocks, k)
 	}
 	v.byOffset[b.Offset] = len(v.blocks)
 	v.blocks = append(v.blocks, ref)
@@ -180,8 +214,10 @@ func (v *verifyState) keptBlock(off, limit int64, wantSize int) (*readBlock, err
 	if !ok {
 		return nil, fmt.Errorf("block at offset %d: no block of the file starts there", off)
 	}
-	b := v.kept[off]
-	if b == nil {
+	var b *readBlock
+	if k, ok := v.kept[off]; ok {
+		b = &v.keptBlocks[k]
+	} else {
 		ref := &v.blocks[i]
 		b = &readBlock{Offset: off, Header: readBlockHeader{Type: ref.Type, OnDiskSizeWithoutHeader: ref.Size - BlockHeaderSize}}
 	}
@@ -276,8 +312,8 @@ func (v *verifyState) walkNoneBlockCells(payload []byte, ref *verifyBlockRef) er
 		return fmt.Errorf("holds no cells")
 	}
 	v.cells += uint64(n)
-	ref.FirstKey = append([]byte(nil), first...)
-	ref.LastKey = append([]byte(nil), last...)
+	ref.FirstKey = v.copyBytes(first)
+	ref.LastKey = v.copyBytes(last)
 	ref.Cells = n
 	v.prevKey = ref.LastKey
 	return nil
@@ -362,8 +398,8 @@ func (v *verifyState) walkNoneBlockFast(p []byte, ref *verifyBlockRef) bool {
 	v.maxSeq = max(v.maxSeq, maxSeq)
 	v.maxTags = max(v.maxTags, maxTags)
 	v.cells += uint64(n)
-	ref.FirstKey = append([]byte(nil), first...)
-	ref.LastKey = append([]byte(nil), last...)
+	ref.FirstKey = v.copyBytes(first)
+	ref.LastKey = v.copyBytes(last)
 	ref.Cells = n
 	v.prevKey = ref.LastKey
 	return true

@@ -91,9 +91,11 @@ func TestStreamVerifierReusing(t *testing.T) {
 		opts   WriterOptions
 		rows   int
 		damage bool
+		tail   bool // damage the last block before the trailer (load-on-open: kept by the verifier)
 	}{
-		{snappyDiff, 5000, false}, {snappyDiff, 3, false}, {snappyDiff, 4000, true}, {snappyDiff, 2, false},
-		{WriterOptions{Compression: CompressionGZ}, 3000, false}, {WriterOptions{}, 1, true}, {WriterOptions{}, 10, false},
+		{snappyDiff, 5000, false, false}, {snappyDiff, 3, false, false}, {snappyDiff, 4000, true, false}, {snappyDiff, 2, false, false},
+		{WriterOptions{Compression: CompressionGZ}, 3000, false, false}, {WriterOptions{}, 1, true, false}, {WriterOptions{}, 10, false, false},
+		{snappyDiff, 6000, false, false}, {snappyDiff, 4, true, true}, {snappyDiff, 5, false, false}, {WriterOptions{}, 2000, true, true},
 	} {
 		var file bytes.Buffer
 		w, err := NewWriter(&file, f.opts)
@@ -102,7 +104,10 @@ func TestStreamVerifierReusing(t *testing.T) {
 		}
 		writeReuseFile(t, w, f.rows)
 		data := file.Bytes()
-		if f.damage {
+		switch {
+		case f.tail:
+			data[len(data)-TrailerSizeV3-9] ^= 0x40
+		case f.damage:
 			data[BlockHeaderSize+7] ^= 0x40 // in the first data block
 		}
 		sv, err := NewStreamVerifierReusing(io.Discard, f.opts, prev)

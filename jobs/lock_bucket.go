@@ -57,6 +57,9 @@ const bucketLease = 2 * time.Minute
 type lockOptions struct {
 	lease     time.Duration // 0: bucketLease
 	breakLock bool          // --break-lock
+	// clockAhead is added to this host's clock when judging a lock's age: how far the taker's clock
+	// runs ahead of the storage server's (the clock-skew tests; 0 everywhere else).
+	clockAhead time.Duration
 }
 
 // takeBucketLock creates the lock object key in st for purpose and starts renewing it. notes say what
@@ -97,7 +100,7 @@ func takeBucketLock(ctx context.Context, st storage.Store, key, purpose string, 
 		if err != nil {
 			return nil, notes, err
 		}
-		note, err := takeOver(st.URL(key), cur, o.breakLock, time.Now())
+		note, err := takeOver(st.URL(key), cur, o.breakLock, time.Now().Add(o.clockAhead))
 		if err != nil {
 			return nil, notes, err
 		}

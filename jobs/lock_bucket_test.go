@@ -210,3 +210,69 @@ func TestTakeOverRules(t *testing.T) {
 		})
 	}
 }
+
+// TestBucketLockClockSkew: the clock-skew rule of lock_lease.go on each real server, with the taker's
+// clock set ahead of the server's (the server is not faked: its modification times are its own). A
+// holder renews every lease/4, so a taker sees the lock at most lease/4 after a renewal; a taker
+// whose clock runs ahead by just under 3/4 lease then judges its age just under the lease. Judged right
+// after a renewal, that is a clock lease-2s ahead: refused. A clock more than a whole lease ahead takes
+// a live holder's lock over (what the minimum lease guards against), and the holder learns it at its
+// next renewal, before its commit.
+func TestBucketLockClockSkew(t *testing.T) {
+	for _, ls := range lockServers {
+		t.Run(ls.scheme, func(t *testing.T) {
+			srv, err := ls.start(t.TempDir())
+			if err != nil {
+				if cloudtest.CI() {
+					t.Fatalf("%v (CI: it must run; .ci/run installs it)", err)
+				}
+				t.Skipf("%v; %s", err, ls.hint)
+			}
+			t.Cleanup(func() { srv.Stop() })
+			srv.Setenv(t)
+			bucket, err := srv.NewBucket()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			st, err := storage.OpenBucket(ctx, storage.Location{Scheme: ls.scheme, Bucket: bucket}, storage.S3Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			skewTest(t, st)
+		})
+	}
+}
+
+func skewTest(t *testing.T, st storage.Store) {
+	ctx := context.Background()
+	const key = "out/.hfload.lock"
+	const lease = MinBucketLease
+	a, _, err := takeBucketLock(ctx, st, key, "run a", lockOptions{lease: lease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.release(ctx)
+	if err := a.confirm(ctx); err != nil { // a renewal now
+		t.Fatal(err)
+	}
+	// 3/4 lease - 2 s ahead, a quarter lease after the renewal (2 s of margin for the requests).
+	ahead := lease*3/4 - 2*time.Second + lease/4
+	_, _, err = takeBucketLock(ctx, st, key, "run b", lockOptions{lease: lease, clockAhead: ahead})
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "renewed") {
+		t.Fatalf("a taker %s ahead of the server took a live holder's lock: %v", ahead, err)
+	}
+	if err := a.confirm(ctx); err != nil {
+		t.Fatalf("the holder after a refused taker: %v", err)
+	}
+	// More than a whole lease ahead: the live holder's lock looks expired to this taker.
+	ahead = lease + time.Second
+	b, notes, err := takeBucketLock(ctx, st, key, "run b", lockOptions{lease: lease, clockAhead: ahead})
+	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "not renewed for") {
+		t.Fatalf("a taker %s ahead of the server: %v %v", ahead, notes, err)
+	}
+	defer b.release(ctx)
+	if err := a.confirm(ctx); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "taken over by another run") {
+		t.Fatalf("the holder whose lock a skewed clock took over must learn it before its commit: %v", err)
+	}
+}

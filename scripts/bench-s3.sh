@@ -13,7 +13,11 @@
 # gateway's posix backend (e.g. GWFLAGS=--data-integrity-etag: CRC ETags instead of MD5; the default
 # run uses none). Columns: wall and CPU (user+sys) seconds; "gateway CPU" is the gateway's during that
 # load; "commit" is the load's commit phase from hfload's summary (completing the uploads: the gateway
-# joins each object's parts); "CPU s3/local" is (hfload + gateway) / local.
+# joins each object's parts, then deletes them); "s3 discards" is the discard requests of the gateway
+# directory's block device during the load and the device's time on them (device-wide: other
+# processes' deletes count too; on a file system mounted with discard, ext4 without a journal waits
+# for the discard of every extent and xattr block it frees when the gateway deletes the parts);
+# "CPU s3/local" is (hfload + gateway) / local.
 #
 # GWALT (default "--data-integrity-etag"; GWALT= for none) starts a second gateway over the same
 # directory with those operator options and adds BIN's bucket load through it to every round ("ALT"
@@ -110,17 +114,24 @@ sums() { (cd "$1" && find . -path ./_manifest.json -prune -o -type f -not -name 
 
 gwcpu() { awk '{printf "%.2f", ($14+$15)/100}' "/proc/${1:-$gwpid}/stat"; } # a gateway's CPU seconds so far (Linux)
 
+# The gateway directory's block device: its discards (Linux /sys/class/block/DEV/stat fields 12 and 15,
+# device-wide: other processes' deletes count too). On a file system mounted with discard, deleting
+# the parts after the commit's copy issues them, and without a journal ext4 waits for each.
+gwdev=$(basename "$(df --output=source "$work/gw" | tail -1)")
+discards() { awk 'NF >= 15 {print $12, $15; next} {print 0, 0}' "/sys/class/block/$gwdev/stat" 2>/dev/null || echo "0 0"; }
+
 commit() { sed -n 's/^time .*commit \([0-9.]*\)s.*/\1/p' "$work/out.$1" "$work/err.$1" | head -1; } # the load's commit seconds
-bucket() { # name, binary[, gateway port, gateway pid]: a bucket load; prints "wall cpu rss gateway-cpu commit"
-  local g0 w c r gp=${4:-$gwpid}
+bucket() { # name, binary[, gateway port, gateway pid]: a bucket load; prints "wall cpu rss gateway-cpu commit discards discard-s"
+  local g0 d0 w c r gp=${4:-$gwpid}
   rm -rf "$work/gw/bench/out"
   g0=$(gwcpu "$gp")
+  d0=$(discards)
   read -r w c r < <(AWS_ENDPOINT_URL_S3=http://127.0.0.1:${3:-$port} load "$1" "$2" "s3://bench/orders.csv" "s3://bench/out" --tmp-dir "$work/tmp")
-  echo "$w $c $r $(awk -v a="$(gwcpu "$gp")" -v b="$g0" 'BEGIN{printf "%.2f", a-b}') $(commit "$1")"
+  echo "$w $c $r $(awk -v a="$(gwcpu "$gp")" -v b="$g0" 'BEGIN{printf "%.2f", a-b}') $(commit "$1") $(echo "$d0 $(discards)" | awk '{printf "%d %.1f", $3-$1, ($4-$2)/1000}')"
 }
 
-hdr="| round | local wall | local CPU | s3 wall | s3 CPU | gateway CPU | s3 commit | s3 / local wall | CPU s3 / local | s3 peak RSS MiB |"
-sep="|---|---|---|---|---|---|---|---|---|---|"
+hdr="| round | local wall | local CPU | s3 wall | s3 CPU | gateway CPU | s3 commit | s3 discards | s3 / local wall | CPU s3 / local | s3 peak RSS MiB |"
+sep="|---|---|---|---|---|---|---|---|---|---|---|"
 [ -z "$old" ] || { hdr="$hdr OLD s3 wall | OLD s3 CPU | OLD gateway CPU | OLD s3 commit | OLD s3 / local wall |"; sep="$sep---|---|---|---|---|"; }
 [ -z "$alt" ] || { hdr="$hdr ALT s3 wall | ALT s3 CPU | ALT gateway CPU | ALT s3 commit | ALT s3 / local wall |"; sep="$sep---|---|---|---|---|"; }
 [ -z "$alt" ] || echo "# ALT: the same bucket load through a second gateway run with: $alt"
@@ -130,26 +141,28 @@ oratios=()
 aratios=()
 nocommit=()
 commits=()
+dsecs=()
 for r in $(seq "$rounds"); do
   rm -rf "$work/local"
   read -r lw lc _ < <(load local "$bin" "$work/orders.csv" "$work/local")
-  if [ -n "$old" ] && [ $((r % 2)) = 0 ]; then read -r ow oc _ og ocm < <(bucket s3old "$old"); fi
-  read -r sw sc sr gc cm < <(bucket s3 "$bin")
+  if [ -n "$old" ] && [ $((r % 2)) = 0 ]; then read -r ow oc _ og ocm _ _ < <(bucket s3old "$old"); fi
+  read -r sw sc sr gc cm dn ds < <(bucket s3 "$bin")
   if [ "$r" = 1 ]; then
     lsums=$(sums "$work/local") # hashed once: 4.6 GiB at 1 GB
     if [ "$lsums" != "$(sums "$work/gw/bench/out")" ]; then echo "HFILES DIFFER between local and s3" >&2; exit 1; fi
     echo "# round 1: the HFiles in the bucket are byte-identical to the local ones ($(echo "$lsums" | wc -l) files)" >&2
   fi
-  if [ -n "$old" ] && [ $((r % 2)) = 1 ]; then read -r ow oc _ og ocm < <(bucket s3old "$old"); fi
+  if [ -n "$old" ] && [ $((r % 2)) = 1 ]; then read -r ow oc _ og ocm _ _ < <(bucket s3old "$old"); fi
   if [ -n "$alt" ]; then
-    read -r aw ac _ ag acm < <(bucket s3alt "$bin" "$altport" "$altpid")
+    read -r aw ac _ ag acm _ _ < <(bucket s3alt "$bin" "$altport" "$altpid")
     if [ "$r" = 1 ] && [ "$lsums" != "$(sums "$work/gw/bench/out")" ]; then echo "HFILES DIFFER between local and s3 (ALT gateway)" >&2; exit 1; fi
   fi
   q=$(awk -v a="$sw" -v b="$lw" 'BEGIN{printf "%.2f", a/b}')
   ratios+=("$q")
   nocommit+=("$(awk -v a="$sw" -v c="${cm:-0}" -v b="$lw" 'BEGIN{printf "%.2f", (a-c)/b}')")
   commits+=("${cm:-0}")
-  line=$(printf "| %d | %.2f s | %.2f s | %.2f s | %.2f s | %.2f s | %s s | %sx | %sx | %.0f |" "$r" "$lw" "$lc" "$sw" "$sc" "$gc" "$cm" "$q" \
+  dsecs+=("${ds:-0}")
+  line=$(printf "| %d | %.2f s | %.2f s | %.2f s | %.2f s | %.2f s | %s s | %s / %s s | %sx | %sx | %.0f |" "$r" "$lw" "$lc" "$sw" "$sc" "$gc" "$cm" "$dn" "$ds" "$q" \
     "$(awk -v a="$sc" -v g="$gc" -v b="$lc" 'BEGIN{printf "%.2f", (a+g)/b}')" "$(echo "$sr/1024" | bc -l)")
   if [ -n "$old" ]; then
     oq=$(awk -v a="$ow" -v b="$lw" 'BEGIN{printf "%.2f", a/b}')
@@ -166,7 +179,9 @@ done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 [ -z "$gwfs" ] || printf "\nSCENARIO GWFS=%s (the gateway's directory on %s in a loop device; not the default figure)" "$gwfs" "$gwfs"
 printf "\nwhere the extra time goes (medians): the commit %s s (the gateway copies every part into its object at\n" "$(median "${commits[@]}")"
-printf "CompleteMultipartUpload; copy_file_range: a full copy on ext4, shared blocks on XFS/btrfs); without it the bucket load is %sx the local one\n" "$(median "${nocommit[@]}")"
+printf "CompleteMultipartUpload with copy_file_range: a full copy on ext4, shared blocks on XFS/btrfs; then it deletes the\n"
+printf "parts: a discard per freed extent on a file system mounted with discard); without it the bucket load is %sx the local one\n" "$(median "${nocommit[@]}")"
+printf "the device's time on discards during a bucket load (median, device-wide): %s s\n" "$(median "${dsecs[@]}")"
 printf "median s3 / local wall: %sx (target <= 1.3x)" "$(median "${ratios[@]}")"
 [ -z "$old" ] || printf "; OLD build: %sx" "$(median "${oratios[@]}")"
 [ -z "$alt" ] || printf "; ALT gateway (%s): %sx" "$alt" "$(median "${aratios[@]}")"

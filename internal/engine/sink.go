@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hfload/hfload/internal/directio"
 )
@@ -74,7 +75,7 @@ const defaultFileBuffer = 1 << 20
 
 // Create creates Dir/<family>/<name> (and its family directory).
 func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (File, error) {
-	path := filepath.Join(d.Dir, family, name)
+	path := joinFile(d.Dir, family, name)
 	size := o.BufferSize
 	if size <= 0 {
 		size = defaultFileBuffer
@@ -97,6 +98,44 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 		return nil, fmt.Errorf("output: %w", err)
 	}
 	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), path: path}, nil
+}
+
+// joinFile is filepath.Join(dir, family, name) without cleaning the whole path again for each of
+// thousands of files when dir is clean already and family and name are plain names (Clean of the
+// joined path costs about 2,400 instructions a file).
+func joinFile(dir, family, name string) string {
+	if filepath.Separator == '/' && plainName(family) && plainName(name) && cleanSlashDir(dir) {
+		return dir + "/" + family + "/" + name
+	}
+	return filepath.Join(dir, family, name)
+}
+
+// plainName reports whether s is one path element other than "." and "..".
+func plainName(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsRune(s, '/')
+}
+
+// cleanSlashDir reports whether dir (with '/' separators) is its own filepath.Clean and not the root:
+// no empty, "." or ".." element and no trailing slash. It may say false for a clean dir (one with a
+// leading ".." element); joinFile then takes filepath.Join.
+func cleanSlashDir(dir string) bool {
+	if dir == "" || dir == "/" || dir[len(dir)-1] == '/' {
+		return false
+	}
+	start := 0
+	if dir[0] == '/' {
+		start = 1
+	}
+	for i := start; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		if e := dir[start:i]; e == "" || e == "." || e == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // create creates path with how, making its directory first if it does not exist yet (once per family:
