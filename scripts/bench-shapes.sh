@@ -15,7 +15,7 @@
 # region and family ratios.
 #
 # Each hfload run's CPU is shown as user+system seconds and, after the comma, the system (kernel) part alone.
-# On ext4 without a journal (this project's benchmark VM; `dumpe2fs -h` lists no has_journal) the kernel part
+# On ext4 without a journal (this project's benchmark VM: /sys/fs/ext4/vda/journal_task reads <none>) the kernel part
 # of the 10,000-region runs depends on what was deleted lately, not on hfload: for every new inode,
 # find_inode_bit in fs/ext4/ialloc.c skips each free inode of the block group that recently_deleted() says
 # was freed less than 60 s ago (360 s while its inode table block is dirty: RECENTCY_MIN 60, RECENTCY_DIRTY
