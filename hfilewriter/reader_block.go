@@ -135,6 +135,15 @@ func checkBlockExtent(h *readBlockHeader, off, limit int64, wantSize int) error 
 // checksums; h: its parsed header) and decompresses its payload with codec, into *payloadBuf if not
 // nil (see decompressBlockPayloadInto). The payload may alias raw (CompressionNone).
 func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec CompressionCodec, encrypted, skipChecksums bool, payloadBuf *[]byte) (*readBlock, error) {
+	payload, err := decodeRawPayload(raw, off, h, codec, encrypted, skipChecksums, payloadBuf)
+	if err != nil {
+		return nil, err
+	}
+	return &readBlock{Offset: off, Header: h, Payload: payload}, nil
+}
+
+// decodeRawPayload is decodeRawBlock's checks and decompression: the block's payload.
+func decodeRawPayload(raw []byte, off int64, h readBlockHeader, codec CompressionCodec, encrypted, skipChecksums bool, payloadBuf *[]byte) ([]byte, error) {
 	data := raw[:h.OnDiskDataSizeWithHeader]
 	if !skipChecksums {
 		if err := VerifyChecksums(data, raw[h.OnDiskDataSizeWithHeader:], h.ChecksumType, h.BytesPerChecksum); err != nil {
@@ -148,7 +157,7 @@ func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec CompressionC
 	if err != nil {
 		return nil, fmt.Errorf("%s block at offset %d: decompressing %d bytes: %w", h.Type, off, len(data)-BlockHeaderSize, err)
 	}
-	return &readBlock{Offset: off, Header: h, Payload: payload}, nil
+	return payload, nil
 }
 
 // readBlockOfType reads a block and requires one of the given types.

@@ -57,6 +57,7 @@ type StreamVerifier struct {
 	pendSize  int    // on-disk size of the pending block once its header is parsed, else 0
 	inTrailer bool   // the trailer magic was found at off: pend collects the trailer
 	payload   []byte // decompressed payloads, reused from block to block
+	blk       readBlock
 
 	err  error // sticky
 	done bool
@@ -247,11 +248,12 @@ func (s *StreamVerifier) block(raw []byte) error {
 	if err != nil { // parsed already by unitSize
 		return fmt.Errorf("block at offset %d: %w", s.off, err)
 	}
-	b, err := decodeRawBlock(raw, s.off, h, s.codec, false, false, &s.payload)
+	payload, err := decodeRawPayload(raw, s.off, h, s.codec, false, false, &s.payload)
 	if err != nil {
 		return err
 	}
-	if err := s.v.addBlock(b); err != nil {
+	s.blk = readBlock{Offset: s.off, Header: h, Payload: payload} // addBlock keeps no reference to it
+	if err := s.v.addBlock(&s.blk); err != nil {
 		return err
 	}
 	if cap(s.payload) > streamMaxPend {

@@ -38,6 +38,9 @@ type Writer struct {
 	err  error // sticky write error
 	done bool
 
+	fiOrder fileInfoOrder    // the file info keys' sorted order, kept for the next file (NewWriterReusing)
+	fi      writeFileInfoMap // the file info of Close (fileInfo), its storage kept for the next file
+
 	tags, mvcc bool
 	enc        writeBlockEncoder // nil for EncodingNone
 	cenc       cellEncoder       // enc, when it encodes from the key's parts
@@ -155,6 +158,13 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 	}
 	if prev != nil {
 		wr.aux, wr.scratch, wr.keyBuf = prev.aux[:0], prev.scratch[:0], prev.keyBuf[:0]
+		wr.fiOrder, wr.fi = prev.fiOrder, prev.fi
+		prev.fi = writeFileInfoMap{}
+		// The key buffers: Stats copies what it returns, so nothing outside points into them.
+		wr.firstKey, wr.family, wr.lastRow, wr.lastQualOwn = prev.firstKey[:0], prev.family[:0], prev.lastRow[:0], prev.lastQualOwn[:0]
+		wr.blkFirstKey, wr.keyBiggest, wr.prevLastKey = prev.blkFirstKey[:0], prev.keyBiggest[:0], prev.prevLastKey[:0]
+		prev.firstKey, prev.family, prev.lastRow, prev.lastQualOwn = nil, nil, nil, nil
+		prev.blkFirstKey, prev.keyBiggest, prev.prevLastKey = nil, nil, nil
 		prev.blkOwn, prev.aux, prev.scratch, prev.keyBuf = nil, nil, nil, nil
 	}
 	wr.blkOwn = wr.blk
@@ -428,8 +438,8 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 		w.blkHasFirst = true
 	}
 	if w.entries == 0 {
-		w.firstKey = kv.AppendKey(nil, row, family, qualifier, ts, typ)
-		w.family = append([]byte(nil), family...)
+		w.firstKey = kv.AppendKey(w.firstKey[:0], row, family, qualifier, ts, typ)
+		w.family = append(w.family[:0], family...)
 	}
 	if newRow {
 		w.lastRow = append(w.lastRow[:0], row...)
@@ -710,7 +720,7 @@ func (w *Writer) close() error {
 	// File info.
 	fileInfoOff := w.out.offset
 	fi := w.fileInfo()
-	if w.aux, wb, err = w.out.writeBlock(BlockFileInfo, fi.appendProto(w.auxBuf())); err != nil {
+	if w.aux, wb, err = w.out.writeBlock(BlockFileInfo, fi.appendProtoOrder(w.auxBuf(), &w.fiOrder)); err != nil {
 		return fmt.Errorf("file info: %w", err)
 	}
 	w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)
@@ -780,18 +790,24 @@ func (w *Writer) AppendFileInfo(key string, value []byte) error {
 
 // fileInfo assembles the file info map as HBase 2.6's HFileWriterImpl and StoreFileWriter (and,
 // with BulkLoad, HFileOutputFormat2) fill it.
+//
+// Its entries live in w.fi, reused from file to file (NewWriterReusing): they are read only to
+// serialize the file info block, right after.
 func (w *Writer) fileInfo() *writeFileInfoMap {
-	fi := &writeFileInfoMap{}
+	fi := &w.fi
+	fi.reset()
 	for i, k := range w.userInfo.keys {
 		fi.put(k, w.userInfo.values[i])
 	}
 	// StoreFileWriter.close: general bloom, delete-family count, historical.
 	if w.bloom != nil && w.bloom.totalKeys > 0 {
-		fi.put(FileInfoBloomType, []byte(w.opts.Bloom.String()))
+		fi.putString(FileInfoBloomType, w.opts.Bloom.String())
 		if w.opts.Bloom == BloomRowCol {
-			fi.put(FileInfoLastBloomKey, kv.AppendKey(nil, w.lastRow, w.family, w.lastQual, kv.LatestTimestamp, kv.TypeMaximum))
+			n := len(fi.num)
+			fi.num = kv.AppendKey(fi.num, w.lastRow, w.family, w.lastQual, kv.LatestTimestamp, kv.TypeMaximum)
+			fi.putNum(FileInfoLastBloomKey, len(fi.num)-n)
 		} else {
-			fi.put(FileInfoLastBloomKey, append([]byte(nil), w.lastRow...))
+			fi.putCopy(FileInfoLastBloomKey, w.lastRow)
 		}
 	}
 	fi.putInt64(FileInfoDeleteFamilyCnt, w.deleteFamilies)
@@ -799,23 +815,27 @@ func (w *Writer) fileInfo() *writeFileInfoMap {
 	// HFileOutputFormat2.close + appendTrackedTimestampsToMetadata.
 	if b := w.opts.BulkLoad; b != nil {
 		fi.putInt64(FileInfoBulkloadTime, b.Time)
-		fi.put(FileInfoBulkloadTask, []byte(b.SourceTask))
+		fi.putString(FileInfoBulkloadTask, b.SourceTask)
 		fi.putBool(FileInfoMajorCompaction, b.MajorCompaction)
 		fi.putBool(FileInfoExcludeMinor, b.ExcludeFromMinorCompaction)
-		tr := binary.BigEndian.AppendUint64(nil, uint64(w.trMin))
-		fi.put(FileInfoTimeRange, binary.BigEndian.AppendUint64(tr, uint64(w.trMax)))
+		fi.grow(16)
+		fi.num = binary.BigEndian.AppendUint64(fi.num, uint64(w.trMin))
+		fi.num = binary.BigEndian.AppendUint64(fi.num, uint64(w.trMax))
+		fi.putNum(FileInfoTimeRange, 16)
 		fi.putInt64(FileInfoEarliestPutTS, w.earliestPut)
 	}
 	// HFileWriterImpl.close / finishFileInfo.
 	if w.enc != nil {
-		fi.put(FileInfoDataBlockEnc, []byte(w.opts.Encoding.String()))
+		fi.putString(FileInfoDataBlockEnc, w.opts.Encoding.String())
 	}
 	if w.mvcc {
 		fi.putInt64(FileInfoMaxMemstoreTS, int64(w.maxSeq))
 		fi.putInt32(FileInfoKeyValueVersion, 1)
 	}
 	if w.entries > 0 {
-		fi.put(FileInfoLastKey, w.appendLastKey(nil))
+		n := len(fi.num)
+		fi.num = w.appendLastKey(fi.num)
+		fi.putNum(FileInfoLastKey, len(fi.num)-n)
 	}
 	var avgKey, avgValue int32
 	if w.entries > 0 {
@@ -825,8 +845,8 @@ func (w *Writer) fileInfo() *writeFileInfoMap {
 	fi.putInt32(FileInfoAvgKeyLen, avgKey)
 	fi.putInt64(FileInfoCreateTime, w.opts.CreateTime)
 	fi.putInt32(FileInfoAvgValueLen, avgValue)
-	if w.keyBiggest != nil {
-		fi.put(FileInfoKeyOfBiggestCell, append([]byte(nil), w.keyBiggest...))
+	if w.entries > 0 { // the first cell sets keyBiggest
+		fi.putCopy(FileInfoKeyOfBiggestCell, w.keyBiggest)
 		fi.putInt64(FileInfoLenOfBiggestCell, w.lenBiggest)
 	}
 	if w.tags {

@@ -13,7 +13,7 @@ import (
 type writeFileInfoMap struct {
 	keys   []string
 	values [][]byte
-	num    []byte // backing bytes of putInt32, putInt64 and putBool values
+	num    []byte // backing bytes of putInt32, putInt64, putBool, putCopy and putString values
 }
 
 // fileInfoEntries is about how many entries a file's info holds (Writer.fileInfo).
@@ -34,6 +34,26 @@ func (m *writeFileInfoMap) put(key string, value []byte) {
 	m.values = append(m.values, value)
 }
 
+// reset empties m for another file's info, keeping its storage.
+func (m *writeFileInfoMap) reset() {
+	clear(m.values)
+	m.keys, m.values, m.num = m.keys[:0], m.values[:0], m.num[:0]
+}
+
+// putCopy puts a copy of value (in m.num).
+func (m *writeFileInfoMap) putCopy(key string, value []byte) {
+	m.grow(len(value))
+	m.num = append(m.num, value...)
+	m.putNum(key, len(value))
+}
+
+// putString puts the bytes of value (in m.num).
+func (m *writeFileInfoMap) putString(key, value string) {
+	m.grow(len(value))
+	m.num = append(m.num, value...)
+	m.putNum(key, len(value))
+}
+
 // putNum puts the n bytes that were just appended to m.num.
 func (m *writeFileInfoMap) putNum(key string, n int) {
 	m.put(key, m.num[len(m.num)-n:len(m.num):len(m.num)])
@@ -41,7 +61,7 @@ func (m *writeFileInfoMap) putNum(key string, n int) {
 
 func (m *writeFileInfoMap) grow(n int) {
 	if cap(m.num)-len(m.num) < n {
-		m.num = make([]byte, 0, max(128, 2*cap(m.num))) // earlier values keep the old array
+		m.num = make([]byte, 0, max(128, 2*cap(m.num), 2*n)) // earlier values keep the old array
 	}
 }
 
@@ -69,14 +89,36 @@ func (m *writeFileInfoMap) putBool(key string, v bool) {
 
 // appendProto appends "PBUF" + the length-delimited FileInfoProto
 // (repeated BytesBytesPair map_entry = 1; BytesBytesPair{bytes first = 1; bytes second = 2}).
-func (m *writeFileInfoMap) appendProto(dst []byte) []byte {
-	var order [fileInfoEntries]int
-	idx := order[:0]
-	for i := range m.keys {
-		idx = append(idx, i)
+func (m *writeFileInfoMap) appendProto(dst []byte) []byte { return m.appendProtoOrder(dst, nil) }
+
+// fileInfoOrder remembers the sorted order of the last key list it was asked for: the files of a
+// run have the same file info keys in the same put order, so a Writer made with NewWriterReusing
+// sorts them once, not once a file.
+type fileInfoOrder struct {
+	keys  []string
+	order []int
+}
+
+// of returns the indexes of keys in sorted order (from the cache when keys are the last ones).
+func (c *fileInfoOrder) of(keys []string) []int {
+	if c != nil && c.keys != nil && slices.Equal(c.keys, keys) {
+		return c.order
+	}
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
 	}
 	// Go compares strings by their bytes, unsigned: Bytes.BYTES_COMPARATOR's order.
-	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(m.keys[a], m.keys[b]) })
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	if c != nil {
+		c.keys, c.order = append(c.keys[:0:0], keys...), idx
+	}
+	return idx
+}
+
+// appendProtoOrder is appendProto taking the sort order from cache (nil: none).
+func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []byte {
+	idx := cache.of(m.keys)
 	pairLen := func(i int) int {
 		k, v := m.keys[i], m.values[i]
 		return 1 + writeUvarintLen(uint64(len(k))) + len(k) + 1 + writeUvarintLen(uint64(len(v))) + len(v)

@@ -35,13 +35,22 @@ func TestWriterReusingSameBytes(t *testing.T) {
 	files := []struct {
 		opts WriterOptions
 		rows int
+		info []string // user file info keys: the sorted order of the keys changes with them
 	}{
-		{snappyDiff, 3}, {snappyDiff, 5000}, {snappyDiff, 1}, {snappyDiff, 0},
-		{WriterOptions{}, 4000}, {WriterOptions{}, 2},
-		{WriterOptions{Compression: CompressionGZ, Bloom: BloomRowCol}, 3000},
-		{WriterOptions{Compression: CompressionGZ, CompressionLevel: 1}, 10},
-		{WriterOptions{Compression: CompressionZSTD, Bloom: BloomNone}, 2500},
-		{snappyDiff, 7},
+		{snappyDiff, 3, nil}, {snappyDiff, 5000, []string{"zz", "A"}}, {snappyDiff, 1, []string{"A", "zz"}}, {snappyDiff, 0, nil},
+		{snappyDiff, 2, []string{"m"}}, {snappyDiff, 2, []string{"A"}},
+		{WriterOptions{}, 4000, nil}, {WriterOptions{}, 2, nil},
+		{WriterOptions{Compression: CompressionGZ, Bloom: BloomRowCol}, 3000, nil},
+		{WriterOptions{Compression: CompressionGZ, CompressionLevel: 1}, 10, nil},
+		{WriterOptions{Compression: CompressionZSTD, Bloom: BloomNone}, 2500, nil},
+		{snappyDiff, 7, nil},
+	}
+	info := func(w *Writer, keys []string) {
+		for _, k := range keys {
+			if err := w.AppendFileInfo(k, []byte("v-"+k)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	var prev *Writer
 	for i, f := range files {
@@ -50,6 +59,7 @@ func TestWriterReusingSameBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		info(w, f.info)
 		writeReuseFile(t, w, f.rows)
 
 		var got bytes.Buffer
@@ -58,6 +68,7 @@ func TestWriterReusingSameBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		info(r, f.info)
 		writeReuseFile(t, r, f.rows)
 		if err := out.Flush(); err != nil {
 			t.Fatal(err)

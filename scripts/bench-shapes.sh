@@ -40,6 +40,7 @@
 #
 #   SHAPE_ROWS=2000000 SHAPE_ROUNDS=3 MEMORY=256MiB OLD_BIN=/tmp/hfload-old.bin bash scripts/bench-shapes.sh
 #   WORKLOADS="customer-order regions-1000" bash scripts/bench-shapes.sh
+#   KEEP_WORK=1 bash scripts/bench-shapes.sh   # keep the work directory; delete it slowly afterwards
 set -euo pipefail
 rows=${SHAPE_ROWS:-200000}
 rounds=${SHAPE_ROUNDS:-1}
@@ -49,7 +50,10 @@ old=${OLD_BIN:-}
 workloads=${WORKLOADS:-customer-order host-event-revts salted-id regions-1000 regions-10000 regions-10000-sample families-5}
 work=${WORK:-$(mktemp -d -t hfload-shapes.XXXXXX)}
 mkdir -p "$work"
-trap 'rm -rf "$work"' EXIT
+# KEEP_WORK=1 keeps the work directory (its path is printed first) instead of deleting it at the end, for
+# removing its tens of thousands of files slowly (on journal-less ext4 a mass delete slows everyone's
+# file creation for minutes, see above).
+if [ -z "${KEEP_WORK:-}" ]; then trap 'rm -rf "$work"' EXIT; fi
 
 # gen SHAPE FILE: SHAPE_ROWS rows, key then five value columns (~85 bytes a row), deterministic.
 gen() {

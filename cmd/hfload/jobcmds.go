@@ -76,10 +76,12 @@ func newRunsCmd() *cobra.Command {
 		Short: "List the recorded runs of an incremental job",
 		Long: `Lists the runs recorded in the job's state_dir, oldest first (--json: every field). Then, as
 hfload status does, the job's locks: the state's, and for an output in a bucket its lock object's holder
-and lease (--json prints the runs only).`,
+and lease. --json prints the runs only, as a list; --json --locks prints {"runs": [...], "locks": [...]},
+the locks as hfload status --json prints them.`,
 		Args: cobra.ExactArgs(1),
 	}
 	jf := cli.AddJobFlags(cmd.Flags())
+	withLocks := cmd.Flags().Bool("locks", false, `with --json: print {"runs": [...], "locks": [...]} instead of the runs alone`)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		job, err := jf.Load(args)
 		if err != nil {
@@ -96,20 +98,24 @@ and lease (--json prints the runs only).`,
 		if err != nil {
 			return err
 		}
-		if job.JSON {
-			if runs == nil {
-				runs = []jobs.RunRecord{}
-			}
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(runs)
+		if *withLocks && !job.JSON {
+			return fmt.Errorf("%w: --locks goes with --json (the table is followed by the locks anyway)", jobs.ErrConfig)
 		}
-		if err := jobs.WriteRuns(cmd.OutOrStdout(), runs); err != nil {
-			return err
+		if job.JSON && !*withLocks {
+			return writeJSON(cmd, nonNil(runs))
 		}
 		now := time.Now()
 		locks, err := job.Locks(cmd.Context(), now)
 		if err != nil {
+			return err
+		}
+		if job.JSON {
+			return writeJSON(cmd, struct {
+				Runs  []jobs.RunRecord  `json:"runs"`
+				Locks []jobs.LockStatus `json:"locks"`
+			}{nonNil(runs), nonNil(locks)})
+		}
+		if err := jobs.WriteRuns(cmd.OutOrStdout(), runs); err != nil {
 			return err
 		}
 		return jobs.WriteLocks(cmd.OutOrStdout(), locks, now)
@@ -143,11 +149,24 @@ host's clock as a run taking the lock over judges it. A job without a file takes
 			return err
 		}
 		if job.JSON {
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(locks)
+			return writeJSON(cmd, locks)
 		}
 		return jobs.WriteLocks(cmd.OutOrStdout(), locks, now)
 	}
 	return cmd
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(cmd *cobra.Command, v any) error {
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// nonNil is s, or an empty slice for nil (JSON [] rather than null).
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

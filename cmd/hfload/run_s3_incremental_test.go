@@ -165,6 +165,21 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 				!strings.Contains(stdout, "lease 2m0s, renewed ") || !strings.Contains(stdout, "unless renewed") {
 				t.Fatalf("hfload runs while another host holds the lock: exit %d:\n%s", code, stdout)
 			}
+			// --json --locks: the runs and the same locks as objects; --json alone: the runs, as a list.
+			code, stdout, stderr = hfload(t, "runs", job, "--json", "--locks")
+			var rl struct {
+				Runs  []jobs.RunRecord  `json:"runs"`
+				Locks []jobs.LockStatus `json:"locks"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &rl); code != 0 || err != nil || len(rl.Runs) != 2 || len(rl.Locks) != 2 ||
+				rl.Locks[1].Lock != c.scheme+"://"+bucket+"/"+lockKey || !rl.Locks[1].Held || rl.Locks[1].Holder.PID != 4242 ||
+				rl.Locks[1].Holder.Host != "other-host" || rl.Locks[1].LeaseSeconds != 120 || rl.Locks[1].Expired || rl.Locks[0].Held {
+				t.Fatalf("hfload runs --json --locks while another host holds the lock: exit %d: %v\n%s%s", code, err, stdout, stderr)
+			}
+			var runs []jobs.RunRecord
+			if code, stdout, _ := hfload(t, "runs", job, "--json"); code != 0 || json.Unmarshal([]byte(stdout), &runs) != nil || len(runs) != 2 {
+				t.Fatalf("hfload runs --json: exit %d:\n%s", code, stdout)
+			}
 			for _, args := range [][]string{nil, {"--break-lock"}} {
 				code, _, stderr := hfload(t, append([]string{"run", job, "--no-progress"}, args...)...)
 				if code != 4 || !strings.Contains(stderr, "held by pid 4242 on other-host") || !strings.Contains(stderr, "renewed") ||

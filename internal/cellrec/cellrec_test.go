@@ -280,3 +280,25 @@ func BenchmarkValidate(b *testing.B) {
 		b.Fatal("the record did not take the one-byte path")
 	}
 }
+
+// BenchmarkNextTags walks the cells of a five-cell record (dictionary qualifiers, short values), as the
+// write phase does for every cell.
+func BenchmarkNextTags(b *testing.B) {
+	d := NewDict([][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("e"), []byte("f")})
+	var cells []byte
+	for i, v := range []string{"593908", "306.39", "SHIPPED", "1700000000", "note 74013"} {
+		cells = d.AppendCell(cells, i, []byte(v))
+	}
+	b.SetBytes(int64(len(cells)))
+	n := 0
+	for b.Loop() {
+		for c := cells; len(c) > 0; {
+			var q, v []byte
+			q, v, _, c = d.NextTags(c)
+			n += len(q) + len(v)
+		}
+	}
+	if n == 0 {
+		b.Fatal("no cells")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
@@ -11,16 +12,22 @@ import (
 )
 
 // familyWriters writes the families of a row-record stream in parallel: the stream resolves the
-// cells (order, duplicates) and copies each into a batch of its family; each family's fileWriter
-// runs on a goroutine of its own and does the costly part (encoding, compression, checksums,
-// verification, blooms). So a region's families are written on as many cores as separate family
-// streams had, and row records pay off however few regions there are.
+// views (order, duplicates) and copies each view once, its row and every family's cells, into a batch
+// that every family's writer reads; each family's fileWriter runs on a goroutine of its own, takes
+// its family's cells out of each view (the stream notes where they are) and does the costly part
+// (encoding, compression, checksums, verification, blooms). So a region's families are written on as
+// many cores as separate family streams had, and row records pay off however few regions there are.
+//
+// One copy per view, not one per cell: with five one-column families a row is one view of five cells,
+// and copying each cell with its own row and key fields into its family's batch cost the stream more
+// than a family's writer spends parsing its cells out of the view (readRows).
 type familyWriters struct {
 	fws  []*fileWriter
-	fams [][]byte // family names by rank
-	in   []chan *cellBatch
-	cur  []*cellBatch
-	free chan *cellBatch
+	fams [][]byte      // family names by rank
+	d    *cellrec.Dict // the row records' dictionary
+	in   []chan *viewBatch
+	cur  *viewBatch
+	free chan *viewBatch
 	wg   sync.WaitGroup
 
 	mu     sync.Mutex
@@ -28,107 +35,127 @@ type familyWriters struct {
 	failed chan struct{} // closed on the first error
 }
 
-// cellBatch is a family's cells on their way to its fileWriter: the cells' bytes back to back in buf.
-type cellBatch struct {
-	buf []byte
-	ops []cellOp
+// viewBatch is views on their way to every family's writer: each view's row and cells back to back in
+// buf, and where each family's cells are.
+type viewBatch struct {
+	buf   []byte
+	views []rowView
+	// ranges holds len(fams)+1 offsets per view: view i's cells of family rank are
+	// cells[ranges[i*(n+1)+rank]:ranges[i*(n+1)+rank+1]] (a view's cells are in family rank order).
+	ranges []uint32
+	left   atomic.Int32 // writers that have yet to read the batch
 }
 
-// cellOp is one cell: row, qualifier, value and tags at off in the batch's buffer. sameRow says that
-// the cell follows a cell of the same row, timestamp and type in its file (fileWriter.appendSameRow);
-// otherwise the writer appends the whole key, with the row's bloom hash rh when hashed (the stream
-// hashes a row once for every family's file), after starting the row in its file when newRow
-// (fileWriter.startNewRow: the stream knows which rows a family's file has had, so the file does not
-// compare or keep rows; with five one-column families every cell starts a row).
-//
-// The lengths are as narrow as their limits allow (a row is at most 32,767 bytes, tags 65,535, a
-// qualifier or value under 2 GiB, and a batch is handed on once it passes cellBatchBytes), which
-// halves the ops the stream writes for every cell: 40 bytes instead of 80.
-type cellOp struct {
-	off, ql, vl uint32
-	rl, tl      uint16
-	ts          int64
-	rh          hfilewriter.RowHash
-	typ         kv.Type
-	sameRow     bool
-	newRow      bool
-	hashed      bool
+// rowView is one view of a row record: its row at off in the batch's buffer, then its cells (cl bytes,
+// every family's), with the header's timestamp and type, the row's bloom hash rh when hashed (the
+// stream hashes a row once for every family's file) and the stream's number of the row (views of one
+// row share it: a family's writer starts a row in its file when the number changes).
+type rowView struct {
+	off   uint32
+	cl    uint32
+	rl    uint16
+	flags uint8
+	typ   kv.Type
+	ts    int64
+	rh    hfilewriter.RowHash
+	row   int64
 }
 
-// Batches are handed on at about cellBatchBytes; each family has at most cellBatchesInFlight of them
-// queued, so a stream holds a few hundred KiB per family (within memoryReserve).
+// rowView flags: which of the view's cells the duplicate policy drops, and whether rh is set.
 const (
-	cellBatchBytes      = 32 << 10
-	cellBatchesInFlight = 2
+	viewDropFirst = 1 << iota // the first cell duplicates the last one handed on (policies error, first)
+	viewDropLast              // the last cell is replaced by an equal one of the next view (policy last)
+	viewHashed
+)
+
+// Batches are handed on once their buffer passes viewBatchBytes; each family has at most
+// viewBatchesInFlight of them queued, so a stream holds a few hundred KiB (within memoryReserve).
+const (
+	viewBatchBytes      = 64 << 10
+	viewBatchesInFlight = 2
 )
 
 func newFamilyWriters(fws []*fileWriter, rows *rowRecords) *familyWriters {
 	n := len(fws)
-	fw := &familyWriters{fws: fws, fams: make([][]byte, n), in: make([]chan *cellBatch, n), cur: make([]*cellBatch, n),
-		free: make(chan *cellBatch, n*(cellBatchesInFlight+2)), failed: make(chan struct{})}
+	fw := &familyWriters{fws: fws, fams: make([][]byte, n), d: rows.rd.Dict(), in: make([]chan *viewBatch, n),
+		free: make(chan *viewBatch, viewBatchesInFlight+2), failed: make(chan struct{})}
 	for rank := range fws {
 		fw.fams[rank] = rows.rd.Family(rank)
-		fw.in[rank] = make(chan *cellBatch, cellBatchesInFlight)
+		fw.in[rank] = make(chan *viewBatch, viewBatchesInFlight)
 		fw.wg.Add(1)
 		go fw.write(rank)
 	}
 	return fw
 }
 
-// write is the goroutine of one family: it appends the cells of every batch to the family's files.
-// After an error it only drains its batches.
+// write is the goroutine of one family: it appends the family's cells of every batch to its files.
+// After an error it only drains its batches. The last writer to finish a batch frees it.
 func (f *familyWriters) write(rank int) {
 	defer f.wg.Done()
 	fw := f.fws[rank]
+	var last int64 // the number of the last row written (rows are numbered from 1)
 	for b := range f.in[rank] {
 		if f.error() == nil {
-			if err := f.writeBatch(fw, rank, b); err != nil {
+			if err := f.writeBatch(fw, rank, b, &last); err != nil {
 				f.fail(err)
 			}
 		}
-		b.buf, b.ops = b.buf[:0], b.ops[:0]
-		select {
-		case f.free <- b:
-		default:
+		if b.left.Add(-1) == 0 {
+			b.buf, b.views, b.ranges = b.buf[:0], b.views[:0], b.ranges[:0]
+			select {
+			case f.free <- b:
+			default:
+			}
 		}
 	}
 }
 
-func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *cellBatch) error {
+// writeBatch writes family rank's cells of b's views; *last is the number of the row last written.
+func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last *int64) error {
 	h := cellrec.Header{Family: f.fams[rank]}
-	for i := range b.ops {
-		op := &b.ops[i]
-		p := int(op.off)
-		h.Row = b.buf[p : p+int(op.rl)]
-		p += int(op.rl)
-		q := b.buf[p : p+int(op.ql)]
-		p += int(op.ql)
-		v := b.buf[p : p+int(op.vl)]
-		p += int(op.vl)
-		var tags []byte
-		if op.tl > 0 {
-			tags = b.buf[p : p+int(op.tl)]
-		}
-		h.TS, h.Type = op.ts, op.typ
-		if op.sameRow {
-			if err := fw.appendSameRow(&h, q, v, tags); err != nil {
-				return err
-			}
+	n := len(f.fams) + 1
+	for i := range b.views {
+		lo, hi := b.ranges[i*n+rank], b.ranges[i*n+rank+1]
+		if lo == hi {
 			continue
 		}
-		if op.newRow {
-			if err := fw.startNewRow(); err != nil {
+		v := &b.views[i]
+		rowEnd := v.off + uint32(v.rl)
+		h.Row, h.TS, h.Type = b.buf[v.off:rowEnd], v.ts, v.typ
+		cells := b.buf[rowEnd+lo : rowEnd+hi]
+		dropFirst := lo == 0 && v.flags&viewDropFirst != 0
+		dropLast := hi == v.cl && v.flags&viewDropLast != 0
+		written := false
+		for len(cells) > 0 {
+			q, val, tags, rest := f.d.NextTags(cells)
+			cells = rest
+			if dropFirst || dropLast && len(rest) == 0 {
+				dropFirst = false
+				continue
+			}
+			q = q[1:] // the rank byte
+			var err error
+			switch {
+			case written:
+				// Once a cell of the view is in the file, the next ones share its row, timestamp and type.
+				err = fw.appendSameRow(&h, q, val, tags)
+			default:
+				if v.row != *last {
+					if err := fw.startNewRow(); err != nil {
+						return err
+					}
+					*last = v.row
+				}
+				if v.flags&viewHashed != 0 {
+					err = fw.appendRowHash(&h, q, val, tags, v.rh)
+				} else {
+					err = fw.append(&h, q, val, tags)
+				}
+				written = true
+			}
+			if err != nil {
 				return err
 			}
-		}
-		var err error
-		if op.hashed {
-			err = fw.appendRowHash(&h, q, v, tags, op.rh)
-		} else {
-			err = fw.append(&h, q, v, tags)
-		}
-		if err != nil {
-			return err
 		}
 	}
 	return nil
@@ -149,60 +176,74 @@ func (f *familyWriters) error() error {
 	return f.err
 }
 
-// put queues one cell of family rank (h's family is not read: the rank says it). newRow: the family's
-// file has had no cell of h.Row yet (then sameRow is false). rh is h.Row's hfilewriter.HashRow when
-// hashed.
-func (f *familyWriters) put(rank int, h *cellrec.Header, q, v, tags []byte, sameRow, newRow bool, rh hfilewriter.RowHash, hashed bool) error {
-	b := f.cur[rank]
+// add queues a view: header vh (its row and type; the family is not read), cells (every family's),
+// ranges (len(fams)+1 offsets into cells: where each family's cells start, then len(cells)), the
+// stream's number of its row, its flags and, with viewHashed, the row's hash rh. The batch is handed
+// on only by a later sendFull or finish: until then the stream may still set the view's viewDropLast
+// (dropLast). Call sendFull before each add.
+func (f *familyWriters) add(vh *cellrec.Header, cells []byte, ranges []uint32, row int64, flags uint8, rh hfilewriter.RowHash) error {
+	if len(vh.Row) > kv.MaxRowLength || uint64(len(vh.Row))+uint64(len(cells)) > math.MaxUint32-viewBatchBytes {
+		// Records are checked against limits far below these when they are made; a view past them is
+		// not narrowed. (The stream sends a full batch before it adds a view: the view starts within
+		// the first viewBatchBytes of the buffer.)
+		return fmt.Errorf("row %s: row or cells too long", kv.ToStringBinary(vh.Row))
+	}
+	b := f.cur
 	if b == nil {
 		select {
 		case b = <-f.free:
 		default:
-			b = &cellBatch{buf: make([]byte, 0, cellBatchBytes+cellBatchBytes/4)}
+			b = &viewBatch{buf: make([]byte, 0, viewBatchBytes+viewBatchBytes/4)}
 		}
-		f.cur[rank] = b
+		f.cur = b
 	}
-	if len(h.Row) > kv.MaxRowLength || len(tags) > kv.MaxTagsLength || uint64(len(q))+uint64(len(v)) > math.MaxInt32 {
-		// Records are checked against these limits when they are made; a cell past them is not narrowed.
-		return fmt.Errorf("cell %s: row, qualifier, value or tags too long for an HBase cell",
-			kv.FormatKey(h.Row, f.fams[rank], q, h.TS, h.Type))
-	}
-	b.ops = append(b.ops, cellOp{off: uint32(len(b.buf)), rl: uint16(len(h.Row)), ql: uint32(len(q)), vl: uint32(len(v)),
-		tl: uint16(len(tags)), ts: h.TS,
-		rh: rh, typ: h.Type, sameRow: sameRow, newRow: newRow, hashed: hashed})
-	b.buf = append(append(append(append(b.buf, h.Row...), q...), v...), tags...)
-	if len(b.buf) < cellBatchBytes {
-		return nil
-	}
-	return f.send(rank)
+	b.views = append(b.views, rowView{off: uint32(len(b.buf)), cl: uint32(len(cells)), rl: uint16(len(vh.Row)),
+		flags: flags, typ: vh.Type, ts: vh.TS, rh: rh, row: row})
+	b.ranges = append(b.ranges, ranges...)
+	b.buf = append(append(b.buf, vh.Row...), cells...)
+	return nil
 }
 
-// send hands family rank's current batch to its goroutine.
-func (f *familyWriters) send(rank int) error {
-	b := f.cur[rank]
+// dropLast marks the last cell of the view added last as replaced by a later duplicate.
+func (f *familyWriters) dropLast() {
+	if b := f.cur; b != nil && len(b.views) > 0 {
+		b.views[len(b.views)-1].flags |= viewDropLast
+	}
+}
+
+// sendFull hands the current batch on when it is full.
+func (f *familyWriters) sendFull() error {
+	if f.cur == nil || len(f.cur.buf) < viewBatchBytes {
+		return nil
+	}
+	return f.send()
+}
+
+// send hands the current batch to every family's goroutine.
+func (f *familyWriters) send() error {
+	b := f.cur
 	if b == nil {
 		return nil
 	}
-	f.cur[rank] = nil
-	select {
-	case f.in[rank] <- b:
-		return nil
-	case <-f.failed:
-		return f.error()
+	f.cur = nil
+	b.left.Store(int32(len(f.in)))
+	for _, in := range f.in {
+		select {
+		case in <- b:
+		case <-f.failed:
+			return f.error()
+		}
 	}
+	return nil
 }
 
-// finish hands on every batch, waits for the writers and returns the first error (nil: every cell
-// put is in its family's fileWriter). With flush false (the stream failed) it drops the batches not
+// finish hands on the last batch, waits for the writers and returns the first error (nil: every view
+// added is in its families' fileWriters). With flush false (the stream failed) it drops the batch not
 // yet handed on. It must be called exactly once.
 func (f *familyWriters) finish(flush bool) error {
 	var err error
 	if flush {
-		for rank := range f.cur {
-			if err = f.send(rank); err != nil {
-				break
-			}
-		}
+		err = f.send()
 	}
 	for _, c := range f.in {
 		close(c)

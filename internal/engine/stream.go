@@ -37,12 +37,9 @@ type stream struct {
 	share     *hfilewriter.RowBloomShare
 	shareGot  []int64
 	shareRows int64
-	// rowNo numbers the rows of a row-record stream (views of one row share it); famRow holds, by
-	// rank, the number of the last row put in that family's file, so that the stream tells each
-	// family's writer which cells start a row in its file (startedRow).
-	rowNo  int64
-	famRow []int64
-	heldNo int64 // rowNo of the held cell
+	// rowNo numbers the rows of a row-record stream (views of one row share it): a family's writer
+	// starts a row in its file where the number changes.
+	rowNo int64
 
 	// The last cell handed on: its seq, and with policy last its key (copies).
 	prev    cellrec.Header
@@ -69,7 +66,6 @@ func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream
 	}
 	s := &stream{o: o, it: it, d: o.dict, pol: pol, fws: fws, rows: o.rows}
 	if s.rows != nil {
-		s.famRow = make([]int64, len(fws))
 		s.hdrs = make([]cellrec.Header, len(fws))
 		for rank := range s.hdrs {
 			s.hdrs[rank].Family = s.rows.rd.Family(rank)
@@ -200,70 +196,86 @@ func (s *stream) run() error {
 	return s.writeHeld()
 }
 
-// runRows is run for a stream of row records: each cell goes to its family's writer (fw). Equal keys
-// are adjacent in the stream whatever their family, so a duplicate is a cell whose key equals the last
-// cell handed on (s.prev, for every policy); a view's cells are distinct, but consecutive ones may be
-// of different families, and only cells of one family that follow each other in a view take the
-// writer's same-row path.
+// runRows is run for a stream of row records: each view goes, once, to every family's writer (fw),
+// which takes its family's cells out of it. Equal keys are adjacent in the stream whatever their
+// family, so a duplicate is a cell whose key equals the last cell handed on (s.prev, for every policy):
+// the first cell of a view. The policy marks the view: policies error and first drop that cell; with
+// last, the last cell of every view is written unless the next view's first cell replaces it (then
+// that one is, unless the view after replaces it in turn).
 func (s *stream) runRows(fw *familyWriters) error {
 	last := s.pol == DuplicatesLast
+	ranges := make([]uint32, len(s.fws)+1)
+	pending := -1 // policy last: the family of the previous view's last cell, until this view shows whether it is replaced
 	for s.it.Next() {
 		vh, seq := s.it.Header(), s.it.Seq()
 		newRow := !s.hasPrev || !bytes.Equal(s.prevRow, vh.Row)
 		if newRow {
 			s.rowNo++
 		}
-		q, v, t, rest := s.d.NextTags(s.it.Cells())
+		cells := s.it.Cells()
+		q, _, _, rest := s.d.NextTags(cells)
 		h, q, w := s.cell(vh, q)
+		var flags uint8
 		var rh hfilewriter.RowHash
 		if s.hashRows {
-			rh = hfilewriter.HashRow(vh.Row)
+			rh, flags = hfilewriter.HashRow(vh.Row), viewHashed
 		}
 		dup := s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
 		if dup {
 			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
 			s.o.recordDup(s.keyBuf, s.pseq, seq)
 		}
-		if last && !dup && s.hasHeld {
-			s.hasHeld = false
-			if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, s.startedRow(s.heldW, s.heldNo), 0, false); err != nil {
-				return err
+		if pending >= 0 {
+			if dup {
+				fw.dropLast() // the later input wins
+			} else {
+				s.sharePut(pending)
 			}
-			s.sharePut(s.heldW)
+			pending = -1
+		}
+		// Only now may the batch holding the previous view go (its last cell is settled).
+		if err := fw.sendFull(); err != nil {
+			return err
 		}
 		if newRow && s.share != nil {
 			s.shareRow(rh)
 		}
-		// sameRow: the previous cell of this view went into w's file.
-		sameRow := false
-		switch {
-		case last && len(rest) == 0:
-			s.hold(w, h, q, v, t) // a duplicate replaces the held cell: the later input wins
-			s.heldNo = s.rowNo
-		case last || !dup || s.pol == DuplicatesKeep:
-			s.hasHeld = false
-			if err := fw.put(w, h, q, v, t, false, s.startedRow(w, s.rowNo), rh, s.hashRows); err != nil {
-				return err
-			}
+		if dup && !last && s.pol != DuplicatesKeep {
+			flags |= viewDropFirst
+		}
+		// Where each family's cells are (a view's cells are in family rank order), and which families
+		// get a cell of the row.
+		for r := 0; r <= w; r++ {
+			ranges[r] = 0
+		}
+		if len(rest) == 0 && last {
+			pending = w
+		} else if flags&viewDropFirst == 0 {
 			s.sharePut(w)
-			sameRow = true
 		}
 		for len(rest) > 0 {
-			q, v, t, rest = s.d.NextTags(rest)
+			off := len(cells) - len(rest)
+			q, _, _, rest = s.d.NextTags(rest)
 			var w2 int
-			if h, q, w2 = s.cell(vh, q); w2 != w {
-				w, sameRow = w2, false
+			h, q, w2 = s.cell(vh, q)
+			if w2 < w {
+				return fmt.Errorf("row %s: a row record's cells out of family order", kv.ToStringBinary(vh.Row))
 			}
-			if last && len(rest) == 0 {
-				s.hold(w, h, q, v, t)
-				s.heldNo = s.rowNo
-				break
+			for r := w + 1; r <= w2; r++ {
+				ranges[r] = uint32(off)
 			}
-			if err := fw.put(w, h, q, v, t, sameRow, !sameRow && s.startedRow(w, s.rowNo), rh, s.hashRows); err != nil {
-				return err
+			w = w2
+			if len(rest) == 0 && last {
+				pending = w
+			} else {
+				s.sharePut(w)
 			}
-			s.sharePut(w)
-			sameRow = true
+		}
+		for r := w + 1; r < len(ranges); r++ {
+			ranges[r] = uint32(len(cells))
+		}
+		if err := fw.add(vh, cells, ranges, s.rowNo, flags, rh); err != nil {
+			return err
 		}
 		s.setPrev(h, q, seq)
 		s.pseq = seq
@@ -271,26 +283,10 @@ func (s *stream) runRows(fw *familyWriters) error {
 	if err := s.it.Err(); err != nil {
 		return nil // reported by writeStream
 	}
-	if s.hasHeld {
-		s.hasHeld = false
-		if err := fw.put(s.heldW, &s.heldH, s.heldQ, s.heldV, s.heldT, false, s.startedRow(s.heldW, s.heldNo), 0, false); err != nil {
-			return err
-		}
-	}
 	if s.share != nil {
 		s.share.Finish()
 	}
 	return nil
-}
-
-// startedRow reports whether a cell of row number row put now in family rank's file is the first of
-// its row there, and notes the row as the file's last.
-func (s *stream) startedRow(rank int, row int64) bool {
-	if s.famRow[rank] == row {
-		return false
-	}
-	s.famRow[rank] = row
-	return true
 }
 
 // shareDropped marks in stream.shareGot a family dropped from the shared bloom.

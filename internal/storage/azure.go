@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -44,6 +45,7 @@ func NewAzure(ctx context.Context, account, containerName string, opts S3Options
 	const howTo = "set AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN, " +
 		"or AZURE_STORAGE_ACCOUNT alone to sign in with Microsoft Entra ID (az login, managed identity, AZURE_CLIENT_ID/AZURE_TENANT_ID/…)"
 	var c *container.Client
+	var plain *http.Client
 	var err error
 	cs := os.Getenv("AZURE_STORAGE_CONNECTION_STRING")
 	if account == "" {
@@ -51,6 +53,10 @@ func NewAzure(ctx context.Context, account, containerName string, opts S3Options
 	}
 	switch {
 	case cs != "" && (account == "" || strings.Contains(cs, "AccountName="+account+";") || strings.HasSuffix(cs, "AccountName="+account)):
+		if azurePlainHTTP(cs) {
+			plain = (&bodyWriter{}).plainHTTPClient() // blocks sent in 256 KiB writes (s3_conn.go)
+			co.Transport = plain
+		}
 		if c, err = container.NewClientFromConnectionString(cs, containerName, co); err != nil {
 			return fail(err, "AZURE_STORAGE_CONNECTION_STRING cannot be used ("+scrubAzure(err.Error())+")")
 		}
@@ -77,11 +83,20 @@ func NewAzure(ctx context.Context, account, containerName string, opts S3Options
 	if err != nil {
 		return fail(err, howTo)
 	}
-	b := &azureBackend{c: c, account: account, name: containerName, opts: opts}
+	b := &azureBackend{c: c, plain: plain, account: account, name: containerName, opts: opts}
 	return &blobStore{b: b, opts: opts}, nil
 }
 
 func azureServiceURL(account string) string { return "https://" + account + ".blob.core.windows.net/" }
+
+// azurePlainHTTP reports whether a connection string's blob endpoint is plain HTTP (Azurite, a
+// local endpoint): its BlobEndpoint, else its DefaultEndpointsProtocol.
+func azurePlainHTTP(cs string) bool {
+	if ep := connStringValue(cs, "BlobEndpoint"); ep != "" {
+		return len(ep) > 7 && strings.EqualFold(ep[:7], "http://")
+	}
+	return strings.EqualFold(strings.TrimSpace(connStringValue(cs, "DefaultEndpointsProtocol")), "http")
+}
 
 func connStringValue(cs, name string) string {
 	for _, kv := range strings.Split(cs, ";") {
@@ -94,6 +109,7 @@ func connStringValue(cs, name string) string {
 
 type azureBackend struct {
 	c       *container.Client
+	plain   *http.Client // the client's transport at a plain-HTTP endpoint (nil: the SDK's)
 	account string
 	name    string
 	opts    S3Options

@@ -43,6 +43,9 @@ func NewGCS(ctx context.Context, bucket string, opts S3Options) (Store, error) {
 		if !strings.Contains(g.base, "://") {
 			g.base = "http://" + g.base
 		}
+		if strings.HasPrefix(g.base, "http://") {
+			g.client = (&bodyWriter{}).plainHTTPClient() // uploads in 256 KiB writes (s3_conn.go)
+		}
 	} else {
 		creds, err := google.FindDefaultCredentials(ctx, gcsScope)
 		if err != nil {

@@ -33,19 +33,32 @@ func (w *bodyWriter) httpClient(c s3.HTTPClient) s3.HTTPClient {
 	if !ok || bc == nil {
 		return c
 	}
-	return bc.WithTransportOptions(func(tr *http.Transport) {
-		dial := tr.DialContext
-		if dial == nil {
-			dial = (&net.Dialer{}).DialContext
+	return bc.WithTransportOptions(w.wrapDial)
+}
+
+// plainHTTPClient is the HTTP client of a Cloud Storage or Azure store at a plain-HTTP endpoint (an
+// emulator, an on-premises gateway): Go's default transport, dialing connections that send request
+// bodies in writes of bodyWriteSize. Stores at HTTPS endpoints keep their SDK's or Go's client (TLS
+// writes records of at most 16 KiB whatever the copy).
+func (w *bodyWriter) plainHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	w.wrapDial(tr)
+	return &http.Client{Transport: tr}
+}
+
+// wrapDial makes tr dial bodyConns.
+func (w *bodyWriter) wrapDial(tr *http.Transport) {
+	dial := tr.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
 		}
-		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := dial(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return &bodyConn{Conn: conn, w: w}, nil
-		}
-	})
+		return &bodyConn{Conn: conn, w: w}, nil
+	}
 }
 
 // bodyConn is a connection whose ReadFrom (what net/http's body copy reaches) writes bodyWriteSize
