@@ -114,8 +114,10 @@ func (f *familyWriters) write(rank int) {
 func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last *int64) error {
 	h := cellrec.Header{Family: f.fams[rank]}
 	n := len(f.fams) + 1
-	for i := range b.views {
-		lo, hi := b.ranges[i*n+rank], b.ranges[i*n+rank+1]
+	lastRow := *last
+	defer func() { *last = lastRow }()
+	for i, j := 0, rank; i < len(b.views); i, j = i+1, j+n {
+		lo, hi := b.ranges[j], b.ranges[j+1]
 		if lo == hi {
 			continue
 		}
@@ -140,11 +142,11 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 				// Once a cell of the view is in the file, the next ones share its row, timestamp and type.
 				err = fw.appendSameRow(&h, q, val, tags)
 			default:
-				if v.row != *last {
+				if v.row != lastRow {
 					if err := fw.startNewRow(); err != nil {
 						return err
 					}
-					*last = v.row
+					lastRow = v.row
 				}
 				if v.flags&viewHashed != 0 {
 					err = fw.appendRowHash(&h, q, val, tags, v.rh)

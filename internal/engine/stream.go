@@ -248,27 +248,37 @@ func (s *stream) runRows(fw *familyWriters) error {
 		for r := 0; r <= w; r++ {
 			ranges[r] = 0
 		}
+		// shared: family w got a written cell of the view (sharePut).
+		shared := false
 		if len(rest) == 0 && last {
 			pending = w
 		} else if flags&viewDropFirst == 0 {
 			s.sharePut(w)
+			shared = true
 		}
+		// The rest of the view: only each cell's family matters here, and the last cell's key.
+		rq := q
 		for len(rest) > 0 {
 			off := len(cells) - len(rest)
-			q, _, _, rest = s.d.NextTags(rest)
-			var w2 int
-			h, q, w2 = s.cell(vh, q)
-			if w2 < w {
-				return fmt.Errorf("row %s: a row record's cells out of family order", kv.ToStringBinary(vh.Row))
+			rq, _, rest = s.d.Next(rest)
+			if w2 := int(rq[0]); w2 != w { // the family's rank (rowRecords.rd.Split)
+				if w2 < w {
+					return fmt.Errorf("row %s: a row record's cells out of family order", kv.ToStringBinary(vh.Row))
+				}
+				for r := w + 1; r <= w2; r++ {
+					ranges[r] = uint32(off)
+				}
+				w, shared = w2, false
 			}
-			for r := w + 1; r <= w2; r++ {
-				ranges[r] = uint32(off)
-			}
-			w = w2
-			if len(rest) == 0 && last {
-				pending = w
-			} else {
+			if !shared && (len(rest) != 0 || !last) {
 				s.sharePut(w)
+				shared = true
+			}
+			if len(rest) == 0 {
+				h, q, _ = s.cell(vh, rq)
+				if last {
+					pending = w
+				}
 			}
 		}
 		for r := w + 1; r < len(ranges); r++ {
