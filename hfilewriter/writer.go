@@ -148,7 +148,6 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 		tags:         o.includesTags(),
 		mvcc:         !o.NoMVCC,
 		dataType:     BlockData,
-		index:        newWriteIndexWriter(o.IndexBlockMaxSize, o.IndexMinEntries),
 		trMin:        math.MaxInt64,
 		trMax:        -1,
 		earliestPut:  kv.LatestTimestamp,
@@ -160,12 +159,18 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 		wr.aux, wr.scratch, wr.keyBuf = prev.aux[:0], prev.scratch[:0], prev.keyBuf[:0]
 		wr.fiOrder, wr.fi = prev.fiOrder, prev.fi
 		prev.fi = writeFileInfoMap{}
+		if prev.index != nil {
+			wr.index, prev.index = prev.index.reuse(o.IndexBlockMaxSize, o.IndexMinEntries), nil
+		}
 		// The key buffers: Stats copies what it returns, so nothing outside points into them.
 		wr.firstKey, wr.family, wr.lastRow, wr.lastQualOwn = prev.firstKey[:0], prev.family[:0], prev.lastRow[:0], prev.lastQualOwn[:0]
 		wr.blkFirstKey, wr.keyBiggest, wr.prevLastKey = prev.blkFirstKey[:0], prev.keyBiggest[:0], prev.prevLastKey[:0]
 		prev.firstKey, prev.family, prev.lastRow, prev.lastQualOwn = nil, nil, nil, nil
 		prev.blkFirstKey, prev.keyBiggest, prev.prevLastKey = nil, nil, nil
 		prev.blkOwn, prev.aux, prev.scratch, prev.keyBuf = nil, nil, nil, nil
+	}
+	if wr.index == nil {
+		wr.index = newWriteIndexWriter(o.IndexBlockMaxSize, o.IndexMinEntries)
 	}
 	wr.blkOwn = wr.blk
 	if o.Encoding != EncodingNone {
@@ -864,7 +869,9 @@ func (w *Writer) Stats() WriterStats {
 		DataBlocks:   w.dataBlocks,
 		KeyBytes:     w.totalKeyLen,
 		ValueBytes:   w.totalValueLen,
-		IndexLevels:  w.index.levels,
+	}
+	if w.index != nil { // nil once handed to NewWriterReusing
+		s.IndexLevels = w.index.levels
 	}
 	if w.entries > 0 {
 		s.FirstKey = append([]byte(nil), w.firstKey...)

@@ -129,6 +129,19 @@ func newWriteIndexWriter(maxChunkSize, minEntries int) *writeIndexWriter {
 	return &writeIndexWriter{maxChunkSize: maxChunkSize, minEntries: minEntries, levels: 1}
 }
 
+// reuse empties x, whose file is written, for the next file, keeping its chunks' arrays (NewWriterReusing).
+func (x *writeIndexWriter) reuse(maxChunkSize, minEntries int) *writeIndexWriter {
+	cur, root := x.cur, x.root
+	if x.curIsRoot { // a single-level index moved its leaf chunk to the root: the next file's leaf again
+		cur, root = root, cur
+	}
+	cur.reset()
+	root.reset()
+	*x = writeIndexWriter{maxChunkSize: maxChunkSize, minEntries: minEntries, levels: 1, cur: cur, root: root,
+		pendingFirstKey: x.pendingFirstKey[:0]}
+	return x
+}
+
 // addEntry records a data block.
 func (x *writeIndexWriter) addEntry(key []byte, offset int64, size int32) {
 	x.cur.add(key, offset, size, -1)

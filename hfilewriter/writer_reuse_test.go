@@ -44,6 +44,11 @@ func TestWriterReusingSameBytes(t *testing.T) {
 		{WriterOptions{Compression: CompressionGZ, CompressionLevel: 1}, 10, nil},
 		{WriterOptions{Compression: CompressionZSTD, Bloom: BloomNone}, 2500, nil},
 		{snappyDiff, 7, nil},
+		// Multi-level data indexes (leaf chunks written inline, intermediate levels) before and after
+		// single-level ones: the index writer's chunks are reused.
+		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 256}, 3000, nil}, {WriterOptions{BlockSize: 512}, 40, nil},
+		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 300}, 2000, []string{"k"}},
+		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 256}, 1, nil},
 	}
 	info := func(w *Writer, keys []string) {
 		for _, k := range keys {
