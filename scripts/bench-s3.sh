@@ -8,6 +8,10 @@
 #
 #   SIZE=1GB MEMORY=256MiB ROUNDS=3 bash scripts/bench-s3.sh
 #
+# HFLOAD_FLAGS adds options to every load, local and bucket alike (e.g. HFLOAD_FLAGS="--compression snappy":
+# the table's usual codec; the default run writes HBase's default, no compression, about 4.6 GiB of HFiles
+# for the 1 GB export).
+#
 # OLD=path/to/an/older/hfload adds that build's bucket load to every round (bracketed old/new figures
 # from the same run; the rounds alternate which of the two goes first). GWFLAGS passes options to the
 # gateway's posix backend (e.g. GWFLAGS=--data-integrity-etag: CRC ETags instead of MD5; the default
@@ -105,10 +109,11 @@ measure() { # name, command...: prints "wall-seconds cpu-seconds peak-RSS-KiB"
 load() { # name, binary, input, out, extra flags...
   local name=$1 b=$2 in=$3 out=$4; shift 4
   sync
+  # shellcheck disable=SC2086 # HFLOAD_FLAGS is a list of options
   measure "$name" "$b" run --input "$in" --header \
     --columns 'HBASE_ROW_KEY,d:customer_id,d:product_id,d:order_ts,d:quantity,d:unit_price,d:status,d:comment' \
     --table orders --out "$out" --timestamp 1700000000000 --split-sample 8 --memory "$memory" \
-    --max-rejects -1 --no-progress "$@"
+    --max-rejects -1 --no-progress ${HFLOAD_FLAGS:-} "$@"
 }
 sums() { (cd "$1" && find . -path ./_manifest.json -prune -o -type f -not -name '_*' -print0 | sort -z | xargs -0 sha256sum); }
 
