@@ -37,6 +37,12 @@ var lockServers = []struct {
 // renewing it (the old holder learns it at confirm, and its release leaves the new holder's lock),
 // and of two takers of one expired lock exactly one wins.
 func TestBucketLockLease(t *testing.T) {
+	onLockServers(t, leaseTest)
+}
+
+// onLockServers runs test against a fresh bucket on each real server of lockServers (skipped where a
+// server cannot start, failed under CI).
+func onLockServers(t *testing.T, test func(*testing.T, storage.Store)) {
 	for _, ls := range lockServers {
 		t.Run(ls.scheme, func(t *testing.T) {
 			srv, err := ls.start(t.TempDir())
@@ -57,7 +63,7 @@ func TestBucketLockLease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			leaseTest(t, st)
+			test(t, st)
 		})
 	}
 }
@@ -219,29 +225,7 @@ func TestTakeOverRules(t *testing.T) {
 // a live holder's lock over (what the minimum lease guards against), and the holder learns it at its
 // next renewal, before its commit.
 func TestBucketLockClockSkew(t *testing.T) {
-	for _, ls := range lockServers {
-		t.Run(ls.scheme, func(t *testing.T) {
-			srv, err := ls.start(t.TempDir())
-			if err != nil {
-				if cloudtest.CI() {
-					t.Fatalf("%v (CI: it must run; .ci/run installs it)", err)
-				}
-				t.Skipf("%v; %s", err, ls.hint)
-			}
-			t.Cleanup(func() { srv.Stop() })
-			srv.Setenv(t)
-			bucket, err := srv.NewBucket()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
-			st, err := storage.OpenBucket(ctx, storage.Location{Scheme: ls.scheme, Bucket: bucket}, storage.S3Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			skewTest(t, st)
-		})
-	}
+	onLockServers(t, skewTest)
 }
 
 func skewTest(t *testing.T, st storage.Store) {
