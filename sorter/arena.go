@@ -3,6 +3,7 @@ package sorter
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/hfload/hfload/internal/cellrec"
@@ -203,7 +204,7 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 	case depth == 8*keyWords:
 		a.sortTies(v, w)
 	case len(v) < radixCutoff:
-		slices.SortFunc(v, func(x, y entry) int { return a.compare(&x, &y) })
+		a.sortSmall(v)
 	case !radixStep(v, depth, func(b []entry, depth int) { a.radixSort(b, depth, w) }):
 		a.sortTies(v, w) // the cached bytes from depth on are all equal
 	}
@@ -215,12 +216,15 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 // the depth after that byte. It returns false, v unchanged, when the cached bytes from depth on are
 // all equal.
 func radixStep(v []entry, depth int, sub func(b []entry, depth int)) bool {
-	for ; depth < 8*keyWords; depth++ {
+	for depth < 8*keyWords {
 		var count [256]int
 		for i := range v {
 			count[v[i].digit(depth)]++
 		}
-		if count[v[0].digit(depth)] == len(v) { // one bucket: look at the next byte
+		if count[v[0].digit(depth)] == len(v) {
+			// One bucket: skip every byte all entries share in one pass ([salt][constant][id] keys
+			// share several), instead of counting each of them.
+			depth = firstDiffByte(v, depth+1)
 			continue
 		}
 		distribute(v, depth, &count)
@@ -234,6 +238,31 @@ func radixStep(v []entry, depth int, sub func(b []entry, depth int)) bool {
 		return true
 	}
 	return false
+}
+
+// firstDiffByte returns the first byte depth, from depth on, in which the cached row bytes of v's entries
+// differ, or 8*keyWords when they are all equal from depth on.
+func firstDiffByte(v []entry, depth int) int {
+	if depth >= 8*keyWords {
+		return 8 * keyWords
+	}
+	var dp, dn uint64
+	p0, n0 := v[0].prefix, v[0].next
+	for i := range v {
+		dp |= v[i].prefix ^ p0
+		dn |= v[i].next ^ n0
+	}
+	if depth < 8 {
+		if dp &= ^uint64(0) >> (8 * depth); dp != 0 {
+			return bits.LeadingZeros64(dp) / 8
+		}
+	} else {
+		dn &= ^uint64(0) >> (8 * (depth - 8))
+	}
+	if dn != 0 {
+		return 8 + bits.LeadingZeros64(dn)/8
+	}
+	return 8 * keyWords
 }
 
 // distribute permutes v in place into the buckets of byte depth of the entries' cached row bytes
