@@ -47,8 +47,12 @@ type arena struct {
 	idx   []entry
 	// segs, after sort, holds the start of every ascending segment of idx when sort found few of them
 	// and left idx as it was: the records are then produced by merging the segments (segOrder).
-	// Nil means idx is fully sorted.
+	// Nil means idx is fully sorted (or made of lanes).
 	segs []int
+	// lanes, after sort, when not nil: idx is made of these interleaved ascending lanes, keyed by the
+	// row bytes laneDepth and laneDepth+1, and left as it was (arena_lanes.go).
+	lanes     []lane
+	laneDepth int
 }
 
 // record returns the record of e.
@@ -159,7 +163,7 @@ func (a *arena) sort() { a.sortWith(1, false) }
 // sortWith is sort on up to workers goroutines (sortParallel); with whole the index ends fully sorted
 // even when it is made of few ascending segments.
 func (a *arena) sortWith(workers int, whole bool) {
-	a.segs = a.segs[:0]
+	a.segs, a.lanes = a.segs[:0], nil
 	n := len(a.idx)
 	limit := n/minSegment + 1
 	segs := append(a.segs, 0)
@@ -175,6 +179,8 @@ func (a *arena) sortWith(workers int, whole bool) {
 		a.segs = nil
 	case len(segs) <= limit && !whole:
 		a.segs = segs
+	case !whole && a.findLanes():
+		a.segs = nil
 	default:
 		a.sortParallel(workers)
 	}
@@ -182,6 +188,9 @@ func (a *arena) sortWith(workers int, whole bool) {
 
 // order returns the positions of a sorted arena's entries in (first cell, seq) order.
 func (a *arena) order() order {
+	if a.lanes != nil {
+		return newLaneOrder(a)
+	}
 	if a.segs == nil {
 		return &idxOrder{n: len(a.idx)}
 	}
