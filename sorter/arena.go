@@ -155,9 +155,10 @@ const minSegment = 256
 // records is added under one lock. sort first looks for the
 // ascending segments of the index; if there are few (on average at least minSegment records long),
 // it leaves the index as it is and source merges the segments, which costs about one comparison per
-// record. Otherwise it sorts the index in place: an MSD radix sort (American flag sort) on the 8-byte
-// row prefix, needing no extra memory, with pdqsort on the full comparator for small buckets and for
-// groups whose whole prefix is equal.
+// record. Then it looks for interleaved ascending lanes (findLanes), which need no sort either.
+// Otherwise it sorts the index in place: an MSD radix sort (American flag sort) on the 16 cached row
+// bytes, needing no extra memory, with a quicksort for small buckets (sortSmall) and pdqsort on the
+// full comparator for large groups whose cached bytes are all equal.
 func (a *arena) sort() { a.sortWith(1, false) }
 
 // sortWith is sort on up to workers goroutines (sortParallel); with whole the index ends fully sorted
