@@ -271,7 +271,7 @@ func (r *ExecuteResult) Summary() string {
 // rejects file is after the commit.
 func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, finalDir string, res *ExecuteResult,
 	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
-	return loadInto(ctx, job, spec, stg.Dir(), engine.DirSink{Dir: stg.Dir()}, finalDir, res, load, logf)
+	return loadInto(ctx, job, spec, stg.Dir(), engine.DirSink{Dir: stg.Dir(), Closed: stg.FileWritten}, finalDir, res, load, logf)
 }
 
 // loadInto runs the engine writing to sink, with the rejects file in the local directory work and the

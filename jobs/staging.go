@@ -152,6 +152,11 @@ func checkEmptyOutput(dir string) error {
 // Dir is the staging directory.
 func (s *Staging) Dir() string { return s.dir }
 
+// FileWritten tells the staging that one more file under Dir is complete (an engine.DirSink's
+// Closed): every few hundred files it starts writing them back to the device in the background,
+// which leaves the commit less to wait for. Safe for concurrent use.
+func (s *Staging) FileWritten() { s.syncer.fileWritten() }
+
 // Final is the directory the output has after Commit.
 func (s *Staging) Final() string { return s.final }
 

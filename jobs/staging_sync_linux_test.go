@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestKernelAtLeast(t *testing.T) {
@@ -51,5 +52,56 @@ func TestStagingSyncer(t *testing.T) {
 		}
 		s.close()
 		s.close() // idempotent
+	}
+}
+
+// Every earlyWritebackFiles completed files start a background syncfs on a descriptor other than the
+// commit's (so an error it meets is still reported to the commit); the commit's sync stops it, and
+// files reported after that change nothing.
+func TestStagingSyncerEarlyWriteback(t *testing.T) {
+	if !syncfsReportsErrors() {
+		t.Skip("this kernel's syncfs reports no errors (before Linux 5.8): the commit fsyncs every file, no early writeback")
+	}
+	dir := filepath.Join(t.TempDir(), "stg")
+	if err := os.MkdirAll(filepath.Join(dir, "f"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := openStagingSyncer(dir)
+	defer s.close()
+	if s.early == nil {
+		t.Fatal("no early writeback with syncfs")
+	}
+	if s.early.f.Fd() == s.dir.Fd() {
+		t.Fatal("the background syncs share the commit's descriptor")
+	}
+	for i := 0; i < earlyWritebackFiles-1; i++ {
+		s.fileWritten()
+	}
+	if len(s.early.nudge) != 0 || s.early.syncs.Load() != 0 {
+		t.Fatalf("a sync was started before %d files", earlyWritebackFiles)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f", "a"), []byte("cells"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.fileWritten()
+	deadline := time.Now().Add(30 * time.Second)
+	for s.early.syncs.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no background sync %v after the %d-th file", 30*time.Second, earlyWritebackFiles)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := s.sync(dir); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	if !s.early.stopped {
+		t.Fatal("the commit's sync left the background syncs running")
+	}
+	syncs := s.early.syncs.Load()
+	for i := 0; i < 2*earlyWritebackFiles; i++ {
+		s.fileWritten()
+	}
+	if got := s.early.syncs.Load(); got != syncs {
+		t.Fatalf("background syncs after the commit's: %d, want %d", got, syncs)
 	}
 }

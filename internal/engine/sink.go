@@ -68,6 +68,9 @@ type ReadFile interface {
 // (internal/directio). It does not fsync: committing (fsync, rename) is the caller's.
 type DirSink struct {
 	Dir string
+	// Closed, if set, is called after each file is closed complete (from the goroutine that wrote it;
+	// several at once): e.g. to start writing files back in batches before a commit syncs them.
+	Closed func()
 }
 
 // defaultFileBuffer is a DirSink file's write buffer when FileOptions.BufferSize is 0.
@@ -91,13 +94,13 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 		for int64(first) < o.SizeHint && first < size {
 			first *= 2
 		}
-		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), path: path}, nil
+		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), path: path, closed: d.Closed}, nil
 	}
 	f, err := create(path, directio.Create)
 	if err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), path: path}, nil
+	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), path: path, closed: d.Closed}, nil
 }
 
 // joinFile is filepath.Join(dir, family, name) without cleaning the whole path again for each of
@@ -164,7 +167,17 @@ func (d DirSink) Open(family, name string) (ReadFile, error) {
 // builds blocks in the write buffer.
 type dirFile struct {
 	*directio.Writer
-	path string
+	path   string
+	closed func() // DirSink.Closed
+}
+
+// Close closes the file and tells DirSink.Closed.
+func (f *dirFile) Close() error {
+	err := f.Writer.Close()
+	if err == nil && f.closed != nil {
+		f.closed()
+	}
+	return err
 }
 
 func (f *dirFile) Abort() {

@@ -13,10 +13,11 @@ import (
 
 // TestDirSinkSizes: DirSink writes what it is given whatever the size hint says (files smaller and
 // larger than hinted, none), makes the family directory on the first file, refuses to overwrite a
-// file, and removes an aborted one.
+// file, and removes an aborted one; Closed hears of every file closed, not of the aborted one.
 func TestDirSinkSizes(t *testing.T) {
 	dir := t.TempDir()
-	sink := DirSink{Dir: dir}
+	closed := 0
+	sink := DirSink{Dir: dir, Closed: func() { closed++ }}
 	var bufs directio.Buffers
 	for i, tc := range []struct {
 		hint int64
@@ -38,6 +39,9 @@ func TestDirSinkSizes(t *testing.T) {
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}
+		if closed != i+1 {
+			t.Fatalf("hint %d: Closed called %d times after %d files", tc.hint, closed, i+1)
+		}
 		if got, err := os.ReadFile(filepath.Join(dir, "fam", name)); err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("hint %d, %d bytes: file differs (%d read, %v)", tc.hint, tc.size, len(got), err)
 		}
@@ -51,6 +55,9 @@ func TestDirSinkSizes(t *testing.T) {
 	}
 	f.Write([]byte("partial"))
 	f.Abort()
+	if closed != 5 {
+		t.Fatalf("Closed called %d times for 5 files closed and one aborted", closed)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "other", "gone")); !os.IsNotExist(err) {
 		t.Fatalf("aborted file: %v", err)
 	}
