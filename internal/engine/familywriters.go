@@ -118,7 +118,8 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 	h := cellrec.Header{Family: f.fams[rank]}
 	n := len(f.fams) + 1
 	lastRow := *last
-	defer func() { *last = lastRow }()
+	same := (*sameBuf)[:0]
+	defer func() { *last, *sameBuf = lastRow, same[:0] }()
 	for i, j := 0, rank; i < len(b.views); i, j = i+1, j+n {
 		lo, hi := b.ranges[j], b.ranges[j+1]
 		if lo == hi {
@@ -131,7 +132,6 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 		dropFirst := lo == 0 && v.flags&viewDropFirst != 0
 		dropLast := hi == v.cl && v.flags&viewDropLast != 0
 		written := false
-		same := (*sameBuf)[:0]
 		for len(cells) > 0 {
 			q, val, tags, rest := f.d.NextTags(cells)
 			cells = rest
@@ -176,8 +176,8 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 			if err := fw.appendSameRowCells(&h, same); err != nil {
 				return err
 			}
+			same = same[:0]
 		}
-		*sameBuf = same[:0]
 	}
 	return nil
 }
