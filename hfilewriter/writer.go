@@ -27,6 +27,9 @@ type WriterStats struct {
 	ValueBytes   int64  // sum of value lengths
 	IndexLevels  int    // data index levels (final after Close)
 	BloomKeys    int64  // keys added to the general bloom filter
+	// SharedBloomChunks counts the general bloom's chunks whose bits were copied from a RowBloomShare
+	// (ShareRowBloom) instead of set by the writer: the same bytes either way.
+	SharedBloomChunks int64
 }
 
 // Writer writes one HFile, streaming: only the current data block, the pending index entries and
@@ -893,6 +896,7 @@ func (w *Writer) Stats() WriterStats {
 	}
 	if w.bloom != nil {
 		s.BloomKeys = w.bloom.totalKeys
+		s.SharedBloomChunks = int64(w.bloom.sharedChunks)
 	}
 	return s
 }

@@ -208,6 +208,7 @@ func (fw *fileWriter) finishFile() error {
 		}
 	}
 	st := fw.w.Stats()
+	fw.o.sharedBloom.Add(st.SharedBloomChunks)
 	if err == nil {
 		fw.o.spares.put(fw.w, fw.sv)
 	}

@@ -120,6 +120,7 @@ func (o *outputWriter) result(res *Result, splits partition.Splits, pool *sorter
 	}
 	res.Cells = o.cells.Load()
 	res.Duplicates = o.dups.Load()
+	res.sharedBloomChunks = o.sharedBloom.Load()
 	res.DupExamples = o.dupExamples
 	res.Spills = pool.Spills()
 	res.SpillBytes = pool.RunBytes()

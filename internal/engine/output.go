@@ -41,6 +41,8 @@ type outputWriter struct {
 	dupExamples []string
 	cells       atomic.Int64
 	dups        atomic.Int64
+	// sharedBloom counts the bloom chunks the files copied from their region's shared bloom (bloomshare.go).
+	sharedBloom atomic.Int64
 	bytesDone   atomic.Int64
 }
 

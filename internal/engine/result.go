@@ -36,6 +36,8 @@ type Result struct {
 	ReadTime    time.Duration // reading, mapping and in-memory sorting/spilling (phase 1)
 	WriteTime   time.Duration // merging and writing HFiles, and verifying them (phase 2)
 	VerifyWait  time.Duration // part of WriteTime spent waiting for verifications after the last write
+
+	sharedBloomChunks int64 // bloom chunks copied from a region's shared bloom (tests)
 }
 
 // FileResult describes one written HFile.

@@ -199,6 +199,17 @@ func TestRowRecordsSameFiles(t *testing.T) {
 				t.Errorf("results differ:\nfamily records %d cells, %d duplicates, %d rows, %d files\nrow records    %d cells, %d duplicates, %d rows, %d files",
 					fres.Cells, fres.Duplicates, fres.RowsWritten, len(fres.Files), rres.Cells, rres.Duplicates, rres.RowsWritten, len(rres.Files))
 			}
+			if strings.HasPrefix(c.name, "shared-blooms") && !strings.Contains(c.name, "roll") {
+				// Every row has a cell in every family and no file rolls: each family file takes every
+				// full chunk (213 keys, one per row) from the shared bloom, held duplicates (last) or not.
+				want := int64(0)
+				for _, f := range rres.Files {
+					want += f.Rows / 213
+				}
+				if want == 0 || rres.sharedBloomChunks != want {
+					t.Errorf("%d bloom chunks shared, want %d (every full chunk of every family file)", rres.sharedBloomChunks, want)
+				}
+			}
 			if c.spills && (fres.Spills == 0 || rres.Spills == 0) {
 				t.Errorf("spills: family records %d, row records %d; want some", fres.Spills, rres.Spills)
 			}
