@@ -24,8 +24,8 @@ import (
 // and the best capacity keys kept; the priority of the worst kept key then bounds what is accepted. An
 // accepted offer costs one append and its share of a sort: no map lookup, insert or delete per offer.
 //
-// Memory is bounded by 2·capacity keys (their bytes plus about 112 bytes of bookkeeping each: a
-// candidate, its place in sortEntries' second buffer and two (priority, index) pairs).
+// Memory is bounded by 2·capacity keys (their bytes plus about 88 bytes of bookkeeping each: a
+// candidate, its place in sortEntries' second buffer and two indexes).
 // A Sampler is safe for concurrent use.
 type Sampler struct {
 	capacity int
@@ -41,7 +41,7 @@ type Sampler struct {
 	mu      sync.Mutex
 	entries []sampleEntry // the candidates: at most 2·capacity offers
 	scratch []sampleEntry // sortEntries' second buffer of candidates (empty between selections)
-	keys    []prioIndex   // sortEntries' radix sort buffers
+	order   []uint32      // sortEntries' radix sort buffers (candidate indexes)
 	sorted  int           // entries[:sorted] are in (priority, row) order (the last selection's keys)
 	evicted bool          // some key left the sample
 }
@@ -123,8 +123,8 @@ func (sm *Sampler) selectLocked() {
 
 // sortEntries sorts the candidates by (priority, row), up to the order of equal (priority, row) pairs,
 // which selectLocked merges. The candidates after entries[:sorted] (the keys the last selection kept,
-// in order already) are sorted by a stable radix sort of (priority, index) pairs on the priority (a
-// byte at a time, skipping the bytes they all share), moved once each into the second buffer, sorted by
+// in order already) are sorted by a stable radix sort of their indexes on the priority (a byte at a
+// time, skipping the bytes they all share), moved once each into the second buffer, sorted by
 // row within runs of equal priorities (equal rows have equal priorities, so those runs are mostly one
 // key's offers), and merged with the kept keys. A comparison sort of all 2·capacity candidates took
 // ~17 comparisons each through a function value.
@@ -136,14 +136,14 @@ func (sm *Sampler) sortEntries() {
 	if m == 0 {
 		return
 	}
-	if cap(sm.keys) < 2*m {
-		sm.keys = make([]prioIndex, 2*max(m, cap(es)))
+	if cap(sm.order) < 2*m {
+		sm.order = make([]uint32, 2*max(m, cap(es)))
 	}
-	src, dst := sm.keys[:m], sm.keys[m:2*m]
+	src, dst := sm.order[:m], sm.order[m:2*m]
 	var counts [8][256]uint32
 	for i := range add {
 		p := add[i].prio
-		src[i] = prioIndex{p, uint32(i)}
+		src[i] = uint32(i)
 		counts[0][byte(p)]++
 		counts[1][byte(p>>8)]++
 		counts[2][byte(p>>16)]++
@@ -155,7 +155,7 @@ func (sm *Sampler) sortEntries() {
 	}
 	for d := range counts {
 		c := &counts[d]
-		if c[byte(src[0].prio>>(8*d))] == uint32(m) {
+		if c[byte(add[0].prio>>(8*d))] == uint32(m) {
 			continue // every candidate has this byte
 		}
 		var pos uint32
@@ -164,9 +164,9 @@ func (sm *Sampler) sortEntries() {
 			pos += n
 		}
 		shift := 8 * d
-		for _, p := range src {
-			b := byte(p.prio >> shift)
-			dst[c[b]] = p
+		for _, i := range src {
+			b := byte(add[i].prio >> shift)
+			dst[c[b]] = i
 			c[b]++
 		}
 		src, dst = dst, src
@@ -175,8 +175,8 @@ func (sm *Sampler) sortEntries() {
 		sm.scratch = make([]sampleEntry, 0, cap(es))
 	}
 	out := sm.scratch[:m]
-	for i, p := range src {
-		out[i] = add[p.index]
+	for i, j := range src {
+		out[i] = add[j]
 	}
 	for i := 0; i < m; {
 		j := i + 1
@@ -206,12 +206,6 @@ func (sm *Sampler) sortEntries() {
 		}
 	}
 	clear(out) // drop the rows' strings
-}
-
-// prioIndex is a candidate's priority and index, what sortEntries sorts.
-type prioIndex struct {
-	prio  uint64
-	index uint32
 }
 
 // SampleStats summarizes a sampler.
