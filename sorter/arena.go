@@ -3,6 +3,7 @@ package sorter
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/hfload/hfload/internal/cellrec"
@@ -46,8 +47,12 @@ type arena struct {
 	idx   []entry
 	// segs, after sort, holds the start of every ascending segment of idx when sort found few of them
 	// and left idx as it was: the records are then produced by merging the segments (segOrder).
-	// Nil means idx is fully sorted.
+	// Nil means idx is fully sorted (or made of lanes).
 	segs []int
+	// lanes, after sort, when not nil: idx is made of these interleaved ascending lanes, keyed by the
+	// row bytes laneDepth and laneDepth+1, and left as it was (arena_lanes.go).
+	lanes     []lane
+	laneDepth int
 }
 
 // record returns the record of e.
@@ -150,15 +155,16 @@ const minSegment = 256
 // records is added under one lock. sort first looks for the
 // ascending segments of the index; if there are few (on average at least minSegment records long),
 // it leaves the index as it is and source merges the segments, which costs about one comparison per
-// record. Otherwise it sorts the index in place: an MSD radix sort (American flag sort) on the 8-byte
-// row prefix, needing no extra memory, with pdqsort on the full comparator for small buckets and for
-// groups whose whole prefix is equal.
+// record. Then it looks for interleaved ascending lanes (findLanes), which need no sort either.
+// Otherwise it sorts the index in place: an MSD radix sort (American flag sort) on the 16 cached row
+// bytes, needing no extra memory, with a quicksort for small buckets (sortSmall) and pdqsort on the
+// full comparator for large groups whose cached bytes are all equal.
 func (a *arena) sort() { a.sortWith(1, false) }
 
 // sortWith is sort on up to workers goroutines (sortParallel); with whole the index ends fully sorted
 // even when it is made of few ascending segments.
 func (a *arena) sortWith(workers int, whole bool) {
-	a.segs = a.segs[:0]
+	a.segs, a.lanes = a.segs[:0], nil
 	n := len(a.idx)
 	limit := n/minSegment + 1
 	segs := append(a.segs, 0)
@@ -174,6 +180,8 @@ func (a *arena) sortWith(workers int, whole bool) {
 		a.segs = nil
 	case len(segs) <= limit && !whole:
 		a.segs = segs
+	case !whole && a.findLanes():
+		a.segs = nil
 	default:
 		a.sortParallel(workers)
 	}
@@ -181,6 +189,9 @@ func (a *arena) sortWith(workers int, whole bool) {
 
 // order returns the positions of a sorted arena's entries in (first cell, seq) order.
 func (a *arena) order() order {
+	if a.lanes != nil {
+		return newLaneOrder(a)
+	}
 	if a.segs == nil {
 		return &idxOrder{n: len(a.idx)}
 	}
@@ -203,7 +214,7 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 	case depth == 8*keyWords:
 		a.sortTies(v, w)
 	case len(v) < radixCutoff:
-		slices.SortFunc(v, func(x, y entry) int { return a.compare(&x, &y) })
+		a.sortSmall(v)
 	case !radixStep(v, depth, func(b []entry, depth int) { a.radixSort(b, depth, w) }):
 		a.sortTies(v, w) // the cached bytes from depth on are all equal
 	}
@@ -215,12 +226,15 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 // the depth after that byte. It returns false, v unchanged, when the cached bytes from depth on are
 // all equal.
 func radixStep(v []entry, depth int, sub func(b []entry, depth int)) bool {
-	for ; depth < 8*keyWords; depth++ {
+	for depth < 8*keyWords {
 		var count [256]int
 		for i := range v {
 			count[v[i].digit(depth)]++
 		}
-		if count[v[0].digit(depth)] == len(v) { // one bucket: look at the next byte
+		if count[v[0].digit(depth)] == len(v) {
+			// One bucket: skip every byte all entries share in one pass ([salt][constant][id] keys
+			// share several), instead of counting each of them.
+			depth = firstDiffByte(v, depth+1)
 			continue
 		}
 		distribute(v, depth, &count)
@@ -234,6 +248,31 @@ func radixStep(v []entry, depth int, sub func(b []entry, depth int)) bool {
 		return true
 	}
 	return false
+}
+
+// firstDiffByte returns the first byte depth, from depth on, in which the cached row bytes of v's entries
+// differ, or 8*keyWords when they are all equal from depth on.
+func firstDiffByte(v []entry, depth int) int {
+	if depth >= 8*keyWords {
+		return 8 * keyWords
+	}
+	var dp, dn uint64
+	p0, n0 := v[0].prefix, v[0].next
+	for i := range v {
+		dp |= v[i].prefix ^ p0
+		dn |= v[i].next ^ n0
+	}
+	if depth < 8 {
+		if dp &= ^uint64(0) >> (8 * depth); dp != 0 {
+			return bits.LeadingZeros64(dp) / 8
+		}
+	} else {
+		dn &= ^uint64(0) >> (8 * (depth - 8))
+	}
+	if dn != 0 {
+		return 8 + bits.LeadingZeros64(dn)/8
+	}
+	return 8 * keyWords
 }
 
 // distribute permutes v in place into the buckets of byte depth of the entries' cached row bytes

@@ -11,8 +11,9 @@
 // entry per record {prefix, next, slab offset, slab id, seq} by the record's first cell, where prefix
 // and next hold the first 16 bytes of the row (two big-endian words, zero padded) so that most
 // comparisons never touch the record, even for keys whose first 8 bytes tie often. The index is sorted
-// in place by an MSD radix sort on those 16 bytes, with pdqsort on the full comparator for small
-// buckets; rows that tie on 16 bytes are radix sorted on their next differing pair of words.
+// in place by an MSD radix sort on those 16 bytes, with a quicksort comparing the cached words (the
+// records only on ties) for small buckets; rows that tie on 16 bytes are radix sorted on their next
+// differing pair of words.
 //
 // # Records, overlaps and views
 //
@@ -99,7 +100,10 @@
 //
 // Before a spill the arena's index is scanned for ascending stretches (records often arrive nearly
 // sorted: exports ordered by key, added batch by batch); when there are few, the run is written by
-// merging them instead of sorting the index (arena.sort, segOrder).
+// merging them instead of sorting the index (arena.sort, segOrder). Failing that, it looks for
+// interleaved ascending lanes (salted keys in id order: records grouped by the two row bytes after those
+// all share, each group ascending by index position) and reads them lane by lane in key order without
+// sorting (arena_lanes.go).
 //
 // # Merging
 //
