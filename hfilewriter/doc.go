@@ -56,7 +56,9 @@
 // row costs one row comparison, and (without data block encoding) writes the cell's KeyValue bytes
 // straight into the data block; flat keys are built only at block boundaries and on Close.
 // AppendSameRow(qualifier, value) appends a cell that shares row, family, timestamp and type with the
-// previous one (a mapped input row's later cells) without comparing them again. Append takes a *Cell
+// previous one (a mapped input row's later cells) without comparing them again, and
+// AppendSameRowCells a run of such cells in one call (unencoded blocks: one pass that writes what the
+// cells share from registers). Append takes a *Cell
 // (with tags and a sequence id if the file carries them) and AppendKeyValue a KeyValue record (as built
 // by the AppendKeyValue function); all of them share one write path, with the same checks and the same
 // bytes. AppendFileInfo adds metadata such as MAX_SEQ_ID_KEY before

@@ -97,6 +97,8 @@ type Writer struct {
 	rowHash    RowHash // the row's hash during AppendPartsRowHash
 	hasRowHash bool
 
+	sameRowFast bool // the next same-row cell may take appendSameRowFast (writer_samerow.go)
+
 	est sizeEstimate // EstimatedSize's parts that change only with the blocks written (size_estimate.go)
 
 	scratch []byte // bloom keys, index keys
@@ -219,6 +221,9 @@ func (w *Writer) AppendParts(row, family, qualifier []byte, ts int64, typ Type, 
 // and value (what a mapped input row becomes): the writer's own copies of the row and family are
 // recognised as the previous cell's without comparing bytes, and FAST_DIFF sees the same row at once.
 func (w *Writer) AppendSameRow(qualifier, value []byte) error {
+	if w.sameRowFastOK(qualifier, value, nil) {
+		return w.appendSameRowFast(qualifier, value)
+	}
 	if w.entries == 0 && !w.done && w.err == nil {
 		return errors.New("hfilewriter: AppendSameRow before any cell")
 	}
@@ -228,6 +233,9 @@ func (w *Writer) AppendSameRow(qualifier, value []byte) error {
 // AppendSameRowTags is AppendSameRow for a cell with tags: AppendParts(lastRow, family, qualifier,
 // lastTs, lastType, value, tags), the same checks and the same bytes. tags may be nil.
 func (w *Writer) AppendSameRowTags(qualifier, value, tags []byte) error {
+	if w.sameRowFastOK(qualifier, value, tags) {
+		return w.appendSameRowFast(qualifier, value)
+	}
 	if w.entries == 0 && !w.done && w.err == nil {
 		return errors.New("hfilewriter: AppendSameRowTags before any cell")
 	}
@@ -468,6 +476,7 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 	if typ == kv.TypeDeleteColumn || typ == kv.TypeDeleteFamily {
 		w.includeTimestamp(0)
 	}
+	w.setSameRowFast(typ)
 	return nil
 }
 
@@ -575,6 +584,7 @@ func (w *Writer) addToBlooms(row, family, qualifier []byte, typ Type, newRow, ne
 }
 
 func (w *Writer) fail(err error) error {
+	w.sameRowFast = false
 	w.err = fmt.Errorf("hfilewriter: %w", err)
 	return w.err
 }
@@ -688,6 +698,7 @@ func (w *Writer) Close() error {
 		return ErrWriterClosed
 	}
 	w.done = true
+	w.sameRowFast = false
 	if w.err != nil {
 		return w.err
 	}

@@ -94,11 +94,13 @@ func (f *familyWriters) write(rank int) {
 	defer f.wg.Done()
 	fw := f.fws[rank]
 	var last int64 // the number of the last row written (rows are numbered from 1)
+	var same []hfilewriter.SameRowCell
 	for b := range f.in[rank] {
 		if f.error() == nil {
-			if err := f.writeBatch(fw, rank, b, &last); err != nil {
+			if err := f.writeBatch(fw, rank, b, &last, &same); err != nil {
 				f.fail(err)
 			}
+			clear(same[:cap(same)]) // they point into the batch, about to be reused
 		}
 		if b.left.Add(-1) == 0 {
 			b.buf, b.views, b.ranges = b.buf[:0], b.views[:0], b.ranges[:0]
@@ -110,8 +112,9 @@ func (f *familyWriters) write(rank int) {
 	}
 }
 
-// writeBatch writes family rank's cells of b's views; *last is the number of the row last written.
-func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last *int64) error {
+// writeBatch writes family rank's cells of b's views; *last is the number of the row last written, *sameBuf
+// a buffer for the cells of a view that go to the writer together.
+func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last *int64, sameBuf *[]hfilewriter.SameRowCell) error {
 	h := cellrec.Header{Family: f.fams[rank]}
 	n := len(f.fams) + 1
 	lastRow := *last
@@ -128,6 +131,7 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 		dropFirst := lo == 0 && v.flags&viewDropFirst != 0
 		dropLast := hi == v.cl && v.flags&viewDropLast != 0
 		written := false
+		same := (*sameBuf)[:0]
 		for len(cells) > 0 {
 			q, val, tags, rest := f.d.NextTags(cells)
 			cells = rest
@@ -138,9 +142,18 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 			q = q[1:] // the rank byte
 			var err error
 			switch {
+			case written && len(tags) == 0:
+				// Once a cell of the view is in the file, the next ones share its row, timestamp and type:
+				// those without tags go to the writer together.
+				same = append(same, hfilewriter.SameRowCell{Qualifier: q, Value: val})
 			case written:
-				// Once a cell of the view is in the file, the next ones share its row, timestamp and type.
-				err = fw.appendSameRow(&h, q, val, tags)
+				if len(same) > 0 {
+					err = fw.appendSameRowCells(&h, same)
+					same = same[:0]
+				}
+				if err == nil {
+					err = fw.appendSameRow(&h, q, val, tags)
+				}
 			default:
 				if v.row != lastRow {
 					if err := fw.startNewRow(); err != nil {
@@ -159,6 +172,12 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 				return err
 			}
 		}
+		if len(same) > 0 {
+			if err := fw.appendSameRowCells(&h, same); err != nil {
+				return err
+			}
+		}
+		*sameBuf = same[:0]
 	}
 	return nil
 }

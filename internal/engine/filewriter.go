@@ -161,6 +161,26 @@ func (fw *fileWriter) appendSameRow(h *cellrec.Header, q, v, tags []byte) error 
 	return nil
 }
 
+// appendSameRowCells is appendSameRow for each of cells in turn (cells of h without tags).
+func (fw *fileWriter) appendSameRowCells(h *cellrec.Header, cells []hfilewriter.SameRowCell) error {
+	n, err := fw.w.AppendSameRowCells(cells)
+	if n > 0 {
+		bytes := n * fw.o.dict.KeyValueSize(h, 0, 0, 0)
+		for i := range cells[:n] {
+			bytes += len(cells[i].Qualifier) + len(cells[i].Value)
+		}
+		fw.pendCells += int64(n)
+		fw.pendBytes += int64(bytes)
+		if fw.pendCells >= 4096 {
+			fw.publish()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
+	return nil
+}
+
 // publish adds the locally counted cells and bytes to the shared totals and reports progress.
 func (fw *fileWriter) publish() {
 	if fw.pendCells == 0 {

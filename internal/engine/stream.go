@@ -56,7 +56,8 @@ type stream struct {
 	heldFam []byte
 	heldW   int // the held cell's fileWriter (index in fws)
 	hasHeld bool
-	keyBuf  []byte // flat keys for duplicate examples
+	keyBuf  []byte                    // flat keys for duplicate examples
+	same    []hfilewriter.SameRowCell // run: the cells of a view that go to the writer together
 }
 
 func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream {
@@ -167,17 +168,27 @@ func (s *stream) run() error {
 			}
 		}
 		// The rest of the view: distinct keys, each greater than the first. Once a cell of the view is
-		// in the file, the next ones share its row, family, timestamp and type.
+		// in the file, the next ones share its row, family, timestamp and type: those without tags go
+		// to the writer together (same, in order).
+		same := s.same[:0]
 		for len(rest) > 0 {
 			q, v, t, rest = s.d.NextTags(rest)
 			if last && len(rest) == 0 {
 				s.hold(0, h, q, v, t)
 				break
 			}
+			if written && len(t) == 0 {
+				same = append(same, hfilewriter.SameRowCell{Qualifier: q, Value: v})
+				continue
+			}
 			var err error
-			if written {
+			if len(same) > 0 {
+				err = fw.appendSameRowCells(h, same)
+				same = same[:0]
+			}
+			if err == nil && written {
 				err = fw.appendSameRow(h, q, v, t)
-			} else {
+			} else if err == nil {
 				err = fw.append(h, q, v, t)
 				written = true
 			}
@@ -185,11 +196,18 @@ func (s *stream) run() error {
 				return err
 			}
 		}
+		if len(same) > 0 {
+			if err := fw.appendSameRowCells(h, same); err != nil {
+				return err
+			}
+		}
+		s.same = same[:0]
 		if last {
 			s.setPrev(h, q, seq)
 		}
 		s.pseq = seq
 	}
+	clear(s.same[:cap(s.same)]) // they point into the sorter's memory
 	if err := s.it.Err(); err != nil {
 		return nil // reported by writeStream
 	}

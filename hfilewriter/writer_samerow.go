@@ -1,0 +1,252 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+
+	"github.com/hfload/hfload/internal/kv"
+)
+
+// The same-row path: AppendSameRow and AppendSameRowTags for the cells a mapped input row becomes after
+// its first (same row, family, timestamp and type; a greater qualifier; no tags). Such a cell needs none
+// of appendCell's checks but the qualifier's order, adds nothing to a ROW bloom, and changes none of the
+// statistics a row's first cell set (time range, earliest put, sequence ids, tags), so it is written
+// here in a few steps. Everything else (a first cell, tags, an equal or smaller qualifier, a ROWCOL
+// bloom, delete-family cells, encoded blocks, a closed or failed writer) takes appendCell; the bytes,
+// Stats and EstimatedSize are the same either way (TestWriterAppendPartsMatchesAppend).
+
+// sameRowFast reports whether the next same-row cell may take appendSameRowFast as far as the writer's
+// state goes: set by appendCell after a cell it wrote, cleared on Close and on failure.
+func (w *Writer) setSameRowFast(typ Type) {
+	w.sameRowFast = w.enc == nil && w.opts.Bloom != BloomRowCol &&
+		typ != kv.TypeDeleteFamily && typ != kv.TypeDeleteFamilyVersion
+}
+
+// appendSameRowFast appends a cell with the last cell's row, family, timestamp and type, qualifier and
+// value, no tags and sequence id 0, to an unencoded block. The caller has checked w.sameRowFast, that
+// qualifier sorts after the last cell's and the sizes (appendCell's first check).
+func (w *Writer) appendSameRowFast(qualifier, value []byte) error {
+	// Data block boundary (HFileWriterImpl.checkBlockBoundary); unencoded, the two sizes are equal.
+	if w.blkOpen && w.blkUnencoded >= w.opts.BlockSize {
+		if err := w.finishDataBlock(); err != nil {
+			return w.fail(err)
+		}
+		if err := w.writeInlineBlocks(false); err != nil {
+			return w.fail(err)
+		}
+	}
+	if !w.blkOpen {
+		w.newDataBlock()
+	}
+	row, family := w.lastRow, w.family
+	klen := kv.KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
+	size := 8 + klen + len(value)
+	if w.tags {
+		size += 2 // a tags length of 0
+	}
+	if w.mvcc {
+		size++ // sequence id 0
+	}
+	before := len(w.blk)
+	b := slices.Grow(w.blk, size)[:before+size]
+	p := b[before:]
+	putKeyValue(p, klen, row, family, qualifier, w.lastTs, w.lastType, value)
+	i := 8 + klen + len(value)
+	if w.tags {
+		binary.BigEndian.PutUint16(p[i:], 0)
+		i += 2
+	}
+	if w.mvcc {
+		p[i] = 0
+	}
+	q := before + 8 + 2 + len(row) + 1 + len(family)
+	w.lastQual, w.lastQualInBlk = b[q:q+len(qualifier):q+len(qualifier)], true
+	w.blk = b
+	w.blkUnencoded += size
+	w.blkEncoded += size
+
+	w.totalKeyLen += int64(klen)
+	w.totalValueLen += int64(len(value))
+	if cellSize := int64(12 + klen + len(value)); w.lenBiggest < cellSize {
+		w.lenBiggest = cellSize
+		w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, qualifier, w.lastTs, w.lastType)
+	}
+	if !w.blkHasFirst {
+		w.blkFirstKey = kv.AppendKey(w.blkFirstKey[:0], row, family, qualifier, w.lastTs, w.lastType)
+		w.blkHasFirst = true
+	}
+	w.entries++
+	return nil
+}
+
+// sameRowFastOK reports whether a same-row cell with qualifier, value and tags takes appendSameRowFast.
+func (w *Writer) sameRowFastOK(qualifier, value, tags []byte) bool {
+	return w.sameRowFast && len(tags) == 0 && uint64(len(qualifier))+uint64(len(value)) <= maxCellColumnAndValue &&
+		bytes.Compare(qualifier, w.lastQual) > 0
+}
+
+// SameRowCell is a cell of AppendSameRowCells: a qualifier and a value.
+type SameRowCell struct {
+	Qualifier, Value []byte
+}
+
+// AppendSameRowCells appends cells in order, each as AppendSameRow(c.Qualifier, c.Value) would: the same
+// checks, the same bytes. It returns how many it appended: all, or those before the first that failed,
+// and that one's error. It is for the cells of a row after its first (what the rest of a mapped input
+// row becomes): a run of them costs one call and, within a data block, one pass.
+func (w *Writer) AppendSameRowCells(cells []SameRowCell) (int, error) {
+	i := 0
+	for i < len(cells) {
+		if w.sameRowFast {
+			if i += w.appendSameRowRun(cells[i:]); i == len(cells) {
+				break
+			}
+		}
+		// A block boundary, or a cell the run does not take: one cell the usual way.
+		c := &cells[i]
+		if err := w.AppendSameRow(c.Qualifier, c.Value); err != nil {
+			return i, err
+		}
+		i++
+	}
+	return len(cells), nil
+}
+
+// appendSameRowRun appends the first cells of cells that appendSameRowFast would take while the open
+// data block has room (it stops before a cell that crosses the block boundary or that appendSameRowFast
+// would not take), in one pass, and returns how many. The caller has checked w.sameRowFast.
+//
+// What the cells share is written from registers: the key's head (row length, row, family length,
+// family: up to 32 bytes as four words) and the timestamp and type; the fields are moved with word
+// loads and stores (copyShort) instead of a call to memmove each.
+func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
+	if !w.blkOpen || !w.blkHasFirst {
+		return 0
+	}
+	row, family, ts, typ := w.lastRow, w.family, w.lastTs, w.lastType
+	head := 2 + len(row) + 1 + len(family)
+	if head > 32 || head < 16 {
+		return w.appendSameRowRunLong(cells)
+	}
+	w.keyBuf = append(append(append(append(w.keyBuf[:0], byte(len(row)>>8), byte(len(row))), row...), byte(len(family))), family...)
+	hb := w.keyBuf
+	h0, h1 := binary.LittleEndian.Uint64(hb), binary.LittleEndian.Uint64(hb[8:])
+	h2, h3 := binary.LittleEndian.Uint64(hb[head-16:]), binary.LittleEndian.Uint64(hb[head-8:])
+	extra := 0 // tags length and sequence id: zeros
+	if w.tags {
+		extra += 2
+	}
+	if w.mvcc {
+		extra++
+	}
+	blk, unencoded, limit := w.blk, w.blkUnencoded, w.opts.BlockSize
+	prevQ := w.lastQual
+	lastQ := 0 // where the last cell's qualifier starts in blk
+	var keySum, valueSum int
+	n := 0
+	for ; n < len(cells) && unencoded < limit; n++ {
+		q, v := cells[n].Qualifier, cells[n].Value
+		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue {
+			break
+		}
+		if len(q) > 0 && len(prevQ) > 0 && q[0] != prevQ[0] {
+			if q[0] < prevQ[0] {
+				break
+			}
+		} else if bytes.Compare(q, prevQ) <= 0 {
+			break
+		}
+		klen := kv.KeyInfrastructureSize + head - 3 + len(q)
+		body := 8 + klen + len(v)
+		size := body + extra
+		before := len(blk)
+		if cap(blk)-before < size {
+			blk = slices.Grow(blk, size)
+		}
+		blk = blk[:before+size]
+		p := blk[before:]
+		binary.BigEndian.PutUint64(p, uint64(klen)<<32|uint64(len(v)))
+		k := p[8 : 8+head]
+		binary.LittleEndian.PutUint64(k, h0)
+		binary.LittleEndian.PutUint64(k[8:], h1)
+		binary.LittleEndian.PutUint64(k[head-16:], h2)
+		binary.LittleEndian.PutUint64(k[head-8:], h3)
+		o := 8 + head
+		copyShort(p[o:], q)
+		o += len(q)
+		binary.BigEndian.PutUint64(p[o:], uint64(ts))
+		p[o+8] = byte(typ)
+		copyShort(p[o+9:], v)
+		for i := body; i < size; i++ {
+			p[i] = 0
+		}
+		if cellSize := int64(12 + klen + len(v)); w.lenBiggest < cellSize {
+			w.lenBiggest = cellSize
+			w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, q, ts, typ)
+		}
+		lastQ = before + 8 + head
+		prevQ = q
+		unencoded += size
+		keySum += klen
+		valueSum += len(v)
+	}
+	return w.endSameRowRun(blk, n, unencoded, lastQ, len(prevQ), keySum, valueSum)
+}
+
+// endSameRowRun stores what a run of n cells changed.
+func (w *Writer) endSameRowRun(blk []byte, n, unencoded, lastQ, lastQLen, keySum, valueSum int) int {
+	if n == 0 {
+		return 0
+	}
+	w.blk = blk
+	w.blkEncoded += unencoded - w.blkUnencoded
+	w.blkUnencoded = unencoded
+	w.lastQual, w.lastQualInBlk = blk[lastQ:lastQ+lastQLen:lastQ+lastQLen], true
+	w.totalKeyLen += int64(keySum)
+	w.totalValueLen += int64(valueSum)
+	w.entries += int64(n)
+	return n
+}
+
+// appendSameRowRunLong is appendSameRowRun for a key head (row and family) shorter than 16 or longer
+// than 32 bytes.
+func (w *Writer) appendSameRowRunLong(cells []SameRowCell) int {
+	row, family, ts, typ := w.lastRow, w.family, w.lastTs, w.lastType
+	extra := 0
+	if w.tags {
+		extra += 2
+	}
+	if w.mvcc {
+		extra++
+	}
+	blk, unencoded, limit := w.blk, w.blkUnencoded, w.opts.BlockSize
+	prevQ := w.lastQual
+	lastQ := 0
+	var keySum, valueSum int
+	n := 0
+	for ; n < len(cells) && unencoded < limit; n++ {
+		q, v := cells[n].Qualifier, cells[n].Value
+		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue || bytes.Compare(q, prevQ) <= 0 {
+			break
+		}
+		klen := kv.KeyInfrastructureSize + len(row) + len(family) + len(q)
+		body := 8 + klen + len(v)
+		size := body + extra
+		before := len(blk)
+		blk = slices.Grow(blk, size)[:before+size]
+		p := blk[before:]
+		putKeyValue(p, klen, row, family, q, ts, typ, v)
+		clear(p[body:])
+		if cellSize := int64(12 + klen + len(v)); w.lenBiggest < cellSize {
+			w.lenBiggest = cellSize
+			w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, q, ts, typ)
+		}
+		lastQ = before + 8 + 2 + len(row) + 1 + len(family)
+		prevQ = q
+		unencoded += size
+		keySum += klen
+		valueSum += len(v)
+	}
+	return w.endSameRowRun(blk, n, unencoded, lastQ, len(prevQ), keySum, valueSum)
+}
