@@ -400,8 +400,11 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 		return 0, false
 	}
 	p += 9
+	// The dictionary's qualifiers are looked at only when a literal one is compared with them: two
+	// dictionary cells compare by code.
+	nq, tagged := d.Len(), d.Tagged()
 	n := 0
-	var prev []byte
+	var prevLit []byte
 	var prevCode byte
 	for p < len(rec) {
 		code := rec[p]
@@ -409,19 +412,17 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 			return 0, false
 		}
 		p++
-		var q []byte
+		var lit []byte
 		if code&1 == 1 {
-			i := int(code >> 1)
-			if i >= d.Len() { // also a nil Dict
+			if int(code>>1) >= nq { // also a nil Dict
 				return 0, false
 			}
-			q = d.q[i]
 		} else {
 			l := int(code >> 1)
 			if l > len(rec)-p {
 				return 0, false
 			}
-			q = rec[p : p+l]
+			lit = rec[p : p+l]
 			p += l
 		}
 		if p >= len(rec) || rec[p] >= 0x80 {
@@ -433,7 +434,7 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 			return 0, false
 		}
 		p += vl
-		if d.Tagged() {
+		if tagged {
 			if p >= len(rec) || rec[p] >= 0x80 {
 				return 0, false
 			}
@@ -445,15 +446,24 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 			p += tl
 		}
 		if n > 0 {
-			if code&1 == 1 && prevCode&1 == 1 {
+			if code&prevCode&1 == 1 {
 				if code <= prevCode {
 					return 0, false
 				}
-			} else if bytes.Compare(prev, q) >= 0 {
-				return 0, false
+			} else {
+				prev, q := prevLit, lit
+				if prevCode&1 == 1 {
+					prev = d.q[prevCode>>1]
+				}
+				if code&1 == 1 {
+					q = d.q[code>>1]
+				}
+				if bytes.Compare(prev, q) >= 0 {
+					return 0, false
+				}
 			}
 		}
-		prev, prevCode = q, code
+		prevLit, prevCode = lit, code
 		n++
 	}
 	return n, true
