@@ -327,6 +327,56 @@ func (s *CSVSource) appendUnquotedLine(b *Batch, line []byte) int {
 	base := len(b.Data)
 	b.Data = slices.Grow(b.Data, len(line)+8) // a word written at the end may spill 7 bytes past it
 	d := b.Data[base : base+len(line)+8]
+	if s.null != "" {
+		return s.appendUnquotedLineNullText(b, line, d, base)
+	}
+	// Ends and Nulls are appended to through locals (through b they would be loaded and stored again
+	// for every field). A field is NULL when it is empty (isNull without a --null text).
+	ends, nulls := b.Ends, b.Nulls
+	sepWord := lo * uint64(s.sep)
+	w := 0 // bytes written to d
+	i := 0
+	for i+8 <= len(line) {
+		x := binary.LittleEndian.Uint64(line[i:])
+		binary.LittleEndian.PutUint64(d[w:], x)
+		y := x ^ sepWord
+		m := (y - lo) &^ y & hi // the lowest set bit marks the first separator byte (higher ones may be false)
+		if m == 0 {
+			i, w = i+8, w+8
+			continue
+		}
+		k := bits.TrailingZeros64(m) >> 3
+		w += k
+		i += k + 1
+		ends = append(ends, int32(base+w))
+		nulls = append(nulls, false)
+	}
+	for ; i < len(line); i++ {
+		if c := line[i]; c != s.sep {
+			d[w] = c
+			w++
+			continue
+		}
+		ends = append(ends, int32(base+w))
+		nulls = append(nulls, false)
+	}
+	ends = append(ends, int32(base+w))
+	nulls = append(nulls, false)
+	// Empty fields are NULL: a field is empty when its end equals the one before.
+	first := len(b.Ends)
+	prev := int32(base)
+	for k := first; k < len(ends); k++ {
+		nulls[k] = ends[k] == prev
+		prev = ends[k]
+	}
+	b.Data, b.Ends, b.Nulls = b.Data[:base+w], ends, nulls
+	return len(ends) - first
+}
+
+// appendUnquotedLineNullText is appendUnquotedLine with a --null text: a field that equals it is NULL
+// and gives back its bytes (closeField).
+func (s *CSVSource) appendUnquotedLineNullText(b *Batch, line, d []byte, base int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	sepWord := lo * uint64(s.sep)
 	w, fs, fields := 0, 0, 0 // bytes written to d, start of the current field in d
 	i := 0
@@ -360,8 +410,8 @@ func (s *CSVSource) appendUnquotedLine(b *Batch, line []byte) int {
 	return fields + 1
 }
 
-// closeField ends the field d[fs:w] of appendUnquotedLine (d starts at b.Data[base]): a NULL field
-// gives back its bytes. It returns the new end of d's written bytes.
+// closeField ends the field d[fs:w] of appendUnquotedLineNullText (d starts at b.Data[base]): a NULL
+// field gives back its bytes. It returns the new end of d's written bytes.
 func (s *CSVSource) closeField(b *Batch, d []byte, base, fs, w int) int {
 	null := s.isNull(d[fs:w])
 	if null {

@@ -406,6 +406,9 @@ func (mp *Mapper) readColumns(b *Batch, i, numCols int, keyOnly bool) error {
 // differential test checks it), with fewer decisions per cell: a plain cell is never rejected.
 func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq uint64, ts int64, kvRow int) {
 	m := mp.m
+	if m.plainOne && mp.rows == nil && mp.appendPlainRecord(b, i, numCols, out, seq, ts, kvRow) {
+		return
+	}
 	pcs, pos, dict := m.plain, mp.pos[:len(m.cols)], mp.dict()
 	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
 	buf, recs := out.Buf, out.Records
@@ -461,6 +464,61 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 		cells++
 	}
 	mp.endRow(out, buf, recs, cur, open, skipped, cells)
+}
+
+// appendPlainRecord is appendPlainCells for a mapping whose plain cells make one record per row
+// (Mapping.plainOne): without the per-cell decision whether to start a record, and with the usual
+// one-byte qualifier code and value length written directly. It reports false, having appended
+// nothing, for a row whose KeyValue bytes do not fit a record's uint32 count (appendPlainCells then
+// cuts it into several records).
+func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, seq uint64, ts int64, kvRow int) bool {
+	pcs, pos, dict := mp.m.plain, mp.pos[:len(mp.m.cols)], mp.dict()
+	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
+	buf := out.Buf
+	off := len(buf)
+	buf = cellrec.AppendHeader(buf, mp.key, pcs[0].fam, ts, kv.TypePut)
+	var kvBytes uint64
+	var skipped int64
+	cells := 0
+	for k := range pcs {
+		cs := &pcs[k]
+		p := pos[cs.col]
+		if p >= numCols {
+			continue // absent: the row has no such field
+		}
+		f := base + p
+		var val []byte
+		if nulls[f] {
+			if !cs.nullEmpty || cs.skipEmpty {
+				skipped++
+				continue
+			}
+		} else if val = fieldText(data, ends, f); len(val) == 0 && cs.skipEmpty {
+			skipped++
+			continue
+		}
+		if code := 2*cs.qidx + 1; code < 0x80 && len(val) < 0x80 {
+			buf = append(buf, byte(code), byte(len(val)))
+			buf = append(buf, val...)
+		} else {
+			buf = dict.AppendCell(buf, cs.qidx, val)
+		}
+		kvBytes += uint64(kvRow + cs.famQual + len(val))
+		cells++
+	}
+	if kvBytes > math.MaxUint32 {
+		out.Buf = buf[:off]
+		return false
+	}
+	recs := out.Records
+	if cells == 0 {
+		buf = buf[:off]
+	} else {
+		recs = append(recs, RecordRef{Off: uint32(off), Len: uint32(len(buf) - off), Cells: uint32(cells),
+			KVBytes: uint32(kvBytes), Family: pcs[0].family, Seq: seq})
+	}
+	mp.endRow(out, buf, recs, RecordRef{}, false, skipped, cells)
+	return true
 }
 
 // rowTags appends the current row's cell tags to dst, or returns why the row is rejected.

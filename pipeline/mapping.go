@@ -35,6 +35,9 @@ type Mapping struct {
 	// compilePlain); nil for other mappings. keyCols are then the only columns mapRow reads into values.
 	plain   []plainCell
 	keyCols []int
+	// plainOne: the plain cells are of one family with strictly ascending qualifier indexes, so each row
+	// is one record (unless the row records of all families are made instead: Mapper.rows).
+	plainOne bool
 }
 
 // plainCell is a cellSpec of a plain mapping with its column's flags at hand.
@@ -285,6 +288,12 @@ func (m *Mapping) compilePlain() {
 		}
 	}
 	m.plain = plain
+	m.plainOne = len(plain) > 0
+	for k := 1; k < len(plain); k++ {
+		if plain[k].family != plain[0].family || plain[k].qidx <= plain[k-1].qidx {
+			m.plainOne = false
+		}
+	}
 }
 
 // CellTags reports whether the mapping gives cells tags (a ttl or visibility column). Its dictionary is

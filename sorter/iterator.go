@@ -52,6 +52,7 @@ func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, er
 	}
 	if len(s.runs) == 0 && mem != nil {
 		it.src = mem
+		mem.(*resolver).light = s.opts.Combine == nil // the Iterator's consumer reads header, cells and seq
 	} else {
 		m, err := newMerger(ctx, s.p.dict, s.runs, mem)
 		if err != nil {

@@ -30,6 +30,11 @@ type resolver struct {
 	out     view
 	bnd     view
 	touched byte // sum of the bytes prefetch read (kept so that the reads are not optimized away)
+	sorted  bool // ord walks a fully sorted index: prefetch ahead
+	// light: the consumer reads only the header, cells and seq of a view (an Iterator's direct source,
+	// without Combine): the first cell and row prefix, which merging and folding compare on, are decoded
+	// only where the resolver itself needs them.
+	light bool
 }
 
 func newResolver(a *arena) *resolver {
@@ -43,7 +48,8 @@ func newResolverFrom(a *arena, first int) *resolver {
 }
 
 func newResolverOf(a *arena, ord order) *resolver {
-	r := &resolver{a: a, ord: ord}
+	_, sorted := ord.(*idxOrder)
+	r := &resolver{a: a, ord: ord, sorted: sorted}
 	r.heap = heap[cursor]{s: make([]cursor, 0, 4), less: r.less}
 	r.fetch()
 	return r
@@ -52,7 +58,7 @@ func newResolverOf(a *arena, ord order) *resolver {
 func (r *resolver) fetch() {
 	if i, ok := r.ord.next(); ok {
 		r.la = i
-		if _, sorted := r.ord.(*idxOrder); sorted && i&(prefetchAhead-1) == 0 {
+		if r.sorted && i&(prefetchAhead-1) == 0 {
 			r.prefetch(i + prefetchAhead)
 		}
 	} else {
@@ -133,11 +139,12 @@ func (r *resolver) next() (bool, error) {
 	}
 	top := r.heap.s[0]
 	h, cells := r.cells(top)
-	r.out.set(r.a.d, &h, cells, r.a.idx[top.i].seq)
+	seq := r.a.idx[top.i].seq
 	n := len(cells)
 	if len(r.heap.s) > 1 || r.la >= 0 && keyEqual(&r.a.idx[r.la], &r.a.idx[top.i]) && bytes.Equal(r.a.row(&r.a.idx[r.la]), h.Row) {
 		// Something of the same row comes next: hand on only what sorts before the smallest
 		// other candidate.
+		r.out.set(r.a.d, &h, cells, seq)
 		var b cursor
 		k := r.heap.second()
 		has := k > 0
@@ -150,6 +157,10 @@ func (r *resolver) next() (bool, error) {
 		bh, bc := r.cells(b)
 		r.bnd.set(r.a.d, &bh, bc, r.a.idx[b.i].seq)
 		n = below(r.a.d, &r.out, &r.bnd)
+	} else if r.light {
+		r.out.h, r.out.cells, r.out.seq = h, cells, seq
+	} else {
+		r.out.set(r.a.d, &h, cells, seq)
 	}
 	r.done = n == len(cells)
 	r.out.cells = cells[:n]

@@ -268,6 +268,49 @@ func (d *Dict) nextValue(cells []byte) (qualifier, value, rest []byte) {
 	return qualifier, cells[n:end:end], cells[end:]
 }
 
+// AppendUntagged decodes the cells of a well-formed cells region from its first for as long as they carry
+// no tags (all of them, when d's cells carry none) and appends their qualifiers and values to dst. It
+// returns dst and the rest of the region, from the first cell with tags on. Like Next it checks no bounds
+// beyond Go's: use it on validated records.
+func (d *Dict) AppendUntagged(dst []kv.QualifierValue, cells []byte) ([]kv.QualifierValue, []byte) {
+	tagged := d.Tagged()
+	for len(cells) > 0 {
+		var q uint64
+		n := 1
+		if cells[0] < 0x80 { // uvarint's one-byte path, as in nextValue
+			q = uint64(cells[0])
+		} else {
+			q, n = uvarint(cells)
+		}
+		rest := cells[n:]
+		var qualifier []byte
+		if q&1 == 1 {
+			qualifier = d.q[q>>1]
+		} else {
+			l := int(q >> 1)
+			qualifier, rest = rest[:l:l], rest[l:]
+		}
+		var vl uint64
+		if n = 1; rest[0] < 0x80 {
+			vl = uint64(rest[0])
+		} else {
+			vl, n = uvarint(rest)
+		}
+		end := n + int(vl)
+		value := rest[n:end:end]
+		rest = rest[end:]
+		if tagged {
+			if rest[0] != 0 { // tags follow: the caller takes this cell with NextTags
+				break
+			}
+			rest = rest[1:]
+		}
+		dst = append(dst, kv.QualifierValue{Qualifier: qualifier, Value: value})
+		cells = rest
+	}
+	return dst, cells
+}
+
 // Skip returns the rest of a well-formed cells region after its first cell, and that cell's qualifier.
 func (d *Dict) Skip(cells []byte) (qualifier, rest []byte) {
 	q, _, rest := d.Next(cells)
@@ -357,8 +400,11 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 		return 0, false
 	}
 	p += 9
+	// The dictionary's qualifiers are looked at only when a literal one is compared with them: two
+	// dictionary cells compare by code.
+	nq, tagged := d.Len(), d.Tagged()
 	n := 0
-	var prev []byte
+	var prevLit []byte
 	var prevCode byte
 	for p < len(rec) {
 		code := rec[p]
@@ -366,19 +412,17 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 			return 0, false
 		}
 		p++
-		var q []byte
+		var lit []byte
 		if code&1 == 1 {
-			i := int(code >> 1)
-			if i >= d.Len() { // also a nil Dict
+			if int(code>>1) >= nq { // also a nil Dict
 				return 0, false
 			}
-			q = d.q[i]
 		} else {
 			l := int(code >> 1)
 			if l > len(rec)-p {
 				return 0, false
 			}
-			q = rec[p : p+l]
+			lit = rec[p : p+l]
 			p += l
 		}
 		if p >= len(rec) || rec[p] >= 0x80 {
@@ -390,7 +434,7 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 			return 0, false
 		}
 		p += vl
-		if d.Tagged() {
+		if tagged {
 			if p >= len(rec) || rec[p] >= 0x80 {
 				return 0, false
 			}
@@ -402,15 +446,24 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 			p += tl
 		}
 		if n > 0 {
-			if code&1 == 1 && prevCode&1 == 1 {
+			if code&prevCode&1 == 1 {
 				if code <= prevCode {
 					return 0, false
 				}
-			} else if bytes.Compare(prev, q) >= 0 {
-				return 0, false
+			} else {
+				prev, q := prevLit, lit
+				if prevCode&1 == 1 {
+					prev = d.q[prevCode>>1]
+				}
+				if code&1 == 1 {
+					q = d.q[code>>1]
+				}
+				if bytes.Compare(prev, q) >= 0 {
+					return 0, false
+				}
 			}
 		}
-		prev, prevCode = q, code
+		prevLit, prevCode = lit, code
 		n++
 	}
 	return n, true
