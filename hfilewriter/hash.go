@@ -230,6 +230,16 @@ func BloomAdd(bits []byte, h HashType, key []byte, hashCount int) {
 func bloomSet(bits []byte, h1, h2 int32, hashCount int) {
 	bitSize := int64(len(bits)) * 8
 	mask := bloomMask(bitSize)
+	if mask != 0 { // bloomBitPos's power-of-two path, h1 + i*h2 stepped by adding h2 (the same int32 wrap-around)
+		for x := h1; hashCount > 0; hashCount-- {
+			v := int64(x)
+			s := v >> 63
+			pos := (v ^ s - s) & mask
+			bits[pos>>3] |= 1 << (pos & 7)
+			x += h2
+		}
+		return
+	}
 	for i := int32(0); i < int32(hashCount); i++ {
 		pos := bloomBitPos(h1, h2, i, bitSize, mask)
 		bits[pos>>3] |= 1 << (pos & 7)

@@ -326,80 +326,77 @@ func (v *verifyState) walkNoneBlockCells(payload []byte, ref *verifyBlockRef) er
 // block again and says precisely what is wrong.
 func (v *verifyState) walkNoneBlockFast(p []byte, ref *verifyBlockRef) bool {
 	o := v.opts
-	var n, maxTags int
-	var keySum, valSum, deleteFamilies int64
+	tags, mvcc, decodeMvcc := o.Tags, o.Mvcc, o.Mvcc && o.DecodeMvcc
+	var n, maxTags, keySum, valSum int
+	var deleteFamilies int64
 	var maxSeq uint64
-	var first, last []byte
-	pos := 0
-	for pos < len(p) {
-		if len(p)-pos < 8 {
+	lastAt, lastLen := 0, 0
+	// Each cell is sliced off once (c) and its fields read at offsets checked against len(c).
+	for pos := 0; pos < len(p); {
+		c := p[pos:]
+		if len(c) < 8 {
 			return false
 		}
-		klen := int(int32(binary.BigEndian.Uint32(p[pos:])))
-		vlen := int(int32(binary.BigEndian.Uint32(p[pos+4:])))
-		ks := pos + 8
-		if klen < kv.KeyInfrastructureSize || vlen < 0 || klen > len(p)-ks || vlen > len(p)-ks-klen {
+		lens := binary.BigEndian.Uint64(c)
+		klen, vlen := int(int32(lens>>32)), int(int32(lens))
+		if klen < kv.KeyInfrastructureSize || vlen < 0 || klen > len(c)-8 || vlen > len(c)-8-klen {
 			return false
 		}
-		key := Key(p[ks : ks+klen : ks+klen])
-		if rl := int(binary.BigEndian.Uint16(key)); rl > kv.MaxRowLength || 3+rl > klen-9 || 3+rl+int(key[2+rl]) > klen-9 {
+		key := c[8 : 8+klen]
+		// The row and family fit the key before its timestamp and type: 2+rl+1+fl <= klen-9.
+		if rl := int(binary.BigEndian.Uint16(key)); rl > kv.MaxRowLength || rl > klen-12 || rl+int(key[2+rl]) > klen-12 {
 			return false
 		}
-		q := ks + klen + vlen
-		tags := 0
-		if o.Tags {
-			if len(p)-q < 2 {
+		end := 8 + klen + vlen
+		if tags {
+			if len(c)-end < 2 {
 				return false
 			}
-			tags = int(binary.BigEndian.Uint16(p[q:]))
-			q += 2
-			if tags > len(p)-q {
+			t := int(binary.BigEndian.Uint16(c[end:]))
+			end += 2
+			if t > len(c)-end {
 				return false
 			}
-			q += tags
+			end += t
+			maxTags = max(maxTags, t)
 		}
-		var seq uint64
-		if o.Mvcc {
-			if q >= len(p) {
+		if mvcc {
+			if end >= len(c) {
 				return false
 			}
-			if o.DecodeMvcc {
-				b := int8(p[q])
+			if decodeMvcc {
+				b := int8(c[end])
 				if b < -112 { // a longer vlong
 					return false
 				}
-				seq = uint64(int64(b))
+				maxSeq = max(maxSeq, uint64(int64(b)))
 			}
-			q++
-		}
-		if first == nil {
-			if v.prevKey != nil && kv.CompareKeys(v.prevKey, key) > 0 {
-				return false
-			}
-			first = key
+			end++
 		}
 		if t := Type(key[klen-1]); t == kv.TypeDeleteFamily || t == kv.TypeDeleteFamilyVersion {
 			deleteFamilies++
 		}
-		last = key
+		lastAt, lastLen = pos+8, klen
 		n++
-		keySum += int64(klen)
-		valSum += int64(vlen)
-		maxSeq = max(maxSeq, seq)
-		maxTags = max(maxTags, tags)
-		pos = q
+		keySum += klen
+		valSum += vlen
+		pos += end
 	}
 	if n == 0 {
 		return false
 	}
+	first := p[8 : 8+int(binary.BigEndian.Uint32(p))]
+	if v.prevKey != nil && kv.CompareKeys(v.prevKey, first) > 0 {
+		return false
+	}
 	v.deleteFamilyCells += deleteFamilies
-	v.keyLenSum += keySum
-	v.valSum += valSum
+	v.keyLenSum += int64(keySum)
+	v.valSum += int64(valSum)
 	v.maxSeq = max(v.maxSeq, maxSeq)
 	v.maxTags = max(v.maxTags, maxTags)
 	v.cells += uint64(n)
 	ref.FirstKey = v.copyBytes(first)
-	ref.LastKey = v.copyBytes(last)
+	ref.LastKey = v.copyBytes(p[lastAt : lastAt+lastLen])
 	ref.Cells = n
 	v.prevKey = ref.LastKey
 	return true

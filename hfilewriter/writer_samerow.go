@@ -87,9 +87,7 @@ func (w *Writer) sameRowFastOK(qualifier, value, tags []byte) bool {
 }
 
 // SameRowCell is a cell of AppendSameRowCells: a qualifier and a value.
-type SameRowCell struct {
-	Qualifier, Value []byte
-}
+type SameRowCell = kv.QualifierValue
 
 // AppendSameRowCells appends cells in order, each as AppendSameRow(c.Qualifier, c.Value) would: the same
 // checks, the same bytes. It returns how many it appended: all, or those before the first that failed,
@@ -140,16 +138,14 @@ func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
 	if w.mvcc {
 		extra++
 	}
-	blk, unencoded, limit := w.blk, w.blkUnencoded, w.opts.BlockSize
+	blk := w.blk
+	base := len(blk) - w.blkUnencoded // where the block's cells start (unencoded: every byte counts)
+	limit := base + w.opts.BlockSize
+	kbase := kv.KeyInfrastructureSize + head - 3 // a key's length without its qualifier
 	prevQ := w.lastQual
-	lastQ := 0 // where the last cell's qualifier starts in blk
-	var keySum, valueSum int
 	n := 0
-	for ; n < len(cells) && unencoded < limit; n++ {
+	for ; n < len(cells) && len(blk) < limit; n++ {
 		q, v := cells[n].Qualifier, cells[n].Value
-		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue {
-			break
-		}
 		if len(q) > 0 && len(prevQ) > 0 && q[0] != prevQ[0] {
 			if q[0] < prevQ[0] {
 				break
@@ -157,41 +153,73 @@ func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
 		} else if bytes.Compare(q, prevQ) <= 0 {
 			break
 		}
-		klen := kv.KeyInfrastructureSize + head - 3 + len(q)
-		body := 8 + klen + len(v)
-		size := body + extra
+		klen := kbase + len(q)
+		size := 8 + klen + len(v) + extra
 		before := len(blk)
-		if cap(blk)-before < size {
-			blk = slices.Grow(blk, size)
+		// Room for the cell and 8 bytes more: short fields are stored as whole words, whose bytes past
+		// the field the next field (or cell) overwrites.
+		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue || cap(blk)-before < size+8 {
+			break
 		}
-		blk = blk[:before+size]
-		p := blk[before:]
+		p := blk[before : before+size+8]
 		binary.BigEndian.PutUint64(p, uint64(klen)<<32|uint64(len(v)))
-		k := p[8 : 8+head]
-		binary.LittleEndian.PutUint64(k, h0)
-		binary.LittleEndian.PutUint64(k[8:], h1)
-		binary.LittleEndian.PutUint64(k[head-16:], h2)
-		binary.LittleEndian.PutUint64(k[head-8:], h3)
+		binary.LittleEndian.PutUint64(p[8:], h0)
+		binary.LittleEndian.PutUint64(p[16:], h1)
+		binary.LittleEndian.PutUint64(p[head-8:], h2)
+		binary.LittleEndian.PutUint64(p[head:], h3)
 		o := 8 + head
-		copyShort(p[o:], q)
+		if len(q) <= 8 {
+			binary.LittleEndian.PutUint64(p[o:], loadShort(q))
+		} else {
+			copy(p[o:], q)
+		}
 		o += len(q)
 		binary.BigEndian.PutUint64(p[o:], uint64(ts))
 		p[o+8] = byte(typ)
-		copyShort(p[o+9:], v)
-		for i := body; i < size; i++ {
-			p[i] = 0
+		o += 9
+		switch {
+		case len(v) <= 8:
+			binary.LittleEndian.PutUint64(p[o:], loadShort(v))
+		case len(v) <= 16:
+			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[len(v)-8:])
+			binary.LittleEndian.PutUint64(p[o:], a)
+			binary.LittleEndian.PutUint64(p[o+len(v)-8:], b)
+		default:
+			copy(p[o:], v)
 		}
-		if cellSize := int64(12 + klen + len(v)); w.lenBiggest < cellSize {
-			w.lenBiggest = cellSize
-			w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, q, ts, typ)
-		}
-		lastQ = before + 8 + head
+		binary.LittleEndian.PutUint32(p[o+len(v):], 0) // tags length and sequence id (extra <= 3 bytes)
+		blk = blk[:before+size]
 		prevQ = q
-		unencoded += size
-		keySum += klen
-		valueSum += len(v)
 	}
-	return w.endSameRowRun(blk, n, unencoded, lastQ, len(prevQ), keySum, valueSum)
+	if n == 0 {
+		return 0
+	}
+	// What the cells add to the statistics.
+	var keySum, valueSum int
+	for i := range cells[:n] {
+		c := &cells[i]
+		keySum += kbase + len(c.Qualifier)
+		valueSum += len(c.Value)
+		if cellSize := int64(12 + kbase + len(c.Qualifier) + len(c.Value)); w.lenBiggest < cellSize {
+			w.lenBiggest = cellSize
+			w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, c.Qualifier, ts, typ)
+		}
+	}
+	lastQ := len(blk) - (8 + kbase + len(prevQ) + len(cells[n-1].Value) + extra) + 8 + head
+	return w.endSameRowRun(blk, n, w.blkUnencoded+len(blk)-len(w.blk), lastQ, len(prevQ), keySum, valueSum)
+}
+
+// loadShort returns the bytes of b (at most 8) as a little-endian word, zero padded: b[0] is its
+// lowest byte.
+func loadShort(b []byte) uint64 {
+	n := len(b)
+	if n >= 4 { // two overlapping halves
+		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<(8*(n-4)&63)
+	}
+	if n > 0 {
+		return uint64(b[0]) | uint64(b[n>>1])<<(8*(n>>1)) | uint64(b[n-1])<<(8*(n-1))
+	}
+	return 0
 }
 
 // endSameRowRun stores what a run of n cells changed.

@@ -24,7 +24,8 @@ import (
 // and the best capacity keys kept; the priority of the worst kept key then bounds what is accepted. An
 // accepted offer costs one append and its share of a sort: no map lookup, insert or delete per offer.
 //
-// Memory is bounded by 2·capacity keys (their bytes plus about 40 bytes of bookkeeping each).
+// Memory is bounded by 2·capacity keys (their bytes plus about 112 bytes of bookkeeping each: a
+// candidate, its place in sortEntries' second buffer and two (priority, index) pairs).
 // A Sampler is safe for concurrent use.
 type Sampler struct {
 	capacity int
@@ -39,6 +40,8 @@ type Sampler struct {
 
 	mu      sync.Mutex
 	entries []sampleEntry // the candidates: at most 2·capacity offers
+	scratch []sampleEntry // sortEntries' second buffer of candidates (empty between selections)
+	keys    []prioIndex   // sortEntries' radix sort buffers
 	evicted bool          // some key left the sample
 }
 
@@ -96,15 +99,7 @@ func (sm *Sampler) selectLocked() {
 	if len(sm.entries) <= 1 {
 		return
 	}
-	slices.SortFunc(sm.entries, func(a, b sampleEntry) int {
-		if a.prio != b.prio {
-			if a.prio < b.prio {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.row, b.row)
-	})
+	sm.sortEntries()
 	n := 1
 	for _, e := range sm.entries[1:] {
 		if last := &sm.entries[n-1]; e.row == last.row {
@@ -121,6 +116,77 @@ func (sm *Sampler) selectLocked() {
 	}
 	clear(sm.entries[n:]) // drop the rows' strings
 	sm.entries = sm.entries[:n]
+}
+
+// sortEntries sorts the candidates by (priority, row), up to the order of equal (priority, row) pairs,
+// which selectLocked merges: a stable radix sort of (priority, index) pairs on the priority (a byte at
+// a time, skipping the bytes all candidates share), one move of every candidate to its place, then a
+// comparison sort of each run of equal priorities by row. Equal rows have equal priorities, so those
+// runs are mostly one key's offers. A comparison sort of the 2·capacity candidates took ~17
+// comparisons each through a function value.
+func (sm *Sampler) sortEntries() {
+	es := sm.entries
+	n := len(es)
+	if cap(sm.keys) < 2*n {
+		sm.keys = make([]prioIndex, 2*cap(es))
+	}
+	src, dst := sm.keys[:n], sm.keys[n:2*n]
+	var counts [8][256]uint32
+	for i := range es {
+		p := es[i].prio
+		src[i] = prioIndex{p, uint32(i)}
+		counts[0][byte(p)]++
+		counts[1][byte(p>>8)]++
+		counts[2][byte(p>>16)]++
+		counts[3][byte(p>>24)]++
+		counts[4][byte(p>>32)]++
+		counts[5][byte(p>>40)]++
+		counts[6][byte(p>>48)]++
+		counts[7][byte(p>>56)]++
+	}
+	for d := range counts {
+		c := &counts[d]
+		if c[byte(src[0].prio>>(8*d))] == uint32(n) {
+			continue // every candidate has this byte
+		}
+		var pos uint32
+		for b, k := range c {
+			c[b] = pos
+			pos += k
+		}
+		shift := 8 * d
+		for _, k := range src {
+			b := byte(k.prio >> shift)
+			dst[c[b]] = k
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	if cap(sm.scratch) < n {
+		sm.scratch = make([]sampleEntry, 0, cap(es))
+	}
+	out := sm.scratch[:n]
+	for i, k := range src {
+		out[i] = es[k.index]
+	}
+	clear(es) // drop the rows' strings: out holds them now
+	sm.entries, sm.scratch = out, es[:0]
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && out[j].prio == out[i].prio {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(out[i:j], func(a, b sampleEntry) int { return strings.Compare(a.row, b.row) })
+		}
+		i = j
+	}
+}
+
+// prioIndex is a candidate's priority and index, what sortEntries sorts.
+type prioIndex struct {
+	prio  uint64
+	index uint32
 }
 
 // SampleStats summarizes a sampler.

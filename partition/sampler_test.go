@@ -2,10 +2,13 @@ package partition
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -271,5 +274,49 @@ func BenchmarkSamplerOfferDistinct(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		row = strconv.AppendInt(row[:0], int64(1000000+i), 10)
 		sm.Offer(row, 66)
+	}
+}
+
+// sortEntries orders candidates as the comparison sort by (priority, row) it replaced does, up to
+// equal (priority, row) pairs, which selectLocked merges: here with priorities drawn from small sets
+// (many distinct rows share one, many share all but one byte, some all bytes) and rows repeated.
+func TestSortEntriesAsComparisonSort(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for round := 0; round < 300; round++ {
+		n := 1 + rng.Intn(2000)
+		sm := NewSampler(n, 1)
+		prios := make([]uint64, 1+rng.Intn(40))
+		for i := range prios {
+			switch round % 3 {
+			case 0:
+				prios[i] = rng.Uint64()
+			case 1: // differ in one byte only
+				prios[i] = 0x0102030405060700 | uint64(rng.Intn(256))<<(8*uint(rng.Intn(8)))
+			default:
+				prios[i] = uint64(rng.Intn(3)) << 63
+			}
+		}
+		for i := 0; i < n; i++ {
+			sm.entries = append(sm.entries, sampleEntry{prio: prios[rng.Intn(len(prios))],
+				row: fmt.Sprintf("r%d", rng.Intn(1+n/2)), bytes: int64(rng.Intn(100))})
+		}
+		want := slices.Clone(sm.entries)
+		slices.SortStableFunc(want, func(a, b sampleEntry) int {
+			if c := cmp.Compare(a.prio, b.prio); c != 0 {
+				return c
+			}
+			return strings.Compare(a.row, b.row)
+		})
+		sm.sortEntries()
+		for i := range want {
+			if g, w := sm.entries[i], want[i]; g.prio != w.prio || g.row != w.row {
+				t.Fatalf("round %d, %d candidates: entry %d is (%x, %q), want (%x, %q)", round, n, i, g.prio, g.row, w.prio, w.row)
+			}
+		}
+		for i, e := range sm.scratch[:cap(sm.scratch)] {
+			if e.row != "" {
+				t.Fatalf("round %d: the second buffer keeps row %q at %d", round, e.row, i)
+			}
+		}
 	}
 }

@@ -268,6 +268,49 @@ func (d *Dict) nextValue(cells []byte) (qualifier, value, rest []byte) {
 	return qualifier, cells[n:end:end], cells[end:]
 }
 
+// AppendUntagged decodes the cells of a well-formed cells region from its first for as long as they carry
+// no tags (all of them, when d's cells carry none) and appends their qualifiers and values to dst. It
+// returns dst and the rest of the region, from the first cell with tags on. Like Next it checks no bounds
+// beyond Go's: use it on validated records.
+func (d *Dict) AppendUntagged(dst []kv.QualifierValue, cells []byte) ([]kv.QualifierValue, []byte) {
+	tagged := d.Tagged()
+	for len(cells) > 0 {
+		var q uint64
+		n := 1
+		if cells[0] < 0x80 { // uvarint's one-byte path, as in nextValue
+			q = uint64(cells[0])
+		} else {
+			q, n = uvarint(cells)
+		}
+		rest := cells[n:]
+		var qualifier []byte
+		if q&1 == 1 {
+			qualifier = d.q[q>>1]
+		} else {
+			l := int(q >> 1)
+			qualifier, rest = rest[:l:l], rest[l:]
+		}
+		var vl uint64
+		if n = 1; rest[0] < 0x80 {
+			vl = uint64(rest[0])
+		} else {
+			vl, n = uvarint(rest)
+		}
+		end := n + int(vl)
+		value := rest[n:end:end]
+		rest = rest[end:]
+		if tagged {
+			if rest[0] != 0 { // tags follow: the caller takes this cell with NextTags
+				break
+			}
+			rest = rest[1:]
+		}
+		dst = append(dst, kv.QualifierValue{Qualifier: qualifier, Value: value})
+		cells = rest
+	}
+	return dst, cells
+}
+
 // Skip returns the rest of a well-formed cells region after its first cell, and that cell's qualifier.
 func (d *Dict) Skip(cells []byte) (qualifier, rest []byte) {
 	q, _, rest := d.Next(cells)

@@ -47,3 +47,44 @@ func TestJoinFile(t *testing.T) {
 		}
 	}
 }
+
+// cleanSlashDir agrees with the element walk it replaced on every string of up to 7 bytes of 'a', '.'
+// and '/' (and on a long staging path).
+func TestCleanSlashDirAsElementWalk(t *testing.T) {
+	walk := func(dir string) bool {
+		if dir == "" || dir == "/" || dir[len(dir)-1] == '/' {
+			return false
+		}
+		start := 0
+		if dir[0] == '/' {
+			start = 1
+		}
+		for i := start; i <= len(dir); i++ {
+			if i < len(dir) && dir[i] != '/' {
+				continue
+			}
+			if e := dir[start:i]; e == "" || e == "." || e == ".." {
+				return false
+			}
+			start = i + 1
+		}
+		return true
+	}
+	dirs := []string{"/tmp/regions/mnt/out/.hfload-staging-20261127T172159Z-14ee2b0e"}
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		dirs = append(dirs, prefix)
+		if n == 0 {
+			return
+		}
+		for _, c := range []string{"a", ".", "/"} {
+			gen(prefix+c, n-1)
+		}
+	}
+	gen("", 7)
+	for _, d := range dirs {
+		if got, want := cleanSlashDir(d), walk(d); got != want {
+			t.Errorf("cleanSlashDir(%q) = %v, want %v", d, got, want)
+		}
+	}
+}

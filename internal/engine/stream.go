@@ -56,8 +56,8 @@ type stream struct {
 	heldFam []byte
 	heldW   int // the held cell's fileWriter (index in fws)
 	hasHeld bool
-	keyBuf  []byte                    // flat keys for duplicate examples
-	same    []hfilewriter.SameRowCell // run: the cells of a view that go to the writer together
+	keyBuf  []byte              // flat keys for duplicate examples
+	same    []kv.QualifierValue // run: the cells of a view that go to the writer together
 }
 
 func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream {
@@ -128,6 +128,25 @@ func (s *stream) writeHeld() error {
 	return fw.append(&s.heldH, s.heldQ, s.heldV, s.heldT)
 }
 
+// writeSame writes cells of h without tags, the first with append unless a cell of the view is written
+// already (*written), the others together.
+func (s *stream) writeSame(fw *fileWriter, h *cellrec.Header, cells []kv.QualifierValue, written *bool) error {
+	if len(cells) == 0 {
+		return nil
+	}
+	if !*written {
+		if err := fw.append(h, cells[0].Qualifier, cells[0].Value, nil); err != nil {
+			return err
+		}
+		*written = true
+		cells = cells[1:]
+	}
+	if len(cells) == 0 {
+		return nil
+	}
+	return fw.appendSameRowCells(h, cells)
+}
+
 // run writes every cell the policy keeps, of one family's stream (s.rows nil) into s.fws[0].
 func (s *stream) run() error {
 	last := s.pol == DuplicatesLast
@@ -169,35 +188,40 @@ func (s *stream) run() error {
 		}
 		// The rest of the view: distinct keys, each greater than the first. Once a cell of the view is
 		// in the file, the next ones share its row, family, timestamp and type: those without tags go
-		// to the writer together (same, in order).
+		// to the writer together (same, in order); a cell with tags goes alone.
 		same := s.same[:0]
 		for len(rest) > 0 {
+			same, rest = s.d.AppendUntagged(same[:0], rest)
+			if n := len(same); n > 0 {
+				q = same[n-1].Qualifier
+				held := last && len(rest) == 0
+				if held {
+					same = same[:n-1]
+				}
+				if err := s.writeSame(fw, h, same, &written); err != nil {
+					return err
+				}
+				if held {
+					s.hold(0, h, q, same[:n][n-1].Value, nil)
+					break
+				}
+			}
+			if len(rest) == 0 {
+				break
+			}
 			q, v, t, rest = s.d.NextTags(rest)
 			if last && len(rest) == 0 {
 				s.hold(0, h, q, v, t)
 				break
 			}
-			if written && len(t) == 0 {
-				same = append(same, hfilewriter.SameRowCell{Qualifier: q, Value: v})
-				continue
-			}
 			var err error
-			if len(same) > 0 {
-				err = fw.appendSameRowCells(h, same)
-				same = same[:0]
-			}
-			if err == nil && written {
+			if written {
 				err = fw.appendSameRow(h, q, v, t)
-			} else if err == nil {
+			} else {
 				err = fw.append(h, q, v, t)
 				written = true
 			}
 			if err != nil {
-				return err
-			}
-		}
-		if len(same) > 0 {
-			if err := fw.appendSameRowCells(h, same); err != nil {
 				return err
 			}
 		}

@@ -85,6 +85,12 @@ type Cell struct {
 	SeqID     uint64 // memstore timestamp / sequence id; 0 for bulk-load files
 }
 
+// QualifierValue is a cell's qualifier and value, for the cells of a row that share everything else
+// (hfilewriter.SameRowCell; cellrec's Dict.AppendUntagged decodes a record's cells into them).
+type QualifierValue struct {
+	Qualifier, Value []byte
+}
+
 // KeyLen is the length of the cell's flat key.
 func (c *Cell) KeyLen() int {
 	return KeyInfrastructureSize + len(c.Row) + len(c.Family) + len(c.Qualifier)
