@@ -24,8 +24,8 @@ import (
 // and the best capacity keys kept; the priority of the worst kept key then bounds what is accepted. An
 // accepted offer costs one append and its share of a sort: no map lookup, insert or delete per offer.
 //
-// Memory is bounded by 2·capacity keys (their bytes plus about 112 bytes of bookkeeping each: a
-// candidate, its place in sortEntries' second buffer and two (priority, index) pairs).
+// Memory is bounded by 2·capacity keys (their bytes plus about 88 bytes of bookkeeping each: a
+// candidate, its place in sortEntries' second buffer and two indexes).
 // A Sampler is safe for concurrent use.
 type Sampler struct {
 	capacity int
@@ -41,7 +41,8 @@ type Sampler struct {
 	mu      sync.Mutex
 	entries []sampleEntry // the candidates: at most 2·capacity offers
 	scratch []sampleEntry // sortEntries' second buffer of candidates (empty between selections)
-	keys    []prioIndex   // sortEntries' radix sort buffers
+	order   []uint32      // sortEntries' radix sort buffers (candidate indexes)
+	sorted  int           // entries[:sorted] are in (priority, row) order (the last selection's keys)
 	evicted bool          // some key left the sample
 }
 
@@ -97,6 +98,7 @@ func (sm *Sampler) Offer(row []byte, bytes int64) {
 // the others and lowers the threshold to the worst kept priority (sm.mu held).
 func (sm *Sampler) selectLocked() {
 	if len(sm.entries) <= 1 {
+		sm.sorted = len(sm.entries)
 		return
 	}
 	sm.sortEntries()
@@ -116,25 +118,32 @@ func (sm *Sampler) selectLocked() {
 	}
 	clear(sm.entries[n:]) // drop the rows' strings
 	sm.entries = sm.entries[:n]
+	sm.sorted = n
 }
 
 // sortEntries sorts the candidates by (priority, row), up to the order of equal (priority, row) pairs,
-// which selectLocked merges: a stable radix sort of (priority, index) pairs on the priority (a byte at
-// a time, skipping the bytes all candidates share), one move of every candidate to its place, then a
-// comparison sort of each run of equal priorities by row. Equal rows have equal priorities, so those
-// runs are mostly one key's offers. A comparison sort of the 2·capacity candidates took ~17
-// comparisons each through a function value.
+// which selectLocked merges. The candidates after entries[:sorted] (the keys the last selection kept,
+// in order already) are sorted by a stable radix sort of their indexes on the priority (a byte at a
+// time, skipping the bytes they all share), moved once each into the second buffer, sorted by
+// row within runs of equal priorities (equal rows have equal priorities, so those runs are mostly one
+// key's offers), and merged with the kept keys. A comparison sort of all 2·capacity candidates took
+// ~17 comparisons each through a function value.
 func (sm *Sampler) sortEntries() {
 	es := sm.entries
-	n := len(es)
-	if cap(sm.keys) < 2*n {
-		sm.keys = make([]prioIndex, 2*cap(es))
+	k := min(sm.sorted, len(es))
+	add := es[k:]
+	m := len(add)
+	if m == 0 {
+		return
 	}
-	src, dst := sm.keys[:n], sm.keys[n:2*n]
+	if cap(sm.order) < 2*m {
+		sm.order = make([]uint32, 2*max(m, cap(es)))
+	}
+	src, dst := sm.order[:m], sm.order[m:2*m]
 	var counts [8][256]uint32
-	for i := range es {
-		p := es[i].prio
-		src[i] = prioIndex{p, uint32(i)}
+	for i := range add {
+		p := add[i].prio
+		src[i] = uint32(i)
 		counts[0][byte(p)]++
 		counts[1][byte(p>>8)]++
 		counts[2][byte(p>>16)]++
@@ -146,34 +155,32 @@ func (sm *Sampler) sortEntries() {
 	}
 	for d := range counts {
 		c := &counts[d]
-		if c[byte(src[0].prio>>(8*d))] == uint32(n) {
+		if c[byte(add[0].prio>>(8*d))] == uint32(m) {
 			continue // every candidate has this byte
 		}
 		var pos uint32
-		for b, k := range c {
+		for b, n := range c {
 			c[b] = pos
-			pos += k
+			pos += n
 		}
 		shift := 8 * d
-		for _, k := range src {
-			b := byte(k.prio >> shift)
-			dst[c[b]] = k
+		for _, i := range src {
+			b := byte(add[i].prio >> shift)
+			dst[c[b]] = i
 			c[b]++
 		}
 		src, dst = dst, src
 	}
-	if cap(sm.scratch) < n {
+	if cap(sm.scratch) < m {
 		sm.scratch = make([]sampleEntry, 0, cap(es))
 	}
-	out := sm.scratch[:n]
-	for i, k := range src {
-		out[i] = es[k.index]
+	out := sm.scratch[:m]
+	for i, j := range src {
+		out[i] = add[j]
 	}
-	clear(es) // drop the rows' strings: out holds them now
-	sm.entries, sm.scratch = out, es[:0]
-	for i := 0; i < n; {
+	for i := 0; i < m; {
 		j := i + 1
-		for j < n && out[j].prio == out[i].prio {
+		for j < m && out[j].prio == out[i].prio {
 			j++
 		}
 		if j-i > 1 {
@@ -181,12 +188,24 @@ func (sm *Sampler) sortEntries() {
 		}
 		i = j
 	}
-}
-
-// prioIndex is a candidate's priority and index, what sortEntries sorts.
-type prioIndex struct {
-	prio  uint64
-	index uint32
+	if k == 0 {
+		clear(es) // drop the rows' strings: out holds them now
+		sm.entries, sm.scratch = out, es[:0]
+		return
+	}
+	// Merge from the back: es[k:] is free (its candidates are in out), and the next place written is
+	// always after the next kept key read.
+	i, j := k-1, m-1
+	for w := k + m - 1; j >= 0; w-- {
+		if i >= 0 && (es[i].prio > out[j].prio || es[i].prio == out[j].prio && es[i].row > out[j].row) {
+			es[w] = es[i]
+			i--
+		} else {
+			es[w] = out[j]
+			j--
+		}
+	}
+	clear(out) // drop the rows' strings
 }
 
 // SampleStats summarizes a sampler.

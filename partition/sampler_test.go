@@ -279,7 +279,8 @@ func BenchmarkSamplerOfferDistinct(b *testing.B) {
 
 // sortEntries orders candidates as the comparison sort by (priority, row) it replaced does, up to
 // equal (priority, row) pairs, which selectLocked merges: here with priorities drawn from small sets
-// (many distinct rows share one, many share all but one byte, some all bytes) and rows repeated.
+// (many distinct rows share one, many share all but one byte, some all bytes), rows repeated, and in
+// every other round a sorted prefix (the last selection's keys) merged with the rest.
 func TestSortEntriesAsComparisonSort(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for round := 0; round < 300; round++ {
@@ -300,13 +301,18 @@ func TestSortEntriesAsComparisonSort(t *testing.T) {
 			sm.entries = append(sm.entries, sampleEntry{prio: prios[rng.Intn(len(prios))],
 				row: fmt.Sprintf("r%d", rng.Intn(1+n/2)), bytes: int64(rng.Intn(100))})
 		}
-		want := slices.Clone(sm.entries)
-		slices.SortStableFunc(want, func(a, b sampleEntry) int {
+		byPrioRow := func(a, b sampleEntry) int {
 			if c := cmp.Compare(a.prio, b.prio); c != 0 {
 				return c
 			}
 			return strings.Compare(a.row, b.row)
-		})
+		}
+		if round%2 == 1 { // a sorted prefix, as a selection leaves its kept keys
+			sm.sorted = rng.Intn(n + 1)
+			slices.SortFunc(sm.entries[:sm.sorted], byPrioRow)
+		}
+		want := slices.Clone(sm.entries)
+		slices.SortStableFunc(want, byPrioRow)
 		sm.sortEntries()
 		for i := range want {
 			if g, w := sm.entries[i], want[i]; g.prio != w.prio || g.row != w.row {

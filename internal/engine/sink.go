@@ -120,17 +120,25 @@ func plainName(s string) bool {
 
 // cleanSlashDir reports whether dir (with '/' separators) is its own filepath.Clean and not the root:
 // no empty, "." or ".." element and no trailing slash. It may say false for a clean dir (one with a
-// leading ".." element); joinFile then takes filepath.Join. It looks for the patterns such elements
-// leave with strings.Contains (vectorized) instead of walking the elements: the staging path of a run
-// is long and checked once per file.
+// leading ".." element); joinFile then takes filepath.Join.
 func cleanSlashDir(dir string) bool {
 	if dir == "" || dir == "/" || dir[len(dir)-1] == '/' {
 		return false
 	}
-	first := strings.TrimPrefix(dir, "/")
-	return first != "." && first != ".." && !strings.HasPrefix(first, "./") && !strings.HasPrefix(first, "../") &&
-		!strings.HasSuffix(dir, "/.") && !strings.HasSuffix(dir, "/..") &&
-		!strings.Contains(dir, "//") && !strings.Contains(dir, "/./") && !strings.Contains(dir, "/../")
+	start := 0
+	if dir[0] == '/' {
+		start = 1
+	}
+	for i := start; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		if e := dir[start:i]; e == "" || e == "." || e == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // create creates path with how, making its directory first if it does not exist yet (once per family:
