@@ -1,6 +1,10 @@
 package hfilewriter
 
-import "github.com/hfload/hfload/internal/kv"
+import (
+	"math"
+
+	"github.com/hfload/hfload/internal/kv"
+)
 
 // sizeEstimate keeps the part of EstimatedSize that changes only when a block is written or a bloom
 // chunk starts: the bytes written, the index entries, the bloom chunks waiting to be written and the
@@ -79,10 +83,23 @@ func (bw *writeBloomWriter) currentChunkSize() int64 {
 	if c == nil {
 		return 0
 	}
-	size, maxKeys := c.size, c.maxKeys
-	for size&1 == 0 && maxKeys > c.keyCount<<1 { // the size fold() will leave
+	if c.keyCount >= c.estUntil {
+		c.estSize, c.estUntil = foldedSize(c.size, c.maxKeys, c.keyCount)
+	}
+	return int64(c.estSize) + blockOverhead
+}
+
+// foldedSize is the size fold() leaves a chunk of size bytes, maxKeys capacity and keyCount keys in,
+// and the smallest key count (math.MaxInt: none) from which it leaves a bigger one: with more keys the
+// chunk folds fewer times, and fold's last halving needs maxKeys > 2*keyCount with that halving's
+// maxKeys. A writer calls EstimatedSize per row, and the chunk gets a key per row: the cached size
+// holds for thousands of rows.
+func foldedSize(size, maxKeys, keyCount int) (folded, until int) {
+	until = math.MaxInt
+	for size&1 == 0 && maxKeys > keyCount<<1 { // fold's loop
+		until = (maxKeys + 1) / 2
 		size >>= 1
 		maxKeys >>= 1
 	}
-	return int64(size) + blockOverhead
+	return size, until
 }

@@ -161,3 +161,37 @@ func BenchmarkEstimatedSize(b *testing.B) {
 		b.Fatal("no estimate")
 	}
 }
+
+// TestFoldedSizeUntil: the folded size foldedSize reports holds for every key count below the bound it
+// reports and no further: for each chunk shape (the default chunk, odd and tiny ones) and every key
+// count up to capacity, the cached answer is fold's loop's.
+func TestFoldedSizeUntil(t *testing.T) {
+	loop := func(size, maxKeys, keyCount int) int {
+		for size&1 == 0 && maxKeys > keyCount<<1 {
+			size >>= 1
+			maxKeys >>= 1
+		}
+		return size
+	}
+	def := BloomParams(128*1024, 0.01, 7)
+	for _, sh := range [][2]int{{def.ByteSize, def.MaxKeys}, {1024, 853}, {1024, 854}, {96, 77}, {7, 5}, {8, 1}, {2, 2}} {
+		size, maxKeys := sh[0], sh[1]
+		cached, until := foldedSize(size, maxKeys, 0)
+		changes := 0
+		for k := 0; k <= maxKeys; k++ {
+			if k >= until {
+				cached, until = foldedSize(size, maxKeys, k)
+				changes++
+			}
+			if want := loop(size, maxKeys, k); cached != want {
+				t.Fatalf("chunk %d bytes, %d keys max, %d keys: cached folded size %d, fold's %d", size, maxKeys, k, cached, want)
+			}
+			if until <= k {
+				t.Fatalf("chunk %d bytes, %d keys: bound %d not above the key count", size, maxKeys, until)
+			}
+		}
+		if size == def.ByteSize && changes < 5 {
+			t.Fatalf("default chunk: the folded size changed %d times up to capacity; want several", changes)
+		}
+	}
+}

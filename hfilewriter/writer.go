@@ -212,6 +212,9 @@ func (w *Writer) Append(c *Cell) error {
 // building a Cell or a KeyValue first. tags may be nil. It is the hot path: it does not allocate
 // in the steady state and does not retain its arguments; consecutive cells of one row cost least.
 func (w *Writer) AppendParts(row, family, qualifier []byte, ts int64, typ Type, value, tags []byte) error {
+	if w.newRowFastOK(row, family, qualifier, typ, value, tags) {
+		return w.appendNewRowFast(row, family, qualifier, ts, value)
+	}
 	return w.appendCell(row, family, qualifier, ts, typ, value, tags, 0)
 }
 

@@ -76,6 +76,8 @@ type writeBloomChunk struct {
 	firstKey  []byte   // chunk index key
 	pending   []uint64 // hashes (h1<<32 | h2) of added keys whose bits are not set yet
 	shared    bool     // the keys are a RowBloomShare chunk's: no bits and no pending until fillShared
+	// EstimatedSize's cache (currentChunkSize): the size fold() would leave while keyCount < estUntil.
+	estSize, estUntil int
 }
 
 // bloomPendingKeys is how many keys a chunk hashes before it sets their bits (8 KiB of hashes).
@@ -231,6 +233,7 @@ func (bw *writeBloomWriter) addHashed(hh uint64, chunkKey []byte) {
 		}
 		c.bits, c.size = c.bits[:0], p.ByteSize // made by the first setPending (or fold)
 		c.hashCount, c.maxKeys, c.keyCount, c.shared = p.HashCount, p.MaxKeys, 0, false
+		c.estUntil = 0 // recomputed at the next EstimatedSize
 		c.firstKey = append(c.firstKey[:0], chunkKey...)
 		bw.chunk = c
 		bw.numChunks++

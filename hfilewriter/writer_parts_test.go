@@ -192,12 +192,16 @@ func TestWriterAppendPartsGoldenHBase264(t *testing.T) {
 // qualifiers, many versions, every storable type, values bigger than a block, tags in v3) through
 // Append, AppendParts and, without tags, AppendKeyValue, for every format version, codec,
 // encoding and bloom type (120 combinations), with small data and index blocks so every file has
-// many data blocks and a multi-level index. The files, Stats and size estimates must be identical,
+// many data blocks and a multi-level index (half of them with bulk load file info: time range, earliest
+// put). The files, Stats and size estimates must be identical,
 // and the AppendParts file must read back as the cells.
 func TestWriterAppendPartsMatchesAppend(t *testing.T) {
 	writerMatrix(func(i int, name string, o WriterOptions) {
 		seed, version := uint64(i), o.FormatVersion
 		o.IndexBlockMaxSize, o.BloomBlockSize = 512, 256
+		if i%2 == 0 { // the file info then holds the time range and earliest put (HFileOutputFormat2)
+			o.BulkLoad = &BulkLoadInfo{Time: 1700000000000, SourceTask: "test", MajorCompaction: true}
+		}
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 99))
 			cells := writerTestRandomCells(rng, 150, version == 3, false)

@@ -16,7 +16,12 @@ func HashRow(row []byte) RowHash { return RowHash(bloomHashes(row)) }
 // makes a bloom that denies rows the file holds).
 func (w *Writer) AppendPartsRowHash(row, family, qualifier []byte, ts int64, typ Type, value, tags []byte, rh RowHash) error {
 	w.rowHash, w.hasRowHash = rh, true
-	err := w.appendCell(row, family, qualifier, ts, typ, value, tags, 0)
+	var err error
+	if w.newRowFastOK(row, family, qualifier, typ, value, tags) {
+		err = w.appendNewRowFast(row, family, qualifier, ts, value)
+	} else {
+		err = w.appendCell(row, family, qualifier, ts, typ, value, tags, 0)
+	}
 	w.hasRowHash = false
 	return err
 }

@@ -27,6 +27,14 @@ func (w *Writer) setSameRowFast(typ Type) {
 // value, no tags and sequence id 0, to an unencoded block. The caller has checked w.sameRowFast, that
 // qualifier sorts after the last cell's and the sizes (appendCell's first check).
 func (w *Writer) appendSameRowFast(qualifier, value []byte) error {
+	return w.writeCellFast(w.lastRow, w.family, qualifier, w.lastTs, w.lastType, value)
+}
+
+// writeCellFast is the end of appendCell for a cell without tags and sequence id in an unencoded
+// block, whose order the caller has checked and whose bloom key it has added: the block boundary, the
+// KeyValue and the block's and file's statistics but the time range and the last row (which the
+// same-row path leaves as they are).
+func (w *Writer) writeCellFast(row, family, qualifier []byte, ts int64, typ Type, value []byte) error {
 	// Data block boundary (HFileWriterImpl.checkBlockBoundary); unencoded, the two sizes are equal.
 	if w.blkOpen && w.blkUnencoded >= w.opts.BlockSize {
 		if err := w.finishDataBlock(); err != nil {
@@ -39,7 +47,6 @@ func (w *Writer) appendSameRowFast(qualifier, value []byte) error {
 	if !w.blkOpen {
 		w.newDataBlock()
 	}
-	row, family := w.lastRow, w.family
 	klen := kv.KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
 	size := 8 + klen + len(value)
 	if w.tags {
@@ -51,7 +58,7 @@ func (w *Writer) appendSameRowFast(qualifier, value []byte) error {
 	before := len(w.blk)
 	b := slices.Grow(w.blk, size)[:before+size]
 	p := b[before:]
-	putKeyValue(p, klen, row, family, qualifier, w.lastTs, w.lastType, value)
+	putKeyValue(p, klen, row, family, qualifier, ts, typ, value)
 	i := 8 + klen + len(value)
 	if w.tags {
 		binary.BigEndian.PutUint16(p[i:], 0)
@@ -70,13 +77,46 @@ func (w *Writer) appendSameRowFast(qualifier, value []byte) error {
 	w.totalValueLen += int64(len(value))
 	if cellSize := int64(12 + klen + len(value)); w.lenBiggest < cellSize {
 		w.lenBiggest = cellSize
-		w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, qualifier, w.lastTs, w.lastType)
+		w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, qualifier, ts, typ)
 	}
 	if !w.blkHasFirst {
-		w.blkFirstKey = kv.AppendKey(w.blkFirstKey[:0], row, family, qualifier, w.lastTs, w.lastType)
+		w.blkFirstKey = kv.AppendKey(w.blkFirstKey[:0], row, family, qualifier, ts, typ)
 		w.blkHasFirst = true
 	}
 	w.entries++
+	return nil
+}
+
+// newRowFastOK reports whether a cell given by parts (AppendParts, AppendPartsRowHash) takes
+// appendNewRowFast: a put without tags that starts a row after the last one, in the file's family,
+// and the writer's state allows it (sameRowFast: unencoded blocks, no ROWCOL bloom, not closed or
+// failed, the last cell not a delete-family one).
+func (w *Writer) newRowFastOK(row, family, qualifier []byte, typ Type, value, tags []byte) bool {
+	return w.sameRowFast && typ == kv.TypePut && len(tags) == 0 && len(row) <= kv.MaxRowLength &&
+		uint64(len(qualifier))+uint64(len(value)) <= maxCellColumnAndValue && equalShort(family, w.family) &&
+		bytes.Compare(row, w.lastRow) > 0
+}
+
+// appendNewRowFast appends a put that starts a new row (newRowFastOK): appendCell's work for it in the
+// same order (bloom key, block boundary, KeyValue, statistics) without the checks and cases it cannot
+// need.
+func (w *Writer) appendNewRowFast(row, family, qualifier []byte, ts int64, value []byte) error {
+	if w.bloom != nil { // ROW (newRowFastOK excludes ROWCOL): the row, as addToBlooms adds it
+		if w.hasRowHash {
+			w.bloom.addHashed(uint64(w.rowHash), row)
+		} else {
+			w.bloom.add(row, row)
+		}
+	}
+	if err := w.writeCellFast(row, family, qualifier, ts, kv.TypePut, value); err != nil {
+		return err
+	}
+	w.lastRow = append(w.lastRow[:0], row...)
+	w.lastTs, w.lastType = ts, kv.TypePut
+	if ts < w.earliestPut {
+		w.earliestPut = ts
+	}
+	w.includeTimestamp(ts)
 	return nil
 }
 
