@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hfload/hfload/internal/kv"
@@ -13,11 +15,13 @@ import (
 // TestLanesMatchReference: input made of interleaved ascending lanes (salted keys in id order) comes
 // out in the reference order without being sorted (the sorter takes the lanes as they are: a.lanes is
 // set), whichever bytes key the lanes (a salt that changes its first byte within the sorter, binary
-// salts, lane bytes across the two cached words, the last cached byte), also with rows that repeat
-// (overlapping records the resolver merges); input that is not quite lanes, or has too many, is sorted
-// the usual way and comes out in the same reference order.
+// salts, lane bytes across the two cached words, the last cached byte), also with cells that repeat
+// (records of one row the resolver merges) and with lanes in pieces (a swap; batches added out of
+// order, as concurrent mapping workers add them); input in random order, or with too many lanes, is
+// sorted the usual way and comes out in the same reference order.
 func TestLanesMatchReference(t *testing.T) {
 	const n = 6000
+	rng := rand.New(rand.NewPCG(14, 14))
 	text := func(salts, from int) func(i int) []byte {
 		return func(i int) []byte { return fmt.Appendf(nil, "%02d|%012d", from+i%salts, i) }
 	}
@@ -41,7 +45,7 @@ func TestLanesMatchReference(t *testing.T) {
 		name  string
 		row   func(i int) []byte
 		twice bool // every cell twice in a row (records of one row, equal keys: the resolver orders them by seq)
-		swap  bool // two records of one lane swapped: not lanes
+		swap  bool // two records of one lane swapped: pieces
 		lanes bool // the sorter is expected to take the input as lanes
 	}{
 		{"salts 00-03", text(4, 0), false, false, true},
@@ -52,7 +56,10 @@ func TestLanesMatchReference(t *testing.T) {
 		{"lane bytes 10 and 11", withPrefix("prefix-ten", 6), false, false, true},
 		{"lane byte 15", lastByte, false, false, true},
 		{"repeated cells", text(3, 0), true, false, true},
-		{"one swap", text(4, 0), false, true, false},
+		{"one swap", text(4, 0), false, true, true},
+		{"batches out of order", text(4, 0), false, false, true},
+		{"repeated cells, batches", text(3, 0), true, false, true},
+		{"random order", text(4, 0), false, false, false},
 		{"too many lanes", text(maxLanes+1, 0), false, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,9 +74,22 @@ func TestLanesMatchReference(t *testing.T) {
 			if tc.swap {
 				recs[n/2], recs[n/2+8] = recs[n/2+8], recs[n/2]
 			}
+			added := recs // by name: "batches", blocks of 300 added in a shuffled order; "random"
+			switch {
+			case strings.HasPrefix(tc.name, "random"):
+				added = slices.Clone(recs)
+				rng.Shuffle(len(added), func(i, j int) { added[i], added[j] = added[j], added[i] })
+			case strings.Contains(tc.name, "batches"):
+				var blocks [][]rec
+				for i := 0; i < len(recs); i += 300 {
+					blocks = append(blocks, recs[i:min(i+300, len(recs))])
+				}
+				rng.Shuffle(len(blocks), func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
+				added = slices.Concat(blocks...)
+			}
 			p := newTestPool(t, 64<<20, 1)
 			s := p.NewSorter(tc.name, SorterOptions{})
-			for _, r := range recs {
+			for _, r := range added {
 				if err := s.Add(rc(r.kv), r.seq); err != nil {
 					t.Fatal(err)
 				}
