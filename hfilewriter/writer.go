@@ -378,16 +378,10 @@ func (w *Writer) appendCell(row, family, qualifier []byte, ts int64, typ Type, v
 	}
 
 	// Data block boundary (HFileWriterImpl.checkBlockBoundary).
-	if w.blkOpen && (w.blkUnencoded >= w.opts.BlockSize || w.blkEncoded >= w.opts.BlockSize) {
-		if err := w.finishDataBlock(); err != nil {
-			return w.fail(err)
+	if full := w.blkOpen && (w.blkUnencoded >= w.opts.BlockSize || w.blkEncoded >= w.opts.BlockSize); full || !w.blkOpen {
+		if err := w.openDataBlock(full); err != nil {
+			return err
 		}
-		if err := w.writeInlineBlocks(false); err != nil {
-			return w.fail(err)
-		}
-	}
-	if !w.blkOpen {
-		w.newDataBlock()
 	}
 
 	// Encode the cell.
@@ -655,6 +649,23 @@ func (w *Writer) finishDataBlock() error {
 	w.scratch = appendMidpointKey(w.scratch[:0], left, w.blkFirstKey)
 	w.index.addEntry(w.scratch, wb.offset, wb.onDiskSizeWithHeader)
 	w.totalUncomp += BlockHeaderSize + int64(wb.uncompressedSizeNoHdr)
+	return nil
+}
+
+// openDataBlock ends the open data block when full (then writing the inline blocks that are ready)
+// and makes sure a data block is open for the next cell.
+func (w *Writer) openDataBlock(full bool) error {
+	if full {
+		if err := w.finishDataBlock(); err != nil {
+			return w.fail(err)
+		}
+		if err := w.writeInlineBlocks(false); err != nil {
+			return w.fail(err)
+		}
+	}
+	if !w.blkOpen {
+		w.newDataBlock()
+	}
 	return nil
 }
 

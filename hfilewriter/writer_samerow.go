@@ -36,16 +36,10 @@ func (w *Writer) appendSameRowFast(qualifier, value []byte) error {
 // same-row path leaves as they are).
 func (w *Writer) writeCellFast(row, family, qualifier []byte, ts int64, typ Type, value []byte) error {
 	// Data block boundary (HFileWriterImpl.checkBlockBoundary); unencoded, the two sizes are equal.
-	if w.blkOpen && w.blkUnencoded >= w.opts.BlockSize {
-		if err := w.finishDataBlock(); err != nil {
-			return w.fail(err)
+	if full := w.blkOpen && w.blkUnencoded >= w.opts.BlockSize; full || !w.blkOpen {
+		if err := w.openDataBlock(full); err != nil {
+			return err
 		}
-		if err := w.writeInlineBlocks(false); err != nil {
-			return w.fail(err)
-		}
-	}
-	if !w.blkOpen {
-		w.newDataBlock()
 	}
 	klen := kv.KeyInfrastructureSize + len(row) + len(family) + len(qualifier)
 	size := 8 + klen + len(value)

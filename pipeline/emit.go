@@ -428,18 +428,10 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 		if p >= numCols {
 			continue // absent: the row has no such field
 		}
-		f := base + p
-		var val []byte
-		if nulls[f] {
-			if !cs.nullEmpty || cs.skipEmpty {
-				skipped++
-				continue
-			}
-		} else {
-			if val = fieldText(data, ends, f); len(val) == 0 && cs.skipEmpty {
-				skipped++
-				continue
-			}
+		val, ok := cs.value(data, ends, nulls, base+p)
+		if !ok {
+			skipped++
+			continue
 		}
 		kvLen := kvRow + cs.famQual + len(val)
 		qidx, fam, newRecord := cs.qidx, cs.fam, false
@@ -466,6 +458,16 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 	mp.endRow(out, buf, recs, cur, open, skipped, cells)
 }
 
+// value returns cs's value from field f of a batch, and false when the cell is skipped: a NULL
+// field without null_empty, or an empty one with skip_empty.
+func (cs *plainCell) value(data []byte, ends []int32, nulls []bool, f int) ([]byte, bool) {
+	if nulls[f] {
+		return nil, cs.nullEmpty && !cs.skipEmpty
+	}
+	val := fieldText(data, ends, f)
+	return val, len(val) != 0 || !cs.skipEmpty
+}
+
 // appendPlainRecord is appendPlainCells for a mapping whose plain cells make one record per row
 // (Mapping.plainOne): without the per-cell decision whether to start a record, and with the usual
 // one-byte qualifier code and value length written directly. It reports false, having appended
@@ -486,14 +488,8 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 		if p >= numCols {
 			continue // absent: the row has no such field
 		}
-		f := base + p
-		var val []byte
-		if nulls[f] {
-			if !cs.nullEmpty || cs.skipEmpty {
-				skipped++
-				continue
-			}
-		} else if val = fieldText(data, ends, f); len(val) == 0 && cs.skipEmpty {
+		val, ok := cs.value(data, ends, nulls, base+p)
+		if !ok {
 			skipped++
 			continue
 		}
