@@ -902,6 +902,33 @@ func (w *Writer) fileInfo() *writeFileInfoMap {
 
 // Stats returns what has been written so far. FirstKey and LastKey are copies.
 func (w *Writer) Stats() WriterStats {
+	s := w.StatsWithoutKeys()
+	if w.entries > 0 {
+		s.FirstKey = append([]byte(nil), w.firstKey...)
+		s.LastKey = w.appendLastKey(nil)
+	}
+	return s
+}
+
+// AppendFirstKey appends the flat key of the first cell to dst (nothing before the first cell).
+func (w *Writer) AppendFirstKey(dst []byte) []byte {
+	if w.entries == 0 {
+		return dst
+	}
+	return append(dst, w.firstKey...)
+}
+
+// AppendLastKey appends the flat key of the last cell to dst (nothing before the first cell).
+func (w *Writer) AppendLastKey(dst []byte) []byte {
+	if w.entries == 0 {
+		return dst
+	}
+	return w.appendLastKey(dst)
+}
+
+// StatsWithoutKeys is Stats without FirstKey and LastKey (nil), and without their copies: for a
+// caller that takes the keys with AppendFirstKey and AppendLastKey into memory of its own.
+func (w *Writer) StatsWithoutKeys() WriterStats {
 	s := WriterStats{
 		Entries:      w.entries,
 		BytesWritten: w.out.offset,
@@ -909,12 +936,8 @@ func (w *Writer) Stats() WriterStats {
 		KeyBytes:     w.totalKeyLen,
 		ValueBytes:   w.totalValueLen,
 	}
-	if w.index != nil { // nil once handed to NewWriterReusing
+	if w.index != nil {
 		s.IndexLevels = w.index.levels
-	}
-	if w.entries > 0 {
-		s.FirstKey = append([]byte(nil), w.firstKey...)
-		s.LastKey = w.appendLastKey(nil)
 	}
 	if w.bloom != nil {
 		s.BloomKeys = w.bloom.totalKeys
