@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -24,8 +23,10 @@ import (
 // and the best capacity keys kept; the priority of the worst kept key then bounds what is accepted. An
 // accepted offer costs one append and its share of a sort: no map lookup, insert or delete per offer.
 //
-// Memory is bounded by 2·capacity keys (their bytes plus about 88 bytes of bookkeeping each: a
-// candidate, its place in sortEntries' second buffer and two indexes).
+// Memory is bounded by 2·capacity keys: their bytes, twice (the candidates' row buffer and the one a
+// selection compacts the kept rows into), plus about 72 bytes of bookkeeping each (a candidate, its
+// place in sortEntries' second buffer and two indexes). Candidates hold no pointers: their rows are
+// offsets into the row buffer, so an accepted offer allocates nothing once the buffers have grown.
 // A Sampler is safe for concurrent use.
 type Sampler struct {
 	capacity int
@@ -40,16 +41,34 @@ type Sampler struct {
 
 	mu      sync.Mutex
 	entries []sampleEntry // the candidates: at most 2·capacity offers
-	scratch []sampleEntry // sortEntries' second buffer of candidates (empty between selections)
+	rows    []byte        // the candidates' rows (sampleEntry.off, n)
+	spare   []byte        // selectLocked's second row buffer (empty between selections)
+	scratch []sampleEntry // sortEntries' second buffer of candidates
 	order   []uint32      // sortEntries' radix sort buffers (candidate indexes)
 	sorted  int           // entries[:sorted] are in (priority, row) order (the last selection's keys)
 	evicted bool          // some key left the sample
 }
 
+// sampleEntry is one candidate: an accepted offer of the row rows[off:off+n].
 type sampleEntry struct {
 	prio  uint64
-	row   string
 	bytes int64
+	off   int
+	n     int
+}
+
+// row returns e's row bytes (sm.mu held; valid until the next selection).
+func (sm *Sampler) row(e *sampleEntry) []byte {
+	return sm.rows[e.off : e.off+e.n : e.off+e.n]
+}
+
+// less orders candidates by (priority, row): equal rows have equal priorities, so rows are compared
+// only when the priorities tie.
+func (sm *Sampler) less(a, b *sampleEntry) bool {
+	if a.prio != b.prio {
+		return a.prio < b.prio
+	}
+	return bytes.Compare(sm.row(a), sm.row(b)) < 0
 }
 
 // NewSampler returns a sampler keeping at most capacity distinct row keys (at least 1), with
@@ -85,40 +104,54 @@ func (sm *Sampler) Offer(row []byte, bytes int64) {
 		return
 	}
 	sm.mu.Lock()
-	defer sm.mu.Unlock()
 	// Every offer of a key that ends in the sample passes the threshold (it only falls, and never below
 	// a kept key's priority), so merging the accepted offers of a key gives its exact bytes.
-	sm.entries = append(sm.entries, sampleEntry{prio: p, row: string(row), bytes: bytes})
+	sm.entries = append(sm.entries, sampleEntry{prio: p, bytes: bytes, off: len(sm.rows), n: len(row)})
+	sm.rows = append(sm.rows, row...)
 	if len(sm.entries) >= 2*sm.capacity {
 		sm.selectLocked()
 	}
+	sm.mu.Unlock()
 }
 
 // selectLocked merges the candidates of one key, keeps the capacity best keys by (priority, row), drops
-// the others and lowers the threshold to the worst kept priority (sm.mu held).
+// the others, moves the kept rows into a compact row buffer and lowers the threshold to the worst kept
+// priority (sm.mu held).
 func (sm *Sampler) selectLocked() {
 	if len(sm.entries) <= 1 {
 		sm.sorted = len(sm.entries)
 		return
 	}
+	if sm.sorted == len(sm.entries) {
+		return // nothing offered since the last selection
+	}
 	sm.sortEntries()
+	es := sm.entries
 	n := 1
-	for _, e := range sm.entries[1:] {
-		if last := &sm.entries[n-1]; e.row == last.row {
+	for i := 1; i < len(es); i++ {
+		e, last := &es[i], &es[n-1]
+		if e.prio == last.prio && e.n == last.n && bytes.Equal(sm.row(e), sm.row(last)) {
 			last.bytes += e.bytes
 			continue
 		}
-		sm.entries[n] = e
+		es[n] = *e
 		n++
 	}
 	if n > sm.capacity {
 		n = sm.capacity
 		sm.evicted = true
-		sm.threshold.Store(sm.entries[n-1].prio)
+		sm.threshold.Store(es[n-1].prio)
 	}
-	clear(sm.entries[n:]) // drop the rows' strings
-	sm.entries = sm.entries[:n]
-	sm.sorted = n
+	es = es[:n]
+	rows := sm.spare[:0]
+	for i := range es {
+		e := &es[i]
+		off := len(rows)
+		rows = append(rows, sm.row(e)...)
+		e.off = off
+	}
+	sm.entries, sm.sorted = es, n
+	sm.rows, sm.spare = rows, sm.rows[:0]
 }
 
 // sortEntries sorts the candidates by (priority, row), up to the order of equal (priority, row) pairs,
@@ -184,12 +217,11 @@ func (sm *Sampler) sortEntries() {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortFunc(out[i:j], func(a, b sampleEntry) int { return strings.Compare(a.row, b.row) })
+			slices.SortFunc(out[i:j], func(a, b sampleEntry) int { return bytes.Compare(sm.row(&a), sm.row(&b)) })
 		}
 		i = j
 	}
 	if k == 0 {
-		clear(es) // drop the rows' strings: out holds them now
 		sm.entries, sm.scratch = out, es[:0]
 		return
 	}
@@ -197,7 +229,7 @@ func (sm *Sampler) sortEntries() {
 	// always after the next kept key read.
 	i, j := k-1, m-1
 	for w := k + m - 1; j >= 0; w-- {
-		if i >= 0 && (es[i].prio > out[j].prio || es[i].prio == out[j].prio && es[i].row > out[j].row) {
+		if i >= 0 && sm.less(&out[j], &es[i]) {
 			es[w] = es[i]
 			i--
 		} else {
@@ -205,7 +237,6 @@ func (sm *Sampler) sortEntries() {
 			j--
 		}
 	}
-	clear(out) // drop the rows' strings
 }
 
 // SampleStats summarizes a sampler.
@@ -239,13 +270,74 @@ type SampleKey struct {
 func (sm *Sampler) Sample() []SampleKey {
 	sm.mu.Lock()
 	sm.selectLocked()
-	out := make([]SampleKey, 0, len(sm.entries))
-	for _, e := range sm.entries {
-		out = append(out, SampleKey{Row: []byte(e.row), Bytes: e.bytes})
+	// One copy of the kept rows (the compacted row buffer holds exactly them), cut into the keys.
+	rows := slices.Clone(sm.rows)
+	out := make([]SampleKey, len(sm.entries))
+	for i := range sm.entries {
+		e := &sm.entries[i]
+		out[i] = SampleKey{Row: rows[e.off : e.off+e.n : e.off+e.n], Bytes: e.bytes}
 	}
 	sm.mu.Unlock()
-	slices.SortFunc(out, func(a, b SampleKey) int { return bytes.Compare(a.Row, b.Row) })
+	sortByRow(out)
 	return out
+}
+
+// sortByRow sorts keys by row: a stable LSD radix sort of key indexes on the first 16 row bytes
+// (zero-padded, skipping the bytes all keys share), then a comparison sort of whole rows within each
+// run of keys whose 16 bytes tie. A shorter row that is a prefix of a longer one pads with zeros, so
+// a difference in the 16 bytes is the rows' order. Sorting the keys themselves by bytes.Compare through
+// a function value took ~1,400 instructions a key at 65,536 keys.
+func sortByRow(keys []SampleKey) {
+	n := len(keys)
+	if n < 2 {
+		return
+	}
+	pre := make([][16]byte, n)
+	var counts [16][256]uint32
+	for i := range keys {
+		p := &pre[i]
+		copy(p[:], keys[i].Row)
+		for d := range p {
+			counts[d][p[d]]++
+		}
+	}
+	idx := make([]uint32, 2*n)
+	src, dst := idx[:n], idx[n:]
+	for i := range src {
+		src[i] = uint32(i)
+	}
+	for d := 15; d >= 0; d-- {
+		c := &counts[d]
+		if c[pre[0][d]] == uint32(n) {
+			continue // every key has this byte
+		}
+		var pos uint32
+		for b, k := range c {
+			c[b] = pos
+			pos += k
+		}
+		for _, i := range src {
+			b := pre[i][d]
+			dst[c[b]] = i
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && pre[src[j]] == pre[src[i]] {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(src[i:j], func(a, b uint32) int { return bytes.Compare(keys[a].Row, keys[b].Row) })
+		}
+		i = j
+	}
+	sorted := make([]SampleKey, n)
+	for j, i := range src {
+		sorted[j] = keys[i]
+	}
+	copy(keys, sorted)
 }
 
 // Splits returns split points for n regions of roughly equal bytes according to the sample (weighted
@@ -313,11 +405,35 @@ func shortestSeparator(lo, hi []byte) []byte {
 }
 
 func (sm *Sampler) priority(row []byte) uint64 {
-	// FNV-1a 64 over the row, then a splitmix64 finalizer with the seed mixed in.
+	// FNV-1a 64 over the row, then a splitmix64 finalizer with the seed mixed in. Eight bytes a step,
+	// then 4, 2, 1: the same hash, with a loop test per eight bytes instead of one per byte.
+	const prime = 1099511628211
 	h := uint64(14695981039346656037)
-	for _, c := range row {
-		h ^= uint64(c)
-		h *= 1099511628211
+	for len(row) >= 8 {
+		h = (h ^ uint64(row[0])) * prime
+		h = (h ^ uint64(row[1])) * prime
+		h = (h ^ uint64(row[2])) * prime
+		h = (h ^ uint64(row[3])) * prime
+		h = (h ^ uint64(row[4])) * prime
+		h = (h ^ uint64(row[5])) * prime
+		h = (h ^ uint64(row[6])) * prime
+		h = (h ^ uint64(row[7])) * prime
+		row = row[8:]
+	}
+	if len(row) >= 4 {
+		h = (h ^ uint64(row[0])) * prime
+		h = (h ^ uint64(row[1])) * prime
+		h = (h ^ uint64(row[2])) * prime
+		h = (h ^ uint64(row[3])) * prime
+		row = row[4:]
+	}
+	if len(row) >= 2 {
+		h = (h ^ uint64(row[0])) * prime
+		h = (h ^ uint64(row[1])) * prime
+		row = row[2:]
+	}
+	if len(row) == 1 {
+		h = (h ^ uint64(row[0])) * prime
 	}
 	h ^= sm.seed * 0x9E3779B97F4A7C15
 	h ^= h >> 30

@@ -297,11 +297,15 @@ func TestSortEntriesAsComparisonSort(t *testing.T) {
 				prios[i] = uint64(rng.Intn(3)) << 63
 			}
 		}
-		for i := 0; i < n; i++ {
-			sm.entries = append(sm.entries, sampleEntry{prio: prios[rng.Intn(len(prios))],
-				row: fmt.Sprintf("r%d", rng.Intn(1+n/2)), bytes: int64(rng.Intn(100))})
+		type cand struct {
+			prio uint64
+			row  string
 		}
-		byPrioRow := func(a, b sampleEntry) int {
+		cands := make([]cand, n)
+		for i := range cands {
+			cands[i] = cand{prios[rng.Intn(len(prios))], fmt.Sprintf("r%d", rng.Intn(1+n/2))}
+		}
+		byPrioRow := func(a, b cand) int {
 			if c := cmp.Compare(a.prio, b.prio); c != 0 {
 				return c
 			}
@@ -309,20 +313,121 @@ func TestSortEntriesAsComparisonSort(t *testing.T) {
 		}
 		if round%2 == 1 { // a sorted prefix, as a selection leaves its kept keys
 			sm.sorted = rng.Intn(n + 1)
-			slices.SortFunc(sm.entries[:sm.sorted], byPrioRow)
+			slices.SortFunc(cands[:sm.sorted], byPrioRow)
 		}
-		want := slices.Clone(sm.entries)
+		for _, c := range cands {
+			sm.entries = append(sm.entries, sampleEntry{prio: c.prio, bytes: int64(rng.Intn(100)), off: len(sm.rows), n: len(c.row)})
+			sm.rows = append(sm.rows, c.row...)
+		}
+		want := slices.Clone(cands)
 		slices.SortStableFunc(want, byPrioRow)
 		sm.sortEntries()
 		for i := range want {
-			if g, w := sm.entries[i], want[i]; g.prio != w.prio || g.row != w.row {
-				t.Fatalf("round %d, %d candidates: entry %d is (%x, %q), want (%x, %q)", round, n, i, g.prio, g.row, w.prio, w.row)
+			g, w := &sm.entries[i], want[i]
+			if g.prio != w.prio || string(sm.row(g)) != w.row {
+				t.Fatalf("round %d, %d candidates: entry %d is (%x, %q), want (%x, %q)", round, n, i, g.prio, sm.row(g), w.prio, w.row)
 			}
 		}
-		for i, e := range sm.scratch[:cap(sm.scratch)] {
-			if e.row != "" {
-				t.Fatalf("round %d: the second buffer keeps row %q at %d", round, e.row, i)
+	}
+}
+
+// priority is FNV-1a 64 over the row, byte by byte, then the seeded finalizer: split points depend on
+// its values, so the unrolled loop must give exactly what one byte a step gives, for every length.
+func TestPriorityIsBytewiseFNV(t *testing.T) {
+	sm := NewSampler(1, 7)
+	seed := uint64(7)
+	ref := func(row []byte) uint64 {
+		h := uint64(14695981039346656037)
+		for _, c := range row {
+			h ^= uint64(c)
+			h *= 1099511628211
+		}
+		h ^= seed * 0x9E3779B97F4A7C15
+		h ^= h >> 30
+		h *= 0xBF58476D1CE4E5B9
+		h ^= h >> 27
+		h *= 0x94D049BB133111EB
+		h ^= h >> 31
+		return h
+	}
+	rng := rand.New(rand.NewSource(9))
+	for n := 0; n <= 40; n++ {
+		row := make([]byte, n)
+		for i := range row {
+			row[i] = byte(1 + rng.Intn(255))
+		}
+		if got, want := sm.priority(row), ref(row); got != want {
+			t.Fatalf("%d-byte row %x: priority %x, want %x", n, row, got, want)
+		}
+	}
+	// A known value, so that a change to both would show too.
+	if got := NewSampler(1, 1).priority([]byte("C000123-0000012345")); got != 0x3225eea4437528f1 {
+		t.Fatalf("priority of C000123-0000012345 with seed 1: %#x, want 0x3225eea4437528f1", got)
+	}
+}
+
+// Sample returns the kept keys sorted by bytes.Compare, each once, whatever their shared prefixes:
+// rows equal in their first 16 bytes, rows that are prefixes of others (also with zero bytes after
+// the prefix, which pad like a missing byte), the empty row and rows shorter than a word.
+func TestSampleSortedByRow(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	prefixes := []string{"", "a", "ab\x00", "C000123-", "C000123-00000123", "C000123-00000123\x00", "\xff\xff\xff\xff\xff\xff\xff\xff\xff"}
+	for round := 0; round < 50; round++ {
+		sm := NewSampler(50+rng.Intn(400), int64(round))
+		want := map[string]int64{}
+		base := make([]byte, 24)
+		for i := range base {
+			base[i] = "\x00\x01az\xff"[rng.Intn(5)]
+		}
+		for i := 0; i < 2000; i++ {
+			var row string
+			if i%2 == 0 {
+				row = prefixes[rng.Intn(len(prefixes))]
+				for j := rng.Intn(4); j > 0; j-- {
+					row += string([]byte{"\x00\x01az\xff"[rng.Intn(5)]})
+				}
+			} else { // the base row, one byte changed, cut anywhere: rows that first differ at any position
+				b := slices.Clone(base)
+				b[rng.Intn(len(b))] = "\x00\x01az\xff"[rng.Intn(5)]
+				row = string(b[:rng.Intn(len(b)+1)])
 			}
+			sm.Add([]byte(row), int64(i%13))
+			want[row] += int64(i % 13)
+		}
+		got := sm.Sample()
+		if len(got) == 0 {
+			t.Fatal("empty sample")
+		}
+		for i, k := range got {
+			if i > 0 && bytes.Compare(got[i-1].Row, k.Row) >= 0 {
+				t.Fatalf("round %d: key %d %q after %q", round, i, k.Row, got[i-1].Row)
+			}
+			if w, ok := want[string(k.Row)]; !ok || w != k.Bytes {
+				t.Fatalf("round %d: key %q with %d bytes, want %d (seen %v)", round, k.Row, k.Bytes, w, ok)
+			}
+		}
+	}
+}
+
+// BenchmarkSamplerSplitsOrders is the sampled path of a run on bench-shapes' customer-order keys
+// ("C041092-0001340975", ~20 rows per customer, in input order): one offer per row, then Splits(10000)
+// with the capacity a run uses.
+func BenchmarkSamplerSplitsOrders(b *testing.B) {
+	const n = 1 << 20
+	rng := rand.New(rand.NewSource(1))
+	rows := make([][]byte, n)
+	for i := range rows {
+		rows[i] = []byte(fmt.Sprintf("C%06d-%010d", rng.Intn(n/20), i))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sm := NewSampler(65536, 1)
+		for _, r := range rows {
+			sm.Offer(r, 77)
+		}
+		if s := sm.Splits(10000); len(s) != 9999 {
+			b.Fatalf("%d split points", len(s))
 		}
 	}
 }
