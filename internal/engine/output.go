@@ -34,6 +34,7 @@ type outputWriter struct {
 	spareStreams streamSpares        // finished regions' streams, for the next regions (stream.go)
 
 	spares      spareWriters     // closed writers and verifiers whose buffers the next files take
+	createLocks []sync.Mutex     // per family: FileOptions.CreateLock
 	fileBuffers directio.Buffers // the write buffers of closed files, for the next files
 	verifyWG    sync.WaitGroup
 	verifySem   chan struct{}
@@ -51,7 +52,8 @@ type outputWriter struct {
 
 func newOutputWriter(spec *Spec, sink Sink, families []string, totalBytes int64, pool *sorter.Pool) *outputWriter {
 	return &outputWriter{spec: spec, sink: sink, families: families, totalBytes: totalBytes, progress: spec.Progress,
-		dict: pool.Dict(), pool: pool, verifySem: make(chan struct{}, runtime.GOMAXPROCS(0))}
+		dict: pool.Dict(), pool: pool, verifySem: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		createLocks: make([]sync.Mutex, len(families))}
 }
 
 // streams is the number of sorted streams per region: one per family, or one with row records.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hfload/hfload/internal/directio"
 )
@@ -60,5 +62,88 @@ func TestDirSinkSizes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "other", "gone")); !os.IsNotExist(err) {
 		t.Fatalf("aborted file: %v", err)
+	}
+}
+
+// TestDirSinkCreateLock: DirSink creates a file only while it holds FileOptions.CreateLock, and
+// releases it (a second create with the same lock goes through).
+func TestDirSinkCreateLock(t *testing.T) {
+	dir := t.TempDir()
+	sink := DirSink{Dir: dir}
+	var lock sync.Mutex
+	for _, hint := range []int64{10, smallFile + 1} { // both ways of creating a file
+		name := fmt.Sprintf("f%d", hint)
+		lock.Lock()
+		done := make(chan error, 1)
+		go func() {
+			f, err := sink.Create(context.Background(), "fam", name, FileOptions{SizeHint: hint, CreateLock: &lock})
+			if err == nil {
+				err = f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			t.Fatalf("hint %d: created while another holds the lock (%v)", hint, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if _, err := os.Stat(filepath.Join(dir, "fam", name)); !os.IsNotExist(err) {
+			t.Fatalf("hint %d: file exists while another holds the lock (%v)", hint, err)
+		}
+		lock.Unlock()
+		if err := <-done; err != nil {
+			t.Fatalf("hint %d: %v", hint, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "fam", name)); err != nil {
+			t.Fatalf("hint %d: %v", hint, err)
+		}
+	}
+	if !lock.TryLock() {
+		t.Fatal("Create kept the lock")
+	}
+}
+
+// lockSink is a DirSink that records the CreateLock each family's files came with.
+type lockSink struct {
+	DirSink
+	mu    sync.Mutex
+	locks map[string]map[*sync.Mutex]bool
+}
+
+func (s *lockSink) Create(ctx context.Context, family, name string, o FileOptions) (File, error) {
+	s.mu.Lock()
+	if s.locks[family] == nil {
+		s.locks[family] = map[*sync.Mutex]bool{}
+	}
+	s.locks[family][o.CreateLock] = true
+	s.mu.Unlock()
+	return s.DirSink.Create(ctx, family, name, o)
+}
+
+// TestLoadCreateLockPerFamily: the engine creates every file of a family with the same CreateLock,
+// and the files of different families with different ones (they live in different directories), with
+// and without row records (one stream writing every family's files).
+func TestLoadCreateLockPerFamily(t *testing.T) {
+	for _, rows := range []bool{false, true} {
+		s := &lockSink{DirSink: DirSink{Dir: t.TempDir()}, locks: map[string]map[*sync.Mutex]bool{}}
+		spec := testSpec(t, testCSV(10))
+		spec.familyRecords = !rows
+		res, err := Load(context.Background(), spec, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Files) < 6 || len(s.locks) != 2 {
+			t.Fatalf("rows %v: %d files in %d families", rows, len(res.Files), len(s.locks))
+		}
+		var a, b *sync.Mutex
+		for l := range s.locks["a"] {
+			a = l
+		}
+		for l := range s.locks["b"] {
+			b = l
+		}
+		if len(s.locks["a"]) != 1 || len(s.locks["b"]) != 1 || a == nil || b == nil || a == b {
+			t.Fatalf("rows %v: locks by family %v", rows, s.locks)
+		}
 	}
 }
