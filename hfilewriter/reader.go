@@ -44,6 +44,32 @@ type Reader struct {
 
 	mu         sync.Mutex
 	bloomCache map[int64][]byte // chunk offset -> bit array, for MayContain
+
+	// walk, when set, is the data index walk walkDataIndex reuses (the stream verifier's Reader, used
+	// by one goroutine); nil: each walk makes its own.
+	walk *readIndexWalk
+	// blooms holds generalBloom and deleteBloom (their chunk arrays reused by a Reader reset for the
+	// next file).
+	blooms [2]readBloom
+}
+
+// resetForStream empties r for the next file of a stream verifier: every field is set as a new Reader
+// has it but readAt, blocks and walk, and the arrays of the load-on-open section's parsed parts are
+// kept for the next parse (nothing taken from r before stays valid).
+func (r *Reader) resetForStream(size int64, t *Trailer) {
+	clear(r.loadOnOpen)
+	*r = Reader{
+		readAt:     r.readAt,
+		blocks:     r.blocks,
+		walk:       r.walk,
+		size:       size,
+		trailer:    t,
+		fileInfo:   r.fileInfo[:0],
+		rootIndex:  r.rootIndex[:0],
+		metaIndex:  r.metaIndex[:0],
+		loadOnOpen: r.loadOnOpen[:0],
+		blooms:     [2]readBloom{{Chunks: r.blooms[0].Chunks[:0]}, {Chunks: r.blooms[1].Chunks[:0]}},
+	}
 }
 
 // OpenReader opens the HFile of the given size read through r.
@@ -155,7 +181,7 @@ func (r *Reader) loadOnOpenSection() error {
 	}
 	var rest []byte
 	var err error
-	r.rootIndex, rest, err = readRootIndex(r.loadOnOpen[0].Payload, int(t.DataIndexCount))
+	r.rootIndex, rest, err = readRootIndexInto(r.rootIndex, r.loadOnOpen[0].Payload, int(t.DataIndexCount))
 	if err != nil {
 		return fmt.Errorf("data root index at offset %d: %w", r.loadOnOpen[0].Offset, err)
 	}
@@ -166,20 +192,22 @@ func (r *Reader) loadOnOpenSection() error {
 			EntryIndex: int(int32(beUint32(rest[12:]))),
 		}
 	}
-	if r.metaIndex, _, err = readRootIndex(r.loadOnOpen[1].Payload, int(t.MetaIndexCount)); err != nil {
+	if r.metaIndex, _, err = readRootIndexInto(r.metaIndex, r.loadOnOpen[1].Payload, int(t.MetaIndexCount)); err != nil {
 		return fmt.Errorf("meta index at offset %d: %w", r.loadOnOpen[1].Offset, err)
 	}
-	if r.fileInfo, err = readFileInfo(r.loadOnOpen[2].Payload); err != nil {
+	if r.fileInfo, err = readFileInfoInto(r.fileInfo, r.loadOnOpen[2].Payload); err != nil {
 		return fmt.Errorf("file info at offset %d: %w", r.loadOnOpen[2].Offset, err)
 	}
 	for _, b := range r.loadOnOpen[3:] {
 		switch b.Header.Type {
 		case BlockGeneralBloomMeta:
-			if r.generalBloom, err = readBloomMeta(b); err != nil {
+			r.generalBloom = &r.blooms[0]
+			if err = readBloomMetaInto(r.generalBloom, b); err != nil {
 				return err
 			}
 		case BlockDeleteFamilyBloomMeta:
-			if r.deleteBloom, err = readBloomMeta(b); err != nil {
+			r.deleteBloom = &r.blooms[1]
+			if err = readBloomMetaInto(r.deleteBloom, b); err != nil {
 				return err
 			}
 		}

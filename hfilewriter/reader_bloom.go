@@ -24,18 +24,27 @@ type readBloom struct {
 }
 
 func readBloomMeta(b *readBlock) (*readBloom, error) {
+	m := new(readBloom)
+	if err := readBloomMetaInto(m, b); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// readBloomMetaInto is readBloomMeta parsing into *m (overwritten whole, its chunk array reused).
+func readBloomMetaInto(m *readBloom, b *readBlock) error {
 	p := b.Payload
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %s", b.describe(), fmt.Sprintf(format, a...))
 	}
 	if len(p) < 40 {
-		return nil, fail("bloom metadata of %d bytes too short", len(p))
+		return fail("bloom metadata of %d bytes too short", len(p))
 	}
 	be := binary.BigEndian
-	m := &readBloom{BlockType: b.Header.Type, Offset: b.Offset}
+	*m = readBloom{BlockType: b.Header.Type, Offset: b.Offset, Chunks: m.Chunks[:0]}
 	m.Version = int32(be.Uint32(p))
 	if m.Version != 3 {
-		return nil, fail("bloom filter version %d, only 3 (compound) is supported", m.Version)
+		return fail("bloom filter version %d, only 3 (compound) is supported", m.Version)
 	}
 	m.TotalByteSize = int64(be.Uint64(p[4:]))
 	m.HashCount = int(int32(be.Uint32(p[12:])))
@@ -44,22 +53,36 @@ func readBloomMeta(b *readBlock) (*readBloom, error) {
 	m.TotalMaxKeys = int64(be.Uint64(p[28:]))
 	n := int(int32(be.Uint32(p[36:])))
 	if m.HashCount <= 0 || m.HashCount > 1000 {
-		return nil, fail("bloom hash count %d", m.HashCount)
+		return fail("bloom hash count %d", m.HashCount)
 	}
 	if m.HashType < HashJenkins || m.HashType > HashMurmur3 {
-		return nil, fail("unknown bloom hash type %d", m.HashType)
+		return fail("unknown bloom hash type %d", m.HashType)
 	}
 	cmp, k, err := ReadByteArray(p[40:])
 	if err != nil {
-		return nil, fail("bloom comparator name: %v", err)
+		return fail("bloom comparator name: %v", err)
 	}
-	m.Comparator = string(cmp)
-	chunks, _, err := readRootIndex(p[40+k:], n)
+	m.Comparator = readBloomComparator(cmp)
+	chunks, _, err := readRootIndexInto(m.Chunks, p[40+k:], n)
 	if err != nil {
-		return nil, fail("bloom chunk index: %v", err)
+		return fail("bloom chunk index: %v", err)
 	}
 	m.Chunks = chunks
-	return m, nil
+	return nil
+}
+
+// readBloomComparator returns the bloom metadata's comparator name as a string: the names Writer
+// writes (none for ROW, HBase 2.x's for ROWCOL) and HBase 1.x's without a copy.
+func readBloomComparator(b []byte) string {
+	switch string(b) {
+	case "":
+		return ""
+	case bloomComparatorRowCol:
+		return bloomComparatorRowCol
+	case ComparatorKV:
+		return ComparatorKV
+	}
+	return string(b)
 }
 
 // bloomKeyFor builds the bytes HBase hashes for a lookup: the row (ROW, delete-family) or, for ROWCOL,

@@ -18,7 +18,11 @@ type FileInfoEntry struct {
 var pbMagic = []byte("PBUF")
 
 // readFileInfo parses a FILEINF2 payload: "PBUF" + delimited FileInfoProto, or the legacy Writable map.
-func readFileInfo(b []byte) ([]FileInfoEntry, error) {
+func readFileInfo(b []byte) ([]FileInfoEntry, error) { return readFileInfoInto(nil, b) }
+
+// readFileInfoInto is readFileInfo appending the entries to dst[:0] (its array reused) when they have
+// the form Writer and HBase write.
+func readFileInfoInto(dst []FileInfoEntry, b []byte) ([]FileInfoEntry, error) {
 	if bytes.HasPrefix(b, pbMagic) {
 		b = b[len(pbMagic):]
 		l, n := binary.Uvarint(b)
@@ -26,7 +30,7 @@ func readFileInfo(b []byte) ([]FileInfoEntry, error) {
 			return nil, errors.New("bad FileInfoProto length prefix")
 		}
 		msg := b[n : n+int(l)]
-		if out, ok := readFileInfoPairs(msg); ok {
+		if out, ok := readFileInfoPairs(dst, msg); ok {
 			return out, nil
 		}
 		return readFileInfoFields(msg)
@@ -99,8 +103,11 @@ func readFileInfoFields(msg []byte) ([]FileInfoEntry, error) {
 // fields (1, length-delimited), each exactly {first = 1, second = 2} in that order, with one-byte
 // tags and varint lengths. It reports false for anything else (other fields, another order, a
 // malformed or truncated message), which readFileInfo's general parse then handles or reports.
-func readFileInfoPairs(msg []byte) ([]FileInfoEntry, bool) {
-	out := make([]FileInfoEntry, 0, fileInfoEntries)
+func readFileInfoPairs(dst []FileInfoEntry, msg []byte) ([]FileInfoEntry, bool) {
+	out := dst[:0]
+	if out == nil {
+		out = make([]FileInfoEntry, 0, fileInfoEntries)
+	}
 	for len(msg) > 0 {
 		if msg[0] != 0x0A {
 			return nil, false

@@ -60,7 +60,7 @@ func TestReadFileInfoPairsAgreesWithFields(t *testing.T) {
 		}{b, false}
 	}
 	for name, c := range cases {
-		got, ok := readFileInfoPairs(c.msg)
+		got, ok := readFileInfoPairs(nil, c.msg)
 		want, err := readFileInfoFields(c.msg)
 		if !ok {
 			if c.fast {

@@ -25,10 +25,19 @@ type readMidKeyInfo struct {
 
 // readRootIndex parses n root-format entries (§7.1) and returns them and the unread rest of b.
 func readRootIndex(b []byte, n int) ([]readIndexEntry, []byte, error) {
+	return readRootIndexInto(nil, b, n)
+}
+
+// readRootIndexInto is readRootIndex appending the entries to dst[:0] (its array reused when large
+// enough).
+func readRootIndexInto(dst []readIndexEntry, b []byte, n int) ([]readIndexEntry, []byte, error) {
 	if n < 0 || n > len(b)/13+1 {
 		return nil, nil, fmt.Errorf("root index claims %d entries in %d bytes", n, len(b))
 	}
-	entries := make([]readIndexEntry, 0, n)
+	entries := dst[:0]
+	if cap(entries) < n {
+		entries = make([]readIndexEntry, 0, n)
+	}
 	for i := 0; i < n; i++ {
 		if len(b) < 12 {
 			return nil, nil, fmt.Errorf("root index entry %d of %d truncated", i, n)
@@ -59,7 +68,11 @@ func readCheckIndexEntry(e readIndexEntry) error {
 }
 
 // readNonRootIndex parses a leaf or intermediate index block payload (§7.3).
-func readNonRootIndex(b []byte) ([]readIndexEntry, error) {
+func readNonRootIndex(b []byte) ([]readIndexEntry, error) { return readNonRootIndexInto(nil, b) }
+
+// readNonRootIndexInto is readNonRootIndex appending the entries to dst[:0] (its array reused when
+// large enough).
+func readNonRootIndexInto(dst []readIndexEntry, b []byte) ([]readIndexEntry, error) {
 	if len(b) < 4 {
 		return nil, errors.New("non-root index block too short for its entry count")
 	}
@@ -79,7 +92,10 @@ func readNonRootIndex(b []byte) ([]readIndexEntry, error) {
 	if sec(n) != len(area) {
 		return nil, fmt.Errorf("non-root index entries area is %d bytes, secondary index says %d", len(area), sec(n))
 	}
-	entries := make([]readIndexEntry, 0, n)
+	entries := dst[:0]
+	if cap(entries) < n {
+		entries = make([]readIndexEntry, 0, n)
+	}
 	for i := 0; i < n; i++ {
 		s, e := sec(i), sec(i+1)
 		if s < 0 || e < s+12 || e > len(area) {
@@ -103,13 +119,27 @@ type readIndexWalk struct {
 	DataBlocks         []readIndexEntry // leaf-level entries, in order
 	LeafBlocks         []readIndexEntry
 	IntermediateBlocks []readIndexEntry
-	visited            map[int64]bool // index blocks already read (each must be referenced once)
+	visited            map[int64]bool     // index blocks already read (each must be referenced once)
+	children           [][]readIndexEntry // by depth: the entries of the index block being walked there
+}
+
+// reset empties w for another walk, keeping its storage.
+func (w *readIndexWalk) reset() {
+	clear(w.visited)
+	w.DataBlocks, w.LeafBlocks, w.IntermediateBlocks = w.DataBlocks[:0], w.LeafBlocks[:0], w.IntermediateBlocks[:0]
 }
 
 // walkDataIndex descends the multi-level data index from the root to the leaf level. With check set it
-// also verifies that each child block's first key is >= the key that points to it.
+// also verifies that each child block's first key is >= the key that points to it. A Reader with a
+// walk of its own (the stream verifier's, used by one goroutine) reuses it; any other Reader, safe for
+// concurrent use, makes a new one each time.
 func (r *Reader) walkDataIndex() (*readIndexWalk, error) {
-	w := &readIndexWalk{visited: map[int64]bool{}}
+	w := r.walk
+	if w == nil {
+		w = &readIndexWalk{visited: map[int64]bool{}}
+	} else {
+		w.reset()
+	}
 	levels := int(r.trailer.NumDataIndexLevels)
 	if levels < 1 {
 		if len(r.rootIndex) == 0 {
@@ -148,7 +178,11 @@ func (r *Reader) walkIndexLevel(w *readIndexWalk, entries []readIndexEntry, dept
 		if err != nil {
 			return fmt.Errorf("data index level %d entry %d (key %s): %w", depth, i, Key(e.Key).String(), err)
 		}
-		children, err := readNonRootIndex(b.Payload)
+		for len(w.children) <= depth {
+			w.children = append(w.children, nil)
+		}
+		children, err := readNonRootIndexInto(w.children[depth], b.Payload)
+		w.children[depth] = children[:0]
 		if err != nil {
 			return fmt.Errorf("%s index block at offset %d: %w", kind, e.Offset, err)
 		}

@@ -62,42 +62,58 @@ func readTrailer(r readAtFunc, size int64) (*Trailer, error) { return readTraile
 // readTrailerBuf is readTrailer reading the trailer's bytes into buf's array when it is large enough
 // (the stream verifier's block buffer; the Trailer keeps none of them).
 func readTrailerBuf(r readAtFunc, size int64, buf []byte) (*Trailer, error) {
+	t := new(Trailer)
+	if err := readTrailerInto(t, r, size, buf); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// readTrailerInto is readTrailerBuf parsing into *t (overwritten whole), for a caller that keeps one
+// Trailer from file to file (the stream verifier): it allocates nothing for a v3 trailer this
+// package's Writer wrote.
+func readTrailerInto(t *Trailer, r readAtFunc, size int64, buf []byte) error {
+	*t = Trailer{}
 	if size < 4 {
-		return nil, fmt.Errorf("%w: %d bytes", ErrNotHFile, size)
+		return fmt.Errorf("%w: %d bytes", ErrNotHFile, size)
 	}
-	var vb [4]byte
-	if err := r(vb[:], size-4); err != nil {
-		return nil, fmt.Errorf("reading trailer version: %w", err)
+	vb := buf[:0] // the version's 4 bytes: in buf when it has room (r may keep its argument: no array on the stack)
+	if cap(vb) < 4 {
+		vb = make([]byte, 4)
 	}
-	v := binary.BigEndian.Uint32(vb[:])
+	vb = vb[:4]
+	if err := r(vb, size-4); err != nil {
+		return fmt.Errorf("reading trailer version: %w", err)
+	}
+	v := binary.BigEndian.Uint32(vb)
 	major, minor := int(v&0x00FFFFFF), int(v>>24)
 	tsize, err := readTrailerSizeFor(major)
 	if err != nil {
 		if !trailerMagicAt(r, size) {
-			return nil, ErrNotHFile
+			return ErrNotHFile
 		}
-		return nil, fmt.Errorf("trailer version bytes %08x: %w", v, err)
+		return fmt.Errorf("trailer version bytes %08x: %w", v, err)
 	}
 	if major == 2 && minor < 1 {
-		return nil, fmt.Errorf("HFile v2 minor version %d has no block checksums; only minor versions 1-3 are supported", minor)
+		return fmt.Errorf("HFile v2 minor version %d has no block checksums; only minor versions 1-3 are supported", minor)
 	}
 	if minor > 3 {
-		return nil, fmt.Errorf("unsupported HFile minor version %d for major %d (max 3)", minor, major)
+		return fmt.Errorf("unsupported HFile minor version %d for major %d (max 3)", minor, major)
 	}
 	if size < int64(tsize) {
-		return nil, fmt.Errorf("file of %d bytes is smaller than the v%d trailer (%d bytes)", size, major, tsize)
+		return fmt.Errorf("file of %d bytes is smaller than the v%d trailer (%d bytes)", size, major, tsize)
 	}
 	if cap(buf) < tsize {
 		buf = make([]byte, tsize)
 	}
 	buf = buf[:tsize]
 	if err := r(buf, size-int64(tsize)); err != nil {
-		return nil, fmt.Errorf("reading trailer: %w", err)
+		return fmt.Errorf("reading trailer: %w", err)
 	}
 	if string(buf[:8]) != string(TrailerMagic) {
-		return nil, fmt.Errorf("%w: no trailer magic %q at offset %d, found %q (truncated?)", ErrNotHFile, TrailerMagic, size-int64(tsize), buf[:8])
+		return fmt.Errorf("%w: no trailer magic %q at offset %d, found %q (truncated?)", ErrNotHFile, TrailerMagic, size-int64(tsize), buf[:8])
 	}
-	t := &Trailer{MajorVersion: major, MinorVersion: minor, Size: tsize}
+	t.MajorVersion, t.MinorVersion, t.Size = major, minor, tsize
 	body := buf[8 : tsize-4]
 	if major == 2 && minor < 2 {
 		err = t.readWritable(body)
@@ -106,10 +122,10 @@ func readTrailerBuf(r readAtFunc, size int64, buf []byte) (*Trailer, error) {
 		err = t.readProto(body)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("parsing v%d.%d trailer: %w", major, minor, err)
+		return fmt.Errorf("parsing v%d.%d trailer: %w", major, minor, err)
 	}
 	t.CompressionName = t.Compression.String()
-	return t, nil
+	return nil
 }
 
 func (t *Trailer) readWritable(b []byte) error {
@@ -171,7 +187,11 @@ func (t *Trailer) readProto(b []byte) error {
 			if wt != 2 {
 				return fmt.Errorf("comparator_class_name has wire type %d", wt)
 			}
-			t.ComparatorClassName = string(data)
+			if string(data) == ComparatorKV { // what Writer and HBase write: no copy
+				t.ComparatorClassName = ComparatorKV
+			} else {
+				t.ComparatorClassName = string(data)
+			}
 		case 12:
 			t.Compression = CompressionCodec(v)
 		case 13:

@@ -77,8 +77,9 @@ func NewStreamVerifier(w io.Writer, opts WriterOptions) (*StreamVerifier, error)
 }
 
 // NewStreamVerifierReusing is NewStreamVerifier for the next file after prev, a verifier that has
-// finished and is not used again (nil: none): it takes prev's buffers for block bytes and
-// decompressed payloads instead of growing its own.
+// finished and is not used again (nil: none): it returns prev itself, set up for the new file, with
+// its buffers for block bytes, decompressed payloads and what Finish parses, instead of a new
+// verifier growing its own. A prev that has not finished is not touched (a new verifier is made).
 func NewStreamVerifierReusing(w io.Writer, opts WriterOptions, prev *StreamVerifier) (*StreamVerifier, error) {
 	if w == nil {
 		return nil, errors.New("hfilewriter: stream verifier: nil io.Writer")
@@ -87,17 +88,19 @@ func NewStreamVerifierReusing(w io.Writer, opts WriterOptions, prev *StreamVerif
 	if err != nil {
 		return nil, fmt.Errorf("hfilewriter: stream verifier: %w", err)
 	}
-	s := &StreamVerifier{
-		w:     w,
-		codec: o.Compression.Codec(),
-		// DecodeMvcc: sequence ids are walked as vlongs; Finish reconciles with MAX_MEMSTORE_TS_KEY.
-		layout: decodeCellOptions{Tags: o.includesTags(), Mvcc: !o.NoMVCC, DecodeMvcc: true, Encoding: o.Encoding},
-	}
+	var s *StreamVerifier
 	if prev != nil && prev.done {
-		s.pend, s.payload = prev.pend[:0], prev.payload[:0]
-		s.v = prev.spare
-		prev.pend, prev.payload, prev.spare = nil, nil, nil
+		// prev itself becomes the new verifier: its struct, buffers and verify state (with the Reader
+		// and Trailer Finish parses into) are reused, nothing is allocated.
+		s = prev
+		*s = StreamVerifier{pend: prev.pend[:0], payload: prev.payload[:0], v: prev.spare}
+	} else {
+		s = new(StreamVerifier)
 	}
+	s.w = w
+	s.codec = o.Compression.Codec()
+	// DecodeMvcc: sequence ids are walked as vlongs; Finish reconciles with MAX_MEMSTORE_TS_KEY.
+	s.layout = decodeCellOptions{Tags: o.includesTags(), Mvcc: !o.NoMVCC, DecodeMvcc: true, Encoding: o.Encoding}
 	if s.v == nil {
 		s.v = newVerifyState(nil, &s.layout, true)
 		s.v.keep, s.v.kept = true, map[int64]int{}
@@ -306,7 +309,9 @@ func (s *StreamVerifier) finish() error {
 	if cap(s.payload) < TrailerSizeV3 { // read into payload, kept for the next file
 		s.payload = make([]byte, 0, TrailerSizeV3) // the larger trailer (v2: 212 bytes)
 	}
-	t, err := readTrailerBuf(func(p []byte, off int64) error {
+	v := s.v
+	t := &v.streamTrailer
+	err := readTrailerInto(t, func(p []byte, off int64) error {
 		if off < trailerAt || off+int64(len(p)) > size {
 			return fmt.Errorf("%d bytes at offset %d lie outside the trailer area [%d, %d) that follows the last block",
 				len(p), off, trailerAt, size)
@@ -324,16 +329,13 @@ func (s *StreamVerifier) finish() error {
 	if t.Encrypted {
 		return errors.New("encrypted HFiles are not supported")
 	}
-	v := s.v
-	r := &Reader{
-		readAt: func(p []byte, off int64) error {
-			return fmt.Errorf("the stream verifier keeps no bytes to read %d bytes at offset %d", len(p), off)
-		},
-		size:       size,
-		trailer:    t,
-		bloomCache: map[int64][]byte{},
-		blocks:     v.keptBlock,
+	// One Reader per verify state, kept from file to file (resetForStream): it reads the kept blocks.
+	r := v.streamReader
+	if r == nil {
+		r = &Reader{readAt: streamNoReadAt, blocks: v.keptBlock, walk: &readIndexWalk{visited: map[int64]bool{}}}
+		v.streamReader = r
 	}
+	r.resetForStream(size, t)
 	if err := r.loadOnOpenSection(); err != nil {
 		return err
 	}
@@ -349,12 +351,22 @@ func (s *StreamVerifier) finish() error {
 			return err
 		}
 	}
-	for _, step := range []func() error{v.checkScanEnd, v.checkDataIndex, v.checkOtherIndexes, v.checkTotals} {
-		if err := step(); err != nil {
-			return err
-		}
+	if err := v.checkScanEnd(); err != nil {
+		return err
 	}
-	return nil
+	if err := v.checkDataIndex(); err != nil {
+		return err
+	}
+	if err := v.checkOtherIndexes(); err != nil {
+		return err
+	}
+	return v.checkTotals()
+}
+
+// streamNoReadAt is the readAt of a stream verifier's Reader, which takes every block from the ones
+// the verifier kept (Reader.blocks): it is never asked for bytes.
+func streamNoReadAt(p []byte, off int64) error {
+	return fmt.Errorf("the stream verifier keeps no bytes to read %d bytes at offset %d", len(p), off)
 }
 
 // checkLayout checks that the file says what the blocks were checked with (NewStreamVerifier's

@@ -48,6 +48,11 @@ type verifyState struct {
 	mvccWidth    bool
 	mvccWidthErr error
 
+	// streamReader and streamTrailer are what a StreamVerifier's Finish parses the trailer and the
+	// load-on-open section into, kept by reset for the next file (nil and zero before the first).
+	streamReader  *Reader
+	streamTrailer Trailer
+
 	quick             bool // VerifyBlocks: no per-cell order and bloom checks
 	undecoded         bool // VerifyBlocks left encoded data blocks undecoded: no cell totals
 	cells             uint64
@@ -110,7 +115,7 @@ func (v *verifyState) reset(opts *decodeCellOptions) {
 	}
 	*v = verifyState{opts: opts, quick: v.quick, keep: v.keep, mvccWidth: v.mvccWidth,
 		byOffset: v.byOffset, cache: v.cache, kept: v.kept, keptBlocks: v.keptBlocks[:0],
-		blocks: v.blocks[:0], dataBlocks: v.dataBlocks[:0], arena: arena}
+		blocks: v.blocks[:0], dataBlocks: v.dataBlocks[:0], arena: arena, streamReader: v.streamReader}
 }
 
 // keep copies b into the arena.
@@ -441,18 +446,19 @@ func (v *verifyState) checkCell(c *Cell) error {
 	return nil
 }
 
-// blockAt returns the scanned block at off, checking its type and on-disk size.
-func (v *verifyState) blockAt(what func() string, e readIndexEntry, types ...BlockType) (*verifyBlockRef, error) {
+// blockAt returns the scanned block at off, checking its type (t1 or t2; the same for one type) and
+// on-disk size.
+func (v *verifyState) blockAt(what func() string, e readIndexEntry, t1, t2 BlockType) (*verifyBlockRef, error) {
 	i, ok := v.byOffset[e.Offset]
 	if !ok {
 		return nil, fmt.Errorf("%s points at offset %d where no block starts", what(), e.Offset)
 	}
 	b := &v.blocks[i]
-	match := false
-	for _, t := range types {
-		match = match || b.Type == t
-	}
-	if !match {
+	if b.Type != t1 && b.Type != t2 {
+		types := []BlockType{t1}
+		if t2 != t1 {
+			types = append(types, t2)
+		}
 		return nil, fmt.Errorf("%s points at a %s block at offset %d, want %v", what(), b.Type, e.Offset, types)
 	}
 	if b.Size != e.Size {
@@ -505,12 +511,12 @@ func (v *verifyState) checkDataIndex() error {
 		}
 	}
 	for i, e := range w.LeafBlocks {
-		if _, err := v.blockAt(func() string { return fmt.Sprintf("leaf index reference %d", i) }, e, BlockLeafIndex); err != nil {
+		if _, err := v.blockAt(func() string { return fmt.Sprintf("leaf index reference %d", i) }, e, BlockLeafIndex, BlockLeafIndex); err != nil {
 			return err
 		}
 	}
 	for i, e := range w.IntermediateBlocks {
-		if _, err := v.blockAt(func() string { return fmt.Sprintf("intermediate index reference %d", i) }, e, BlockIntermediateIndex); err != nil {
+		if _, err := v.blockAt(func() string { return fmt.Sprintf("intermediate index reference %d", i) }, e, BlockIntermediateIndex, BlockIntermediateIndex); err != nil {
 			return err
 		}
 	}
@@ -536,7 +542,7 @@ func (v *verifyState) count(t BlockType) int {
 func (v *verifyState) checkOtherIndexes() error {
 	r := v.r
 	for i, e := range r.metaIndex {
-		if _, err := v.blockAt(func() string { return fmt.Sprintf("meta index entry %d (%q)", i, e.Key) }, e, BlockMeta); err != nil {
+		if _, err := v.blockAt(func() string { return fmt.Sprintf("meta index entry %d (%q)", i, e.Key) }, e, BlockMeta, BlockMeta); err != nil {
 			return err
 		}
 	}
@@ -554,7 +560,7 @@ func (v *verifyState) checkOtherIndexes() error {
 		var total int64
 		for i, e := range m.Chunks {
 			what := func() string { return fmt.Sprintf("%s chunk index entry %d", m.BlockType, i) }
-			b, err := v.blockAt(what, e, BlockBloomChunk)
+			b, err := v.blockAt(what, e, BlockBloomChunk, BlockBloomChunk)
 			if err != nil {
 				return err
 			}

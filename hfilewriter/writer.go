@@ -117,10 +117,11 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 }
 
 // NewWriterReusing is NewWriter for the next file after prev, a Writer that has been closed and is
-// not used again (nil: none). The new Writer takes prev's buffers (the data block, the compressed
-// block assembly, the compressor when the codec and level are the same, bloom chunks) instead of
-// making and zeroing its own: for a small file (a region with a few rows) they cost more than its
-// cells. The bytes written are the same as NewWriter's.
+// not used again (nil: none). The new Writer is prev itself, set up for the new file: it keeps prev's
+// buffers (the data block, the compressed block assembly, the compressor when the codec and level are
+// the same, index chunks, bloom writers and chunks, file info storage) instead of making and zeroing
+// its own: for a small file (a region with a few rows) they cost more than its cells. The bytes
+// written are the same as NewWriter's. A prev still open is not touched (a new Writer is made).
 func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, error) {
 	if w == nil {
 		return nil, errors.New("hfilewriter: nil io.Writer")
@@ -147,7 +148,7 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 	} else {
 		blk = make([]byte, BlockHeaderSize, blkCap)
 	}
-	wr := &Writer{
+	fresh := Writer{
 		opts:         o,
 		out:          out,
 		tags:         o.includesTags(),
@@ -159,41 +160,51 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 		firstDataOff: -1,
 		lastDataOff:  -1,
 		blk:          blk,
+		blkOwn:       blk,
 	}
-	if prev != nil {
-		wr.aux, wr.scratch, wr.keyBuf = prev.aux[:0], prev.scratch[:0], prev.keyBuf[:0]
-		wr.fiOrder, wr.fi = prev.fiOrder, prev.fi
-		prev.fi = writeFileInfoMap{}
+	var wr *Writer
+	var bloom, dfBloom *writeBloomWriter
+	if prev == nil {
+		wr = new(Writer)
+		*wr = fresh
+	} else {
+		wr = prev
+		fresh.aux, fresh.scratch, fresh.keyBuf = prev.aux[:0], prev.scratch[:0], prev.keyBuf[:0]
+		fresh.fiOrder, fresh.fi = prev.fiOrder, prev.fi
+		fresh.userInfo = prev.userInfo
+		fresh.userInfo.reset()
 		if prev.index != nil {
-			wr.index, prev.index = prev.index.reuse(o.IndexBlockMaxSize, o.IndexMinEntries), nil
+			fresh.index = prev.index.reuse(o.IndexBlockMaxSize, o.IndexMinEntries)
 		}
 		// The key buffers: Stats copies what it returns, so nothing outside points into them.
-		wr.firstKey, wr.family, wr.lastRow, wr.lastQualOwn = prev.firstKey[:0], prev.family[:0], prev.lastRow[:0], prev.lastQualOwn[:0]
-		wr.blkFirstKey, wr.keyBiggest, wr.prevLastKey = prev.blkFirstKey[:0], prev.keyBiggest[:0], prev.prevLastKey[:0]
-		prev.firstKey, prev.family, prev.lastRow, prev.lastQualOwn = nil, nil, nil, nil
-		prev.blkFirstKey, prev.keyBiggest, prev.prevLastKey = nil, nil, nil
-		prev.blkOwn, prev.aux, prev.scratch, prev.keyBuf = nil, nil, nil, nil
+		fresh.firstKey, fresh.family, fresh.lastRow, fresh.lastQualOwn = prev.firstKey[:0], prev.family[:0], prev.lastRow[:0], prev.lastQualOwn[:0]
+		fresh.blkFirstKey, fresh.keyBiggest, fresh.prevLastKey = prev.blkFirstKey[:0], prev.keyBiggest[:0], prev.prevLastKey[:0]
+		fresh.dfRow = prev.dfRow[:0]
+		bloom, dfBloom = prev.bloom, prev.dfBloom
+		if prev.enc != nil && prev.opts.Encoding == o.Encoding {
+			fresh.enc = prev.enc // every data block starts it anew (writeBlockEncoder.start)
+		}
+		*prev = fresh
 	}
 	if wr.index == nil {
 		wr.index = newWriteIndexWriter(o.IndexBlockMaxSize, o.IndexMinEntries)
 	}
-	wr.blkOwn = wr.blk
 	if o.Encoding != EncodingNone {
-		if wr.enc, err = newWriteBlockEncoder(o.Encoding); err != nil {
-			return nil, fmt.Errorf("hfilewriter: %w", err)
+		if wr.enc == nil {
+			if wr.enc, err = newWriteBlockEncoder(o.Encoding); err != nil {
+				return nil, fmt.Errorf("hfilewriter: %w", err)
+			}
 		}
 		wr.cenc, _ = wr.enc.(cellEncoder)
 		wr.dataType = BlockEncodedData
 	}
+	// The bloom writers: the previous file's, emptied, when their kind is the same (their chunks, chunk
+	// index and parameters are reused); else new ones taking the previous ones' free chunks.
 	if o.Bloom != BloomNone {
-		wr.bloom = newWriteBloomWriter(o.Bloom, &o)
+		wr.bloom = reuseWriteBloomWriter(bloom, o.Bloom, &o)
 	}
 	if o.Bloom != BloomRowCol {
-		wr.dfBloom = newWriteBloomWriter(BloomRow, &o)
-	}
-	if prev != nil {
-		wr.bloom.takeFree(prev.bloom)
-		wr.dfBloom.takeFree(prev.dfBloom)
+		wr.dfBloom = reuseWriteBloomWriter(dfBloom, BloomRow, &o)
 	}
 	return wr, nil
 }

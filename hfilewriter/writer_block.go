@@ -58,8 +58,9 @@ type blockOutput struct {
 	lentBlocks   int    // blocks written from the output's available buffer (no copy)
 }
 
-// newBlockOutput returns the block output of a new file written to w. It takes the compressor and
-// the compressed-block buffer of prev (the previous file's, done with; nil: none) when they fit.
+// newBlockOutput returns the block output of a new file written to w: prev (the previous file's, done
+// with; nil: none) set up anew, with its compressor when the codec and level are the same and its
+// compressed-block buffer.
 func newBlockOutput(w io.Writer, opts *WriterOptions, prev *blockOutput) (*blockOutput, error) {
 	var comp writeCompressor
 	var scratch []byte
@@ -76,7 +77,11 @@ func newBlockOutput(w io.Writer, opts *WriterOptions, prev *blockOutput) (*block
 			return nil, err
 		}
 	}
-	b := &blockOutput{w: w, comp: comp, compression: opts.Compression, compLevel: opts.CompressionLevel,
+	b := prev // the previous file's output, done with: set up anew in place
+	if b == nil {
+		b = new(blockOutput)
+	}
+	*b = blockOutput{w: w, comp: comp, compression: opts.Compression, compLevel: opts.CompressionLevel,
 		checksumType: opts.Checksum.Type(), bytesPerSum: opts.BytesPerChecksum, scratch: scratch}
 	b.ab, _ = w.(availableBufferer)
 	for i := range b.prevOffset {

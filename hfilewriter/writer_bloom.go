@@ -176,15 +176,44 @@ type writeBloomWriter struct {
 	totalKeys    int64
 	totalMax     int64
 	totalBytes   int64
+	paramsOf     bloomParamsKey // what params were computed from
+}
+
+// bloomParamsKey is what a bloom writer's chunk parameters depend on.
+type bloomParamsKey struct {
+	blockSize int
+	errorRate float32
+	maxFold   int
 }
 
 func newWriteBloomWriter(typ BloomType, opts *WriterOptions) *writeBloomWriter {
-	bw := &writeBloomWriter{typ: typ,
-		params: BloomParams(opts.BloomBlockSize, bloomErrorRate(typ, opts.BloomErrorRate), opts.BloomMaxFold)}
+	k := bloomParamsKey{opts.BloomBlockSize, bloomErrorRate(typ, opts.BloomErrorRate), opts.BloomMaxFold}
+	bw := &writeBloomWriter{typ: typ, params: BloomParams(k.blockSize, k.errorRate, k.maxFold), paramsOf: k}
 	if typ == BloomRowCol {
 		bw.comparator = bloomComparatorRowCol
 	}
 	return bw
+}
+
+// reuseWriteBloomWriter returns a bloom writer of type typ for a new file with opts: prev (a closed
+// file's, nil: none) emptied, when it has that type, keeping its chunk arrays, chunk index arrays and,
+// when opts ask for the same, its parameters; else a new one that takes prev's free chunk.
+func reuseWriteBloomWriter(prev *writeBloomWriter, typ BloomType, opts *WriterOptions) *writeBloomWriter {
+	if prev == nil || prev.typ != typ || prev.chunk != nil || len(prev.ready) != 0 {
+		bw := newWriteBloomWriter(typ, opts)
+		bw.takeFree(prev)
+		return bw
+	}
+	k := bloomParamsKey{opts.BloomBlockSize, bloomErrorRate(typ, opts.BloomErrorRate), opts.BloomMaxFold}
+	params := prev.params
+	if k != prev.paramsOf {
+		params = BloomParams(k.blockSize, k.errorRate, k.maxFold)
+	}
+	index := prev.index
+	index.reset()
+	*prev = writeBloomWriter{typ: typ, params: params, paramsOf: k, comparator: prev.comparator,
+		ready: prev.ready[:0], free: prev.free, index: index}
+	return prev
 }
 
 // enqueueReady moves the current chunk to the ready queue if it is full (or closing).
@@ -266,12 +295,10 @@ func (bw *writeBloomWriter) appendReady(dst []byte) []byte { return append(dst, 
 // readyWritten records the chunk index entry of the oldest ready chunk and dequeues it.
 func (bw *writeBloomWriter) readyWritten(b writtenBlock) {
 	c := bw.ready[0]
-	bw.ready[0] = nil
-	bw.ready = bw.ready[1:]
+	n := copy(bw.ready, bw.ready[1:]) // the queue holds a chunk or two: its array is kept
+	bw.ready[n] = nil
+	bw.ready = bw.ready[:n]
 	bw.index.add(c.firstKey, b.offset, b.onDiskSizeWithHeader, -1)
-	if len(bw.ready) == 0 {
-		bw.ready = bw.ready[:0:0]
-	}
 	bw.free = c
 }
 

@@ -112,6 +112,14 @@ func TestStreamVerifierReusing(t *testing.T) {
 		{snappyDiff, 5000, false, false}, {snappyDiff, 3, false, false}, {snappyDiff, 4000, true, false}, {snappyDiff, 2, false, false},
 		{WriterOptions{Compression: CompressionGZ}, 3000, false, false}, {WriterOptions{}, 1, true, false}, {WriterOptions{}, 10, false, false},
 		{snappyDiff, 6000, false, false}, {snappyDiff, 4, true, true}, {snappyDiff, 5, false, false}, {WriterOptions{}, 2000, true, true},
+		// Multi-level data indexes (the walk's buffers by depth are reused), bloom types coming and
+		// going (the bloom metadata parsed into the same storage), damage in the load-on-open section
+		// after each.
+		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 256}, 3000, false, false},
+		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 256}, 2500, true, true},
+		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 300, Bloom: BloomRowCol}, 2000, false, false},
+		{WriterOptions{Bloom: BloomNone}, 30, false, false}, {WriterOptions{Bloom: BloomRowCol}, 40, true, true},
+		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 256}, 1000, true, false}, {WriterOptions{}, 3, false, false},
 	} {
 		var file bytes.Buffer
 		w, err := NewWriter(&file, f.opts)
