@@ -2,6 +2,8 @@ package partition
 
 import (
 	"bytes"
+	"cmp"
+	"math/bits"
 	"slices"
 	"sort"
 	"sync"
@@ -39,7 +41,15 @@ type Sampler struct {
 	adds  atomic.Int64 // Add calls
 	bytes atomic.Int64 // bytes over all Add calls
 
+	// Offers go into a pending batch under mu. The offer that fills it (capacity offers) takes it and
+	// merges it into the selection under sel after releasing mu, so that the other goroutines keep
+	// offering (into a fresh batch) while a selection runs: with the selection under the offers' lock,
+	// every concurrent offer that passed the threshold waited for it.
 	mu      sync.Mutex
+	pending *sampleBatch   // offers since the last batch was taken (nil: none)
+	free    []*sampleBatch // merged batches, for reuse
+
+	sel     sync.Mutex    // the selection state below
 	entries []sampleEntry // the candidates: at most 2·capacity offers
 	rows    []byte        // the candidates' rows (sampleEntry.off, n)
 	spare   []byte        // selectLocked's second row buffer (empty between selections)
@@ -47,6 +57,18 @@ type Sampler struct {
 	order   []uint32      // sortEntries' radix sort buffers (candidate indexes)
 	sorted  int           // entries[:sorted] are in (priority, row) order (the last selection's keys)
 	evicted bool          // some key left the sample
+}
+
+// radixBits is the digit of sortEntries' radix sort (two passes, counts of 8 KiB each).
+const (
+	radixBits = 11
+	radixMask = 1<<radixBits - 1
+)
+
+// sampleBatch is a batch of accepted offers with their rows (sampleEntry.off into rows).
+type sampleBatch struct {
+	entries []sampleEntry
+	rows    []byte
 }
 
 // sampleEntry is one candidate: an accepted offer of the row rows[off:off+n].
@@ -57,7 +79,7 @@ type sampleEntry struct {
 	n     int
 }
 
-// row returns e's row bytes (sm.mu held; valid until the next selection).
+// row returns e's row bytes (sm.sel held; valid until the next selection).
 func (sm *Sampler) row(e *sampleEntry) []byte {
 	return sm.rows[e.off : e.off+e.n : e.off+e.n]
 }
@@ -106,17 +128,64 @@ func (sm *Sampler) Offer(row []byte, bytes int64) {
 	sm.mu.Lock()
 	// Every offer of a key that ends in the sample passes the threshold (it only falls, and never below
 	// a kept key's priority), so merging the accepted offers of a key gives its exact bytes.
-	sm.entries = append(sm.entries, sampleEntry{prio: p, bytes: bytes, off: len(sm.rows), n: len(row)})
-	sm.rows = append(sm.rows, row...)
+	b := sm.pending
+	if b == nil {
+		if n := len(sm.free); n > 0 {
+			b, sm.free = sm.free[n-1], sm.free[:n-1]
+		} else {
+			b = &sampleBatch{entries: make([]sampleEntry, 0, sm.capacity)}
+		}
+		sm.pending = b
+	}
+	b.entries = append(b.entries, sampleEntry{prio: p, bytes: bytes, off: len(b.rows), n: len(row)})
+	b.rows = append(b.rows, row...)
+	if len(b.entries) < sm.capacity {
+		sm.mu.Unlock()
+		return
+	}
+	sm.pending = nil
+	sm.mu.Unlock()
+	sm.sel.Lock()
+	sm.mergeLocked(b)
 	if len(sm.entries) >= 2*sm.capacity {
 		sm.selectLocked()
 	}
+	sm.sel.Unlock()
+	sm.mu.Lock()
+	sm.free = append(sm.free, b)
 	sm.mu.Unlock()
+}
+
+// mergeLocked appends the offers of batch b to the candidates and empties b (sm.sel held).
+func (sm *Sampler) mergeLocked(b *sampleBatch) {
+	base := len(sm.rows)
+	sm.rows = append(sm.rows, b.rows...)
+	for _, e := range b.entries {
+		e.off += base
+		sm.entries = append(sm.entries, e)
+	}
+	b.entries, b.rows = b.entries[:0], b.rows[:0]
+}
+
+// settleLocked merges the pending batch and selects (sm.sel held): the sample of every offer that has
+// returned.
+func (sm *Sampler) settleLocked() {
+	sm.mu.Lock()
+	b := sm.pending
+	sm.pending = nil
+	sm.mu.Unlock()
+	if b != nil {
+		sm.mergeLocked(b)
+		sm.mu.Lock()
+		sm.free = append(sm.free, b)
+		sm.mu.Unlock()
+	}
+	sm.selectLocked()
 }
 
 // selectLocked merges the candidates of one key, keeps the capacity best keys by (priority, row), drops
 // the others, moves the kept rows into a compact row buffer and lowers the threshold to the worst kept
-// priority (sm.mu held).
+// priority (sm.sel held).
 func (sm *Sampler) selectLocked() {
 	if len(sm.entries) <= 1 {
 		sm.sorted = len(sm.entries)
@@ -156,11 +225,12 @@ func (sm *Sampler) selectLocked() {
 
 // sortEntries sorts the candidates by (priority, row), up to the order of equal (priority, row) pairs,
 // which selectLocked merges. The candidates after entries[:sorted] (the keys the last selection kept,
-// in order already) are sorted by a stable radix sort of their indexes on the priority (a byte at a
-// time, skipping the bytes they all share), moved once each into the second buffer, sorted by
-// row within runs of equal priorities (equal rows have equal priorities, so those runs are mostly one
-// key's offers), and merged with the kept keys. A comparison sort of all 2·capacity candidates took
-// ~17 comparisons each through a function value.
+// in order already) are sorted by a stable radix sort of their indexes on the 22 bits of the priority
+// from the highest one any of them has (two passes), moved once each into the second buffer, sorted
+// by (priority, row) within runs of equal 22 bits (equal rows have equal priorities, so those runs are
+// mostly one key's offers or two keys), and merged with the kept keys. A comparison sort of all
+// 2·capacity candidates took ~17 comparisons each through a function value; a radix sort on all
+// eight priority bytes, eight passes.
 func (sm *Sampler) sortEntries() {
 	es := sm.entries
 	k := min(sm.sorted, len(es))
@@ -173,32 +243,33 @@ func (sm *Sampler) sortEntries() {
 		sm.order = make([]uint32, 2*max(m, cap(es)))
 	}
 	src, dst := sm.order[:m], sm.order[m:2*m]
-	var counts [8][256]uint32
+	// Priorities are uniform below the threshold the candidates passed: the 22 bits from the highest
+	// set bit of any of them down order all but a few (~m²/2²³ pairs tie), in two passes of 11 bits.
+	var or uint64
 	for i := range add {
-		p := add[i].prio
+		or |= add[i].prio
+	}
+	shift := max(0, bits.Len64(or)-2*radixBits)
+	var counts [2][1 << radixBits]uint32
+	for i := range add {
+		key := add[i].prio >> shift
 		src[i] = uint32(i)
-		counts[0][byte(p)]++
-		counts[1][byte(p>>8)]++
-		counts[2][byte(p>>16)]++
-		counts[3][byte(p>>24)]++
-		counts[4][byte(p>>32)]++
-		counts[5][byte(p>>40)]++
-		counts[6][byte(p>>48)]++
-		counts[7][byte(p>>56)]++
+		counts[0][key&radixMask]++
+		counts[1][key>>radixBits&radixMask]++
 	}
 	for d := range counts {
 		c := &counts[d]
-		if c[byte(add[0].prio>>(8*d))] == uint32(m) {
-			continue // every candidate has this byte
+		ds := shift + d*radixBits
+		if c[add[0].prio>>ds&radixMask] == uint32(m) {
+			continue // every candidate has this digit
 		}
 		var pos uint32
 		for b, n := range c {
 			c[b] = pos
 			pos += n
 		}
-		shift := 8 * d
 		for _, i := range src {
-			b := byte(add[i].prio >> shift)
+			b := add[i].prio >> ds & radixMask
 			dst[c[b]] = i
 			c[b]++
 		}
@@ -211,13 +282,20 @@ func (sm *Sampler) sortEntries() {
 	for i, j := range src {
 		out[i] = add[j]
 	}
+	// Runs of equal keys (equal priorities among them: mostly one key's offers) by (priority, row).
 	for i := 0; i < m; {
+		key := out[i].prio >> shift
 		j := i + 1
-		for j < m && out[j].prio == out[i].prio {
+		for j < m && out[j].prio>>shift == key {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortFunc(out[i:j], func(a, b sampleEntry) int { return bytes.Compare(sm.row(&a), sm.row(&b)) })
+			slices.SortFunc(out[i:j], func(a, b sampleEntry) int {
+				if a.prio != b.prio {
+					return cmp.Compare(a.prio, b.prio)
+				}
+				return bytes.Compare(sm.row(&a), sm.row(&b))
+			})
 		}
 		i = j
 	}
@@ -250,9 +328,9 @@ type SampleStats struct {
 
 // Stats returns the sampler's counters.
 func (sm *Sampler) Stats() SampleStats {
-	sm.mu.Lock()
-	defer sm.mu.Unlock()
-	sm.selectLocked()
+	sm.sel.Lock()
+	defer sm.sel.Unlock()
+	sm.settleLocked()
 	st := SampleStats{Adds: sm.adds.Load(), Bytes: sm.bytes.Load(), Kept: len(sm.entries), Complete: !sm.evicted}
 	for _, e := range sm.entries {
 		st.SampleBytes += e.bytes
@@ -268,8 +346,8 @@ type SampleKey struct {
 
 // Sample returns the kept keys in ascending row order.
 func (sm *Sampler) Sample() []SampleKey {
-	sm.mu.Lock()
-	sm.selectLocked()
+	sm.sel.Lock()
+	sm.settleLocked()
 	// One copy of the kept rows (the compacted row buffer holds exactly them), cut into the keys.
 	rows := slices.Clone(sm.rows)
 	out := make([]SampleKey, len(sm.entries))
@@ -277,7 +355,7 @@ func (sm *Sampler) Sample() []SampleKey {
 		e := &sm.entries[i]
 		out[i] = SampleKey{Row: rows[e.off : e.off+e.n : e.off+e.n], Bytes: e.bytes}
 	}
-	sm.mu.Unlock()
+	sm.sel.Unlock()
 	sortByRow(out)
 	return out
 }

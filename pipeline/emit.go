@@ -406,7 +406,7 @@ func (mp *Mapper) readColumns(b *Batch, i, numCols int, keyOnly bool) error {
 // differential test checks it), with fewer decisions per cell: a plain cell is never rejected.
 func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq uint64, ts int64, kvRow int) {
 	m := mp.m
-	if m.plainOne && mp.rows == nil && mp.appendPlainRecord(b, i, numCols, out, seq, ts, kvRow) {
+	if (mp.rows == nil && m.plainOne || mp.rows != nil && mp.rows.plainOne) && mp.appendPlainRecord(b, i, numCols, out, seq, ts, kvRow) {
 		return
 	}
 	pcs, pos, dict := m.plain, mp.pos[:len(m.cols)], mp.dict()
@@ -469,19 +469,26 @@ func (cs *plainCell) value(data []byte, ends []int32, nulls []bool, f int) ([]by
 }
 
 // appendPlainRecord is appendPlainCells for a mapping whose plain cells make one record per row
-// (Mapping.plainOne): without the per-cell decision whether to start a record, and with the usual
-// one-byte qualifier code and value length written directly. It reports false, having appended
-// nothing, for a row whose KeyValue bytes do not fit a record's uint32 count (appendPlainCells then
-// cuts it into several records).
+// (Mapping.plainOne, or rowPlan.plainOne with row records): without the per-cell decision whether to
+// start a record, and with the usual one-byte qualifier code and value length written directly. It
+// reports false, having appended nothing, for a row whose KeyValue bytes do not fit a record's uint32
+// count, or a row record that reaches rowRecordSplit bytes before a family's cells (appendPlainCells
+// then cuts it into several records).
 func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, seq uint64, ts int64, kvRow int) bool {
 	pcs, pos, dict := mp.m.plain, mp.pos[:len(mp.m.cols)], mp.dict()
 	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
+	var rowQ []int // with rows: each plain cell's qualifier index in the row dictionary
+	fam := pcs[0].fam
+	if mp.rows != nil {
+		rowQ, fam = mp.rows.plain, nil
+	}
 	buf := out.Buf
 	off := len(buf)
-	buf = cellrec.AppendHeader(buf, mp.key, pcs[0].fam, ts, kv.TypePut)
+	buf = cellrec.AppendHeader(buf, mp.key, fam, ts, kv.TypePut)
 	var kvBytes uint64
 	var skipped int64
 	cells := 0
+	family, lastFam := pcs[0].family, pcs[0].family // the first and the last cell's
 	for k := range pcs {
 		cs := &pcs[k]
 		p := pos[cs.col]
@@ -493,11 +500,22 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 			skipped++
 			continue
 		}
-		if code := 2*cs.qidx + 1; code < 0x80 && len(val) < 0x80 {
+		qidx := cs.qidx
+		if rowQ != nil {
+			qidx = rowQ[k]
+			if cells == 0 {
+				family = cs.family
+			} else if cs.family != lastFam && len(buf)-off >= rowRecordSplit {
+				out.Buf = buf[:off]
+				return false
+			}
+			lastFam = cs.family
+		}
+		if code := 2*qidx + 1; code < 0x80 && len(val) < 0x80 {
 			buf = append(buf, byte(code), byte(len(val)))
 			buf = append(buf, val...)
 		} else {
-			buf = dict.AppendCell(buf, cs.qidx, val)
+			buf = dict.AppendCell(buf, qidx, val)
 		}
 		kvBytes += uint64(kvRow + cs.famQual + len(val))
 		cells++
@@ -511,7 +529,7 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 		buf = buf[:off]
 	} else {
 		recs = append(recs, RecordRef{Off: uint32(off), Len: uint32(len(buf) - off), Cells: uint32(cells),
-			KVBytes: uint32(kvBytes), Family: pcs[0].family, Seq: seq})
+			KVBytes: uint32(kvBytes), Family: family, Seq: seq})
 	}
 	mp.endRow(out, buf, recs, RecordRef{}, false, skipped, cells)
 	return true

@@ -15,6 +15,9 @@ type rowPlan struct {
 	rank  []byte // by the mapping's family index
 	cells []int  // by Mapping.cells: the fixed qualifier's index in the row dictionary (-1: built from data)
 	plain []int  // by Mapping.plain: the same
+	// plainOne: plain's indexes ascend strictly, so each row of a plain mapping is one record (but for
+	// rowRecordSplit), made by appendPlainRecord.
+	plainOne bool
 }
 
 // rowRecordSplit: a row record already this long starts a new record at the next family, so that a
@@ -44,8 +47,12 @@ func (m *Mapping) newRowPlan(rd *cellrec.RowDict) (*rowPlan, error) {
 	for _, cs := range m.cells {
 		p.cells = append(p.cells, index(cs.family, cs.qidx))
 	}
-	for _, cs := range m.plain {
+	p.plainOne = len(m.plain) > 0
+	for k, cs := range m.plain {
 		p.plain = append(p.plain, index(cs.family, cs.qidx))
+		if k > 0 && p.plain[k] <= p.plain[k-1] {
+			p.plainOne = false
+		}
 	}
 	return p, nil
 }

@@ -68,7 +68,7 @@ func splitCells(t *testing.T, cb *CellBatch, rd *cellrec.RowDict) []string {
 // the same, and a mapping whose cells ascend in (family, qualifier) order makes one record per row.
 func TestRowRecordsSameCells(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	oneRecordRows := 0
+	oneRecordRows, plainOne := 0, 0
 	for iter := 0; iter < 300; iter++ {
 		var m *Mapping
 		var rows [][]string
@@ -106,6 +106,9 @@ func TestRowRecordsSameCells(t *testing.T) {
 		plan, err := m.newRowPlan(rd)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if plan.plainOne {
+			plainOne++ // the plain path makes each row's record in appendPlainRecord
 		}
 		b := textBatch("t.csv", 1, int64(rng.Intn(1000)), rows)
 		var outs [3]CellBatch // family records; row records through the plain path; through the general one
@@ -146,8 +149,73 @@ func TestRowRecordsSameCells(t *testing.T) {
 			oneRecordRows += len(seqs)
 		}
 	}
-	if oneRecordRows < 100 {
-		t.Fatalf("only %d rows had ascending cells", oneRecordRows)
+	if oneRecordRows < 100 || plainOne < 20 {
+		t.Fatalf("only %d rows had ascending cells, %d mappings one plain row record per row", oneRecordRows, plainOne)
+	}
+}
+
+// A row record reaches rowRecordSplit bytes before a family's cells: appendPlainRecord gives the row
+// back to appendPlainCells, which cuts it there, as the general path does; the family that counts is
+// the last one written (here a, before b's skipped NULL cell), and the record's family the first cell
+// written (b when a's cell is NULL).
+func TestPlainRowRecordsCutLongRows(t *testing.T) {
+	cfg := &MappingConfig{RowKey: []PartConfig{{Column: "k"}}}
+	for c, cell := range []string{"", "a:x", "b:y1", "b:y2", "c:z"} {
+		cc := ColumnConfig{Name: fmt.Sprintf("c%d", c), Index: ptr(c), Type: "bytes", Cell: cell}
+		if c == 0 {
+			cc.Name = "k"
+		}
+		cfg.Columns = append(cfg.Columns, cc)
+	}
+	m, err := Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := cellrec.NewRowDict(m.Dict(), [][]byte{[]byte("a"), []byte("b"), []byte("c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := m.newRowPlan(rd)
+	if err != nil || !plan.plainOne {
+		t.Fatalf("row plan: %v, plainOne %v", err, plan != nil && plan.plainOne)
+	}
+	big := strings.Repeat("v", rowRecordSplit)
+	rows := [][]string{
+		{"r1", big, NUL, "s", "t"},    // cut before b:y2 (a was the last family written)
+		{"r2", "u", NUL, "s", big},    // short until c: one record
+		{"r3", NUL, big, "s", "t"},    // b's cells, then cut before c; the record's family is b
+		{"r4", "u", "w", "s", "t"},    // one record
+		{"r5", big, big, big, "t"},    // cut before b:y1 and before c:z
+		{"r6", NUL, NUL, NUL, NUL},    // no cells
+		{"r7", "", big + "x", "", ""}, // empty values are cells too: cut before c
+	}
+	mapBoth := func(rows [][]string) []RecordRef {
+		b := textBatch("t.csv", 1, 1, rows)
+		var outs [2]CellBatch
+		for k := range outs {
+			mp := m.NewMapper()
+			mp.JobTimestamp = 1700000000000
+			mp.general = k == 1
+			mp.rows = plan
+			if err := mp.mapBatch(b, nil, &outs[k]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(outs[0].Buf, outs[1].Buf) || !slices.Equal(outs[0].Records, outs[1].Records) {
+			t.Fatalf("plain and general row records differ:\n plain   %v\n general %v", outs[0].Records, outs[1].Records)
+		}
+		return outs[0].Records
+	}
+	if n := len(mapBoth(rows)); n != 11 {
+		t.Fatalf("%d records, want 11 (r1, r3, r7 cut once, r5 twice, r6 none)", n)
+	}
+	// Records around rowRecordSplit bytes long when b's cell comes: cut from exactly that length on.
+	var edge [][]string
+	for n := rowRecordSplit - 24; n <= rowRecordSplit; n++ {
+		edge = append(edge, []string{fmt.Sprint("e", n), strings.Repeat("v", n), "w", NUL, NUL})
+	}
+	if recs := mapBoth(edge); len(recs) <= len(edge) || len(recs) == 2*len(edge) {
+		t.Fatalf("%d records for %d rows around the cut: none or all cut", len(recs), len(edge))
 	}
 }
 
