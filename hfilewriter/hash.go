@@ -251,6 +251,18 @@ func bloomSet(bits []byte, h1, h2 int32, hashCount int) {
 func bloomSetFolded(bits []byte, h1, h2 int32, hashCount int, bitSize int64) {
 	mask := bloomMask(bitSize)
 	folded := int64(len(bits)) * 8
+	if fmask := bloomMask(folded); mask != 0 && fmask != 0 {
+		// Both sizes powers of two: (|x| & mask) % folded is |x| & fmask (fmask's bits are in mask's),
+		// bloomSet's loop with the folded mask, no division.
+		for x := h1; hashCount > 0; hashCount-- {
+			v := int64(x)
+			s := v >> 63
+			pos := (v ^ s - s) & fmask
+			bits[pos>>3] |= 1 << (pos & 7)
+			x += h2
+		}
+		return
+	}
 	for i := int32(0); i < int32(hashCount); i++ {
 		pos := bloomBitPos(h1, h2, i, bitSize, mask) % folded
 		bits[pos>>3] |= 1 << (pos & 7)

@@ -129,3 +129,33 @@ func TestBloomSetMatchesBitPositions(t *testing.T) {
 		}
 	}
 }
+
+// bloomSetFolded sets exactly the bits bloomSet sets in the whole chunk, folded (the pieces OR-ed
+// together as writeBloomChunk.fold does), for chunk sizes that are powers of two (the shortcut by
+// mask) and that are not, and every fold depth.
+func TestBloomSetFoldedMatchesFold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, chunkBytes := range []int{8, 64, 1024, 4096, 96, 1536, 3 << 7} {
+		for pieces := 1; pieces <= chunkBytes && chunkBytes%pieces == 0; pieces <<= 1 {
+			whole := make([]byte, chunkBytes)
+			folded := make([]byte, chunkBytes/pieces)
+			for k := 0; k < 50; k++ {
+				h1, h2, n := int32(rng.Uint32()), int32(rng.Uint32()), 1+rng.IntN(9)
+				if k == 0 {
+					h1, h2 = math.MinInt32, -1 // |x| of the most negative int32, stepping through it
+				}
+				bloomSet(whole, h1, h2, n)
+				bloomSetFolded(folded, h1, h2, n, int64(chunkBytes)*8)
+			}
+			want := make([]byte, len(folded))
+			for p := 0; p < pieces; p++ {
+				for i := range want {
+					want[i] |= whole[p*len(folded)+i]
+				}
+			}
+			if !bytes.Equal(folded, want) {
+				t.Fatalf("chunk of %d bytes folded %d times: bloomSetFolded differs from bloomSet then fold", chunkBytes, pieces)
+			}
+		}
+	}
+}

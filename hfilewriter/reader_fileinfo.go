@@ -103,16 +103,22 @@ func readFileInfoFields(msg []byte) ([]FileInfoEntry, error) {
 // fields (1, length-delimited), each exactly {first = 1, second = 2} in that order, with one-byte
 // tags and varint lengths. It reports false for anything else (other fields, another order, a
 // malformed or truncated message), which readFileInfo's general parse then handles or reports.
+//
+// The entries go to dst[:0]. When dst's array holds the previous file's entries (the stream verifier
+// parses every file's info into one array), the key at each position is first compared with the one
+// the previous file had there: the files of a load have the same keys in the same order, so most keys
+// are taken without searching fileInfoKey's list.
 func readFileInfoPairs(dst []FileInfoEntry, msg []byte) ([]FileInfoEntry, bool) {
 	out := dst[:0]
 	if out == nil {
 		out = make([]FileInfoEntry, 0, fileInfoEntries)
 	}
+	prev := out[:cap(out)]
 	for len(msg) > 0 {
 		if msg[0] != 0x0A {
 			return nil, false
 		}
-		l, n := binary.Uvarint(msg[1:])
+		l, n := readProtoLen(msg[1:])
 		if n <= 0 || l > uint64(len(msg)-1-n) {
 			return nil, false
 		}
@@ -126,7 +132,13 @@ func readFileInfoPairs(dst []FileInfoEntry, msg []byte) ([]FileInfoEntry, bool) 
 		if !ok || len(pair) != 0 {
 			return nil, false
 		}
-		out = append(out, FileInfoEntry{Key: fileInfoKey(key), Value: value})
+		var k string
+		if i := len(out); i < len(prev) && string(key) == prev[i].Key {
+			k = prev[i].Key
+		} else {
+			k = fileInfoKey(key)
+		}
+		out = append(out, FileInfoEntry{Key: k, Value: value})
 	}
 	return out, true
 }
@@ -136,11 +148,19 @@ func readBytesField(b []byte, tag byte) (field, rest []byte, ok bool) {
 	if len(b) == 0 || b[0] != tag {
 		return nil, nil, false
 	}
-	l, n := binary.Uvarint(b[1:])
+	l, n := readProtoLen(b[1:])
 	if n <= 0 || l > uint64(len(b)-1-n) {
 		return nil, nil, false
 	}
 	return b[1+n : 1+n+int(l)], b[1+n+int(l):], true
+}
+
+// readProtoLen is binary.Uvarint with the one-byte case (every file info key and most values) inline.
+func readProtoLen(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return binary.Uvarint(b)
 }
 
 // FileInfo returns the file-info entries in file order.

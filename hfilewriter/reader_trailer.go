@@ -63,7 +63,7 @@ func readTrailer(r readAtFunc, size int64) (*Trailer, error) { return readTraile
 // (the stream verifier's block buffer; the Trailer keeps none of them).
 func readTrailerBuf(r readAtFunc, size int64, buf []byte) (*Trailer, error) {
 	t := new(Trailer)
-	if err := readTrailerInto(t, r, size, buf); err != nil {
+	if err := readTrailerInto(t, r, size, buf, nil); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -71,8 +71,9 @@ func readTrailerBuf(r readAtFunc, size int64, buf []byte) (*Trailer, error) {
 
 // readTrailerInto is readTrailerBuf parsing into *t (overwritten whole), for a caller that keeps one
 // Trailer from file to file (the stream verifier): it allocates nothing for a v3 trailer this
-// package's Writer wrote.
-func readTrailerInto(t *Trailer, r readAtFunc, size int64, buf []byte) error {
+// package's Writer wrote. tail, when not nil, is the file's last len(tail) bytes, in memory: a trailer
+// within them is parsed there instead of read into buf.
+func readTrailerInto(t *Trailer, r readAtFunc, size int64, buf, tail []byte) error {
 	*t = Trailer{}
 	if size < 4 {
 		return fmt.Errorf("%w: %d bytes", ErrNotHFile, size)
@@ -103,12 +104,16 @@ func readTrailerInto(t *Trailer, r readAtFunc, size int64, buf []byte) error {
 	if size < int64(tsize) {
 		return fmt.Errorf("file of %d bytes is smaller than the v%d trailer (%d bytes)", size, major, tsize)
 	}
-	if cap(buf) < tsize {
-		buf = make([]byte, tsize)
-	}
-	buf = buf[:tsize]
-	if err := r(buf, size-int64(tsize)); err != nil {
-		return fmt.Errorf("reading trailer: %w", err)
+	if tsize <= len(tail) {
+		buf = tail[len(tail)-tsize:]
+	} else {
+		if cap(buf) < tsize {
+			buf = make([]byte, tsize)
+		}
+		buf = buf[:tsize]
+		if err := r(buf, size-int64(tsize)); err != nil {
+			return fmt.Errorf("reading trailer: %w", err)
+		}
 	}
 	if string(buf[:8]) != string(TrailerMagic) {
 		return fmt.Errorf("%w: no trailer magic %q at offset %d, found %q (truncated?)", ErrNotHFile, TrailerMagic, size-int64(tsize), buf[:8])

@@ -318,7 +318,7 @@ func (s *StreamVerifier) finish() error {
 		}
 		copy(p, trailerBytes[off-trailerAt:])
 		return nil
-	}, size, s.payload[:0])
+	}, size, s.payload[:0], trailerBytes)
 	if err != nil {
 		return err
 	}

@@ -104,9 +104,10 @@ type Writer struct {
 
 	est sizeEstimate // EstimatedSize's parts that change only with the blocks written (size_estimate.go)
 
-	scratch []byte // bloom keys, index keys
-	keyBuf  []byte // flat key of the cell being encoded (data block encoders)
-	aux     []byte // inline / load-on-open block assembly
+	trailer trailerBuf // the last trailer's bytes, kept by NewWriterReusing
+	scratch []byte     // bloom keys, index keys
+	keyBuf  []byte     // flat key of the cell being encoded (data block encoders)
+	aux     []byte     // inline / load-on-open block assembly
 }
 
 // NewWriter returns a Writer that writes an HFile to w. Nothing is written until the first data
@@ -180,6 +181,7 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 		fresh.firstKey, fresh.family, fresh.lastRow, fresh.lastQualOwn = prev.firstKey[:0], prev.family[:0], prev.lastRow[:0], prev.lastQualOwn[:0]
 		fresh.blkFirstKey, fresh.keyBiggest, fresh.prevLastKey = prev.blkFirstKey[:0], prev.keyBiggest[:0], prev.prevLastKey[:0]
 		fresh.dfRow = prev.dfRow[:0]
+		fresh.trailer = prev.trailer
 		bloom, dfBloom = prev.bloom, prev.dfBloom
 		if prev.enc != nil && prev.opts.Encoding == o.Encoding {
 			fresh.enc = prev.enc // every data block starts it anew (writeBlockEncoder.start)
@@ -802,11 +804,10 @@ func (w *Writer) close() error {
 		trailerSize = TrailerSizeV2
 	}
 	t.totalUncompressedBytes = w.totalUncomp + trailerSize
-	tb, err := writeTrailer(w.aux[:0], &t) // the blocks are written: aux is free
+	tb, err := w.trailer.write(&t)
 	if err != nil {
 		return err
 	}
-	w.aux = tb[:0]
 	if err := w.out.writeRaw(tb); err != nil {
 		return fmt.Errorf("trailer: %w", err)
 	}
@@ -902,6 +903,33 @@ func (w *Writer) fileInfo() *writeFileInfoMap {
 
 // Stats returns what has been written so far. FirstKey and LastKey are copies.
 func (w *Writer) Stats() WriterStats {
+	s := w.StatsWithoutKeys()
+	if w.entries > 0 {
+		s.FirstKey = append([]byte(nil), w.firstKey...)
+		s.LastKey = w.appendLastKey(nil)
+	}
+	return s
+}
+
+// AppendFirstKey appends the flat key of the first cell to dst (nothing before the first cell).
+func (w *Writer) AppendFirstKey(dst []byte) []byte {
+	if w.entries == 0 {
+		return dst
+	}
+	return append(dst, w.firstKey...)
+}
+
+// AppendLastKey appends the flat key of the last cell to dst (nothing before the first cell).
+func (w *Writer) AppendLastKey(dst []byte) []byte {
+	if w.entries == 0 {
+		return dst
+	}
+	return w.appendLastKey(dst)
+}
+
+// StatsWithoutKeys is Stats without FirstKey and LastKey (nil), and without their copies: for a
+// caller that takes the keys with AppendFirstKey and AppendLastKey into memory of its own.
+func (w *Writer) StatsWithoutKeys() WriterStats {
 	s := WriterStats{
 		Entries:      w.entries,
 		BytesWritten: w.out.offset,
@@ -909,12 +937,8 @@ func (w *Writer) Stats() WriterStats {
 		KeyBytes:     w.totalKeyLen,
 		ValueBytes:   w.totalValueLen,
 	}
-	if w.index != nil { // nil once handed to NewWriterReusing
+	if w.index != nil {
 		s.IndexLevels = w.index.levels
-	}
-	if w.entries > 0 {
-		s.FirstKey = append([]byte(nil), w.firstKey...)
-		s.LastKey = w.appendLastKey(nil)
 	}
 	if w.bloom != nil {
 		s.BloomKeys = w.bloom.totalKeys

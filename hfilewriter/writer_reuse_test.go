@@ -49,6 +49,9 @@ func TestWriterReusingSameBytes(t *testing.T) {
 		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 256}, 3000, nil}, {WriterOptions{BlockSize: 512}, 40, nil},
 		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 300}, 2000, []string{"k"}},
 		{WriterOptions{BlockSize: 512, IndexBlockMaxSize: 256}, 1, nil},
+		// The trailer's buffer: a v2 trailer between v3 ones, messages shorter than the last one's.
+		{WriterOptions{FormatVersion: 2, NoTags: true}, 3000, nil}, {WriterOptions{FormatVersion: 2, NoTags: true}, 1, nil},
+		{snappyDiff, 4000, nil}, {snappyDiff, 0, nil},
 	}
 	info := func(w *Writer, keys []string) {
 		for _, k := range keys {

@@ -3,7 +3,6 @@ package hfilewriter
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 )
 
 // writeTrailerFields are the FileTrailerProto fields the writer fills in (§9).
@@ -27,6 +26,25 @@ type writeTrailerFields struct {
 // proto2 semantics (fields 1-12 always present, in field order; negative offsets as 10-byte
 // varints), zero padding, and the version int in the last 4 bytes; appended to dst.
 func writeTrailer(dst []byte, t *writeTrailerFields) ([]byte, error) {
+	var tb trailerBuf
+	out, err := tb.write(t)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, out...), nil
+}
+
+// trailerBuf keeps a Writer's last trailer for the next file's (NewWriterReusing): a v3 trailer is
+// 4,096 bytes of which ~100 change; the zero padding is cleared only where the last message ran past
+// the new one.
+type trailerBuf struct {
+	b   []byte // the last trailer written (nil: none); its bytes have not changed since
+	end int    // where its message ends: b[end:len(b)-4] is zero
+}
+
+// write returns the trailer of t (writeTrailer's bytes), in tb's array when the last trailer had the
+// same size, else in a new one.
+func (tb *trailerBuf) write(t *writeTrailerFields) ([]byte, error) {
 	size := TrailerSizeV3
 	if t.majorVersion == 2 {
 		size = TrailerSizeV2
@@ -52,16 +70,20 @@ func writeTrailer(dst []byte, t *writeTrailerFields) ([]byte, error) {
 	msg = append(msg, t.comparatorClassName...)
 	u64(12, uint64(t.compressionCodec))
 
-	start := len(dst)
-	out := slices.Grow(dst, size)
-	out = append(out, TrailerMagic[:]...)
-	out = binary.AppendUvarint(out, uint64(len(msg)))
-	out = append(out, msg...)
-	if len(out)-start > size-4 {
-		return nil, fmt.Errorf("trailer of %d bytes does not fit in %d", len(out)-start, size)
+	if n := len(TrailerMagic) + writeUvarintLen(uint64(len(msg))) + len(msg); n > size-4 {
+		return nil, fmt.Errorf("trailer of %d bytes does not fit in %d", n, size)
 	}
-	out = out[:start+size]
-	clear(out[start+len(TrailerMagic)+writeUvarintLen(uint64(len(msg)))+len(msg):])
-	binary.BigEndian.PutUint32(out[start+size-4:], uint32(t.minorVersion)<<24|uint32(t.majorVersion)&0x00FFFFFF)
+	if len(tb.b) != size {
+		tb.b, tb.end = make([]byte, size), 0
+	}
+	out := tb.b
+	n := copy(out, TrailerMagic[:])
+	n += binary.PutUvarint(out[n:], uint64(len(msg)))
+	n += copy(out[n:], msg)
+	if tb.end > n {
+		clear(out[n:tb.end])
+	}
+	tb.end = n
+	binary.BigEndian.PutUint32(out[size-4:], uint32(t.minorVersion)<<24|uint32(t.majorVersion)&0x00FFFFFF)
 	return out, nil
 }

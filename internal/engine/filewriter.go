@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
 
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
-	"github.com/hfload/hfload/internal/kv"
 )
 
 // fileWriter writes the cells of one (region, family) stream into one or more HFiles, rolling at
@@ -48,14 +48,33 @@ func (o *outputWriter) fileName(fam string, region, part int) string {
 }
 
 func (fw *fileWriter) writerOptions() hfilewriter.WriterOptions {
-	var opts hfilewriter.WriterOptions // HBase's defaults
-	if fw.o.spec.Family != nil {
-		opts = fw.o.spec.Family(fw.o.families[fw.fam])
-	}
-	ts := fw.o.spec.Pipeline.Timestamp
-	opts.AllowDuplicateKeys = fw.o.spec.Combine == nil && fw.o.spec.DuplicatePolicy() == DuplicatesKeep
-	opts.BulkLoad = &hfilewriter.BulkLoadInfo{Time: ts, SourceTask: fw.o.spec.SourceTask, MajorCompaction: true}
-	return opts
+	return fw.o.famOpts.get(fw.o, fw.fam)
+}
+
+// familyWriterOptions holds the writer options of each family, made once per load (they were made for
+// every file, with a BulkLoadInfo allocated each time).
+type familyWriterOptions struct {
+	once sync.Once
+	opts []hfilewriter.WriterOptions
+}
+
+// get returns family fam's writer options: Spec.Family's (HBase's defaults without), with the load's
+// duplicates setting and bulk-load file info.
+func (f *familyWriterOptions) get(o *outputWriter, fam int) hfilewriter.WriterOptions {
+	f.once.Do(func() {
+		f.opts = make([]hfilewriter.WriterOptions, len(o.families))
+		bulk := &hfilewriter.BulkLoadInfo{Time: o.spec.Pipeline.Timestamp, SourceTask: o.spec.SourceTask, MajorCompaction: true}
+		for i, name := range o.families {
+			var opts hfilewriter.WriterOptions // HBase's defaults
+			if o.spec.Family != nil {
+				opts = o.spec.Family(name)
+			}
+			opts.AllowDuplicateKeys = o.spec.Combine == nil && o.spec.DuplicatePolicy() == DuplicatesKeep
+			opts.BulkLoad = bulk // read only: the writers copy what they write
+			f.opts[i] = opts
+		}
+	})
+	return f.opts[fam]
 }
 
 func (fw *fileWriter) open() error {
@@ -207,7 +226,11 @@ func (fw *fileWriter) finishFile() error {
 			err = fmt.Errorf("verify: %w", verr)
 		}
 	}
-	st := fw.w.Stats()
+	st := fw.w.StatsWithoutKeys()
+	var keyArr [256]byte // the first and last keys, flat: on the stack unless they are long
+	keys := fw.w.AppendFirstKey(keyArr[:0])
+	firstLen := len(keys)
+	keys = fw.w.AppendLastKey(keys)
 	fw.o.sharedBloom.Add(st.SharedBloomChunks)
 	if err == nil {
 		fw.o.spares.put(fw.w, fw.sv)
@@ -220,19 +243,14 @@ func (fw *fileWriter) finishFile() error {
 		fw.o.verifyAsync(fw.o.families[fw.fam], fw.name, m == VerifyFull)
 	}
 	fr := FileResult{
-		Family:      fw.o.families[fw.fam],
-		Path:        fw.rel,
-		Region:      fw.region,
-		RegionStart: kv.ToStringBinary(fw.regionStart),
-		RegionEnd:   kv.ToStringBinary(fw.regionEnd),
-		FirstKey:    kv.Key(st.FirstKey).String(),
-		LastKey:     kv.Key(st.LastKey).String(),
-		FirstRow:    kv.ToStringBinary(kv.Key(st.FirstKey).Row()),
-		LastRow:     kv.ToStringBinary(kv.Key(st.LastKey).Row()),
-		Rows:        fw.rows,
-		Cells:       st.Entries,
-		Bytes:       st.BytesWritten,
+		Family: fw.o.families[fw.fam],
+		Path:   fw.rel,
+		Region: fw.region,
+		Rows:   fw.rows,
+		Cells:  st.Entries,
+		Bytes:  st.BytesWritten,
 	}
+	fr.setKeys(fw.regionStart, fw.regionEnd, keys[:firstLen], keys[firstLen:])
 	fw.rows = 0
 	fw.o.mu.Lock()
 	fw.o.files = append(fw.o.files, fr)

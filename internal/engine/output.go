@@ -30,6 +30,9 @@ type outputWriter struct {
 	bufSize    int          // direct-I/O buffer size of each HFile (planOutput)
 	fileBytes  int64        // expected bytes of one file (setFileBytes; 0: unknown)
 
+	famOpts      familyWriterOptions // each family's writer options (filewriter.go)
+	spareStreams streamSpares        // finished regions' streams, for the next regions (stream.go)
+
 	spares      spareWriters     // closed writers and verifiers whose buffers the next files take
 	createLocks []sync.Mutex     // per family: FileOptions.CreateLock
 	fileBuffers directio.Buffers // the write buffers of closed files, for the next files
@@ -315,6 +318,7 @@ func (o *outputWriter) writeStream(ctx context.Context, it *sorter.Iterator, spl
 			return err
 		}
 	}
+	o.releaseStream(st)
 	return nil
 }
 

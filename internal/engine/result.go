@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/hfload/hfload/internal/kv"
 	"github.com/hfload/hfload/partition"
 	"github.com/hfload/hfload/pipeline"
 )
@@ -54,4 +55,41 @@ type FileResult struct {
 	Rows        int64  `json:"rows"`
 	Cells       int64  `json:"cells"`
 	Bytes       int64  `json:"bytes"`
+}
+
+// setKeys sets the region bounds and the file's first and last keys and rows (flat keys), formatted as ToStringBinary and Key.String do, in one string allocation
+// (every file of a load has these six strings; with thousands of regions they were a good part of its
+// garbage).
+func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte) {
+	var arr [512]byte // the formatted strings: on the stack unless they are long
+	b := kv.AppendStringBinary(arr[:0], regionStart)
+	var ends [6]int
+	ends[0] = len(b)
+	b = kv.AppendStringBinary(b, regionEnd)
+	ends[1] = len(b)
+	b = appendKeyString(b, firstKey)
+	ends[2] = len(b)
+	b = appendKeyString(b, lastKey)
+	ends[3] = len(b)
+	if firstKey != nil {
+		b = kv.AppendStringBinary(b, kv.Key(firstKey).Row())
+	}
+	ends[4] = len(b)
+	if lastKey != nil {
+		b = kv.AppendStringBinary(b, kv.Key(lastKey).Row())
+	}
+	ends[5] = len(b)
+	all := string(b)
+	fr.RegionStart, fr.RegionEnd = all[:ends[0]], all[ends[0]:ends[1]]
+	fr.FirstKey, fr.LastKey = all[ends[1]:ends[2]], all[ends[2]:ends[3]]
+	fr.FirstRow, fr.LastRow = all[ends[3]:ends[4]], all[ends[4]:ends[5]]
+}
+
+// appendKeyString appends kv.Key(k).String() to dst.
+func appendKeyString(dst, k []byte) []byte {
+	if !kv.Key(k).Valid() {
+		return append(dst, kv.Key(k).String()...)
+	}
+	key := kv.Key(k)
+	return kv.AppendFormatKey(dst, key.Row(), key.Family(), key.Qualifier(), key.Timestamp(), key.Type())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
@@ -60,12 +61,20 @@ type stream struct {
 	same    []kv.QualifierValue // run: the cells of a view that go to the writer together
 }
 
+// newStream returns a stream of it into fws: a region's finished stream (releaseStream) set up anew,
+// keeping its buffers, or a new one.
 func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream {
 	pol := o.spec.DuplicatePolicy()
 	if o.spec.Combine != nil {
 		pol = DuplicatesKeep
 	}
-	s := &stream{o: o, it: it, d: o.dict, pol: pol, fws: fws, rows: o.rows}
+	s := o.spareStreams.get()
+	if s == nil {
+		s = &stream{}
+	}
+	*s = stream{o: o, it: it, d: o.dict, pol: pol, fws: fws, rows: o.rows,
+		prevQ: s.prevQ[:0], prevRow: s.prevRow[:0], prevFam: s.prevFam[:0], heldQ: s.heldQ[:0], heldV: s.heldV[:0],
+		heldT: s.heldT[:0], heldRow: s.heldRow[:0], heldFam: s.heldFam[:0], keyBuf: s.keyBuf[:0], same: s.same[:0]}
 	if s.rows != nil {
 		s.hdrs = make([]cellrec.Header, len(fws))
 		for rank := range s.hdrs {
@@ -76,6 +85,39 @@ func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream
 		}
 	}
 	return s
+}
+
+// releaseStream keeps s, whose region is written, for the next region's stream (newStream).
+func (o *outputWriter) releaseStream(s *stream) {
+	clear(s.same[:cap(s.same)]) // they point into the sorter's memory
+	s.it, s.fws, s.hdrs, s.share, s.shareGot = nil, nil, nil, nil, nil
+	o.spareStreams.put(s)
+}
+
+// streamSpares keeps finished streams for the next regions: with thousands of regions a stream and
+// the buffers it grows (the same-row batch, key copies) were made for every region.
+type streamSpares struct {
+	mu   sync.Mutex
+	free []*stream
+}
+
+func (p *streamSpares) get() *stream {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.free)
+	if n == 0 {
+		return nil
+	}
+	s := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	return s
+}
+
+func (p *streamSpares) put(s *stream) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.free = append(p.free, s)
 }
 
 // cell takes a cell of the current view (header h, qualifier q) to its family: its header, qualifier

@@ -243,8 +243,12 @@ func (k Key) String() string {
 // FormatKey formats a key given by its parts as Key.String does. It is called for every HFile's first
 // and last key (FileResult, the manifest): one buffer, no fmt.
 func FormatKey(row, family, qualifier []byte, ts int64, typ Type) string {
-	b := make([]byte, 0, len(row)+len(family)+len(qualifier)+40)
-	b = appendStringBinary(b, row)
+	return string(AppendFormatKey(make([]byte, 0, len(row)+len(family)+len(qualifier)+40), row, family, qualifier, ts, typ))
+}
+
+// AppendFormatKey appends FormatKey(row, family, qualifier, ts, typ) to dst.
+func AppendFormatKey(dst, row, family, qualifier []byte, ts int64, typ Type) []byte {
+	b := appendStringBinary(dst, row)
 	b = append(b, '/')
 	b = appendStringBinary(b, family)
 	b = append(b, ':')
@@ -256,8 +260,7 @@ func FormatKey(row, family, qualifier []byte, ts int64, typ Type) string {
 		b = strconv.AppendInt(b, ts, 10)
 	}
 	b = append(b, '/')
-	b = append(b, typ.String()...)
-	return string(b)
+	return append(b, typ.String()...)
 }
 
 // CellFromKey fills a Cell from a flat key and a value (sharing their bytes).

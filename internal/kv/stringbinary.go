@@ -35,6 +35,9 @@ func ToStringBinary(b []byte) string {
 	return sb.String()
 }
 
+// AppendStringBinary appends ToStringBinary(b) to dst.
+func AppendStringBinary(dst, b []byte) []byte { return appendStringBinary(dst, b) }
+
 // appendStringBinary appends ToStringBinary(b) to dst.
 func appendStringBinary(dst, b []byte) []byte {
 	for _, c := range b {
