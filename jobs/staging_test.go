@@ -210,6 +210,27 @@ func TestCommitRefusesMismatchedManifest(t *testing.T) {
 	}
 }
 
+// TestCommitChecksSizesAtClose: the commit checks the manifest against the size each file had at its
+// close (FileWritten), where it heard of one.
+func TestCommitChecksSizesAtClose(t *testing.T) {
+	for _, size := range []int64{3, 4} {
+		out := filepath.Join(t.TempDir(), "out")
+		s, err := NewStaging(out, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := stageFiles(t, s, map[string]string{"d/f1": "abc", "d/f2": "de"})
+		s.FileWritten("d", "f1", size)
+		err = s.Commit(m)
+		if size == 3 && err != nil {
+			t.Errorf("sizes match: %v", err)
+		}
+		if size == 4 && (err == nil || !strings.Contains(err.Error(), "d/f1: 4 bytes, manifest says 3")) {
+			t.Errorf("size at close 4, manifest 3: %v", err)
+		}
+	}
+}
+
 func TestUncommittedRunIsInvisibleAndCleanedUp(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	s, err := NewStaging(out, "crashed")
@@ -506,7 +527,7 @@ func TestVerifyStaged(t *testing.T) {
 	write("_rejects.jsonl", "{}")
 	write(ManifestName, "{}")
 	m := &Manifest{Files: []OutputFile{{Family: "a", Path: "a/f1", Bytes: 3}, {Family: "b", Path: "b/f2", Bytes: 2}}}
-	if err := verifyStaged(dir, m); err != nil {
+	if err := verifyStaged(dir, m, nil); err != nil {
 		t.Fatalf("matching tree: %v", err)
 	}
 	write("a/extra", "x")
@@ -514,14 +535,41 @@ func TestVerifyStaged(t *testing.T) {
 	write("stray", "z")
 	m.Files[1].Bytes = 5
 	m.Files = append(m.Files, OutputFile{Family: "c", Path: "c/gone", Bytes: 1})
-	err := verifyStaged(dir, m)
+	err := verifyStaged(dir, m, nil)
 	want := "a/extra: staged but not in the manifest; b/f2: 2 bytes, manifest says 5; b/sub: unexpected sub-directory; " +
 		"stray: staged but not in the manifest; c/gone: in the manifest but not staged"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 	m.Files = append(m.Files, m.Files[0])
-	if err := verifyStaged(dir, m); err == nil || err.Error() != "a/f1 listed twice" {
+	if err := verifyStaged(dir, m, nil); err == nil || err.Error() != "a/f1 listed twice" {
 		t.Errorf("listed twice: %v", err)
+	}
+	// Sizes reported at close (FileWritten) stand for the files they name, a stat for the others.
+	m.Files = m.Files[:2]
+	m.Files[1].Bytes = 2
+	for _, p := range []string{"a/extra", "b/sub", "stray"} {
+		if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := verifyStaged(dir, m, map[string]int64{"a/f1": 3}); err != nil {
+		t.Fatalf("matching tree with a size at close: %v", err)
+	}
+	err = verifyStaged(dir, m, map[string]int64{"a/f1": 4, "b/x": 1})
+	if want := "a/f1: 4 bytes, manifest says 3"; err == nil || err.Error() != want {
+		t.Errorf("size at close differs: got %v, want %s", err, want)
+	}
+	write("b/f2", "dee") // on disk now 3 bytes; no size at close for b/f2: the stat sees it
+	err = verifyStaged(dir, m, map[string]int64{"a/f1": 3})
+	if want := "b/f2: 3 bytes, manifest says 2"; err == nil || err.Error() != want {
+		t.Errorf("size by stat differs: got %v, want %s", err, want)
+	}
+	if err := os.Remove(filepath.Join(dir, "a", "f1")); err != nil {
+		t.Fatal(err)
+	}
+	err = verifyStaged(dir, m, map[string]int64{"a/f1": 3, "b/f2": 2})
+	if want := "a/f1: in the manifest but not staged"; err == nil || err.Error() != want {
+		t.Errorf("file gone after its close: got %v, want %s", err, want)
 	}
 }

@@ -250,12 +250,30 @@ func (w *Writer) write(b []byte) error {
 // Close writes what is buffered (the aligned part directly, the tail through the page cache) and closes
 // the file. It does not fsync.
 func (w *Writer) Close() error {
+	_, err := w.close(false)
+	return err
+}
+
+// CloseSize is Close that also returns the file's size as the file system reports it just before the
+// descriptor is closed (fstat): what a stat of its path says until something else changes the file.
+func (w *Writer) CloseSize() (int64, error) {
+	return w.close(true)
+}
+
+func (w *Writer) close(stat bool) (int64, error) {
 	err := w.flushTail()
+	size := int64(-1)
+	if err == nil && stat {
+		var fi os.FileInfo
+		if fi, err = w.f.Stat(); err == nil {
+			size = fi.Size()
+		}
+	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
 	w.release()
-	return err
+	return size, err
 }
 
 // release gives the buffers back to bufs once the background writer has ended.

@@ -77,8 +77,10 @@ type ReadFile interface {
 type DirSink struct {
 	Dir string
 	// Closed, if set, is called after each file is closed complete (from the goroutine that wrote it;
-	// several at once): e.g. to start writing files back in batches before a commit syncs them.
-	Closed func()
+	// several at once) with its family, name and size as the file system reported it just before the
+	// close (fstat): e.g. to start writing files back in batches before a commit syncs them, and to check
+	// the commit's manifest against the sizes without a stat of every path.
+	Closed func(family, name string, size int64)
 }
 
 // defaultFileBuffer is a DirSink file's write buffer when FileOptions.BufferSize is 0.
@@ -102,13 +104,15 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 		for int64(first) < o.SizeHint && first < size {
 			first *= 2
 		}
-		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), path: path, closed: d.Closed}, nil
+		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), path: path, family: family, name: name,
+			closed: d.Closed}, nil
 	}
 	f, err := createLocked(o.CreateLock, path, directio.Create)
 	if err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), path: path, closed: d.Closed}, nil
+	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), path: path, family: family, name: name,
+		closed: d.Closed}, nil
 }
 
 // joinFile is filepath.Join(dir, family, name) without cleaning the whole path again for each of
@@ -184,15 +188,19 @@ func (d DirSink) Open(family, name string) (ReadFile, error) {
 // builds blocks in the write buffer.
 type dirFile struct {
 	*directio.Writer
-	path   string
-	closed func() // DirSink.Closed
+	path         string
+	family, name string
+	closed       func(family, name string, size int64) // DirSink.Closed
 }
 
 // Close closes the file and tells DirSink.Closed.
 func (f *dirFile) Close() error {
-	err := f.Writer.Close()
-	if err == nil && f.closed != nil {
-		f.closed()
+	if f.closed == nil {
+		return f.Writer.Close()
+	}
+	size, err := f.Writer.CloseSize()
+	if err == nil {
+		f.closed(f.family, f.name, size)
 	}
 	return err
 }

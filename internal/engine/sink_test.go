@@ -15,11 +15,16 @@ import (
 
 // TestDirSinkSizes: DirSink writes what it is given whatever the size hint says (files smaller and
 // larger than hinted, none), makes the family directory on the first file, refuses to overwrite a
-// file, and removes an aborted one; Closed hears of every file closed, not of the aborted one.
+// file, and removes an aborted one; Closed hears of every file closed, with its size, not of the
+// aborted one.
 func TestDirSinkSizes(t *testing.T) {
 	dir := t.TempDir()
 	closed := 0
-	sink := DirSink{Dir: dir, Closed: func() { closed++ }}
+	var closedAs string
+	sink := DirSink{Dir: dir, Closed: func(family, name string, size int64) {
+		closed++
+		closedAs = fmt.Sprintf("%s/%s %d", family, name, size)
+	}}
 	var bufs directio.Buffers
 	for i, tc := range []struct {
 		hint int64
@@ -43,6 +48,9 @@ func TestDirSinkSizes(t *testing.T) {
 		}
 		if closed != i+1 {
 			t.Fatalf("hint %d: Closed called %d times after %d files", tc.hint, closed, i+1)
+		}
+		if want := fmt.Sprintf("fam/%s %d", name, tc.size); closedAs != want {
+			t.Fatalf("hint %d: Closed heard %q, want %q", tc.hint, closedAs, want)
 		}
 		if got, err := os.ReadFile(filepath.Join(dir, "fam", name)); err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("hint %d, %d bytes: file differs (%d read, %v)", tc.hint, tc.size, len(got), err)
