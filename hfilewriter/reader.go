@@ -48,6 +48,9 @@ type Reader struct {
 	// walk, when set, is the data index walk walkDataIndex reuses (the stream verifier's Reader, used
 	// by one goroutine); nil: each walk makes its own.
 	walk *readIndexWalk
+	// fileInfoLayout, when set, is the last file info's layout, for the next file's (the stream
+	// verifier's Reader); nil: each file info is parsed whole.
+	fileInfoLayout *fileInfoLayout
 	// blooms holds generalBloom and deleteBloom (their chunk arrays reused by a Reader reset for the
 	// next file).
 	blooms [2]readBloom
@@ -59,16 +62,17 @@ type Reader struct {
 func (r *Reader) resetForStream(size int64, t *Trailer) {
 	clear(r.loadOnOpen)
 	*r = Reader{
-		readAt:     r.readAt,
-		blocks:     r.blocks,
-		walk:       r.walk,
-		size:       size,
-		trailer:    t,
-		fileInfo:   r.fileInfo[:0],
-		rootIndex:  r.rootIndex[:0],
-		metaIndex:  r.metaIndex[:0],
-		loadOnOpen: r.loadOnOpen[:0],
-		blooms:     [2]readBloom{{Chunks: r.blooms[0].Chunks[:0]}, {Chunks: r.blooms[1].Chunks[:0]}},
+		readAt:         r.readAt,
+		blocks:         r.blocks,
+		walk:           r.walk,
+		fileInfoLayout: r.fileInfoLayout,
+		size:           size,
+		trailer:        t,
+		fileInfo:       r.fileInfo[:0],
+		rootIndex:      r.rootIndex[:0],
+		metaIndex:      r.metaIndex[:0],
+		loadOnOpen:     r.loadOnOpen[:0],
+		blooms:         [2]readBloom{{Chunks: r.blooms[0].Chunks[:0]}, {Chunks: r.blooms[1].Chunks[:0]}},
 	}
 }
 
@@ -195,7 +199,7 @@ func (r *Reader) loadOnOpenSection() error {
 	if r.metaIndex, _, err = readRootIndexInto(r.metaIndex, r.loadOnOpen[1].Payload, int(t.MetaIndexCount)); err != nil {
 		return fmt.Errorf("meta index at offset %d: %w", r.loadOnOpen[1].Offset, err)
 	}
-	if r.fileInfo, err = readFileInfoInto(r.fileInfo, r.loadOnOpen[2].Payload); err != nil {
+	if r.fileInfo, err = readFileInfoInto(r.fileInfo, r.loadOnOpen[2].Payload, r.fileInfoLayout); err != nil {
 		return fmt.Errorf("file info at offset %d: %w", r.loadOnOpen[2].Offset, err)
 	}
 	for _, b := range r.loadOnOpen[3:] {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -18,11 +19,21 @@ type FileInfoEntry struct {
 var pbMagic = []byte("PBUF")
 
 // readFileInfo parses a FILEINF2 payload: "PBUF" + delimited FileInfoProto, or the legacy Writable map.
-func readFileInfo(b []byte) ([]FileInfoEntry, error) { return readFileInfoInto(nil, b) }
+func readFileInfo(b []byte) ([]FileInfoEntry, error) { return readFileInfoInto(nil, b, nil) }
 
 // readFileInfoInto is readFileInfo appending the entries to dst[:0] (its array reused) when they have
-// the form Writer and HBase write.
-func readFileInfoInto(dst []FileInfoEntry, b []byte) ([]FileInfoEntry, error) {
+// the form Writer and HBase write. With a layout (the stream verifier's Reader, which parses the file
+// info of every file of a load), a payload that has the last one's layout takes its entries from it
+// (fileInfoLayout.match); otherwise the payload is parsed and, in the usual form, its layout kept.
+func readFileInfoInto(dst []FileInfoEntry, b []byte, layout *fileInfoLayout) ([]FileInfoEntry, error) {
+	if layout != nil {
+		if out, ok := layout.match(dst, b); ok {
+			return out, nil
+		}
+		out, err := readFileInfoInto(dst, b, nil)
+		layout.remember(b, out, err == nil && bytes.HasPrefix(b, pbMagic))
+		return out, err
+	}
 	if bytes.HasPrefix(b, pbMagic) {
 		b = b[len(pbMagic):]
 		l, n := binary.Uvarint(b)
@@ -286,4 +297,63 @@ func fileInfoKey(d []byte) string {
 		return FileInfoHistorical
 	}
 	return string(d)
+}
+
+// fileInfoLayout is the layout of the last file info payload a stream verifier's Reader parsed: its
+// bytes, and each entry's key and where its value lies. The files of a load have the same keys in the
+// same order and mostly values of the same lengths: a payload whose bytes outside the values are the
+// last one's parses into the same entries with values at the same offsets, which match takes without
+// parsing the entries again.
+type fileInfoLayout struct {
+	payload []byte     // a copy of the last payload parsed in the usual form (nil: none)
+	keys    []string   // its entries' keys
+	values  [][2]int32 // its entries' values: offset and length in payload, in payload order
+}
+
+// match returns the entries of payload b in dst[:0] if b has the layout's bytes outside the values.
+func (l *fileInfoLayout) match(dst []FileInfoEntry, b []byte) ([]FileInfoEntry, bool) {
+	if l.payload == nil || len(b) != len(l.payload) {
+		return nil, false
+	}
+	pos := 0
+	for _, v := range l.values {
+		off := int(v[0])
+		if string(b[pos:off]) != string(l.payload[pos:off]) {
+			return nil, false
+		}
+		pos = off + int(v[1])
+	}
+	if string(b[pos:]) != string(l.payload[pos:]) {
+		return nil, false
+	}
+	out := dst[:0]
+	for i, v := range l.values {
+		off, end := int(v[0]), int(v[0])+int(v[1])
+		out = append(out, FileInfoEntry{Key: l.keys[i], Value: b[off:end:end]})
+	}
+	return out, true
+}
+
+// remember keeps the layout of payload b, parsed into entries (ok: in the usual form, without error);
+// otherwise it forgets the last one.
+func (l *fileInfoLayout) remember(b []byte, entries []FileInfoEntry, ok bool) {
+	l.payload, l.keys, l.values = l.payload[:0], l.keys[:0], l.values[:0]
+	pos := 0
+	for _, e := range entries {
+		// A value is a slice of b, in order, ending within it: its offset is how much shorter its
+		// capacity is than b's.
+		off := cap(b) - cap(e.Value)
+		if !ok || off < pos || off+len(e.Value) > len(b) || len(b) > math.MaxInt32 {
+			ok = false
+			break
+		}
+		l.keys = append(l.keys, e.Key)
+		l.values = append(l.values, [2]int32{int32(off), int32(len(e.Value))})
+		pos = off + len(e.Value)
+	}
+	if !ok {
+		l.payload, l.keys, l.values = nil, l.keys[:0], l.values[:0]
+		return
+	}
+	l.payload = append(l.payload, b...)
 }

@@ -87,3 +87,95 @@ func TestReadFileInfoPairsAgreesWithFields(t *testing.T) {
 		t.Fatalf("readFileInfo values: %q", all)
 	}
 }
+
+// A file info parsed with the last one's layout (the stream verifier's) gives what a whole parse
+// gives, entries and error, whatever changes from one payload to the next: values of the same length
+// (the layout is taken), of another length, damaged structure, another key, the legacy form.
+func TestFileInfoLayoutAgreesWithParse(t *testing.T) {
+	payload := func(avgKey int32, lastKey []byte, user string) []byte {
+		var m writeFileInfoMap
+		m.putInt32(FileInfoAvgKeyLen, avgKey)
+		m.putInt64(FileInfoCreateTime, 1700000000000+int64(avgKey))
+		m.put(FileInfoLastKey, lastKey)
+		m.put(user, []byte("v"))
+		m.putBool(FileInfoHistorical, avgKey%2 == 0)
+		return m.appendProtoOrder(nil, nil)
+	}
+	base := payload(31, []byte("row-000001"), "user.key")
+	damaged := func(i int) []byte {
+		b := append([]byte(nil), base...)
+		b[i] ^= 0x01
+		return b
+	}
+	legacy := []byte{0, 0, 0, 1, 1, 'k', 1, 1, 'v'}
+	// A message with a field after the entries (the general parse skips a varint, refuses an empty entry).
+	trailing := func(f ...byte) []byte {
+		msg := base[len(pbMagic):]
+		l, n := binary.Uvarint(msg)
+		msg = append(append([]byte(nil), msg[n:n+int(l)]...), f...)
+		return append(binary.AppendUvarint(append([]byte(nil), pbMagic...), uint64(len(msg))), msg...)
+	}
+	rng := rand.New(rand.NewSource(3))
+	seq := [][]byte{
+		base, payload(32, []byte("row-000002"), "user.key"), payload(33, []byte("row-000003"), "user.key"),
+		payload(34, []byte("row-0000004"), "user.key"), payload(35, []byte("row-0000005"), "user.key"),
+		payload(36, []byte("row-0000006"), "user.kez"), damaged(4), base, damaged(6), base, damaged(len(base) - 12),
+		legacy, base, base[:len(base)-1], base, trailing(0x10, 0x01), trailing(0x10, 0x02), trailing(0x0A, 0x00), base,
+	}
+	for i := 0; i < 200; i++ {
+		seq = append(seq, damaged(rng.Intn(len(base))), base)
+	}
+	var layout fileInfoLayout
+	var dst []FileInfoEntry
+	for i, b := range seq {
+		arena := append([]byte(nil), b...) // the verifier's kept copy: capacity = length
+		want, werr := readFileInfo(arena)
+		got, gerr := readFileInfoInto(dst, arena, &layout)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("payload %d: error %v, whole parse %v", i, gerr, werr)
+		}
+		if werr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("payload %d: entries %q, whole parse %q", i, got, want)
+		}
+		if gerr == nil {
+			dst = got
+		}
+	}
+	if layout.payload == nil {
+		t.Fatal("no layout kept")
+	}
+}
+
+// appendProtoOrder with a cache writes what appendProto writes without one, whether it takes the last
+// message's bytes (same keys, values of the same lengths) or not (other lengths, other keys, other
+// order), after a prefix in dst (the block header room).
+func TestFileInfoProtoCacheSameBytes(t *testing.T) {
+	var cache fileInfoOrder
+	var m writeFileInfoMap
+	rng := rand.New(rand.NewSource(5))
+	keys := []string{FileInfoLastKey, FileInfoAvgKeyLen, "user.a", FileInfoCreateTime, FileInfoTimeRange, "user.z"}
+	for i := 0; i < 300; i++ {
+		m.reset()
+		n := len(keys)
+		if i%50 == 49 {
+			n-- // a key fewer now and then
+		}
+		for _, k := range keys[:n] {
+			l := 8
+			if rng.Intn(4) == 0 {
+				l = rng.Intn(200) // another length: two-byte varints too
+			}
+			v := make([]byte, l)
+			rng.Read(v)
+			m.putCopy(k, v)
+		}
+		if i%70 == 69 {
+			keys[2], keys[5] = keys[5], keys[2] // another put order
+		}
+		want := m.appendProto(nil)
+		got := m.appendProtoOrder([]byte("header"), &cache)
+		if string(got[:6]) != "header" || !bytes.Equal(got[6:], want) {
+			t.Fatalf("file %d: the cached message differs from the one written whole", i)
+		}
+	}
+}

@@ -332,7 +332,8 @@ func (s *StreamVerifier) finish() error {
 	// One Reader per verify state, kept from file to file (resetForStream): it reads the kept blocks.
 	r := v.streamReader
 	if r == nil {
-		r = &Reader{readAt: streamNoReadAt, blocks: v.keptBlock, walk: &readIndexWalk{visited: map[int64]bool{}}}
+		r = &Reader{readAt: streamNoReadAt, blocks: v.keptBlock, walk: &readIndexWalk{visited: map[int64]bool{}},
+			fileInfoLayout: &fileInfoLayout{}}
 		v.streamReader = r
 	}
 	r.resetForStream(size, t)

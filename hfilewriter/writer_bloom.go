@@ -80,20 +80,13 @@ type writeBloomChunk struct {
 	estSize, estUntil int
 }
 
-// bloomPendingKeys is the segment size of a RowBloomShare's hashes (writer_bloomshare.go).
+// bloomPendingKeys is how many keys a chunk hashes before it sets their bits (8 KiB of hashes).
 const bloomPendingKeys = 1024
-
-// bloomBatchKeys is how many keys a chunk hashes before it sets their bits (64 KiB of hashes). Each
-// batch reloads the chunk's cache lines that the data blocks written since the last one evicted: a
-// default chunk (128 KiB, ~109k keys at 1% error, 7 bits a key) has 2,048 lines, and a batch of 8,192
-// keys sets ~57,000 bits, ~28 in each line it loads (a batch of 1,024 keys set ~3.5: the bloomSet
-// of 1M rows into 5 regions took ~90 ms of CPU against ~35 ms with these batches, perf samples).
-const bloomBatchKeys = 8 * bloomPendingKeys
 
 // add adds a key by its hashes, h1<<32 | h2 (bloomHashes).
 func (c *writeBloomChunk) add(hh uint64) {
 	c.pending = append(c.pending, hh)
-	if len(c.pending) >= bloomBatchKeys {
+	if len(c.pending) >= bloomPendingKeys {
 		c.setPending()
 	}
 	c.keyCount++

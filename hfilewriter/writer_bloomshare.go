@@ -95,7 +95,7 @@ func (s *RowBloomShare) Add(rh RowHash) {
 	}
 	seg[s.n%bloomPendingKeys] = uint64(rh)
 	s.n++
-	if s.n == s.params.MaxKeys || (s.n >= shareMinKeys && s.n-s.set >= bloomBatchKeys) {
+	if s.n == s.params.MaxKeys || (s.n >= shareMinKeys && s.n-s.set >= bloomPendingKeys) {
 		s.setBits()
 	}
 	if s.n == s.params.MaxKeys {
@@ -105,7 +105,7 @@ func (s *RowBloomShare) Add(rh RowHash) {
 	}
 }
 
-// setBits sets the bits of cur's keys that are not set yet (in batches of bloomBatchKeys, as writeBloomChunk.setPending).
+// setBits sets the bits of cur's keys that are not set yet (in batches, as writeBloomChunk.setPending).
 func (s *RowBloomShare) setBits() {
 	c := s.cur
 	if c.bits == nil {

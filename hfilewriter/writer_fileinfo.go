@@ -2,6 +2,7 @@ package hfilewriter
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"strings"
 )
@@ -94,15 +95,25 @@ func (m *writeFileInfoMap) appendProto(dst []byte) []byte { return m.appendProto
 // fileInfoOrder remembers the sorted order of the last key list it was asked for: the files of a
 // run have the same file info keys in the same put order, so a Writer made with NewWriterReusing
 // sorts them once, not once a file.
+//
+// It also keeps the last message written with that order (payload) and where its values lie: a file
+// whose values have the same lengths writes the same bytes but for the values, so appendProtoOrder
+// copies them and puts the values in place.
 type fileInfoOrder struct {
 	keys  []string
 	order []int
+
+	payload []byte     // the last message appendProtoOrder wrote with keys (nil: none)
+	values  [][2]int32 // its values in payload order (order[j]'s): offset in payload and length
 }
 
 // of returns the indexes of keys in sorted order (from the cache when keys are the last ones).
 func (c *fileInfoOrder) of(keys []string) []int {
 	if c != nil && c.keys != nil && slices.Equal(c.keys, keys) {
 		return c.order
+	}
+	if c != nil {
+		c.payload = nil // another key list: the last message is not its layout
 	}
 	idx := make([]int, len(keys))
 	for i := range idx {
@@ -116,9 +127,27 @@ func (c *fileInfoOrder) of(keys []string) []int {
 	return idx
 }
 
-// appendProtoOrder is appendProto taking the sort order from cache (nil: none).
+// appendProtoOrder is appendProto taking the sort order from cache (nil: none), and the message's
+// bytes from the last one's when every value has the length it had there.
 func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []byte {
 	idx := cache.of(m.keys)
+	start := len(dst)
+	if cache != nil && cache.payload != nil && len(cache.values) == len(idx) {
+		same := true
+		for j, i := range idx {
+			if len(m.values[i]) != int(cache.values[j][1]) {
+				same = false
+				break
+			}
+		}
+		if same {
+			dst = append(dst, cache.payload...)
+			for j, i := range idx {
+				copy(dst[start+int(cache.values[j][0]):], m.values[i])
+			}
+			return dst
+		}
+	}
 	pairLen := func(i int) int {
 		k, v := m.keys[i], m.values[i]
 		return 1 + writeUvarintLen(uint64(len(k))) + len(k) + 1 + writeUvarintLen(uint64(len(v))) + len(v)
@@ -130,6 +159,10 @@ func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []
 	}
 	dst = append(dst, "PBUF"...)
 	dst = binary.AppendUvarint(dst, uint64(size))
+	remember := cache != nil && size <= math.MaxInt32/2
+	if remember {
+		cache.values = cache.values[:0]
+	}
 	for _, i := range idx {
 		k, v := m.keys[i], m.values[i]
 		dst = append(dst, 0x0A)
@@ -139,7 +172,13 @@ func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []
 		dst = append(dst, k...)
 		dst = append(dst, 0x12)
 		dst = binary.AppendUvarint(dst, uint64(len(v)))
+		if remember {
+			cache.values = append(cache.values, [2]int32{int32(len(dst) - start), int32(len(v))})
+		}
 		dst = append(dst, v...)
+	}
+	if remember {
+		cache.payload = append(cache.payload[:0], dst[start:]...)
 	}
 	return dst
 }

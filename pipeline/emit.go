@@ -406,7 +406,11 @@ func (mp *Mapper) readColumns(b *Batch, i, numCols int, keyOnly bool) error {
 // differential test checks it), with fewer decisions per cell: a plain cell is never rejected.
 func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq uint64, ts int64, kvRow int) {
 	m := mp.m
-	if (mp.rows == nil && m.plainOne || mp.rows != nil && mp.rows.plainOne) && mp.appendPlainRecord(b, i, numCols, out, seq, ts, kvRow) {
+	if mp.rows == nil {
+		if m.plainOne && mp.appendPlainRecord(b, i, numCols, out, seq, ts, kvRow) {
+			return
+		}
+	} else if mp.rows.plainOne && mp.appendPlainRowRecord(b, i, numCols, out, seq, ts, kvRow) {
 		return
 	}
 	pcs, pos, dict := m.plain, mp.pos[:len(m.cols)], mp.dict()
@@ -469,22 +473,66 @@ func (cs *plainCell) value(data []byte, ends []int32, nulls []bool, f int) ([]by
 }
 
 // appendPlainRecord is appendPlainCells for a mapping whose plain cells make one record per row
-// (Mapping.plainOne, or rowPlan.plainOne with row records): without the per-cell decision whether to
-// start a record, and with the usual one-byte qualifier code and value length written directly. It
-// reports false, having appended nothing, for a row whose KeyValue bytes do not fit a record's uint32
-// count, or a row record that reaches rowRecordSplit bytes before a family's cells (appendPlainCells
-// then cuts it into several records).
+// (Mapping.plainOne): without the per-cell decision whether to start a record, and with the usual
+// one-byte qualifier code and value length written directly. It reports false, having appended
+// nothing, for a row whose KeyValue bytes do not fit a record's uint32 count (appendPlainCells then
+// cuts it into several records).
 func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, seq uint64, ts int64, kvRow int) bool {
 	pcs, pos, dict := mp.m.plain, mp.pos[:len(mp.m.cols)], mp.dict()
 	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
-	var rowQ []int // with rows: each plain cell's qualifier index in the row dictionary
-	fam := pcs[0].fam
-	if mp.rows != nil {
-		rowQ, fam = mp.rows.plain, nil
-	}
 	buf := out.Buf
 	off := len(buf)
-	buf = cellrec.AppendHeader(buf, mp.key, fam, ts, kv.TypePut)
+	buf = cellrec.AppendHeader(buf, mp.key, pcs[0].fam, ts, kv.TypePut)
+	var kvBytes uint64
+	var skipped int64
+	cells := 0
+	for k := range pcs {
+		cs := &pcs[k]
+		p := pos[cs.col]
+		if p >= numCols {
+			continue // absent: the row has no such field
+		}
+		val, ok := cs.value(data, ends, nulls, base+p)
+		if !ok {
+			skipped++
+			continue
+		}
+		if code := 2*cs.qidx + 1; code < 0x80 && len(val) < 0x80 {
+			buf = append(buf, byte(code), byte(len(val)))
+			buf = append(buf, val...)
+		} else {
+			buf = dict.AppendCell(buf, cs.qidx, val)
+		}
+		kvBytes += uint64(kvRow + cs.famQual + len(val))
+		cells++
+	}
+	if kvBytes > math.MaxUint32 {
+		out.Buf = buf[:off]
+		return false
+	}
+	recs := out.Records
+	if cells == 0 {
+		buf = buf[:off]
+	} else {
+		recs = append(recs, RecordRef{Off: uint32(off), Len: uint32(len(buf) - off), Cells: uint32(cells),
+			KVBytes: uint32(kvBytes), Family: pcs[0].family, Seq: seq})
+	}
+	mp.endRow(out, buf, recs, RecordRef{}, false, skipped, cells)
+	return true
+}
+
+// appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
+// in the row dictionary ascend): one record per row for all families, its family the first cell's. It
+// also reports false, having appended nothing, for a row record that reaches rowRecordSplit bytes
+// before a family's cells (appendPlainCells then cuts it there). A function of its own, so that the
+// one-family loop keeps its registers.
+func (mp *Mapper) appendPlainRowRecord(b *Batch, i, numCols int, out *CellBatch, seq uint64, ts int64, kvRow int) bool {
+	pcs, pos, dict := mp.m.plain, mp.pos[:len(mp.m.cols)], mp.dict()
+	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
+	rowQ := mp.rows.plain // each plain cell's qualifier index in the row dictionary
+	buf := out.Buf
+	off := len(buf)
+	buf = cellrec.AppendHeader(buf, mp.key, nil, ts, kv.TypePut)
 	var kvBytes uint64
 	var skipped int64
 	cells := 0
@@ -500,17 +548,14 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 			skipped++
 			continue
 		}
-		qidx := cs.qidx
-		if rowQ != nil {
-			qidx = rowQ[k]
-			if cells == 0 {
-				family = cs.family
-			} else if cs.family != lastFam && len(buf)-off >= rowRecordSplit {
-				out.Buf = buf[:off]
-				return false
-			}
-			lastFam = cs.family
+		qidx := rowQ[k]
+		if cells == 0 {
+			family = cs.family
+		} else if cs.family != lastFam && len(buf)-off >= rowRecordSplit {
+			out.Buf = buf[:off]
+			return false
 		}
+		lastFam = cs.family
 		if code := 2*qidx + 1; code < 0x80 && len(val) < 0x80 {
 			buf = append(buf, byte(code), byte(len(val)))
 			buf = append(buf, val...)
