@@ -506,19 +506,7 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 		kvBytes += uint64(kvRow + cs.famQual + len(val))
 		cells++
 	}
-	if kvBytes > math.MaxUint32 {
-		out.Buf = buf[:off]
-		return false
-	}
-	recs := out.Records
-	if cells == 0 {
-		buf = buf[:off]
-	} else {
-		recs = append(recs, RecordRef{Off: uint32(off), Len: uint32(len(buf) - off), Cells: uint32(cells),
-			KVBytes: uint32(kvBytes), Family: pcs[0].family, Seq: seq})
-	}
-	mp.endRow(out, buf, recs, RecordRef{}, false, skipped, cells)
-	return true
+	return mp.endPlainRecord(out, buf, off, kvBytes, cells, skipped, pcs[0].family, seq)
 }
 
 // appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
@@ -565,6 +553,15 @@ func (mp *Mapper) appendPlainRowRecord(b *Batch, i, numCols int, out *CellBatch,
 		kvBytes += uint64(kvRow + cs.famQual + len(val))
 		cells++
 	}
+	return mp.endPlainRecord(out, buf, off, kvBytes, cells, skipped, family, seq)
+}
+
+// endPlainRecord ends a row that appendPlainRecord or appendPlainRowRecord built in buf from off: it
+// reports false, with nothing appended, when the row's KeyValue bytes overflow a RecordRef's 32 bits
+// (the caller then takes the general path), drops a row with no cells, and adds the row's one record of
+// family otherwise.
+func (mp *Mapper) endPlainRecord(out *CellBatch, buf []byte, off int, kvBytes uint64, cells int, skipped int64,
+	family uint16, seq uint64) bool {
 	if kvBytes > math.MaxUint32 {
 		out.Buf = buf[:off]
 		return false
