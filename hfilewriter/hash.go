@@ -230,14 +230,8 @@ func BloomAdd(bits []byte, h HashType, key []byte, hashCount int) {
 func bloomSet(bits []byte, h1, h2 int32, hashCount int) {
 	bitSize := int64(len(bits)) * 8
 	mask := bloomMask(bitSize)
-	if mask != 0 { // bloomBitPos's power-of-two path, h1 + i*h2 stepped by adding h2 (the same int32 wrap-around)
-		for x := h1; hashCount > 0; hashCount-- {
-			v := int64(x)
-			s := v >> 63
-			pos := (v ^ s - s) & mask
-			bits[pos>>3] |= 1 << (pos & 7)
-			x += h2
-		}
+	if mask != 0 {
+		bloomSetMasked(bits, h1, h2, hashCount, mask)
 		return
 	}
 	for i := int32(0); i < int32(hashCount); i++ {
@@ -254,18 +248,24 @@ func bloomSetFolded(bits []byte, h1, h2 int32, hashCount int, bitSize int64) {
 	if fmask := bloomMask(folded); mask != 0 && fmask != 0 {
 		// Both sizes powers of two: (|x| & mask) % folded is |x| & fmask (fmask's bits are in mask's),
 		// bloomSet's loop with the folded mask, no division.
-		for x := h1; hashCount > 0; hashCount-- {
-			v := int64(x)
-			s := v >> 63
-			pos := (v ^ s - s) & fmask
-			bits[pos>>3] |= 1 << (pos & 7)
-			x += h2
-		}
+		bloomSetMasked(bits, h1, h2, hashCount, fmask)
 		return
 	}
 	for i := int32(0); i < int32(hashCount); i++ {
 		pos := bloomBitPos(h1, h2, i, bitSize, mask) % folded
 		bits[pos>>3] |= 1 << (pos & 7)
+	}
+}
+
+// bloomSetMasked sets the hashCount bits of h1 + i*h2 for a power-of-two bit count (mask = bits - 1):
+// bloomBitPos's power-of-two path, h1 + i*h2 stepped by adding h2 (the same int32 wrap-around).
+func bloomSetMasked(bits []byte, h1, h2 int32, hashCount int, mask int64) {
+	for x := h1; hashCount > 0; hashCount-- {
+		v := int64(x)
+		s := v >> 63
+		pos := (v ^ s - s) & mask
+		bits[pos>>3] |= 1 << (pos & 7)
+		x += h2
 	}
 }
 
