@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/kv"
@@ -13,8 +14,14 @@ import (
 // and qualifier buffers, pending rejects), so that mapping a row allocates nothing in steady state.
 // A Mapper is not safe for concurrent use; make one per goroutine.
 type Mapper struct {
-	m      *Mapping
-	kb     keyBuilder
+	m  *Mapping
+	kb keyBuilder
+	// keyField is the value slot of a row key that is one bytes column as it is (ImportTsv's
+	// HBASE_ROW_KEY), -1 otherwise: such a key is the field itself (rowKey), not a copy of it.
+	keyField int
+	keyUTF8  bool // the key field's type is string: its bytes must be valid UTF-8
+	// row is the current row's key: mp.key, or the key field's bytes in the batch (keyField).
+	row    []byte
 	vals   []value
 	absent []bool
 	pos    []int
@@ -46,12 +53,14 @@ type Mapper struct {
 
 // NewMapper returns a Mapper for m.
 func (m *Mapping) NewMapper() *Mapper {
-	return &Mapper{
+	mp := &Mapper{
 		m:       m,
 		vals:    make([]value, len(m.cols)),
 		absent:  make([]bool, len(m.cols)),
 		colText: make([][]byte, len(m.cols)),
 	}
+	mp.keyField, mp.keyUTF8 = m.keyField()
+	return mp
 }
 
 // Counts returns the totals of the batches mapped so far (BytesRead is left to the caller).
@@ -187,15 +196,15 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 
 	// 2. The row key.
 	var err error
-	mp.key, err = mp.kb.appendParts(mp.key[:0], m.key, mp.vals, m.cols)
+	mp.row, err = mp.rowKey()
 	if err != nil {
 		return "row key: " + err.Error(), nil
 	}
-	if len(mp.key) == 0 {
+	if len(mp.row) == 0 {
 		return "empty row key", nil
 	}
-	if len(mp.key) > kv.MaxRowLength {
-		return fmt.Sprintf("row key of %d bytes exceeds HBase's limit of %d", len(mp.key), kv.MaxRowLength), nil
+	if len(mp.row) > kv.MaxRowLength {
+		return fmt.Sprintf("row key of %d bytes exceeds HBase's limit of %d", len(mp.row), kv.MaxRowLength), nil
 	}
 
 	// 3. The timestamp.
@@ -229,7 +238,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	// open record and the buffers are kept in locals and stored in out at the end of the row; on a bad
 	// value, nothing this row appended is kept.
 	seq := SeqOf(b.FileIndex, b.FirstRow+int64(i))
-	kvRow := 8 + kv.KeyInfrastructureSize + len(mp.key) // KeyValue bytes of a cell, but for family, qualifier, value
+	kvRow := 8 + kv.KeyInfrastructureSize + len(mp.row) // KeyValue bytes of a cell, but for family, qualifier, value
 	if plain {
 		mp.appendPlainCells(b, i, numCols, out, seq, ts, kvRow)
 		return "", nil
@@ -322,7 +331,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 				recs = append(recs, cur)
 			}
 			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
-			buf = cellrec.AppendHeader(buf, mp.key, fam, ts, kv.TypePut)
+			buf = cellrec.AppendHeader(buf, mp.row, fam, ts, kv.TypePut)
 		}
 		if qidx >= 0 {
 			buf = dict.AppendCellTags(buf, qidx, val, mp.tags)
@@ -339,6 +348,20 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	}
 	mp.endRow(out, buf, recs, cur, open, skipped, cells)
 	return "", nil
+}
+
+// rowKey returns the current row's key (its values read): the key field's bytes in the batch when the key
+// is that one column as it is (keyField), else the key built in mp.key (which also says why a key is
+// refused: NULL, invalid UTF-8 for type string).
+func (mp *Mapper) rowKey() ([]byte, error) {
+	if f := mp.keyField; f >= 0 {
+		if v := &mp.vals[f]; (v.kind == vkText || v.kind == vkBinary) && (!mp.keyUTF8 || utf8.Valid(v.b)) {
+			return v.b, nil
+		}
+	}
+	var err error
+	mp.key, err = mp.kb.appendParts(mp.key[:0], mp.m.key, mp.vals, mp.m.cols)
+	return mp.key, err
 }
 
 // endRow closes the row's open record (if open) and stores the row's records and counts.
@@ -451,7 +474,7 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 				recs = append(recs, cur)
 			}
 			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
-			buf = cellrec.AppendHeader(buf, mp.key, fam, ts, kv.TypePut)
+			buf = cellrec.AppendHeader(buf, mp.row, fam, ts, kv.TypePut)
 		}
 		buf = dict.AppendCell(buf, qidx, val)
 		prevIdx, lastFam = qidx, cs.family
@@ -482,7 +505,7 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
 	buf := out.Buf
 	off := len(buf)
-	buf = cellrec.AppendHeader(buf, mp.key, pcs[0].fam, ts, kv.TypePut)
+	buf = cellrec.AppendHeader(buf, mp.row, pcs[0].fam, ts, kv.TypePut)
 	var kvBytes uint64
 	var skipped int64
 	cells := 0
@@ -520,7 +543,7 @@ func (mp *Mapper) appendPlainRowRecord(b *Batch, i, numCols int, out *CellBatch,
 	rowQ := mp.rows.plain // each plain cell's qualifier index in the row dictionary
 	buf := out.Buf
 	off := len(buf)
-	buf = cellrec.AppendHeader(buf, mp.key, nil, ts, kv.TypePut)
+	buf = cellrec.AppendHeader(buf, mp.row, nil, ts, kv.TypePut)
 	var kvBytes uint64
 	var skipped int64
 	cells := 0

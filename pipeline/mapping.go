@@ -296,6 +296,19 @@ func (m *Mapping) compilePlain() {
 	}
 }
 
+// keyField returns the value slot of a row key made of one column as it is (type bytes or string: its
+// text or binary value unchanged, valid UTF-8 for string; no flip, reverse or padding), and whether its
+// type is string; -1 for any other key.
+func (m *Mapping) keyField() (int, bool) {
+	if len(m.key) != 1 {
+		return -1, false
+	}
+	if p := &m.key[0]; p.kind == pkColumn && (p.typ == TypeBytes || p.typ == TypeString) && !p.flip && !p.reverse && p.width == 0 {
+		return p.col, p.typ == TypeString
+	}
+	return -1, false
+}
+
 // CellTags reports whether the mapping gives cells tags (a ttl or visibility column). Its dictionary is
 // then tagged (cellrec.NewTaggedDict): every cell of its records carries the row's tags in a field of
 // its own, and the KeyValues they expand to have HBase's tags length and tags after the value.
