@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/hfload/hfload/internal/cellrec"
@@ -33,6 +35,11 @@ type Mapper struct {
 	tags     []byte // the row's cell tags (CellTags mappings)
 	// per-column scratch for Parquet values that need formatting (large decimals, uint64, times of day)
 	colText [][]byte
+
+	// plainAt is the plain cells' fields under the current binding when every one of them has a one-byte
+	// qualifier code (appendPlainFields), nil otherwise; plainMax is the highest field they read.
+	plainAt  []plainField
+	plainMax int
 
 	// binding cache
 	boundHeader []string
@@ -115,6 +122,7 @@ func (mp *Mapper) bindFor(b *Batch, header []string) error {
 		return err
 	}
 	mp.pos, mp.bound, mp.boundCols, mp.boundHeader = pos, true, b.NumCols, header
+	mp.plainAt, mp.plainMax = mp.m.plainFields(mp.plainAt[:0], pos)
 	return nil
 }
 
@@ -506,6 +514,14 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 	buf := out.Buf
 	off := len(buf)
 	buf = cellrec.AppendHeader(buf, mp.row, pcs[0].fam, ts, kv.TypePut)
+	if at := mp.plainAt; at != nil && mp.plainMax < numCols && b.NumCols == numCols {
+		start := int32(0)
+		if base > 0 {
+			start = ends[base-1]
+		}
+		buf, sum, cells := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+		return mp.endPlainRecord(out, buf, off, uint64(cells)*uint64(kvRow)+sum, cells, int64(len(at)-cells), pcs[0].family, seq)
+	}
 	var kvBytes uint64
 	var skipped int64
 	cells := 0
@@ -530,6 +546,67 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 		cells++
 	}
 	return mp.endPlainRecord(out, buf, off, kvBytes, cells, skipped, pcs[0].family, seq)
+}
+
+// plainField is a plain cell of a one-record row (appendPlainFields) under a binding: its field in the
+// row, its one-byte qualifier code and what a cell of it adds to the KeyValue bytes besides the row and
+// the value (family and qualifier lengths).
+type plainField struct {
+	f         int32
+	famQual   int32
+	code      byte
+	nullEmpty bool
+	skipEmpty bool
+}
+
+// appendPlainFields appends the cells of one row of a plain one-record mapping to buf, every cell's
+// field present (rowEnds and rowNulls are the row's, its first field starting at start in data): the
+// loop of appendPlainRecord on locals only, so that it keeps its values in registers. It returns buf,
+// the sum over the cells written of famQual and the value's length, and how many it wrote; the others
+// were skipped (NULL without null_empty, or empty with skip_empty).
+func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int) {
+	var sum uint64
+	cells := 0
+	// A short value is copied as two 8-byte words, read from data up to its capacity and written into
+	// buf's spare room, instead of through a call to memmove (whose clobbered registers would be
+	// reloaded in every iteration): room for that is made once per row.
+	if cap(buf)-len(buf) < 18*len(at) {
+		buf = slices.Grow(buf, 18*len(at))
+	}
+	src := data[:cap(data)]
+	for k := range at {
+		a := &at[k]
+		s, e := start, rowEnds[a.f]
+		if a.f > 0 {
+			s = rowEnds[a.f-1]
+		}
+		if rowNulls[a.f] {
+			if !a.nullEmpty || a.skipEmpty {
+				continue
+			}
+			e = s // NULL with null_empty: an empty value
+		} else if e == s && a.skipEmpty {
+			continue
+		}
+		n := e - s
+		if l := len(buf); n <= 16 && int(s)+16 <= len(src) && l+18 <= cap(buf) {
+			w := buf[l : l+18]
+			w[0], w[1] = a.code, byte(n)
+			binary.LittleEndian.PutUint64(w[2:], binary.LittleEndian.Uint64(src[s:]))
+			binary.LittleEndian.PutUint64(w[10:], binary.LittleEndian.Uint64(src[s+8:]))
+			buf = buf[:l+2+int(n)]
+		} else {
+			if n < 0x80 {
+				buf = append(buf, a.code, byte(n))
+			} else {
+				buf = binary.AppendUvarint(append(buf, a.code), uint64(n))
+			}
+			buf = append(buf, data[s:e]...)
+		}
+		sum += uint64(a.famQual) + uint64(n)
+		cells++
+	}
+	return buf, sum, cells
 }
 
 // appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
