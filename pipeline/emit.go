@@ -22,6 +22,8 @@ type Mapper struct {
 	// HBASE_ROW_KEY), -1 otherwise: such a key is the field itself (rowKey), not a copy of it.
 	keyField int
 	keyUTF8  bool // the key field's type is string: its bytes must be valid UTF-8
+	// keyDirect: the key field is not trimmed, so that a plain mapping's key is its field in the batch.
+	keyDirect bool
 	// row is the current row's key: mp.key, or the key field's bytes in the batch (keyField).
 	row    []byte
 	vals   []value
@@ -67,6 +69,7 @@ func (m *Mapping) NewMapper() *Mapper {
 		colText: make([][]byte, len(m.cols)),
 	}
 	mp.keyField, mp.keyUTF8 = m.keyField()
+	mp.keyDirect = mp.keyField >= 0 && !m.cols[mp.keyField].trim
 	return mp
 }
 
@@ -198,15 +201,28 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	// 1. Read the fields the mapping uses into values: for a plain mapping of a text batch, only the key's
 	// (its cells take their values straight from the batch, in step 5).
 	plain := m.plain != nil && b.Record == nil && !mp.general
-	if err := mp.readColumns(b, i, numCols, plain); err != nil {
-		return "", err
+	// 2. The row key. A plain mapping whose key is one untrimmed column as it is takes the key field
+	// straight from the batch (keyDirect) unless it is NULL (a default, or a NULL key's reason) or not
+	// UTF-8 for type string (the reason): then, as for every other key, the values are read and it is built.
+	direct := false
+	if plain && mp.keyDirect {
+		if p := mp.pos[mp.keyField]; p < numCols {
+			if k := i*b.NumCols + p; !b.Nulls[k] {
+				row := fieldText(b.Data, b.Ends, k)
+				if direct = !mp.keyUTF8 || utf8.Valid(row); direct {
+					mp.row = row
+				}
+			}
+		}
 	}
-
-	// 2. The row key.
 	var err error
-	mp.row, err = mp.rowKey()
-	if err != nil {
-		return "row key: " + err.Error(), nil
+	if !direct {
+		if err := mp.readColumns(b, i, numCols, plain); err != nil {
+			return "", err
+		}
+		if mp.row, err = mp.rowKey(); err != nil {
+			return "row key: " + err.Error(), nil
+		}
 	}
 	if len(mp.row) == 0 {
 		return "empty row key", nil
