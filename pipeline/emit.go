@@ -42,6 +42,8 @@ type Mapper struct {
 	// qualifier code (appendPlainFields), nil otherwise; plainMax is the highest field they read.
 	plainAt  []plainField
 	plainMax int
+	// plainRows is the row plan plainAt was made for (its codes are the row dictionary's), nil for none.
+	plainRows *rowPlan
 
 	// binding cache
 	boundHeader []string
@@ -125,7 +127,8 @@ func (mp *Mapper) bindFor(b *Batch, header []string) error {
 		return err
 	}
 	mp.pos, mp.bound, mp.boundCols, mp.boundHeader = pos, true, b.NumCols, header
-	mp.plainAt, mp.plainMax = mp.m.plainFields(mp.plainAt[:0], pos)
+	mp.plainAt, mp.plainMax = mp.m.plainFields(mp.plainAt[:0], pos, mp.rows)
+	mp.plainRows = mp.rows
 	return nil
 }
 
@@ -530,12 +533,12 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 	buf := out.Buf
 	off := len(buf)
 	buf = cellrec.AppendHeader(buf, mp.row, pcs[0].fam, ts, kv.TypePut)
-	if at := mp.plainAt; at != nil && mp.plainMax < numCols && b.NumCols == numCols {
+	if at := mp.plainAt; at != nil && mp.plainRows == nil && mp.plainMax < numCols && b.NumCols == numCols {
 		start := int32(0)
 		if base > 0 {
 			start = ends[base-1]
 		}
-		buf, sum, cells := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+		buf, sum, cells, _ := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
 		return mp.endPlainRecord(out, buf, off, uint64(cells)*uint64(kvRow)+sum, cells, int64(len(at)-cells), pcs[0].family, seq)
 	}
 	var kvBytes uint64
@@ -578,11 +581,11 @@ type plainField struct {
 // appendPlainFields appends the cells of one row of a plain one-record mapping to buf, every cell's
 // field present (rowEnds and rowNulls are the row's, its first field starting at start in data): the
 // loop of appendPlainRecord on locals only, so that it keeps its values in registers. It returns buf,
-// the sum over the cells written of famQual and the value's length, and how many it wrote; the others
-// were skipped (NULL without null_empty, or empty with skip_empty).
-func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int) {
+// the sum over the cells written of famQual and the value's length, how many it wrote (the others were
+// skipped: NULL without null_empty, or empty with skip_empty) and the index in at of the first written.
+func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int, int) {
 	var sum uint64
-	cells := 0
+	cells, first := 0, 0
 	// A short value is copied as two 8-byte words, read from data up to its capacity and written into
 	// buf's spare room, instead of through a call to memmove (whose clobbered registers would be
 	// reloaded in every iteration): room for that is made once per row.
@@ -620,9 +623,12 @@ func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start
 			buf = append(buf, data[s:e]...)
 		}
 		sum += uint64(a.famQual) + uint64(n)
+		if cells == 0 {
+			first = k
+		}
 		cells++
 	}
-	return buf, sum, cells
+	return buf, sum, cells, first
 }
 
 // appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
@@ -637,6 +643,19 @@ func (mp *Mapper) appendPlainRowRecord(b *Batch, i, numCols int, out *CellBatch,
 	buf := out.Buf
 	off := len(buf)
 	buf = cellrec.AppendHeader(buf, mp.row, nil, ts, kv.TypePut)
+	if at := mp.plainAt; at != nil && mp.plainRows == mp.rows && mp.plainMax < numCols && b.NumCols == numCols {
+		start := int32(0)
+		if base > 0 {
+			start = ends[base-1]
+		}
+		// A record that cannot reach rowRecordSplit (its values are at most the row's field bytes, each
+		// after a code and a length of at most 3 bytes) is never cut: the one-family loop makes it.
+		if span := int(ends[base+numCols-1] - start); len(buf)-off+span+4*len(at) < rowRecordSplit {
+			buf, sum, cells, first := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+			return mp.endPlainRecord(out, buf, off, uint64(cells)*uint64(kvRow)+sum, cells, int64(len(at)-cells),
+				pcs[first].family, seq)
+		}
+	}
 	var kvBytes uint64
 	var skipped int64
 	cells := 0
