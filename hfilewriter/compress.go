@@ -146,7 +146,7 @@ func (h *hadoopBlockWriteCompressor) appendCompressed(dst, src []byte) ([]byte, 
 			if err != nil {
 				return nil, err
 			}
-			if len(out) > 0 && &out[0] != &dst[at:at+1][0] {
+			if len(out) > 0 && &out[0] != &dst[at : at+1][0] {
 				return nil, fmt.Errorf("compressor wrote %d bytes elsewhere than into its %d-byte output", len(out), need)
 			}
 			dst = binary.BigEndian.AppendUint32(dst, uint32(len(out)))[:at+len(out)]
