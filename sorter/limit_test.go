@@ -6,8 +6,7 @@ import (
 	"testing"
 )
 
-// Iterator.beyond, which compares the rows' first 8 bytes as integers first, agrees with bytes.Compare
-// on rows and limits of 0-12 bytes from a small alphabet with zero bytes (prefixes of one another, rows
+// Iterator.beyond agrees with bytes.Compare on rows and limits of 0-12 bytes from a small alphabet with zero bytes (prefixes of one another, rows
 // that differ only after 8 bytes, zero padding against real zero bytes).
 func TestBeyondAgreesWithCompare(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
