@@ -113,3 +113,50 @@ func snappyTestCopy4(t *testing.T, b []byte) int {
 	}
 	return count
 }
+
+// Hadoop-framed codecs (SNAPPY, LZ4) compress a chunk straight into the output when it has room for
+// the chunk's worst case, else into a scratch buffer that is then copied: both give the same bytes,
+// after whatever dst held, for one chunk and for several (payloads past the 218,422-byte chunk input),
+// compressible and not.
+func TestHadoopBlockCompressInPlaceSameBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 1))
+	for _, c := range []Compression{CompressionSnappy, CompressionLZ4} {
+		for _, n := range []int{0, 1, 100, 64 << 10, 218422, 218423, 600 << 10} {
+			src := make([]byte, n)
+			for i := range src {
+				if rng.IntN(4) == 0 {
+					src[i] = byte(rng.Uint32())
+				} else {
+					src[i] = byte('a' + i%7)
+				}
+			}
+			prefix := []byte("0123456789")
+			var outs [2][]byte
+			for i, room := range []int{0, 2*n + 1024} {
+				comp, err := newWriteCompressorLevel(c, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dst := append(make([]byte, 0, len(prefix)+room), prefix...)
+				out, err := comp.appendCompressed(dst, src)
+				if err != nil {
+					t.Fatalf("%s, %d bytes, room %d: %v", c, n, room, err)
+				}
+				if room > 0 && n > 0 && &out[0] != &dst[:1][0] {
+					t.Fatalf("%s, %d bytes: the output moved although dst had room for it", c, n)
+				}
+				outs[i] = out
+			}
+			if !bytes.Equal(outs[0], outs[1]) {
+				t.Fatalf("%s, %d bytes: compressed in place differs from compressed and copied", c, n)
+			}
+			if !bytes.HasPrefix(outs[0], prefix) {
+				t.Fatalf("%s, %d bytes: dst's bytes were not kept", c, n)
+			}
+			got, err := decompressBlockPayloadInto(c.Codec(), outs[0][len(prefix):], n, new([]byte))
+			if err != nil || !bytes.Equal(got, src) {
+				t.Fatalf("%s, %d bytes: does not decompress to the payload: %v", c, n, err)
+			}
+		}
+	}
+}

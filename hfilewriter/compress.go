@@ -140,15 +140,27 @@ func (h *hadoopBlockWriteCompressor) appendCompressed(dst, src []byte) ([]byte, 
 	for len(src) > 0 {
 		n := min(len(src), h.maxInput)
 		need := h.bound(n)
-		if cap(h.tmp) < need {
-			h.tmp = make([]byte, need)
+		if at := len(dst) + 4; cap(dst)-at >= need {
+			// Room for the worst case after the chunk's length word: compressed in place.
+			out, err := h.compress(dst[at:at+need], src[:n])
+			if err != nil {
+				return nil, err
+			}
+			if len(out) > 0 && &out[0] != &dst[at : at+1][0] {
+				return nil, fmt.Errorf("compressor wrote %d bytes elsewhere than into its %d-byte output", len(out), need)
+			}
+			dst = binary.BigEndian.AppendUint32(dst, uint32(len(out)))[:at+len(out)]
+		} else {
+			if cap(h.tmp) < need {
+				h.tmp = make([]byte, need)
+			}
+			out, err := h.compress(h.tmp[:need], src[:n])
+			if err != nil {
+				return nil, err
+			}
+			dst = binary.BigEndian.AppendUint32(dst, uint32(len(out)))
+			dst = append(dst, out...)
 		}
-		out, err := h.compress(h.tmp[:need], src[:n])
-		if err != nil {
-			return nil, err
-		}
-		dst = binary.BigEndian.AppendUint32(dst, uint32(len(out)))
-		dst = append(dst, out...)
 		src = src[n:]
 	}
 	return dst, nil

@@ -25,35 +25,69 @@ func (h HashType) Hash(data []byte, seed int32) int32 {
 
 // MurmurHash is HBase's MurmurHash (MurmurHash2 with a sign-extending tail, util/MurmurHash.java).
 func MurmurHash(data []byte, seed int32) int32 {
-	const m uint32 = 0x5bd1e995
-	const r = 24
-	length := len(data)
-	h := uint32(seed) ^ uint32(length)
-	len4 := length >> 2
-	for i := 0; i < len4; i++ {
-		k := binary.LittleEndian.Uint32(data[i<<2:])
-		k *= m
-		k ^= k >> r
-		k *= m
-		h *= m
-		h ^= k
+	h := uint32(seed) ^ uint32(len(data))
+	for ; len(data) >= 4; data = data[4:] {
+		h = h*murmurM ^ murmurMix(binary.LittleEndian.Uint32(data))
 	}
-	left := length - len4<<2
-	i := len4 << 2
-	if left != 0 {
-		if left >= 3 {
-			h ^= uint32(int32(int8(data[i+2])) << 16)
-		}
-		if left >= 2 {
-			h ^= uint32(int32(int8(data[i+1])) << 8)
-		}
-		h ^= uint32(int32(int8(data[i])))
-		h *= m
+	return murmurEnd(h, data)
+}
+
+const murmurM uint32 = 0x5bd1e995
+
+// murmurMix is MurmurHash's mixing of one 4-byte word k; it does not depend on the seed.
+func murmurMix(k uint32) uint32 {
+	k *= murmurM
+	k ^= k >> 24
+	return k * murmurM
+}
+
+// murmurEnd is MurmurHash after its whole words: the tail of at most 3 bytes (sign-extended, as Java's
+// bytes are) and the final mix.
+func murmurEnd(h uint32, tail []byte) int32 {
+	switch len(tail) {
+	case 3:
+		h ^= uint32(int32(int8(tail[2])) << 16)
+		fallthrough
+	case 2:
+		h ^= uint32(int32(int8(tail[1])) << 8)
+		fallthrough
+	case 1:
+		h ^= uint32(int32(int8(tail[0])))
+		h *= murmurM
 	}
 	h ^= h >> 13
-	h *= m
+	h *= murmurM
 	h ^= h >> 15
 	return int32(h)
+}
+
+// murmurPairWords is the longest key (in 4-byte words) murmurHashPair mixes once for both hashes.
+const murmurPairWords = 16
+
+// murmurHashPair returns MurmurHash(key, 0) and MurmurHash(key, h1), a bloom key's two hashes. The
+// words' mixing does not depend on the seed, so for keys of up to murmurPairWords words it is done once
+// for both.
+func murmurHashPair(key []byte) (h1, h2 int32) {
+	n := len(key) >> 2
+	if n > murmurPairWords {
+		h1 = MurmurHash(key, 0)
+		return h1, MurmurHash(key, h1)
+	}
+	var mixed [murmurPairWords]uint32
+	ks := mixed[:n]
+	h := uint32(len(key))
+	rest := key
+	for i := range ks {
+		ks[i] = murmurMix(binary.LittleEndian.Uint32(rest))
+		h = h*murmurM ^ ks[i]
+		rest = rest[4:]
+	}
+	h1 = murmurEnd(h, rest)
+	h = uint32(h1) ^ uint32(len(key))
+	for _, k := range ks {
+		h = h*murmurM ^ k
+	}
+	return h1, murmurEnd(h, rest)
 }
 
 // Murmur3Hash is MurmurHash3_x86_32 (util/MurmurHash3.java).

@@ -29,6 +29,9 @@ func TestMurmurHashVectors(t *testing.T) {
 		if uint32(h1) != c.h1 || uint32(h2) != c.h2 {
 			t.Errorf("key %q: hashes %08x %08x, want %08x %08x", c.key, uint32(h1), uint32(h2), c.h1, c.h2)
 		}
+		if p1, p2 := murmurHashPair(key); uint32(p1) != c.h1 || uint32(p2) != c.h2 {
+			t.Errorf("key %q: murmurHashPair %08x %08x, want %08x %08x", c.key, uint32(p1), uint32(p2), c.h1, c.h2)
+		}
 		var got []int64
 		BloomBitPositions(HashMurmur, key, 7, 1048576, func(p int64) { got = append(got, p) })
 		for i := range got {
@@ -155,6 +158,63 @@ func TestBloomSetFoldedMatchesFold(t *testing.T) {
 			}
 			if !bytes.Equal(folded, want) {
 				t.Fatalf("chunk of %d bytes folded %d times: bloomSetFolded differs from bloomSet then fold", chunkBytes, pieces)
+			}
+		}
+	}
+}
+
+// murmurHashRef is MurmurHash as written before its words were mixed by murmurMix (a word at a time by
+// index, the tail by its length): the reference the faster forms are checked against.
+func murmurHashRef(data []byte, seed int32) int32 {
+	const m uint32 = 0x5bd1e995
+	length := len(data)
+	h := uint32(seed) ^ uint32(length)
+	len4 := length >> 2
+	for i := 0; i < len4; i++ {
+		k := uint32(data[i*4]) | uint32(data[i*4+1])<<8 | uint32(data[i*4+2])<<16 | uint32(data[i*4+3])<<24
+		k *= m
+		k ^= k >> 24
+		k *= m
+		h *= m
+		h ^= k
+	}
+	left := length - len4<<2
+	i := len4 << 2
+	if left != 0 {
+		if left >= 3 {
+			h ^= uint32(int32(int8(data[i+2])) << 16)
+		}
+		if left >= 2 {
+			h ^= uint32(int32(int8(data[i+1])) << 8)
+		}
+		h ^= uint32(int32(int8(data[i])))
+		h *= m
+	}
+	h ^= h >> 13
+	h *= m
+	h ^= h >> 15
+	return int32(h)
+}
+
+// MurmurHash with any seed, and murmurHashPair (both hashes of a bloom key, its words mixed once for
+// keys of up to murmurPairWords words, two MurmurHash calls beyond), agree with the reference for every
+// length up to well past murmurPairWords words and for bytes with the top bit set (Java's signed tail).
+func TestMurmurHashPairMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 9))
+	for n := 0; n <= 4*murmurPairWords+9; n++ {
+		for iter := 0; iter < 40; iter++ {
+			key := make([]byte, n)
+			for i := range key {
+				key[i] = byte(rng.IntN(256))
+			}
+			seed := int32(rng.Uint32())
+			if got, want := MurmurHash(key, seed), murmurHashRef(key, seed); got != want {
+				t.Fatalf("MurmurHash(%x, %d) = %08x, reference %08x", key, seed, uint32(got), uint32(want))
+			}
+			w1 := murmurHashRef(key, 0)
+			w2 := murmurHashRef(key, w1)
+			if h1, h2 := murmurHashPair(key); h1 != w1 || h2 != w2 {
+				t.Fatalf("murmurHashPair(%x) = %08x %08x, reference %08x %08x", key, uint32(h1), uint32(h2), uint32(w1), uint32(w2))
 			}
 		}
 	}

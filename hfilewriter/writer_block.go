@@ -130,8 +130,10 @@ func (b *blockOutput) writeBlock(t BlockType, buf []byte) ([]byte, writtenBlock,
 	block := buf
 	lent := false // block is in the output's available buffer
 	if b.comp != nil {
-		if cap(b.scratch) < BlockHeaderSize {
-			b.scratch = make([]byte, BlockHeaderSize, 64<<10)
+		// Room for a block that grew by a quarter (snappy's worst case is a sixth plus 32 bytes a chunk),
+		// so that a Hadoop-framed codec compresses into it in place (hadoopBlockWriteCompressor).
+		if room := 2*BlockHeaderSize + payloadLen + payloadLen/4 + 64; cap(b.scratch) < room {
+			b.scratch = make([]byte, BlockHeaderSize, room+NumChecksumBytes(room, b.bytesPerSum))
 		}
 		dst := b.scratch
 		// Compressed straight into the output's buffer when it has room for a block that did not

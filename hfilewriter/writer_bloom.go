@@ -242,8 +242,7 @@ func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
 
 // bloomHashes is a bloom key's two hashes as a chunk keeps them: h1<<32 | h2.
 func bloomHashes(key []byte) uint64 {
-	h1 := MurmurHash(key, 0)
-	h2 := MurmurHash(key, h1)
+	h1, h2 := murmurHashPair(key)
 	return uint64(uint32(h1))<<32 | uint64(uint32(h2))
 }
 

@@ -161,10 +161,13 @@ func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
 	if head > 32 || head < 16 {
 		return w.appendSameRowRunLong(cells)
 	}
-	w.keyBuf = append(append(append(append(w.keyBuf[:0], byte(len(row)>>8), byte(len(row))), row...), byte(len(family))), family...)
-	hb := w.keyBuf
-	h0, h1 := binary.LittleEndian.Uint64(hb), binary.LittleEndian.Uint64(hb[8:])
-	h2, h3 := binary.LittleEndian.Uint64(hb[head-16:]), binary.LittleEndian.Uint64(hb[head-8:])
+	// The key's head as one 32-byte array, stored whole into each cell: the bytes past head are
+	// overwritten by the qualifier and what follows (a cell here is at least 33 bytes: head >= 16).
+	var hd [32]byte
+	hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
+	copy(hd[2:], row)
+	hd[2+len(row)] = byte(len(family))
+	copy(hd[3+len(row):], family)
 	extra := 0 // tags length and sequence id: zeros
 	if w.tags {
 		extra += 2
@@ -178,6 +181,7 @@ func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
 	kbase := kv.KeyInfrastructureSize + head - 3 // a key's length without its qualifier
 	prevQ := w.lastQual
 	n := 0
+	qSum, maxSize := 0, 0 // the qualifiers' bytes and the largest cell (size) of the run
 	for ; n < len(cells) && len(blk) < limit; n++ {
 		q, v := cells[n].Qualifier, cells[n].Value
 		if len(q) > 0 && len(prevQ) > 0 && q[0] != prevQ[0] {
@@ -197,14 +201,14 @@ func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
 		}
 		p := blk[before : before+size+8]
 		binary.BigEndian.PutUint64(p, uint64(klen)<<32|uint64(len(v)))
-		binary.LittleEndian.PutUint64(p[8:], h0)
-		binary.LittleEndian.PutUint64(p[16:], h1)
-		binary.LittleEndian.PutUint64(p[head-8:], h2)
-		binary.LittleEndian.PutUint64(p[head:], h3)
+		*(*[32]byte)(p[8:40]) = hd
 		o := 8 + head
-		if len(q) <= 8 {
+		switch {
+		case len(q) == 1:
+			p[o] = q[0]
+		case len(q) <= 8:
 			binary.LittleEndian.PutUint64(p[o:], loadShort(q))
-		} else {
+		default:
 			copy(p[o:], q)
 		}
 		o += len(q)
@@ -224,23 +228,30 @@ func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
 		binary.LittleEndian.PutUint32(p[o+len(v):], 0) // tags length and sequence id (extra <= 3 bytes)
 		blk = blk[:before+size]
 		prevQ = q
+		qSum += len(q)
+		maxSize = max(maxSize, size)
 	}
 	if n == 0 {
 		return 0
 	}
-	// What the cells add to the statistics.
-	var keySum, valueSum int
-	for i := range cells[:n] {
-		c := &cells[i]
-		keySum += kbase + len(c.Qualifier)
-		valueSum += len(c.Value)
-		if cellSize := int64(12 + kbase + len(c.Qualifier) + len(c.Value)); w.lenBiggest < cellSize {
-			w.lenBiggest = cellSize
-			w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, c.Qualifier, ts, typ)
+	// What the cells add to the statistics: every cell's size is 8 + kbase + its qualifier and value +
+	// extra, so the bytes added and the qualifiers' bytes give the key and value totals.
+	added := len(blk) - len(w.blk)
+	keySum := n*kbase + qSum
+	valueSum := added - n*(8+kbase+extra) - qSum
+	// The biggest cell (HFileWriterImpl's keyOfBiggestCell: the first of the largest, beyond the
+	// file's biggest so far): a cell's size there is 12 + klen + value, size - extra + 4 here.
+	if int64(maxSize-extra+4) > w.lenBiggest {
+		for i := range cells[:n] {
+			c := &cells[i]
+			if cellSize := int64(12 + kbase + len(c.Qualifier) + len(c.Value)); w.lenBiggest < cellSize {
+				w.lenBiggest = cellSize
+				w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, c.Qualifier, ts, typ)
+			}
 		}
 	}
 	lastQ := len(blk) - (8 + kbase + len(prevQ) + len(cells[n-1].Value) + extra) + 8 + head
-	return w.endSameRowRun(blk, n, w.blkUnencoded+len(blk)-len(w.blk), lastQ, len(prevQ), keySum, valueSum)
+	return w.endSameRowRun(blk, n, w.blkUnencoded+added, lastQ, len(prevQ), keySum, valueSum)
 }
 
 // loadShort returns the bytes of b (at most 8) as a little-endian word, zero padded: b[0] is its
