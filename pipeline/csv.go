@@ -323,17 +323,33 @@ func (s *CSVSource) parseQuotedAfter(b *Batch, data, clean []byte, atEOF bool) c
 // the separator at once (a SWAR zero-byte test), so short fields cost no call per field and long ones
 // move a word per step.
 func (s *CSVSource) appendUnquotedLine(b *Batch, line []byte) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	base := len(b.Data)
 	b.Data = slices.Grow(b.Data, len(line)+8) // a word written at the end may spill 7 bytes past it
 	d := b.Data[base : base+len(line)+8]
 	if s.null != "" {
 		return s.appendUnquotedLineNullText(b, line, d, base)
 	}
-	// Ends and Nulls are appended to through locals (through b they would be loaded and stored again
-	// for every field). A field is NULL when it is empty (isNull without a --null text).
-	ends, nulls := b.Ends, b.Nulls
-	sepWord := lo * uint64(s.sep)
+	first := len(b.Ends)
+	ends := splitUnquoted(b.Ends, d, line, s.sep, base)
+	// A field is NULL when it is empty (isNull without a --null text): when its end equals the one before.
+	nulls := b.Nulls
+	prev := int32(base)
+	for _, e := range ends[first:] {
+		nulls = append(nulls, e == prev)
+		prev = e
+	}
+	b.Data, b.Ends, b.Nulls = b.Data[:int(prev)], ends, nulls
+	return len(ends) - first
+}
+
+// splitUnquoted copies the fields of line (no quotes, escapes or terminator) back to back into d, which
+// has room for len(line)+8 bytes, and appends each field's end (base + its end in d) to ends. Eight bytes
+// at a time are copied and searched for the separator at once (a SWAR zero-byte test), so short fields
+// cost no call per field and long ones move a word per step. A function of its own, on locals only, so
+// that the loop keeps its values in registers.
+func splitUnquoted(ends []int32, d, line []byte, sep byte, base int) []int32 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	sepWord := lo * uint64(sep)
 	w := 0 // bytes written to d
 	i := 0
 	for i+8 <= len(line) {
@@ -349,28 +365,16 @@ func (s *CSVSource) appendUnquotedLine(b *Batch, line []byte) int {
 		w += k
 		i += k + 1
 		ends = append(ends, int32(base+w))
-		nulls = append(nulls, false)
 	}
 	for ; i < len(line); i++ {
-		if c := line[i]; c != s.sep {
+		if c := line[i]; c != sep {
 			d[w] = c
 			w++
 			continue
 		}
 		ends = append(ends, int32(base+w))
-		nulls = append(nulls, false)
 	}
-	ends = append(ends, int32(base+w))
-	nulls = append(nulls, false)
-	// Empty fields are NULL: a field is empty when its end equals the one before.
-	first := len(b.Ends)
-	prev := int32(base)
-	for k := first; k < len(ends); k++ {
-		nulls[k] = ends[k] == prev
-		prev = ends[k]
-	}
-	b.Data, b.Ends, b.Nulls = b.Data[:base+w], ends, nulls
-	return len(ends) - first
+	return append(ends, int32(base+w))
 }
 
 // appendUnquotedLineNullText is appendUnquotedLine with a --null text: a field that equals it is NULL

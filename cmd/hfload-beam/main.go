@@ -41,9 +41,16 @@ func main() {
 			return
 		}
 	}
+	// The SDK leaves a placeholder file in the temporary directory for every in-process pipeline
+	// (beamrun.PrivateTempDir): the run gets a directory of its own, removed before it exits.
+	cleanup, err := beamrun.PrivateTempDir()
+	if err != nil {
+		os.Exit(fail(os.Stderr, fmt.Errorf("%w: %w", jobs.ErrIO, err)))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	cleanup()
 	os.Exit(code)
 }
 

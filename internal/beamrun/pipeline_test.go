@@ -2,6 +2,7 @@ package beamrun_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -47,7 +48,15 @@ var (
 
 func TestMain(m *testing.M) {
 	beam.Init()
-	os.Exit(cloudtest.Main(func() int { return s3test.Main(m, &gw) }, &emu))
+	// The in-process pipelines' loopback placeholders (see PrivateTempDir) go with this directory.
+	cleanup, err := beamrun.PrivateTempDir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := cloudtest.Main(func() int { return s3test.Main(m, &gw) }, &emu)
+	cleanup()
+	os.Exit(code)
 }
 
 // TestPrismSubRanges: with a small reduce size the plan stage cuts every (region, family) into

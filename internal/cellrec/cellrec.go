@@ -148,6 +148,22 @@ func uvarint(b []byte) (uint64, int) {
 
 // ParseHeader splits rec into its header and its cells region, checking the header's bounds only.
 func ParseHeader(rec []byte) (Header, []byte, error) {
+	// The usual record first: row and family lengths of one byte each.
+	if len(rec) > 0 && rec[0] < 0x80 {
+		f := 1 + int(rec[0]) // the family's length byte
+		if f < len(rec) && rec[f] < 0x80 {
+			e := f + 1 + int(rec[f]) // the family's end
+			if e+9 <= len(rec) {
+				return Header{Row: rec[1:f:f], Family: rec[f+1 : e : e], TS: int64(binary.BigEndian.Uint64(rec[e:])),
+					Type: kv.Type(rec[e+8])}, rec[e+9:], nil
+			}
+		}
+	}
+	return parseHeader(rec)
+}
+
+// parseHeader is ParseHeader for any record.
+func parseHeader(rec []byte) (Header, []byte, error) {
 	var h Header
 	rl, n := uvarint(rec)
 	if n <= 0 || rl > uint64(len(rec)-n) {
@@ -274,6 +290,21 @@ func (d *Dict) nextValue(cells []byte) (qualifier, value, rest []byte) {
 // beyond Go's: use it on validated records.
 func (d *Dict) AppendUntagged(dst []kv.QualifierValue, cells []byte) ([]kv.QualifierValue, []byte) {
 	tagged := d.Tagged()
+	if !tagged && d != nil {
+		// The usual cell first, in a loop of its own: a dictionary qualifier code and a value length of
+		// one byte each. It stops at the first other cell, which the general loop below takes on.
+		q, p := d.q, 0
+		for p+1 < len(cells) {
+			code, vl := cells[p], cells[p+1]
+			end := p + 2 + int(vl)
+			if code&1 == 0 || code|vl >= 0x80 || int(code>>1) >= len(q) || end > len(cells) {
+				break
+			}
+			dst = append(dst, kv.QualifierValue{Qualifier: q[code>>1], Value: cells[p+2 : end : end]})
+			p = end
+		}
+		cells = cells[p:]
+	}
 	for len(cells) > 0 {
 		var q uint64
 		n := 1
@@ -406,6 +437,24 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 	n := 0
 	var prevLit []byte
 	var prevCode byte
+	if !tagged {
+		// The usual cells first, in a loop of their own: a dictionary qualifier code and a value length
+		// of one byte each, codes ascending. The general loop below goes on from the first other cell.
+		for p+1 < len(rec) {
+			code, vl := rec[p], rec[p+1]
+			if code&1 == 0 || code|vl >= 0x80 || int(code>>1) >= nq {
+				break
+			}
+			if n > 0 && code <= prevCode {
+				return 0, false
+			}
+			if p += 2 + int(vl); p > len(rec) {
+				return 0, false
+			}
+			prevCode = code
+			n++
+		}
+	}
 	for p < len(rec) {
 		code := rec[p]
 		if code >= 0x80 {

@@ -1,0 +1,111 @@
+package cellrec
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
+)
+
+// randomCells builds a cells region of d's records: dictionary cells (some with codes of two bytes, for
+// dictionaries over 63 entries), literal cells, values of one-byte and two-byte lengths, in random order.
+func randomCells(r *rand.Rand, d *Dict) []byte {
+	var cells []byte
+	for c := 0; c < 1+r.IntN(6); c++ {
+		v := bytes.Repeat([]byte{byte('a' + c)}, r.IntN(4))
+		if r.IntN(8) == 0 {
+			v = make([]byte, 128+r.IntN(200))
+		}
+		var tags []byte
+		if d.Tagged() && r.IntN(3) == 0 {
+			tags = kv.TTLTag(int64(1 + r.IntN(1000)))
+		}
+		if r.IntN(4) == 0 {
+			cells = d.AppendLiteralCellTags(cells, []byte{"abqz"[r.IntN(4)]}, v, tags)
+		} else {
+			cells = d.AppendCellTags(cells, r.IntN(d.Len()), v, tags)
+		}
+	}
+	return cells
+}
+
+// AppendUntagged's one-byte loop yields what NextTags yields cell by cell: the same qualifiers and values
+// up to the first cell with tags, and the same rest from it on.
+func TestAppendUntaggedAgreesWithNextTags(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var quals [][]byte
+	for i := 0; i < 100; i++ { // indexes 64 and up have codes of two bytes
+		quals = append(quals, []byte(fmt.Sprintf("q%03d", i)))
+	}
+	for _, d := range []*Dict{NewDict(quals), NewTaggedDict(quals), NewDict(quals[:3])} {
+		for iter := 0; iter < 5000; iter++ {
+			cells := randomCells(r, d)
+			var want []kv.QualifierValue
+			wantRest := cells
+			for len(wantRest) > 0 {
+				q, v, tags, rest := d.NextTags(wantRest)
+				if len(tags) > 0 {
+					break
+				}
+				if d.Tagged() && len(rest) == len(wantRest) {
+					t.Fatal("no progress")
+				}
+				want = append(want, kv.QualifierValue{Qualifier: q, Value: v})
+				wantRest = rest
+			}
+			got, rest := d.AppendUntagged(nil, cells)
+			if len(got) != len(want) || len(rest) != len(wantRest) {
+				t.Fatalf("tagged %v, iteration %d: %d cells and %d bytes left, want %d and %d (cells %x)",
+					d.Tagged(), iter, len(got), len(rest), len(want), len(wantRest), cells)
+			}
+			for i := range got {
+				if !bytes.Equal(got[i].Qualifier, want[i].Qualifier) || !bytes.Equal(got[i].Value, want[i].Value) ||
+					cap(got[i].Value) != len(got[i].Value) {
+					t.Fatalf("tagged %v, iteration %d, cell %d: %q=%q, want %q=%q", d.Tagged(), iter, i,
+						got[i].Qualifier, got[i].Value, want[i].Qualifier, want[i].Value)
+				}
+			}
+		}
+	}
+}
+
+// ParseHeader's one-byte path gives what the general parse gives, on records and every damage to them.
+func TestParseHeaderFastPathAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	d := NewDict([][]byte{[]byte("a")})
+	for iter := 0; iter < 20000; iter++ {
+		row := make([]byte, r.IntN(4))
+		if r.IntN(8) == 0 {
+			row = make([]byte, 120+r.IntN(20)) // around the one-byte length's end
+		}
+		fam := make([]byte, r.IntN(3))
+		if r.IntN(8) == 0 {
+			fam = make([]byte, 127+r.IntN(3))
+		}
+		rec := AppendHeader(nil, row, fam, r.Int64(), kv.Type(r.IntN(256)))
+		if r.IntN(2) == 0 {
+			rec = d.AppendCell(rec, 0, []byte("v"))
+		}
+		if r.IntN(3) == 0 {
+			rec[r.IntN(len(rec))] ^= byte(1 << r.IntN(8))
+		}
+		if r.IntN(4) == 0 {
+			rec = rec[:r.IntN(len(rec)+1)]
+		}
+		h, cells, err := ParseHeader(rec)
+		wh, wcells, werr := parseHeader(rec)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("iteration %d: error %v, the general parse says %v (record %x)", iter, err, werr, rec)
+		}
+		if err != nil {
+			continue
+		}
+		if !bytes.Equal(h.Row, wh.Row) || !bytes.Equal(h.Family, wh.Family) || h.TS != wh.TS || h.Type != wh.Type ||
+			!bytes.Equal(cells, wcells) || cap(h.Row) != len(h.Row) || cap(h.Family) != len(h.Family) ||
+			len(rec)-len(cells) != len(rec)-len(wcells) {
+			t.Fatalf("iteration %d: %+v %x, the general parse says %+v %x (record %x)", iter, h, cells, wh, wcells, rec)
+		}
+	}
+}
