@@ -8,8 +8,18 @@ import (
 	"syscall"
 )
 
+// atFDCWD is Linux's AT_FDCWD (every architecture): *at system calls resolve a relative name from the
+// working directory, as the plain calls do.
+const atFDCWD = -100
+
 func openFile(path string, flag int, perm os.FileMode) (*File, error) {
-	f, err := open(path, flag|syscall.O_DIRECT, perm)
+	return openFileAt(atFDCWD, path, path, flag, perm)
+}
+
+// openFileAt is openFile of name relative to directory descriptor dirfd (AT_FDCWD: the working
+// directory); path is the file's whole path, for its name and errors.
+func openFileAt(dirfd int, name, path string, flag int, perm os.FileMode) (*File, error) {
+	f, err := openAt(dirfd, name, path, flag|syscall.O_DIRECT, perm)
 	if err == nil {
 		return &File{File: f, direct: true}, nil
 	}
@@ -20,9 +30,9 @@ func openFile(path string, flag int, perm os.FileMode) (*File, error) {
 	// creating the file, so with O_CREATE|O_EXCL the failed open did create it (had it existed, the
 	// error would have been EEXIST): remove it before trying again.
 	if flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL {
-		os.Remove(path)
+		syscall.Unlinkat(dirfd, name)
 	}
-	f, err = open(path, flag, perm)
+	f, err = openAt(dirfd, name, path, flag, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -33,8 +43,13 @@ func openFile(path string, flag int, perm os.FileMode) (*File, error) {
 // descriptor with the network poller, which a regular file refuses (four fcntl and an epoll_ctl more,
 // for every one of thousands of small HFiles).
 func open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return openAt(atFDCWD, path, path, flag, perm)
+}
+
+// openAt is open of name relative to directory descriptor dirfd; path is the file's whole path.
+func openAt(dirfd int, name, path string, flag int, perm os.FileMode) (*os.File, error) {
 	for {
-		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		fd, err := syscall.Openat(dirfd, name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
 		if err == syscall.EINTR {
 			continue
 		}
@@ -43,6 +58,39 @@ func open(path string, flag int, perm os.FileMode) (*os.File, error) {
 		}
 		return os.NewFile(uintptr(fd), path), nil
 	}
+}
+
+// Dir is an open directory in which files are created by name, relative to its descriptor (openat):
+// the kernel then resolves one name per file instead of the directory's whole path again (about 3 µs
+// of kernel time a file on the benchmark VM, for a staging directory 6 levels deep). It is safe for
+// concurrent use; Close must not run while a Create does.
+type Dir struct {
+	f    *os.File
+	fd   int
+	path string
+}
+
+// OpenDir opens the directory path.
+func OpenDir(path string) (*Dir, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return &Dir{f: os.NewFile(uintptr(fd), path), fd: fd, path: path}, nil
+}
+
+// Create is Create of the file name in d.
+func (d *Dir) Create(name string, perm os.FileMode) (*File, error) {
+	return openFileAt(d.fd, name, d.join(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+}
+
+// CreateSmall is CreateSmall of the file name in d.
+func (d *Dir) CreateSmall(name string, perm os.FileMode) (*File, error) {
+	f, err := openAt(d.fd, name, d.join(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &File{File: f, promote: true}, nil
 }
 
 func isInvalid(err error) bool { return errors.Is(err, syscall.EINVAL) }
@@ -78,3 +126,13 @@ func setDirect(f *File, on bool) error {
 	f.direct = on
 	return nil
 }
+
+// Close closes d. No Create may run at the same time or later.
+func (d *Dir) Close() error { return d.f.Close() }
+
+// Path returns the directory's path, as given to OpenDir.
+func (d *Dir) Path() string { return d.path }
+
+// join is the path of the file name in d, for its name and errors (the path is d's as given: clean
+// or not, the file is the same).
+func (d *Dir) join(name string) string { return d.path + "/" + name }

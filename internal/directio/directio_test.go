@@ -299,3 +299,66 @@ func TestCreateSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestDirCreate: files created by name in an open Dir (Create, CreateSmall) are the files of its path,
+// named by their whole path, hold the bytes written (O_DIRECT where the file system takes it, the
+// fallback on tmpfs, leaving no file behind from the refused open), and are never created over an
+// existing file.
+func TestDirCreate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, dir := range dirs(t) {
+		sub := filepath.Join(dir, "fam")
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		d, err := OpenDir(sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Path() != sub {
+			t.Fatalf("Path() = %q, want %q", d.Path(), sub)
+		}
+		for i, small := range []bool{false, true, false, true} {
+			size := []int{3*Align + 17, 12000, 1<<20 + 5, 70 << 10}[i]
+			data := make([]byte, size)
+			for k := range data {
+				data[k] = byte(rng.Uint32())
+			}
+			name := fmt.Sprintf("f%d", i)
+			create := d.Create
+			if small {
+				create = d.CreateSmall
+			}
+			f, err := create(name, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := filepath.Join(sub, name); f.Name() != want {
+				t.Fatalf("Name() = %q, want %q", f.Name(), want)
+			}
+			w := NewWriterFirst(f, 128<<10, 64<<10, nil)
+			if _, err := w.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := os.ReadFile(filepath.Join(sub, name)); err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%s small %v: file differs (%d bytes read, %v)", sub, small, len(got), err)
+			}
+			if _, err := create(name, 0o644); err == nil {
+				t.Fatalf("%s small %v: created over an existing file", sub, small)
+			}
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ents, err := os.ReadDir(sub)
+		if err != nil || len(ents) != 4 {
+			t.Fatalf("%s: %d entries (%v), want the 4 files", sub, len(ents), err)
+		}
+	}
+	if _, err := OpenDir(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Fatal("OpenDir of a missing directory succeeded")
+	}
+}

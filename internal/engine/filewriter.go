@@ -82,7 +82,7 @@ func (fw *fileWriter) open() error {
 	fw.name = fw.o.fileName(fam, fw.region, fw.part)
 	fw.rel = fam + string(filepath.Separator) + fw.name // filepath.Join's result: both are plain names
 	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize, Buffers: &fw.o.fileBuffers,
-		SizeHint: fw.o.fileBytes, CreateLock: &fw.o.createLocks[fw.fam]})
+		SizeHint: fw.o.fileBytes, CreateLock: &fw.o.createLocks[fw.fam], Dir: &fw.o.famDirs[fw.fam]})
 	if err != nil {
 		return err
 	}

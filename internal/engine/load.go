@@ -97,6 +97,7 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 	} else {
 		err = out.writeRegions(ctx, rt.sorters, rt.regions, workers)
 	}
+	out.closeDirs()
 	waitStart := time.Now()
 	if verr := out.waitVerified(); err == nil {
 		err = verr

@@ -35,6 +35,7 @@ type outputWriter struct {
 
 	spares      spareWriters     // closed writers and verifiers whose buffers the next files take
 	createLocks []sync.Mutex     // per family: FileOptions.CreateLock
+	famDirs     []FamilyDir      // per family: FileOptions.Dir, used under createLocks
 	fileBuffers directio.Buffers // the write buffers of closed files, for the next files
 	verifyWG    sync.WaitGroup
 	verifySem   chan struct{}
@@ -53,7 +54,16 @@ type outputWriter struct {
 func newOutputWriter(spec *Spec, sink Sink, families []string, totalBytes int64, pool *sorter.Pool) *outputWriter {
 	return &outputWriter{spec: spec, sink: sink, families: families, totalBytes: totalBytes, progress: spec.Progress,
 		dict: pool.Dict(), pool: pool, verifySem: make(chan struct{}, runtime.GOMAXPROCS(0)),
-		createLocks: make([]sync.Mutex, len(families))}
+		createLocks: make([]sync.Mutex, len(families)), famDirs: make([]FamilyDir, len(families))}
+}
+
+// closeDirs closes the family directories the sink kept open (FileOptions.Dir), after the last create.
+func (o *outputWriter) closeDirs() {
+	for i := range o.famDirs {
+		o.createLocks[i].Lock()
+		o.famDirs[i].Close()
+		o.createLocks[i].Unlock()
+	}
 }
 
 // streams is the number of sorted streams per region: one per family, or one with row records.

@@ -76,6 +76,7 @@ func writeRegion(ctx context.Context, spec *Spec, sink Sink, splits partition.Sp
 			defer it.Close()
 			return out.writeStream(ctx, it, splits, region, fam)
 		})
+		out.closeDirs()
 	}
 	if verr := out.waitVerified(); err == nil {
 		err = verr

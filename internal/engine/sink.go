@@ -48,6 +48,46 @@ type FileOptions struct {
 	// while the holder creates (rwsem_spin_on_owner: ~90 ms of CPU per 10,000 files on the benchmark
 	// VM); a goroutine waiting for the mutex parks, and its processor runs other goroutines meanwhile.
 	CreateLock *sync.Mutex
+	// Dir, if set with CreateLock, is where a sink that creates the file in a directory per family
+	// (DirSink) keeps that directory open, under CreateLock, for the family's next files: it creates
+	// them relative to it (openat) instead of resolving the directory's whole path for each file. The
+	// engine passes one per family, with the family's CreateLock, and closes it after the last create.
+	Dir *FamilyDir
+}
+
+// FamilyDir is a family's output directory kept open between the creates of its files
+// (FileOptions.Dir). The zero value holds nothing. It is used under the family's CreateLock only.
+type FamilyDir struct {
+	dir    *directio.Dir
+	closed bool
+}
+
+// Close closes the directory held, if any; later creates resolve the whole path again. The caller
+// holds the family's CreateLock. A directory opened for reading has nothing to lose at its close:
+// its error is not reported.
+func (f *FamilyDir) Close() {
+	f.closed = true
+	f.drop()
+}
+
+// drop closes the directory held, if any.
+func (f *FamilyDir) drop() {
+	if f.dir != nil {
+		f.dir.Close()
+		f.dir = nil
+	}
+}
+
+// keep opens and holds the directory path after a create by path in it, unless it holds path already
+// or is closed. Should the open fail, the next creates go by path, as without a FamilyDir.
+func (f *FamilyDir) keep(path string) {
+	if f.closed || (f.dir != nil && f.dir.Path() == path) {
+		return
+	}
+	f.drop()
+	if dir, err := directio.OpenDir(path); err == nil {
+		f.dir = dir
+	}
 }
 
 // File is one HFile being written. The engine writes it sequentially and then calls exactly one of
@@ -96,7 +136,7 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 	if o.SizeHint > 0 && o.SizeHint <= smallFile {
 		// One write through the page cache at Close, with no O_DIRECT to switch off for its tail and
 		// no background writer (a file larger than expected goes on with O_DIRECT).
-		f, err := createLocked(o.CreateLock, path, directio.CreateSmall)
+		f, err := d.create(o, family, name, path, true)
 		if err != nil {
 			return nil, fmt.Errorf("output: %w", err)
 		}
@@ -107,7 +147,7 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), path: path, family: family, name: name,
 			closed: d.Closed}, nil
 	}
-	f, err := createLocked(o.CreateLock, path, directio.Create)
+	f, err := d.create(o, family, name, path, false)
 	if err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
@@ -115,14 +155,49 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 		closed: d.Closed}, nil
 }
 
+// create creates the file at path, <family>/<name> under d.Dir (small: with directio.CreateSmall), holding
+// o.CreateLock if set; with o.Dir set too, relative to the family's directory held there.
+func (d DirSink) create(o FileOptions, family, name, path string, small bool) (*directio.File, error) {
+	how, howIn := directio.Create, (*directio.Dir).Create
+	if small {
+		how, howIn = directio.CreateSmall, (*directio.Dir).CreateSmall
+	}
+	if o.CreateLock == nil {
+		return create(path, how)
+	}
+	o.CreateLock.Lock()
+	defer o.CreateLock.Unlock()
+	if o.Dir == nil || !plainJoin(d.Dir, family, name) {
+		return create(path, how)
+	}
+	famDir := path[:len(path)-len(name)-1] // plainJoin: path is famDir + "/" + name
+	if dir := o.Dir.dir; dir != nil && dir.Path() == famDir {
+		f, err := howIn(dir, name, 0o644)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return f, err
+		}
+		o.Dir.drop() // the directory is gone: make it again by path, as the first create does
+	}
+	f, err := create(path, how)
+	if err == nil {
+		o.Dir.keep(famDir)
+	}
+	return f, err
+}
+
 // joinFile is filepath.Join(dir, family, name) without cleaning the whole path again for each of
 // thousands of files when dir is clean already and family and name are plain names (Clean of the
 // joined path costs about 2,400 instructions a file).
 func joinFile(dir, family, name string) string {
-	if filepath.Separator == '/' && plainName(family) && plainName(name) && cleanSlashDir(dir) {
+	if plainJoin(dir, family, name) {
 		return dir + "/" + family + "/" + name
 	}
 	return filepath.Join(dir, family, name)
+}
+
+// plainJoin reports whether dir + "/" + family + "/" + name is filepath.Join(dir, family, name).
+func plainJoin(dir, family, name string) bool {
+	return filepath.Separator == '/' && plainName(family) && plainName(name) && cleanSlashDir(dir)
 }
 
 // plainName reports whether s is one path element other than "." and "..".
@@ -151,15 +226,6 @@ func cleanSlashDir(dir string) bool {
 		start = i + 1
 	}
 	return true
-}
-
-// createLocked is create holding lock (FileOptions.CreateLock), if set.
-func createLocked(lock *sync.Mutex, path string, how func(string, os.FileMode) (*directio.File, error)) (*directio.File, error) {
-	if lock != nil {
-		lock.Lock()
-		defer lock.Unlock()
-	}
-	return create(path, how)
 }
 
 // create creates path with how, making its directory first if it does not exist yet (once per family:

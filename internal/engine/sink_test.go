@@ -111,11 +111,12 @@ func TestDirSinkCreateLock(t *testing.T) {
 	}
 }
 
-// lockSink is a DirSink that records the CreateLock each family's files came with.
+// lockSink is a DirSink that records the CreateLock and Dir each family's files came with.
 type lockSink struct {
 	DirSink
 	mu    sync.Mutex
 	locks map[string]map[*sync.Mutex]bool
+	dirs  map[string]map[*FamilyDir]bool
 }
 
 func (s *lockSink) Create(ctx context.Context, family, name string, o FileOptions) (File, error) {
@@ -124,16 +125,22 @@ func (s *lockSink) Create(ctx context.Context, family, name string, o FileOption
 		s.locks[family] = map[*sync.Mutex]bool{}
 	}
 	s.locks[family][o.CreateLock] = true
+	if s.dirs[family] == nil {
+		s.dirs[family] = map[*FamilyDir]bool{}
+	}
+	s.dirs[family][o.Dir] = true
 	s.mu.Unlock()
 	return s.DirSink.Create(ctx, family, name, o)
 }
 
-// TestLoadCreateLockPerFamily: the engine creates every file of a family with the same CreateLock,
-// and the files of different families with different ones (they live in different directories), with
-// and without row records (one stream writing every family's files).
+// TestLoadCreateLockPerFamily: the engine creates every file of a family with the same CreateLock and
+// Dir, and the files of different families with different ones (they live in different directories),
+// with and without row records (one stream writing every family's files); when Load returns, no
+// family directory is held open.
 func TestLoadCreateLockPerFamily(t *testing.T) {
 	for _, rows := range []bool{false, true} {
-		s := &lockSink{DirSink: DirSink{Dir: t.TempDir()}, locks: map[string]map[*sync.Mutex]bool{}}
+		s := &lockSink{DirSink: DirSink{Dir: t.TempDir()}, locks: map[string]map[*sync.Mutex]bool{},
+			dirs: map[string]map[*FamilyDir]bool{}}
 		spec := testSpec(t, testCSV(10))
 		spec.familyRecords = !rows
 		res, err := Load(context.Background(), spec, s)
@@ -153,5 +160,97 @@ func TestLoadCreateLockPerFamily(t *testing.T) {
 		if len(s.locks["a"]) != 1 || len(s.locks["b"]) != 1 || a == nil || b == nil || a == b {
 			t.Fatalf("rows %v: locks by family %v", rows, s.locks)
 		}
+		var da, db *FamilyDir
+		for d := range s.dirs["a"] {
+			da = d
+		}
+		for d := range s.dirs["b"] {
+			db = d
+		}
+		if len(s.dirs["a"]) != 1 || len(s.dirs["b"]) != 1 || da == nil || db == nil || da == db {
+			t.Fatalf("rows %v: dirs by family %v", rows, s.dirs)
+		}
+		if da.dir != nil || db.dir != nil || !da.closed || !db.closed {
+			t.Fatalf("rows %v: family directories left open (%v, %v) or not closed (%v, %v)", rows, da.dir, db.dir, da.closed, db.closed)
+		}
+	}
+}
+
+// TestDirSinkFamilyDir: with FileOptions.Dir (and CreateLock), DirSink keeps the family's directory
+// open after its first create and creates the next files relative to it, with the same bytes and
+// names as by path; a family directory removed under it is made again by path; after Close, files
+// are created by path and nothing is kept open.
+func TestDirSinkFamilyDir(t *testing.T) {
+	dir := t.TempDir()
+	sink := DirSink{Dir: dir}
+	var lock sync.Mutex
+	var fd FamilyDir
+	famDir := filepath.Join(dir, "fam")
+	write := func(name string, hint int64, size int) {
+		t.Helper()
+		data := bytes.Repeat([]byte(name+"|"), size/(len(name)+1)+1)[:size]
+		f, err := sink.Create(context.Background(), "fam", name, FileOptions{SizeHint: hint, CreateLock: &lock, Dir: &fd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(famDir, name)); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%s: file differs (%d bytes read, %v)", name, len(got), err)
+		}
+		if _, err := sink.Create(context.Background(), "fam", name, FileOptions{SizeHint: hint, CreateLock: &lock, Dir: &fd}); err == nil {
+			t.Fatalf("%s: created over an existing file", name)
+		}
+	}
+	write("first", 100, 12000)
+	if fd.dir == nil || fd.dir.Path() != famDir {
+		t.Fatalf("after the first create the family directory is not kept (%v)", fd.dir)
+	}
+	kept := fd.dir
+	write("small", 100, 12000)
+	write("large", smallFile+1, 3<<20)
+	if fd.dir != kept {
+		t.Fatal("the kept directory changed between creates")
+	}
+	// Files created through the kept directory land in it: moving it aside shows where they went.
+	aside := filepath.Join(dir, "aside")
+	if err := os.Rename(famDir, aside); err != nil {
+		t.Fatal(err)
+	}
+	f, err := sink.Create(context.Background(), "fam", "moved", FileOptions{SizeHint: 100, CreateLock: &lock, Dir: &fd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(aside, "moved")); err != nil {
+		t.Fatalf("not created through the kept directory: %v", err)
+	}
+	// A family directory gone (removed) is made again by path, and kept anew.
+	if err := os.RemoveAll(aside); err != nil {
+		t.Fatal(err)
+	}
+	write("again", 100, 5000)
+	if fd.dir == nil || fd.dir == kept {
+		t.Fatalf("the remade directory is not kept (%v)", fd.dir)
+	}
+	lock.Lock()
+	fd.Close()
+	lock.Unlock()
+	if fd.dir != nil {
+		t.Fatal("Close left the directory open")
+	}
+	write("closed", 100, 5000)
+	if fd.dir != nil {
+		t.Fatal("a create after Close kept the directory")
+	}
+	ents, err := os.ReadDir(famDir)
+	if err != nil || len(ents) != 2 {
+		t.Fatalf("%d entries in the remade family directory (%v), want again and closed", len(ents), err)
 	}
 }
