@@ -2,8 +2,11 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/kv"
@@ -13,8 +16,14 @@ import (
 // and qualifier buffers, pending rejects), so that mapping a row allocates nothing in steady state.
 // A Mapper is not safe for concurrent use; make one per goroutine.
 type Mapper struct {
-	m      *Mapping
-	kb     keyBuilder
+	m  *Mapping
+	kb keyBuilder
+	// keyField is the value slot of a row key that is one bytes column as it is (ImportTsv's
+	// HBASE_ROW_KEY), -1 otherwise: such a key is the field itself (rowKey), not a copy of it.
+	keyField int
+	keyUTF8  bool // the key field's type is string: its bytes must be valid UTF-8
+	// row is the current row's key: mp.key, or the key field's bytes in the batch (keyField).
+	row    []byte
 	vals   []value
 	absent []bool
 	pos    []int
@@ -26,6 +35,11 @@ type Mapper struct {
 	tags     []byte // the row's cell tags (CellTags mappings)
 	// per-column scratch for Parquet values that need formatting (large decimals, uint64, times of day)
 	colText [][]byte
+
+	// plainAt is the plain cells' fields under the current binding when every one of them has a one-byte
+	// qualifier code (appendPlainFields), nil otherwise; plainMax is the highest field they read.
+	plainAt  []plainField
+	plainMax int
 
 	// binding cache
 	boundHeader []string
@@ -46,12 +60,14 @@ type Mapper struct {
 
 // NewMapper returns a Mapper for m.
 func (m *Mapping) NewMapper() *Mapper {
-	return &Mapper{
+	mp := &Mapper{
 		m:       m,
 		vals:    make([]value, len(m.cols)),
 		absent:  make([]bool, len(m.cols)),
 		colText: make([][]byte, len(m.cols)),
 	}
+	mp.keyField, mp.keyUTF8 = m.keyField()
+	return mp
 }
 
 // Counts returns the totals of the batches mapped so far (BytesRead is left to the caller).
@@ -106,6 +122,7 @@ func (mp *Mapper) bindFor(b *Batch, header []string) error {
 		return err
 	}
 	mp.pos, mp.bound, mp.boundCols, mp.boundHeader = pos, true, b.NumCols, header
+	mp.plainAt, mp.plainMax = mp.m.plainFields(mp.plainAt[:0], pos)
 	return nil
 }
 
@@ -187,15 +204,15 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 
 	// 2. The row key.
 	var err error
-	mp.key, err = mp.kb.appendParts(mp.key[:0], m.key, mp.vals, m.cols)
+	mp.row, err = mp.rowKey()
 	if err != nil {
 		return "row key: " + err.Error(), nil
 	}
-	if len(mp.key) == 0 {
+	if len(mp.row) == 0 {
 		return "empty row key", nil
 	}
-	if len(mp.key) > kv.MaxRowLength {
-		return fmt.Sprintf("row key of %d bytes exceeds HBase's limit of %d", len(mp.key), kv.MaxRowLength), nil
+	if len(mp.row) > kv.MaxRowLength {
+		return fmt.Sprintf("row key of %d bytes exceeds HBase's limit of %d", len(mp.row), kv.MaxRowLength), nil
 	}
 
 	// 3. The timestamp.
@@ -229,7 +246,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	// open record and the buffers are kept in locals and stored in out at the end of the row; on a bad
 	// value, nothing this row appended is kept.
 	seq := SeqOf(b.FileIndex, b.FirstRow+int64(i))
-	kvRow := 8 + kv.KeyInfrastructureSize + len(mp.key) // KeyValue bytes of a cell, but for family, qualifier, value
+	kvRow := 8 + kv.KeyInfrastructureSize + len(mp.row) // KeyValue bytes of a cell, but for family, qualifier, value
 	if plain {
 		mp.appendPlainCells(b, i, numCols, out, seq, ts, kvRow)
 		return "", nil
@@ -322,7 +339,7 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 				recs = append(recs, cur)
 			}
 			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
-			buf = cellrec.AppendHeader(buf, mp.key, fam, ts, kv.TypePut)
+			buf = cellrec.AppendHeader(buf, mp.row, fam, ts, kv.TypePut)
 		}
 		if qidx >= 0 {
 			buf = dict.AppendCellTags(buf, qidx, val, mp.tags)
@@ -339,6 +356,20 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	}
 	mp.endRow(out, buf, recs, cur, open, skipped, cells)
 	return "", nil
+}
+
+// rowKey returns the current row's key (its values read): the key field's bytes in the batch when the key
+// is that one column as it is (keyField), else the key built in mp.key (which also says why a key is
+// refused: NULL, invalid UTF-8 for type string).
+func (mp *Mapper) rowKey() ([]byte, error) {
+	if f := mp.keyField; f >= 0 {
+		if v := &mp.vals[f]; (v.kind == vkText || v.kind == vkBinary) && (!mp.keyUTF8 || utf8.Valid(v.b)) {
+			return v.b, nil
+		}
+	}
+	var err error
+	mp.key, err = mp.kb.appendParts(mp.key[:0], mp.m.key, mp.vals, mp.m.cols)
+	return mp.key, err
 }
 
 // endRow closes the row's open record (if open) and stores the row's records and counts.
@@ -451,7 +482,7 @@ func (mp *Mapper) appendPlainCells(b *Batch, i, numCols int, out *CellBatch, seq
 				recs = append(recs, cur)
 			}
 			cur, open = RecordRef{Off: uint32(len(buf)), Family: cs.family, Seq: seq}, true
-			buf = cellrec.AppendHeader(buf, mp.key, fam, ts, kv.TypePut)
+			buf = cellrec.AppendHeader(buf, mp.row, fam, ts, kv.TypePut)
 		}
 		buf = dict.AppendCell(buf, qidx, val)
 		prevIdx, lastFam = qidx, cs.family
@@ -482,7 +513,15 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 	nulls, ends, data, base := b.Nulls, b.Ends, b.Data, i*b.NumCols
 	buf := out.Buf
 	off := len(buf)
-	buf = cellrec.AppendHeader(buf, mp.key, pcs[0].fam, ts, kv.TypePut)
+	buf = cellrec.AppendHeader(buf, mp.row, pcs[0].fam, ts, kv.TypePut)
+	if at := mp.plainAt; at != nil && mp.plainMax < numCols && b.NumCols == numCols {
+		start := int32(0)
+		if base > 0 {
+			start = ends[base-1]
+		}
+		buf, sum, cells := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+		return mp.endPlainRecord(out, buf, off, uint64(cells)*uint64(kvRow)+sum, cells, int64(len(at)-cells), pcs[0].family, seq)
+	}
 	var kvBytes uint64
 	var skipped int64
 	cells := 0
@@ -509,6 +548,67 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 	return mp.endPlainRecord(out, buf, off, kvBytes, cells, skipped, pcs[0].family, seq)
 }
 
+// plainField is a plain cell of a one-record row (appendPlainFields) under a binding: its field in the
+// row, its one-byte qualifier code and what a cell of it adds to the KeyValue bytes besides the row and
+// the value (family and qualifier lengths).
+type plainField struct {
+	f         int32
+	famQual   int32
+	code      byte
+	nullEmpty bool
+	skipEmpty bool
+}
+
+// appendPlainFields appends the cells of one row of a plain one-record mapping to buf, every cell's
+// field present (rowEnds and rowNulls are the row's, its first field starting at start in data): the
+// loop of appendPlainRecord on locals only, so that it keeps its values in registers. It returns buf,
+// the sum over the cells written of famQual and the value's length, and how many it wrote; the others
+// were skipped (NULL without null_empty, or empty with skip_empty).
+func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int) {
+	var sum uint64
+	cells := 0
+	// A short value is copied as two 8-byte words, read from data up to its capacity and written into
+	// buf's spare room, instead of through a call to memmove (whose clobbered registers would be
+	// reloaded in every iteration): room for that is made once per row.
+	if cap(buf)-len(buf) < 18*len(at) {
+		buf = slices.Grow(buf, 18*len(at))
+	}
+	src := data[:cap(data)]
+	for k := range at {
+		a := &at[k]
+		s, e := start, rowEnds[a.f]
+		if a.f > 0 {
+			s = rowEnds[a.f-1]
+		}
+		if rowNulls[a.f] {
+			if !a.nullEmpty || a.skipEmpty {
+				continue
+			}
+			e = s // NULL with null_empty: an empty value
+		} else if e == s && a.skipEmpty {
+			continue
+		}
+		n := e - s
+		if l := len(buf); n <= 16 && int(s)+16 <= len(src) && l+18 <= cap(buf) {
+			w := buf[l : l+18]
+			w[0], w[1] = a.code, byte(n)
+			binary.LittleEndian.PutUint64(w[2:], binary.LittleEndian.Uint64(src[s:]))
+			binary.LittleEndian.PutUint64(w[10:], binary.LittleEndian.Uint64(src[s+8:]))
+			buf = buf[:l+2+int(n)]
+		} else {
+			if n < 0x80 {
+				buf = append(buf, a.code, byte(n))
+			} else {
+				buf = binary.AppendUvarint(append(buf, a.code), uint64(n))
+			}
+			buf = append(buf, data[s:e]...)
+		}
+		sum += uint64(a.famQual) + uint64(n)
+		cells++
+	}
+	return buf, sum, cells
+}
+
 // appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
 // in the row dictionary ascend): one record per row for all families, its family the first cell's. It
 // also reports false, having appended nothing, for a row record that reaches rowRecordSplit bytes
@@ -520,7 +620,7 @@ func (mp *Mapper) appendPlainRowRecord(b *Batch, i, numCols int, out *CellBatch,
 	rowQ := mp.rows.plain // each plain cell's qualifier index in the row dictionary
 	buf := out.Buf
 	off := len(buf)
-	buf = cellrec.AppendHeader(buf, mp.key, nil, ts, kv.TypePut)
+	buf = cellrec.AppendHeader(buf, mp.row, nil, ts, kv.TypePut)
 	var kvBytes uint64
 	var skipped int64
 	cells := 0

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +17,7 @@ import (
 func TestPlainMappingMatchesGeneral(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	plainSeen, oneSeen := 0, 0 // mappings, and those whose rows are one record each (Mapping.plainOne)
+	fieldsSeen := 0            // ... and those whose every field is in reach (appendPlainFields)
 	for iter := 0; iter < 400; iter++ {
 		cfg, width := randomPlainConfig(rng)
 		m, err := Compile(cfg)
@@ -40,6 +42,12 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 					rows[i][j] = ""
 				case 2:
 					rows[i][j] = " " + fmt.Sprint(rng.Intn(100)) + " "
+				case 3:
+					if rng.Intn(4) == 0 { // a value length of two bytes, or just one
+						rows[i][j] = strings.Repeat("w", 120+rng.Intn(20))
+						break
+					}
+					rows[i][j] = fmt.Sprintf("v%d", rng.Intn(1000))
 				default:
 					rows[i][j] = fmt.Sprintf("v%d", rng.Intn(1000))
 				}
@@ -62,6 +70,9 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 			t.Fatalf("mapping %d (%+v): plain and general records differ:\n plain   %v\n general %v", iter, cfg,
 				outs[0].Records, outs[1].Records)
 		}
+		if mps[0].plainAt != nil && mps[0].plainMax < width {
+			fieldsSeen++
+		}
 		if mps[0].counts != mps[1].counts {
 			t.Fatalf("mapping %d: counts differ: plain %+v, general %+v", iter, mps[0].counts, mps[1].counts)
 		}
@@ -70,8 +81,9 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 			t.Fatalf("mapping %d: rejects differ: plain %d %q, general %d %q", iter, r0.n, r0.first, r1.n, r1.first)
 		}
 	}
-	if plainSeen == 0 || oneSeen < 20 {
-		t.Fatalf("%d plain mappings were generated, %d of one record per row", plainSeen, oneSeen)
+	if plainSeen == 0 || oneSeen < 20 || fieldsSeen < 20 {
+		t.Fatalf("%d plain mappings were generated, %d of one record per row, %d of them through appendPlainFields",
+			plainSeen, oneSeen, fieldsSeen)
 	}
 }
 

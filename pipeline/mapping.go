@@ -296,6 +296,39 @@ func (m *Mapping) compilePlain() {
 	}
 }
 
+// plainFields appends to dst the plain cells' fields under the binding pos (Mapper.plainAt) and returns
+// them with the highest field they read, or nil when the mapping is not plain and one record a row
+// (plainOne), a cell's qualifier code takes more than one byte or a field position is out of reach.
+func (m *Mapping) plainFields(dst []plainField, pos []int) ([]plainField, int) {
+	if !m.plainOne {
+		return nil, 0
+	}
+	hi := 0
+	for _, pc := range m.plain {
+		code, f := 2*pc.qidx+1, pos[pc.col]
+		if code >= 0x80 || f < 0 || f >= 1<<30 || pc.famQual >= 1<<30 {
+			return nil, 0
+		}
+		dst = append(dst, plainField{f: int32(f), famQual: int32(pc.famQual), code: byte(code), nullEmpty: pc.nullEmpty,
+			skipEmpty: pc.skipEmpty})
+		hi = max(hi, f)
+	}
+	return dst, hi
+}
+
+// keyField returns the value slot of a row key made of one column as it is (type bytes or string: its
+// text or binary value unchanged, valid UTF-8 for string; no flip, reverse or padding), and whether its
+// type is string; -1 for any other key.
+func (m *Mapping) keyField() (int, bool) {
+	if len(m.key) != 1 {
+		return -1, false
+	}
+	if p := &m.key[0]; p.kind == pkColumn && (p.typ == TypeBytes || p.typ == TypeString) && !p.flip && !p.reverse && p.width == 0 {
+		return p.col, p.typ == TypeString
+	}
+	return -1, false
+}
+
 // CellTags reports whether the mapping gives cells tags (a ttl or visibility column). Its dictionary is
 // then tagged (cellrec.NewTaggedDict): every cell of its records carries the row's tags in a field of
 // its own, and the KeyValues they expand to have HBase's tags length and tags after the value.

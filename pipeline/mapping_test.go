@@ -430,3 +430,36 @@ timestamp: {value: 3}
 		}
 	}
 }
+
+// A row key that is one bytes column as it is takes the field's bytes without building a copy
+// (Mapping.keyField); trimming and defaults still apply to it, and every other key is built.
+func TestKeyFieldIsTheFieldAsItIs(t *testing.T) {
+	for _, c := range []struct {
+		rowkey string
+		want   int
+	}{
+		{`[{column: k}]`, 0},
+		{`[{column: v}]`, 1},
+		{`[{column: k, width: 4}]`, -1},
+		{`[{column: k, reverse: true}]`, -1},
+		{`[{column: k}, {literal: "|"}]`, -1},
+		{`[{column: n}]`, -1}, // type long
+	} {
+		m := compileYAML(t, "columns: [{name: k, trim: true, default: dflt}, {name: v, cell: \"d:v\"}, {name: n, type: long}]\n"+
+			"rowkey: "+c.rowkey+"\ntimestamp: {value: 1}\n")
+		if got, _ := m.keyField(); got != c.want {
+			t.Errorf("rowkey %s: keyField %d, want %d", c.rowkey, got, c.want)
+		}
+	}
+	m := compileYAML(t, "columns: [{name: k, trim: true, default: dflt}, {name: v, cell: \"d:v\"}]\nrowkey: [{column: k}]\ntimestamp: {value: 1}\n")
+	var cb CellBatch
+	b := textBatch("k.csv", 0, 0, [][]string{{"  a b ", "x"}, {NUL, "y"}, {"c\xff", "w"}, {"c", "z"}})
+	var rej bytes.Buffer
+	if err := m.NewMapper().MapBatch(b, []string{"k", "v"}, &cb, NewRejectSink(&rej, -1)); err != nil {
+		t.Fatal(err)
+	}
+	equalLines(t, cellLines(t, &cb), []string{"0 0/0 a b\td:v\t1\tPut\tx", "0 0/1 dflt\td:v\t1\tPut\ty", "0 0/3 c\td:v\t1\tPut\tz"})
+	if !strings.Contains(rej.String(), "invalid UTF-8") {
+		t.Errorf("a key of type string that is not UTF-8 is not refused: rejects %q", rej.String())
+	}
+}

@@ -40,7 +40,8 @@ type Iterator struct {
 	ranged   bool          // opened by Ranges.Open: closing it leaves the sorter and its runs alone
 	slots    chan struct{} // opened by Ranges.Open on reserved buffers: the token to give back
 	limit    []byte
-	held     *view // the view Next stopped at because of limit
+	limitKey uint64 // limit's first 8 bytes, big-endian, zero padded (cellrec.Prefix)
+	held     *view  // the view Next stopped at because of limit
 }
 
 // newIterator builds the final merge (s.mu held, remainder sorted, reserved already accounted).
@@ -72,11 +73,18 @@ func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, er
 // Limit makes Next stop (return false, with a nil Err) before the first view whose row is hi or after
 // it; nil hi means no limit. A later Limit with a higher bound goes on from that view, so that one
 // merge writes several consecutive regions (a Ranges.Open over all of them, then Limit(end) per region).
-func (it *Iterator) Limit(hi []byte) { it.limit = hi }
+func (it *Iterator) Limit(hi []byte) { it.limit, it.limitKey = hi, cellrec.Prefix(hi) }
 
-// beyond reports whether v is at or after the limit.
+// beyond reports whether v is at or after the limit. The rows' first 8 bytes decide as integers
+// whenever they differ (they do for all but the views next to the limit); only equal ones compare the rows.
 func (it *Iterator) beyond(v *view) bool {
-	return it.limit != nil && bytes.Compare(v.h.Row, it.limit) >= 0
+	if it.limit == nil {
+		return false
+	}
+	if k := cellrec.Prefix(v.h.Row); k != it.limitKey {
+		return k > it.limitKey
+	}
+	return bytes.Compare(v.h.Row, it.limit) >= 0
 }
 
 // Next advances to the next view. It returns false at the end, at the limit (see Limit) or on error
