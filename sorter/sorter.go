@@ -273,6 +273,7 @@ func (s *Sorter) growIndex() error {
 		return err
 	}
 	idx := make([]entry, len(s.a.idx), newCap)
+	prefaultIndex(idx)
 	copy(idx, s.a.idx)
 	s.a.idx = idx
 	s.setHeld(s.held + need - int64(old)*entrySize)
@@ -292,6 +293,7 @@ func (s *Sorter) newSlab(n int) error {
 			return err
 		}
 		slab = make([]byte, size)
+		prefault(slab)
 	}
 	s.a.slabs = append(s.a.slabs, slab)
 	s.cur = len(s.a.slabs) - 1
