@@ -22,6 +22,8 @@ type Mapper struct {
 	// HBASE_ROW_KEY), -1 otherwise: such a key is the field itself (rowKey), not a copy of it.
 	keyField int
 	keyUTF8  bool // the key field's type is string: its bytes must be valid UTF-8
+	// keyDirect: the key field is not trimmed, so that a plain mapping's key is its field in the batch.
+	keyDirect bool
 	// row is the current row's key: mp.key, or the key field's bytes in the batch (keyField).
 	row    []byte
 	vals   []value
@@ -40,6 +42,8 @@ type Mapper struct {
 	// qualifier code (appendPlainFields), nil otherwise; plainMax is the highest field they read.
 	plainAt  []plainField
 	plainMax int
+	// plainRows is the row plan plainAt was made for (its codes are the row dictionary's), nil for none.
+	plainRows *rowPlan
 
 	// binding cache
 	boundHeader []string
@@ -67,6 +71,7 @@ func (m *Mapping) NewMapper() *Mapper {
 		colText: make([][]byte, len(m.cols)),
 	}
 	mp.keyField, mp.keyUTF8 = m.keyField()
+	mp.keyDirect = mp.keyField >= 0 && !m.cols[mp.keyField].trim
 	return mp
 }
 
@@ -122,7 +127,8 @@ func (mp *Mapper) bindFor(b *Batch, header []string) error {
 		return err
 	}
 	mp.pos, mp.bound, mp.boundCols, mp.boundHeader = pos, true, b.NumCols, header
-	mp.plainAt, mp.plainMax = mp.m.plainFields(mp.plainAt[:0], pos)
+	mp.plainAt, mp.plainMax = mp.m.plainFields(mp.plainAt[:0], pos, mp.rows)
+	mp.plainRows = mp.rows
 	return nil
 }
 
@@ -198,15 +204,28 @@ func (mp *Mapper) mapRow(b *Batch, i, numCols int, out *CellBatch) (string, erro
 	// 1. Read the fields the mapping uses into values: for a plain mapping of a text batch, only the key's
 	// (its cells take their values straight from the batch, in step 5).
 	plain := m.plain != nil && b.Record == nil && !mp.general
-	if err := mp.readColumns(b, i, numCols, plain); err != nil {
-		return "", err
+	// 2. The row key. A plain mapping whose key is one untrimmed column as it is takes the key field
+	// straight from the batch (keyDirect) unless it is NULL (a default, or a NULL key's reason) or not
+	// UTF-8 for type string (the reason): then, as for every other key, the values are read and it is built.
+	direct := false
+	if plain && mp.keyDirect {
+		if p := mp.pos[mp.keyField]; p < numCols {
+			if k := i*b.NumCols + p; !b.Nulls[k] {
+				row := fieldText(b.Data, b.Ends, k)
+				if direct = !mp.keyUTF8 || utf8.Valid(row); direct {
+					mp.row = row
+				}
+			}
+		}
 	}
-
-	// 2. The row key.
 	var err error
-	mp.row, err = mp.rowKey()
-	if err != nil {
-		return "row key: " + err.Error(), nil
+	if !direct {
+		if err := mp.readColumns(b, i, numCols, plain); err != nil {
+			return "", err
+		}
+		if mp.row, err = mp.rowKey(); err != nil {
+			return "row key: " + err.Error(), nil
+		}
 	}
 	if len(mp.row) == 0 {
 		return "empty row key", nil
@@ -514,12 +533,12 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 	buf := out.Buf
 	off := len(buf)
 	buf = cellrec.AppendHeader(buf, mp.row, pcs[0].fam, ts, kv.TypePut)
-	if at := mp.plainAt; at != nil && mp.plainMax < numCols && b.NumCols == numCols {
+	if at := mp.plainAt; at != nil && mp.plainRows == nil && mp.plainMax < numCols && b.NumCols == numCols {
 		start := int32(0)
 		if base > 0 {
 			start = ends[base-1]
 		}
-		buf, sum, cells := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+		buf, sum, cells, _ := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
 		return mp.endPlainRecord(out, buf, off, uint64(cells)*uint64(kvRow)+sum, cells, int64(len(at)-cells), pcs[0].family, seq)
 	}
 	var kvBytes uint64
@@ -562,11 +581,11 @@ type plainField struct {
 // appendPlainFields appends the cells of one row of a plain one-record mapping to buf, every cell's
 // field present (rowEnds and rowNulls are the row's, its first field starting at start in data): the
 // loop of appendPlainRecord on locals only, so that it keeps its values in registers. It returns buf,
-// the sum over the cells written of famQual and the value's length, and how many it wrote; the others
-// were skipped (NULL without null_empty, or empty with skip_empty).
-func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int) {
+// the sum over the cells written of famQual and the value's length, how many it wrote (the others were
+// skipped: NULL without null_empty, or empty with skip_empty) and the index in at of the first written.
+func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int, int) {
 	var sum uint64
-	cells := 0
+	cells, first := 0, 0
 	// A short value is copied as two 8-byte words, read from data up to its capacity and written into
 	// buf's spare room, instead of through a call to memmove (whose clobbered registers would be
 	// reloaded in every iteration): room for that is made once per row.
@@ -604,9 +623,12 @@ func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start
 			buf = append(buf, data[s:e]...)
 		}
 		sum += uint64(a.famQual) + uint64(n)
+		if cells == 0 {
+			first = k
+		}
 		cells++
 	}
-	return buf, sum, cells
+	return buf, sum, cells, first
 }
 
 // appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
@@ -621,6 +643,19 @@ func (mp *Mapper) appendPlainRowRecord(b *Batch, i, numCols int, out *CellBatch,
 	buf := out.Buf
 	off := len(buf)
 	buf = cellrec.AppendHeader(buf, mp.row, nil, ts, kv.TypePut)
+	if at := mp.plainAt; at != nil && mp.plainRows == mp.rows && mp.plainMax < numCols && b.NumCols == numCols {
+		start := int32(0)
+		if base > 0 {
+			start = ends[base-1]
+		}
+		// A record that cannot reach rowRecordSplit (its values are at most the row's field bytes, each
+		// after a code and a length of at most 3 bytes) is never cut: the one-family loop makes it.
+		if span := int(ends[base+numCols-1] - start); len(buf)-off+span+4*len(at) < rowRecordSplit {
+			buf, sum, cells, first := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+			return mp.endPlainRecord(out, buf, off, uint64(cells)*uint64(kvRow)+sum, cells, int64(len(at)-cells),
+				pcs[first].family, seq)
+		}
+	}
 	var kvBytes uint64
 	var skipped int64
 	cells := 0

@@ -18,6 +18,7 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	plainSeen, oneSeen := 0, 0 // mappings, and those whose rows are one record each (Mapping.plainOne)
 	fieldsSeen := 0            // ... and those whose every field is in reach (appendPlainFields)
+	directSeen := 0            // mappings whose key is its field in the batch (Mapper.keyDirect)
 	for iter := 0; iter < 400; iter++ {
 		cfg, width := randomPlainConfig(rng)
 		m, err := Compile(cfg)
@@ -47,6 +48,10 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 						rows[i][j] = strings.Repeat("w", 120+rng.Intn(20))
 						break
 					}
+					if rng.Intn(4) == 0 { // not UTF-8: refused as a key of type string
+						rows[i][j] = "\xffz"
+						break
+					}
 					rows[i][j] = fmt.Sprintf("v%d", rng.Intn(1000))
 				default:
 					rows[i][j] = fmt.Sprintf("v%d", rng.Intn(1000))
@@ -73,6 +78,9 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 		if mps[0].plainAt != nil && mps[0].plainMax < width {
 			fieldsSeen++
 		}
+		if mps[0].keyDirect {
+			directSeen++
+		}
 		if mps[0].counts != mps[1].counts {
 			t.Fatalf("mapping %d: counts differ: plain %+v, general %+v", iter, mps[0].counts, mps[1].counts)
 		}
@@ -81,9 +89,9 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 			t.Fatalf("mapping %d: rejects differ: plain %d %q, general %d %q", iter, r0.n, r0.first, r1.n, r1.first)
 		}
 	}
-	if plainSeen == 0 || oneSeen < 20 || fieldsSeen < 20 {
-		t.Fatalf("%d plain mappings were generated, %d of one record per row, %d of them through appendPlainFields",
-			plainSeen, oneSeen, fieldsSeen)
+	if plainSeen == 0 || oneSeen < 20 || fieldsSeen < 20 || directSeen < 20 {
+		t.Fatalf("%d plain mappings were generated, %d of one record per row, %d of them through appendPlainFields, %d with the key field taken directly",
+			plainSeen, oneSeen, fieldsSeen, directSeen)
 	}
 }
 
@@ -115,7 +123,7 @@ func randomPlainConfig(rng *rand.Rand) (*MappingConfig, int) {
 			}
 		}
 		if cc.Cell == "" && rng.Intn(3) == 0 {
-			cc.Trim = true // trimmed, or another type: fine for a column that is not a cell
+			cc.Trim = rng.Intn(2) == 0 // trimmed, or another type: fine for a column that is not a cell
 			cc.Type = "string"
 		}
 		cfg.Columns = append(cfg.Columns, cc)

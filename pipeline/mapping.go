@@ -298,15 +298,20 @@ func (m *Mapping) compilePlain() {
 
 // plainFields appends to dst the plain cells' fields under the binding pos (Mapper.plainAt) and returns
 // them with the highest field they read, or nil when the mapping is not plain and one record a row
-// (plainOne), a cell's qualifier code takes more than one byte or a field position is out of reach.
-func (m *Mapping) plainFields(dst []plainField, pos []int) ([]plainField, int) {
-	if !m.plainOne {
+// (plainOne; with rows, rows.plainOne), a cell's qualifier code takes more than one byte or a field
+// position is out of reach. With rows the codes are the row dictionary's.
+func (m *Mapping) plainFields(dst []plainField, pos []int, rows *rowPlan) ([]plainField, int) {
+	if rows == nil && !m.plainOne || rows != nil && !rows.plainOne {
 		return nil, 0
 	}
 	hi := 0
-	for _, pc := range m.plain {
-		code, f := 2*pc.qidx+1, pos[pc.col]
-		if code >= 0x80 || f < 0 || f >= 1<<30 || pc.famQual >= 1<<30 {
+	for k, pc := range m.plain {
+		qidx := pc.qidx
+		if rows != nil {
+			qidx = rows.plain[k]
+		}
+		code, f := 2*qidx+1, pos[pc.col]
+		if qidx < 0 || code >= 0x80 || f < 0 || f >= 1<<30 || pc.famQual >= 1<<30 {
 			return nil, 0
 		}
 		dst = append(dst, plainField{f: int32(f), famQual: int32(pc.famQual), code: byte(code), nullEmpty: pc.nullEmpty,

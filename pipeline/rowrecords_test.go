@@ -68,7 +68,7 @@ func splitCells(t *testing.T, cb *CellBatch, rd *cellrec.RowDict) []string {
 // the same, and a mapping whose cells ascend in (family, qualifier) order makes one record per row.
 func TestRowRecordsSameCells(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	oneRecordRows, plainOne := 0, 0
+	oneRecordRows, plainOne, fieldsSeen := 0, 0, 0
 	for iter := 0; iter < 300; iter++ {
 		var m *Mapping
 		var rows [][]string
@@ -89,7 +89,7 @@ func TestRowRecordsSameCells(t *testing.T) {
 			for i := 0; i < 1+rng.Intn(40); i++ {
 				row := make([]string, width)
 				for j := range row {
-					row[j] = []string{NUL, "", fmt.Sprintf("v%d", rng.Intn(100))}[rng.Intn(3)]
+					row[j] = []string{NUL, "", fmt.Sprintf("v%d", rng.Intn(100)), strings.Repeat("w", 100+rng.Intn(60))}[rng.Intn(4)]
 				}
 				rows = append(rows, row)
 			}
@@ -131,6 +131,9 @@ func TestRowRecordsSameCells(t *testing.T) {
 		if strings.Join(want, "\n") != strings.Join(got, "\n") {
 			t.Fatalf("mapping %d: cells differ\nfamily records:\n%s\nrow records:\n%s", iter, strings.Join(want, "\n"), strings.Join(got, "\n"))
 		}
+		if mps[1].plainAt != nil && mps[1].plainRows == plan && mps[1].plainMax < b.NumCols {
+			fieldsSeen++ // the plain row records were made by appendPlainFields
+		}
 		if mps[0].counts != mps[1].counts || mps[0].rejects.n != mps[1].rejects.n {
 			t.Fatalf("mapping %d: counts differ: %+v and %+v", iter, mps[0].counts, mps[1].counts)
 		}
@@ -149,8 +152,9 @@ func TestRowRecordsSameCells(t *testing.T) {
 			oneRecordRows += len(seqs)
 		}
 	}
-	if oneRecordRows < 100 || plainOne < 20 {
-		t.Fatalf("only %d rows had ascending cells, %d mappings one plain row record per row", oneRecordRows, plainOne)
+	if oneRecordRows < 100 || plainOne < 20 || fieldsSeen < 20 {
+		t.Fatalf("only %d rows had ascending cells, %d mappings one plain row record per row, %d through appendPlainFields",
+			oneRecordRows, plainOne, fieldsSeen)
 	}
 }
 

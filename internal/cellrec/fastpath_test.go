@@ -109,3 +109,32 @@ func TestParseHeaderFastPathAgrees(t *testing.T) {
 		}
 	}
 }
+
+// Next and NextTags (with their one-byte paths) decode what the checked decoder (nextCode) decodes, cell
+// by cell, on regions with dictionary and literal cells, one- and two-byte codes and lengths, and tags.
+func TestNextAgreesWithCheckedDecoder(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	var quals [][]byte
+	for i := 0; i < 100; i++ {
+		quals = append(quals, []byte(fmt.Sprintf("q%03d", i)))
+	}
+	for _, d := range []*Dict{NewDict(quals), NewTaggedDict(quals), NewDict(quals[:3])} {
+		for iter := 0; iter < 5000; iter++ {
+			cells := randomCells(r, d)
+			for rest := cells; len(rest) > 0; {
+				wq, wv, wt, wrest, _, err := d.nextCode(rest)
+				if err != nil {
+					t.Fatal(err)
+				}
+				q, v, tags, trest := d.NextTags(rest)
+				nq, nv, nrest := d.Next(rest)
+				if !bytes.Equal(q, wq) || !bytes.Equal(v, wv) || !bytes.Equal(tags, wt) || len(trest) != len(wrest) ||
+					!bytes.Equal(nq, wq) || !bytes.Equal(nv, wv) || len(nrest) != len(wrest) || cap(v) != len(v) || cap(nv) != len(nv) {
+					t.Fatalf("tagged %v, iteration %d: NextTags %q=%q %x (%d left), Next %q=%q (%d left); want %q=%q %x (%d left)",
+						d.Tagged(), iter, q, v, tags, len(trest), nq, nv, len(nrest), wq, wv, wt, len(wrest))
+				}
+				rest = wrest
+			}
+		}
+	}
+}
