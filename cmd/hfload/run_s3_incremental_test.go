@@ -76,6 +76,18 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 			job := jobFile("bucket", c.scheme+"://"+bucket+"/out", filepath.Join(dir, "state"))
 			localJob := jobFile("local", filepath.Join(dir, "local"), filepath.Join(dir, "state-local"))
 			lockKey := "out/inc/" + jobs.OutLockName
+			// Run ids begin with the run's start second, so two runs within one second (a quiet, fast
+			// machine) need not sort in run order: each run's directory is the one not seen before.
+			seenBucket, seenLocal := map[string]bool{}, map[string]bool{}
+			newest := func(all []string, seen map[string]bool) (fresh []string) {
+				for _, r := range all {
+					if !seen[r] {
+						seen[r] = true
+						fresh = append(fresh, r)
+					}
+				}
+				return fresh
+			}
 			sameAsLocal := func(run int) {
 				t.Helper()
 				runs := runPrefixes(t, st, "out/inc")
@@ -83,7 +95,11 @@ func TestRunIncrementalIntoBucket(t *testing.T) {
 				if len(runs) != run || len(localRuns) != run {
 					t.Fatalf("after run %d: bucket runs %v, local runs %v", run, runs, localRuns)
 				}
-				if l, r := hfileSums(t, localRuns[run-1]), bucketSums(t, st, "out/inc/"+runs[run-1]); len(l) == 0 || strings.Join(l, "\n") != strings.Join(r, "\n") {
+				newRun, newLocal := newest(runs, seenBucket), newest(localRuns, seenLocal)
+				if len(newRun) != 1 || len(newLocal) != 1 {
+					t.Fatalf("after run %d: new bucket runs %v, new local runs %v", run, newRun, newLocal)
+				}
+				if l, r := hfileSums(t, newLocal[0]), bucketSums(t, st, "out/inc/"+newRun[0]); len(l) == 0 || strings.Join(l, "\n") != strings.Join(r, "\n") {
 					t.Fatalf("run %d differs from the local run:\nlocal  %v\nbucket %v", run, l, r)
 				}
 				if _, err := st.Stat(context.Background(), lockKey); !errors.Is(err, storage.ErrNotExist) {
