@@ -2,8 +2,6 @@ package jobs
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -92,7 +90,7 @@ func Execute(ctx context.Context, job *Job, eo ExecuteOptions) (*ExecuteResult, 
 	res := &ExecuteResult{OutDir: job.Out}
 	warnOneRegion(spec, res, logf)
 
-	runID := newRunID(started)
+	runID := NewRunID(started)
 	if storage.IsRemote(job.Out) {
 		return executeToBucket(ctx, job, spec, res, runID, started, now, logf, eo.LoadBucket)
 	}
@@ -138,12 +136,6 @@ func tableOr(t string) string {
 		return "TABLE"
 	}
 	return t
-}
-
-func newRunID(t time.Time) string {
-	var b [4]byte
-	rand.Read(b[:])
-	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
 // classifyLoadError maps load failures to the exit-code sentinels.

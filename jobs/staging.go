@@ -39,8 +39,10 @@ const (
 	OutLockName   = ".hfload.lock"
 )
 
-// NewRunID returns a run id that sorts by start time:
-// "20261122T053000Z-1a2b3c4d" (UTC, then 32 random bits).
+// NewRunID returns a run id that sorts by start second:
+// "20261122T053000Z-1a2b3c4d" (UTC, then 32 random bits). Runs started within the same second sort in
+// no particular order between themselves (what a run loads is decided by the job's state, not by these
+// names).
 func NewRunID(t time.Time) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
