@@ -3,6 +3,10 @@
 # the seeds' key shapes, many regions and many families, each hfload run bracketed by GNU sort of the
 # same file (the ratio is to the mean of the sorts just before and after it, as in bench-cli.sh).
 #
+# After regions-10000's first run, scripts/filefloor writes files of the same sizes as that output, as
+# hfload writes small files, and prints what that alone took: the floor under the 10,000-region
+# workloads on this machine and file system, whatever makes the files' bytes.
+#
 # Workloads (one generated CSV per key shape; 5 value columns, so SHAPE_ROWS rows give 5x cells):
 #   customer-order       [customer][order] "C041092-0001340975", ~20 rows per customer; 5 regions (given splits)
 #   host-event-revts     [host][event][reverse timestamp]; 5 regions
@@ -33,8 +37,8 @@
 # block groups as /tmp: compare the sys figures of the builds, and run the 10,000-region workloads again
 # if one shows several seconds more system time than the other.
 #
-# OLD_BIN=path/to/previous/hfload runs the previous code in the same rounds, right after the new one
-# (bracketed the same way), and checks that both write byte-identical HFiles (sha256 of every file,
+# OLD_BIN=path/to/previous/hfload runs the previous code in the same rounds, the two builds taking turns
+# at going first (each bracketed by sorts the same way), and checks that both write byte-identical HFiles (sha256 of every file,
 # by family) in the first round. Build one with e.g.
 #   git worktree add /tmp/hfload-old <commit> && (cd /tmp/hfload-old && go build -o /tmp/hfload-old.bin ./cmd/hfload)
 #
@@ -123,21 +127,38 @@ digest() { # outdir: "family sha256" of every HFile, sorted
 ratio() { awk -v a="$1" -v b="$2" -v c="$3" 'BEGIN{printf "%.2f", a/((b+c)/2)}'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+go build -o "$work/filefloor" ./scripts/filefloor
 declare -A rnew rold tnew told
 printf "\n| workload | round | sort s | hfload s (cpu s, sys s) | / sort |%s\n" "${old:+ old s (cpu s, sys s) | / sort | new / old |}"
 printf "|---|---|---|---|---|%s\n" "${old:+---|---|---|}"
 for r in $(seq "$rounds"); do
   for w in $workloads; do
+    # With OLD_BIN, the two builds take turns at going first (odd rounds the new one): whichever runs
+    # first in a round ran measurably slower here (page cache, the previous workload's writeback), which
+    # once showed as a 5-15% "slowdown" of the new build on regions-1000 that alternating did not.
     read -r s0 _ < <(run_sort "${input[$w]}")
-    read -r hn cn sn < <(run_hfload "$bin" "$w" "$work/new")
-    read -r s1 _ < <(run_sort "${input[$w]}")
-    q=$(ratio "$hn" "$s0" "$s1")
-    rnew[$w]+="$q "; tnew[$w]+="$hn "
-    line=$(printf "| %s | %d | %.2f / %.2f | %.2f (%.1f, %.1f) | %sx |" "$w" "$r" "$s0" "$s1" "$hn" "$cn" "$sn" "$q")
-    if [ -n "$old" ]; then
+    if [ -n "$old" ] && [ $((r % 2)) = 0 ]; then
       read -r ho co so < <(run_hfload "$old" "$w" "$work/old")
+      read -r s1 _ < <(run_sort "${input[$w]}")
+      read -r hn cn sn < <(run_hfload "$bin" "$w" "$work/new")
       read -r s2 _ < <(run_sort "${input[$w]}")
-      qo=$(ratio "$ho" "$s1" "$s2")
+      q=$(ratio "$hn" "$s1" "$s2"); qo=$(ratio "$ho" "$s0" "$s1")
+      sorts=$(printf "%.2f / %.2f / %.2f (old first)" "$s0" "$s1" "$s2")
+    else
+      read -r hn cn sn < <(run_hfload "$bin" "$w" "$work/new")
+      read -r s1 _ < <(run_sort "${input[$w]}")
+      q=$(ratio "$hn" "$s0" "$s1")
+      sorts=$(printf "%.2f / %.2f" "$s0" "$s1")
+      if [ -n "$old" ]; then
+        read -r ho co so < <(run_hfload "$old" "$w" "$work/old")
+        read -r s2 _ < <(run_sort "${input[$w]}")
+        qo=$(ratio "$ho" "$s1" "$s2")
+        sorts+=$(printf " / %.2f" "$s2")
+      fi
+    fi
+    rnew[$w]+="$q "; tnew[$w]+="$hn "
+    line=$(printf "| %s | %d | %s | %.2f (%.1f, %.1f) | %sx |" "$w" "$r" "$sorts" "$hn" "$cn" "$sn" "$q")
+    if [ -n "$old" ]; then
       rold[$w]+="$qo "; told[$w]+="$ho "
       line+=$(printf " %.2f (%.1f, %.1f) | %sx | %.2f |" "$ho" "$co" "$so" "$qo" "$(awk -v a="$hn" -v b="$ho" 'BEGIN{print a/b}')")
       if [ "$r" = 1 ]; then
@@ -148,6 +169,12 @@ for r in $(seq "$rounds"); do
       fi
     fi
     echo "$line"
+    if [ "$w" = regions-10000 ] && [ "$r" = 1 ]; then
+      # What writing these files alone costs (scripts/filefloor: the same sizes, as DirSink writes
+      # small files, 2 writers, with its syncs): the floor under the 10,000-region workloads here.
+      floor_line=$("$work/filefloor" -like "$work/new" -out "$(mktemp -d "$work/floor.XXXXXX")/o")
+      echo "|   files alone (scripts/filefloor, like regions-10000's output): $floor_line |"
+    fi
   done
 done
 
