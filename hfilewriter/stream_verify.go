@@ -103,7 +103,7 @@ func NewStreamVerifierReusing(w io.Writer, opts WriterOptions, prev *StreamVerif
 	s.layout = decodeCellOptions{Tags: o.includesTags(), Mvcc: !o.NoMVCC, DecodeMvcc: true, Encoding: o.Encoding}
 	if s.v == nil {
 		s.v = newVerifyState(nil, &s.layout, true)
-		s.v.keep, s.v.kept = true, map[int64]int{}
+		s.v.keep = true
 	}
 	s.v.reset(&s.layout)
 	s.v.mvccWidth = s.layout.Mvcc

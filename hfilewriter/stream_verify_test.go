@@ -1001,10 +1001,10 @@ func TestStreamVerifierMemory(t *testing.T) {
 			}
 		}
 		kept := 0
-		for off, k := range sv.v.kept {
+		for k := range sv.v.keptBlocks {
 			b := &sv.v.keptBlocks[k]
-			if !verifyKeepsPayload(b.Header.Type) || b.Offset != off {
-				t.Fatalf("%s: keeps the payload of the %s block at offset %d", ch.name, b.Header.Type, off)
+			if i, ok := sv.v.keptIndex(b.Offset); !verifyKeepsPayload(b.Header.Type) || !ok || i != k {
+				t.Fatalf("%s: keeps the payload of the %s block at offset %d (found at %d, %v)", ch.name, b.Header.Type, b.Offset, i, ok)
 			}
 			kept++
 		}

@@ -27,16 +27,14 @@ type verifyBlockRef struct {
 type verifyState struct {
 	r          *Reader            // nil in a StreamVerifier until Finish
 	opts       *decodeCellOptions // the cell layout data blocks are walked with
-	blocks     []verifyBlockRef
-	byOffset   map[int64]int
-	dataBlocks []int            // indexes into blocks
-	cache      map[int64][]byte // bloom chunks read for Verify's lookups
+	blocks     []verifyBlockRef   // in file order: ascending offsets (blockIndex searches them)
+	dataBlocks []int              // indexes into blocks
+	cache      map[int64][]byte   // bloom chunks read for Verify's lookups
 
 	// keep (StreamVerifier) keeps the decompressed payloads of the blocks the later steps read back
 	// by offset, in kept: index blocks (leaf, intermediate, root), file info and bloom metadata.
 	keep       bool
-	kept       map[int64]int // offset -> index in keptBlocks
-	keptBlocks []readBlock
+	keptBlocks []readBlock // in file order, like blocks (keptIndex searches them)
 
 	// arena holds the copies a scan keeps (data blocks' first and last keys, kept payloads), so a
 	// StreamVerifier's next file reuses it (reset) instead of allocating them one by one. Slices into
@@ -95,7 +93,7 @@ func (r *Reader) verify(quick bool) error {
 }
 
 func newVerifyState(r *Reader, opts *decodeCellOptions, quick bool) *verifyState {
-	return &verifyState{r: r, opts: opts, byOffset: map[int64]int{}, cache: map[int64][]byte{}, quick: quick}
+	return &verifyState{r: r, opts: opts, cache: map[int64][]byte{}, quick: quick}
 }
 
 // verifyArenaMax is the largest arena reset keeps for the next file (a file with a huge index or huge
@@ -105,16 +103,14 @@ const verifyArenaMax = 4 << 20
 // reset empties v for the next file's scan with opts, keeping its maps, slices and arena (nothing
 // taken from v before stays valid).
 func (v *verifyState) reset(opts *decodeCellOptions) {
-	clear(v.byOffset)
 	clear(v.cache)
-	clear(v.kept)
 	clear(v.keptBlocks)
 	arena := v.arena[:0]
 	if cap(arena) > verifyArenaMax {
 		arena = nil
 	}
 	*v = verifyState{opts: opts, quick: v.quick, keep: v.keep, mvccWidth: v.mvccWidth,
-		byOffset: v.byOffset, cache: v.cache, kept: v.kept, keptBlocks: v.keptBlocks[:0],
+		cache: v.cache, keptBlocks: v.keptBlocks[:0],
 		blocks: v.blocks[:0], dataBlocks: v.dataBlocks[:0], arena: arena, streamReader: v.streamReader}
 }
 
@@ -174,12 +170,41 @@ func (v *verifyState) addBlock(b *readBlock) error {
 	} else if v.keep && verifyKeepsPayload(b.Header.Type) {
 		k := *b
 		k.Payload = v.copyBytes(b.Payload)
-		v.kept[b.Offset] = len(v.keptBlocks)
 		v.keptBlocks = append(v.keptBlocks, k)
 	}
-	v.byOffset[b.Offset] = len(v.blocks)
 	v.blocks = append(v.blocks, ref)
 	return nil
+}
+
+// blockIndex returns the index in v.blocks of the scanned block that starts at off. The blocks are
+// added in file order, each after the one before it (a scan tiles the file), so their offsets ascend
+// and a binary search finds it: the files of a load have a few blocks each, and a map per file cost
+// more to fill and clear than the lookups it served.
+func (v *verifyState) blockIndex(off int64) (int, bool) {
+	lo, hi := 0, len(v.blocks)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if v.blocks[m].Offset < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(v.blocks) && v.blocks[lo].Offset == off
+}
+
+// keptIndex is blockIndex for v.keptBlocks (in file order too).
+func (v *verifyState) keptIndex(off int64) (int, bool) {
+	lo, hi := 0, len(v.keptBlocks)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if v.keptBlocks[m].Offset < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(v.keptBlocks) && v.keptBlocks[lo].Offset == off
 }
 
 // checkDataPlacement checks the position of data block n, at off, against the trailer.
@@ -206,7 +231,7 @@ func (v *verifyState) checkScanEnd() error {
 			return fmt.Errorf("last data block is at offset %d but the trailer says %d", last, t.LastDataBlockOffset)
 		}
 	}
-	if _, ok := v.byOffset[t.LoadOnOpenOffset]; !ok {
+	if _, ok := v.blockIndex(t.LoadOnOpenOffset); !ok {
 		return fmt.Errorf("no block starts at the load-on-open offset %d", t.LoadOnOpenOffset)
 	}
 	return nil
@@ -215,12 +240,12 @@ func (v *verifyState) checkScanEnd() error {
 // keptBlock serves a StreamVerifier's Reader (Reader.blocks): the scanned block at off with its kept
 // payload, or, for a block whose payload is not kept (data, bloom chunk, meta), its type and size only.
 func (v *verifyState) keptBlock(off, limit int64, wantSize int) (*readBlock, error) {
-	i, ok := v.byOffset[off]
+	i, ok := v.blockIndex(off)
 	if !ok {
 		return nil, fmt.Errorf("block at offset %d: no block of the file starts there", off)
 	}
 	var b *readBlock
-	if k, ok := v.kept[off]; ok {
+	if k, ok := v.keptIndex(off); ok {
 		b = &v.keptBlocks[k]
 	} else {
 		ref := &v.blocks[i]
@@ -449,7 +474,7 @@ func (v *verifyState) checkCell(c *Cell) error {
 // blockAt returns the scanned block at off, checking its type (t1 or t2; the same for one type) and
 // on-disk size.
 func (v *verifyState) blockAt(what func() string, e readIndexEntry, t1, t2 BlockType) (*verifyBlockRef, error) {
-	i, ok := v.byOffset[e.Offset]
+	i, ok := v.blockIndex(e.Offset)
 	if !ok {
 		return nil, fmt.Errorf("%s points at offset %d where no block starts", what(), e.Offset)
 	}

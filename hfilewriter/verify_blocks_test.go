@@ -233,3 +233,40 @@ func TestWalkNoneBlockFastMatchesCells(t *testing.T) {
 		t.Fatalf("the fast walk took only %d of 3000 blocks", accepted)
 	}
 }
+
+// TestVerifyBlockIndex checks the binary searches that find a scanned block by its offset: every
+// block's own offset finds it, and an offset before, between or after the blocks finds none.
+func TestVerifyBlockIndex(t *testing.T) {
+	v := newVerifyState(nil, &decodeCellOptions{}, true)
+	if _, ok := v.blockIndex(0); ok {
+		t.Fatal("an empty scan has a block at offset 0")
+	}
+	offs := []int64{0, 33, 100, 4096, 4097, 70000, 1 << 40}
+	for _, off := range offs {
+		v.blocks = append(v.blocks, verifyBlockRef{Offset: off})
+		if off%2 == 0 {
+			v.keptBlocks = append(v.keptBlocks, readBlock{Offset: off})
+		}
+	}
+	kept := 0
+	for i, off := range offs {
+		if j, ok := v.blockIndex(off); !ok || j != i {
+			t.Fatalf("blockIndex(%d) = %d, %v; want %d, true", off, j, ok, i)
+		}
+		j, ok := v.keptIndex(off)
+		if want := off%2 == 0; ok != want || (ok && j != kept) {
+			t.Fatalf("keptIndex(%d) = %d, %v; want %d, %v", off, j, ok, kept, want)
+		}
+		if ok {
+			kept++
+		}
+	}
+	for _, off := range []int64{-1, 1, 32, 34, 99, 4095, 4098, 69999, 70001, 1<<40 - 1, 1<<40 + 1} {
+		if j, ok := v.blockIndex(off); ok {
+			t.Fatalf("blockIndex(%d) found block %d at offset %d", off, j, v.blocks[j].Offset)
+		}
+		if j, ok := v.keptIndex(off); ok {
+			t.Fatalf("keptIndex(%d) found kept block %d at offset %d", off, j, v.keptBlocks[j].Offset)
+		}
+	}
+}
