@@ -16,10 +16,11 @@ import (
 // and the bloom filters. Every block read is checksum-verified. Malformed input yields errors, never
 // panics. A Reader is safe for concurrent use; each Iterator is not.
 type Reader struct {
-	readAt   readAtFunc
-	size     int64
-	trailer  *Trailer
-	fileInfo []FileInfoEntry
+	readAt      readAtFunc
+	size        int64
+	trailer     *Trailer
+	fileInfo    []FileInfoEntry
+	fileInfoIdx fileInfoIndex // where fileInfoAt finds its keys in fileInfo
 
 	rootIndex  []readIndexEntry
 	midKey     *readMidKeyInfo
@@ -202,6 +203,11 @@ func (r *Reader) loadOnOpenSection() error {
 	if r.fileInfo, err = readFileInfoInto(r.fileInfo, r.loadOnOpen[2].Payload, r.fileInfoLayout); err != nil {
 		return fmt.Errorf("file info at offset %d: %w", r.loadOnOpen[2].Offset, err)
 	}
+	if l := r.fileInfoLayout; l != nil && l.payload != nil {
+		r.fileInfoIdx = l.index // readFileInfoInto matched or remembered it: its keys are fileInfo's
+	} else {
+		r.fileInfoIdx = indexFileInfo(r.fileInfo)
+	}
 	for _, b := range r.loadOnOpen[3:] {
 		switch b.Header.Type {
 		case BlockGeneralBloomMeta:
@@ -223,25 +229,25 @@ func (r *Reader) loadOnOpenSection() error {
 func (r *Reader) setupFromFileInfo() error {
 	o := &r.opts
 	if r.trailer.MajorVersion >= 3 {
-		if _, ok := r.FileInfoValue(FileInfoMaxTagsLen); ok {
+		if _, ok := r.fileInfoAt(slotMaxTagsLen); ok {
 			o.Tags = true
-			if v, ok := r.FileInfoValue(FileInfoTagsCompressed); ok && len(v) > 0 && v[0] != 0 {
+			if v, ok := r.fileInfoAt(slotTagsCompressed); ok && len(v) > 0 && v[0] != 0 {
 				o.CompressTags = true
 			}
 		}
 	}
-	kvv, ok, err := r.FileInfoInt(FileInfoKeyValueVersion)
+	kvv, ok, err := r.fileInfoIntAt(slotKeyValueVersion)
 	if err != nil {
 		return err
 	}
 	o.Mvcc = ok && kvv == 1
-	maxTS, _, err := r.FileInfoLong(FileInfoMaxMemstoreTS)
+	maxTS, _, err := r.fileInfoLongAt(slotMaxMemstoreTS)
 	if err != nil {
 		return err
 	}
 	o.DecodeMvcc = maxTS > 0
 	o.Encoding = EncodingNone
-	if v, ok := r.FileInfoValue(FileInfoDataBlockEnc); ok {
+	if v, ok := r.fileInfoAt(slotDataBlockEnc); ok {
 		switch string(v) {
 		case "NONE":
 			o.Encoding = EncodingNone
@@ -258,7 +264,7 @@ func (r *Reader) setupFromFileInfo() error {
 		}
 	}
 	r.bloomType = BloomNone
-	if v, ok := r.FileInfoValue(FileInfoBloomType); ok {
+	if v, ok := r.fileInfoAt(slotBloomType); ok {
 		switch string(v) {
 		case "NONE":
 		case "ROW":
@@ -283,7 +289,7 @@ func (r *Reader) setupFromFileInfo() error {
 			r.firstKey = k
 		}
 	}
-	if v, ok := r.FileInfoValue(FileInfoLastKey); ok {
+	if v, ok := r.fileInfoAt(slotLastKey); ok {
 		if !Key(v).Valid() {
 			return fmt.Errorf("file info %s is not a valid key: %s", FileInfoLastKey, kv.ToStringBinary(v))
 		}

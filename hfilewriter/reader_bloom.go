@@ -162,7 +162,7 @@ func (r *Reader) bloomLookup(m *readBloom, typ BloomType, row, qualifier []byte,
 		return false, nil
 	}
 	if m == r.generalBloom {
-		if last, ok := r.FileInfoValue(FileInfoLastBloomKey); ok {
+		if last, ok := r.fileInfoAt(slotLastBloomKey); ok {
 			if typ == BloomRowCol {
 				if Key(last).Valid() {
 					s := search
@@ -207,7 +207,7 @@ func (r *Reader) MayContain(row, qualifier []byte) (bool, error) {
 // returns true when the file info's DELETE_FAMILY_COUNT is absent or non-zero, false when it is 0.
 func (r *Reader) MayContainDeleteFamily(row []byte) (bool, error) {
 	if r.deleteBloom == nil {
-		n, ok, _ := r.FileInfoLong(FileInfoDeleteFamilyCnt)
+		n, ok, _ := r.fileInfoLongAt(slotDeleteFamilyCnt)
 		return !ok || n != 0, nil
 	}
 	r.mu.Lock()

@@ -177,8 +177,11 @@ func readProtoLen(b []byte) (uint64, int) {
 // FileInfo returns the file-info entries in file order.
 func (r *Reader) FileInfo() []FileInfoEntry { return r.fileInfo }
 
-// FileInfoValue returns the raw value of a file-info key.
+// FileInfoValue returns the raw value of a file-info key (the first entry with it).
 func (r *Reader) FileInfoValue(key string) ([]byte, bool) {
+	if s, ok := fileInfoSlotOf(key); ok {
+		return r.fileInfoAt(s)
+	}
 	for _, e := range r.fileInfo {
 		if e.Key == key {
 			return e.Value, true
@@ -190,6 +193,28 @@ func (r *Reader) FileInfoValue(key string) ([]byte, bool) {
 // FileInfoInt returns a file-info value stored as a big-endian int32.
 func (r *Reader) FileInfoInt(key string) (int32, bool, error) {
 	v, ok := r.FileInfoValue(key)
+	return fileInfoInt(key, v, ok)
+}
+
+// FileInfoLong returns a file-info value stored as a big-endian int64.
+func (r *Reader) FileInfoLong(key string) (int64, bool, error) {
+	v, ok := r.FileInfoValue(key)
+	return fileInfoLong(key, v, ok)
+}
+
+// fileInfoIntAt is FileInfoInt for the key of slot s.
+func (r *Reader) fileInfoIntAt(s fileInfoSlot) (int32, bool, error) {
+	v, ok := r.fileInfoAt(s)
+	return fileInfoInt(fileInfoSlotKey(s), v, ok)
+}
+
+// fileInfoLongAt is FileInfoLong for the key of slot s.
+func (r *Reader) fileInfoLongAt(s fileInfoSlot) (int64, bool, error) {
+	v, ok := r.fileInfoAt(s)
+	return fileInfoLong(fileInfoSlotKey(s), v, ok)
+}
+
+func fileInfoInt(key string, v []byte, ok bool) (int32, bool, error) {
 	if !ok {
 		return 0, false, nil
 	}
@@ -199,9 +224,7 @@ func (r *Reader) FileInfoInt(key string) (int32, bool, error) {
 	return int32(binary.BigEndian.Uint32(v)), true, nil
 }
 
-// FileInfoLong returns a file-info value stored as a big-endian int64.
-func (r *Reader) FileInfoLong(key string) (int64, bool, error) {
-	v, ok := r.FileInfoValue(key)
+func fileInfoLong(key string, v []byte, ok bool) (int64, bool, error) {
 	if !ok {
 		return 0, false, nil
 	}
@@ -221,6 +244,107 @@ func (r *Reader) FileInfoBool(key string) (bool, bool, error) {
 		return false, true, fmt.Errorf("file info %s is %d bytes, want a 1-byte boolean", key, len(v))
 	}
 	return v[0] != 0, true, nil
+}
+
+// fileInfoSlot numbers the file info keys the Reader and the verifier look up themselves: every file
+// a load writes is read back with about a dozen lookups, which went through the ~20 entries one by
+// one. Reader.fileInfoIdx holds where each of these keys is in Reader.fileInfo.
+type fileInfoSlot uint8
+
+const (
+	slotMaxTagsLen fileInfoSlot = iota
+	slotTagsCompressed
+	slotKeyValueVersion
+	slotMaxMemstoreTS
+	slotDataBlockEnc
+	slotBloomType
+	slotLastKey
+	slotLastBloomKey
+	slotDeleteFamilyCnt
+	slotAvgKeyLen
+	slotAvgValueLen
+	fileInfoSlots // how many
+)
+
+// fileInfoSlotOf returns the slot of key, if it has one.
+func fileInfoSlotOf(key string) (fileInfoSlot, bool) {
+	switch key {
+	case FileInfoMaxTagsLen:
+		return slotMaxTagsLen, true
+	case FileInfoTagsCompressed:
+		return slotTagsCompressed, true
+	case FileInfoKeyValueVersion:
+		return slotKeyValueVersion, true
+	case FileInfoMaxMemstoreTS:
+		return slotMaxMemstoreTS, true
+	case FileInfoDataBlockEnc:
+		return slotDataBlockEnc, true
+	case FileInfoBloomType:
+		return slotBloomType, true
+	case FileInfoLastKey:
+		return slotLastKey, true
+	case FileInfoLastBloomKey:
+		return slotLastBloomKey, true
+	case FileInfoDeleteFamilyCnt:
+		return slotDeleteFamilyCnt, true
+	case FileInfoAvgKeyLen:
+		return slotAvgKeyLen, true
+	case FileInfoAvgValueLen:
+		return slotAvgValueLen, true
+	}
+	return 0, false
+}
+
+// fileInfoSlotKey is the key of slot s (fileInfoSlotOf's inverse).
+func fileInfoSlotKey(s fileInfoSlot) string {
+	switch s {
+	case slotMaxTagsLen:
+		return FileInfoMaxTagsLen
+	case slotTagsCompressed:
+		return FileInfoTagsCompressed
+	case slotKeyValueVersion:
+		return FileInfoKeyValueVersion
+	case slotMaxMemstoreTS:
+		return FileInfoMaxMemstoreTS
+	case slotDataBlockEnc:
+		return FileInfoDataBlockEnc
+	case slotBloomType:
+		return FileInfoBloomType
+	case slotLastKey:
+		return FileInfoLastKey
+	case slotLastBloomKey:
+		return FileInfoLastBloomKey
+	case slotDeleteFamilyCnt:
+		return FileInfoDeleteFamilyCnt
+	case slotAvgKeyLen:
+		return FileInfoAvgKeyLen
+	case slotAvgValueLen:
+		return FileInfoAvgValueLen
+	}
+	return ""
+}
+
+// fileInfoIndex is where each slot's key first appears in a file info's entries: its index plus
+// one, 0 where the key is absent.
+type fileInfoIndex [fileInfoSlots]int32
+
+// indexFileInfo returns the index of entries.
+func indexFileInfo(entries []FileInfoEntry) fileInfoIndex {
+	var idx fileInfoIndex
+	for i, e := range entries {
+		if s, ok := fileInfoSlotOf(e.Key); ok && idx[s] == 0 {
+			idx[s] = int32(i + 1)
+		}
+	}
+	return idx
+}
+
+// fileInfoAt returns the value of slot s's key (the first entry with it).
+func (r *Reader) fileInfoAt(s fileInfoSlot) ([]byte, bool) {
+	if i := r.fileInfoIdx[s]; i > 0 {
+		return r.fileInfo[i-1].Value, true
+	}
+	return nil, false
 }
 
 // readTimeRange decodes a TIMERANGE value: two int64s (HBase 1.x pads to 32 bytes) or "PBUF" +
@@ -305,9 +429,10 @@ func fileInfoKey(d []byte) string {
 // last one's parses into the same entries with values at the same offsets, which match takes without
 // parsing the entries again.
 type fileInfoLayout struct {
-	payload []byte     // a copy of the last payload parsed in the usual form (nil: none)
-	keys    []string   // its entries' keys
-	values  [][2]int32 // its entries' values: offset and length in payload, in payload order
+	payload []byte        // a copy of the last payload parsed in the usual form (nil: none)
+	keys    []string      // its entries' keys
+	values  [][2]int32    // its entries' values: offset and length in payload, in payload order
+	index   fileInfoIndex // indexFileInfo of its entries
 }
 
 // match returns the entries of payload b in dst[:0] if b has the layout's bytes outside the values.
@@ -356,4 +481,5 @@ func (l *fileInfoLayout) remember(b []byte, entries []FileInfoEntry, ok bool) {
 		return
 	}
 	l.payload = append(l.payload, b...)
+	l.index = indexFileInfo(entries)
 }

@@ -3,6 +3,7 @@ package hfilewriter
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -102,11 +103,12 @@ func TestFileInfoLayoutAgreesWithParse(t *testing.T) {
 		return m.appendProtoOrder(nil, nil)
 	}
 	base := payload(31, []byte("row-000001"), "user.key")
-	damaged := func(i int) []byte {
+	damagedBits := func(i int, x byte) []byte {
 		b := append([]byte(nil), base...)
-		b[i] ^= 0x01
+		b[i] ^= x
 		return b
 	}
+	damaged := func(i int) []byte { return damagedBits(i, 0x01) }
 	legacy := []byte{0, 0, 0, 1, 1, 'k', 1, 1, 'v'}
 	// A message with a field after the entries (the general parse skips a varint, refuses an empty entry).
 	trailing := func(f ...byte) []byte {
@@ -125,6 +127,9 @@ func TestFileInfoLayoutAgreesWithParse(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		seq = append(seq, damaged(rng.Intn(len(base))), base)
 	}
+	for i := range base { // every byte, each bit (the layout compares eight bytes at a time)
+		seq = append(seq, damagedBits(i, 1<<(i%8)), damagedBits(i, byte(1+rng.Intn(255))), base)
+	}
 	var layout fileInfoLayout
 	var dst []FileInfoEntry
 	for i, b := range seq {
@@ -139,6 +144,12 @@ func TestFileInfoLayoutAgreesWithParse(t *testing.T) {
 		}
 		if gerr == nil {
 			dst = got
+			// What Reader.setupLoadOnOpen indexes the entries with.
+			idx := indexFileInfo(got)
+			if layout.payload != nil {
+				idx = layout.index
+			}
+			checkFileInfoIndex(t, fmt.Sprintf("payload %d", i), &Reader{fileInfo: got, fileInfoIdx: idx}, want)
 		}
 	}
 	if layout.payload == nil {
@@ -177,5 +188,55 @@ func TestFileInfoProtoCacheSameBytes(t *testing.T) {
 		if string(got[:6]) != "header" || !bytes.Equal(got[6:], want) {
 			t.Fatalf("file %d: the cached message differs from the one written whole", i)
 		}
+	}
+}
+
+// checkFileInfoIndex checks that r's lookups by slot, and FileInfoValue of every key, give what a
+// search of entries for the key's first entry gives.
+func checkFileInfoIndex(t *testing.T, what string, r *Reader, entries []FileInfoEntry) {
+	t.Helper()
+	first := func(key string) ([]byte, bool) {
+		for _, e := range entries {
+			if e.Key == key {
+				return e.Value, true
+			}
+		}
+		return nil, false
+	}
+	for s := fileInfoSlot(0); s < fileInfoSlots; s++ {
+		key := fileInfoSlotKey(s)
+		if back, ok := fileInfoSlotOf(key); !ok || back != s {
+			t.Fatalf("slot %d's key %q maps back to slot %d, %v", s, key, back, ok)
+		}
+		want, wok := first(key)
+		got, ok := r.fileInfoAt(s)
+		if ok != wok || !bytes.Equal(got, want) || (ok && len(want) > 0 && &got[0] != &want[0]) {
+			t.Fatalf("%s: slot %s: %q, %v; the first entry with the key: %q, %v", what, key, got, ok, want, wok)
+		}
+	}
+	for _, e := range append(entries, FileInfoEntry{Key: "no.such.key"}) {
+		want, wok := first(e.Key)
+		if got, ok := r.FileInfoValue(e.Key); ok != wok || !bytes.Equal(got, want) {
+			t.Fatalf("%s: FileInfoValue(%q) = %q, %v; want %q, %v", what, e.Key, got, ok, want, wok)
+		}
+	}
+}
+
+// The slot index of a file info finds each key's first entry, in any order, with keys repeated, absent
+// or unknown.
+func TestFileInfoIndex(t *testing.T) {
+	var keys []string
+	for s := fileInfoSlot(0); s < fileInfoSlots; s++ {
+		keys = append(keys, fileInfoSlotKey(s))
+	}
+	keys = append(keys, FileInfoCreateTime, FileInfoHistorical, "user.key", "hfile.LASTKEY ", "")
+	rng := rand.New(rand.NewSource(11))
+	for i := 0; i < 500; i++ {
+		var entries []FileInfoEntry
+		for j, n := 0, rng.Intn(30); j < n; j++ {
+			k := keys[rng.Intn(len(keys))]
+			entries = append(entries, FileInfoEntry{Key: k, Value: []byte(fmt.Sprintf("%s=%d", k, j))})
+		}
+		checkFileInfoIndex(t, fmt.Sprintf("case %d", i), &Reader{fileInfo: entries, fileInfoIdx: indexFileInfo(entries)}, entries)
 	}
 }

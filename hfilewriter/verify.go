@@ -623,18 +623,18 @@ func (v *verifyState) checkTotals() error {
 	if !bytes.Equal(r.lastKey, v.prevKey) {
 		return fmt.Errorf("file info %s is %s, the last cell's key is %s", FileInfoLastKey, Key(r.lastKey), Key(v.prevKey))
 	}
-	if n, ok, err := r.FileInfoInt(FileInfoAvgKeyLen); err != nil || !ok {
+	if n, ok, err := r.fileInfoIntAt(slotAvgKeyLen); err != nil || !ok {
 		return fmt.Errorf("file info %s missing or malformed: %v", FileInfoAvgKeyLen, err)
 	} else if want := int32(v.keyLenSum / int64(v.cells)); n != want {
 		return fmt.Errorf("file info %s is %d, cells give %d", FileInfoAvgKeyLen, n, want)
 	}
-	if n, ok, err := r.FileInfoInt(FileInfoAvgValueLen); err != nil || !ok {
+	if n, ok, err := r.fileInfoIntAt(slotAvgValueLen); err != nil || !ok {
 		return fmt.Errorf("file info %s missing or malformed: %v", FileInfoAvgValueLen, err)
 	} else if want := int32(v.valSum / int64(v.cells)); n != want {
 		return fmt.Errorf("file info %s is %d, cells give %d", FileInfoAvgValueLen, n, want)
 	}
 	if r.opts.Mvcc {
-		n, _, err := r.FileInfoLong(FileInfoMaxMemstoreTS)
+		n, _, err := r.fileInfoLongAt(slotMaxMemstoreTS)
 		if err != nil {
 			return err
 		}
@@ -643,7 +643,7 @@ func (v *verifyState) checkTotals() error {
 		}
 	}
 	if r.opts.Tags {
-		n, _, err := r.FileInfoInt(FileInfoMaxTagsLen)
+		n, _, err := r.fileInfoIntAt(slotMaxTagsLen)
 		if err != nil {
 			return err
 		}
@@ -651,7 +651,7 @@ func (v *verifyState) checkTotals() error {
 			return fmt.Errorf("a cell has %d bytes of tags, above %s %d", v.maxTags, FileInfoMaxTagsLen, n)
 		}
 	}
-	if n, ok, err := r.FileInfoLong(FileInfoDeleteFamilyCnt); err != nil {
+	if n, ok, err := r.fileInfoLongAt(slotDeleteFamilyCnt); err != nil {
 		return err
 	} else if ok && n != v.deleteFamilyCells {
 		return fmt.Errorf("file info %s is %d, the file has %d delete-family cells", FileInfoDeleteFamilyCnt, n, v.deleteFamilyCells)
