@@ -60,6 +60,20 @@ type FileOptions struct {
 type FamilyDir struct {
 	dir    *directio.Dir
 	closed bool
+
+	// base is the last output directory cleanSlashDir was asked about for this family, clean its
+	// answer: the sink's directory is the same for every file, and the check walked its whole path
+	// for each of them (cleanDir).
+	base  string
+	clean bool
+}
+
+// cleanDir is cleanSlashDir(dir), remembered for the last dir asked about.
+func (f *FamilyDir) cleanDir(dir string) bool {
+	if f.base != dir {
+		f.base, f.clean = dir, cleanSlashDir(dir)
+	}
+	return f.clean
 }
 
 // Close closes the directory held, if any; later creates resolve the whole path again. The caller
@@ -128,7 +142,6 @@ const defaultFileBuffer = 1 << 20
 
 // Create creates Dir/<family>/<name> (and its family directory).
 func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (File, error) {
-	path := joinFile(d.Dir, family, name)
 	size := o.BufferSize
 	if size <= 0 {
 		size = defaultFileBuffer
@@ -136,7 +149,7 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 	if o.SizeHint > 0 && o.SizeHint <= smallFile {
 		// One write through the page cache at Close, with no O_DIRECT to switch off for its tail and
 		// no background writer (a file larger than expected goes on with O_DIRECT).
-		f, err := d.create(o, family, name, path, true)
+		f, path, err := d.create(o, family, name, true)
 		if err != nil {
 			return nil, fmt.Errorf("output: %w", err)
 		}
@@ -147,7 +160,7 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), path: path, family: family, name: name,
 			closed: d.Closed}, nil
 	}
-	f, err := d.create(o, family, name, path, false)
+	f, path, err := d.create(o, family, name, false)
 	if err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
@@ -155,26 +168,32 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 		closed: d.Closed}, nil
 }
 
-// create creates the file at path, <family>/<name> under d.Dir (small: with directio.CreateSmall), holding
-// o.CreateLock if set; with o.Dir set too, relative to the family's directory held there.
-func (d DirSink) create(o FileOptions, family, name, path string, small bool) (*directio.File, error) {
+// create creates <family>/<name> under d.Dir (small: with directio.CreateSmall), holding o.CreateLock
+// if set; with o.Dir set too, relative to the family's directory held there. It returns the file and
+// its path.
+func (d DirSink) create(o FileOptions, family, name string, small bool) (*directio.File, string, error) {
 	how, howIn := directio.Create, (*directio.Dir).Create
 	if small {
 		how, howIn = directio.CreateSmall, (*directio.Dir).CreateSmall
 	}
 	if o.CreateLock == nil {
-		return create(path, how)
+		path := joinFile(d.Dir, family, name)
+		f, err := create(path, how)
+		return f, path, err
 	}
 	o.CreateLock.Lock()
 	defer o.CreateLock.Unlock()
-	if o.Dir == nil || !plainJoin(d.Dir, family, name) {
-		return create(path, how)
+	if o.Dir == nil || !(filepath.Separator == '/' && plainName(family) && plainName(name) && o.Dir.cleanDir(d.Dir)) {
+		path := joinFile(d.Dir, family, name)
+		f, err := create(path, how)
+		return f, path, err
 	}
-	famDir := path[:len(path)-len(name)-1] // plainJoin: path is famDir + "/" + name
+	path := d.Dir + "/" + family + "/" + name // plainJoin: filepath.Join's result
+	famDir := path[:len(path)-len(name)-1]
 	if dir := o.Dir.dir; dir != nil && dir.Path() == famDir {
 		f, err := howIn(dir, name, 0o644)
 		if !errors.Is(err, fs.ErrNotExist) {
-			return f, err
+			return f, path, err
 		}
 		o.Dir.drop() // the directory is gone: make it again by path, as the first create does
 	}
@@ -182,7 +201,7 @@ func (d DirSink) create(o FileOptions, family, name, path string, small bool) (*
 	if err == nil {
 		o.Dir.keep(famDir)
 	}
-	return f, err
+	return f, path, err
 }
 
 // joinFile is filepath.Join(dir, family, name) without cleaning the whole path again for each of

@@ -254,3 +254,51 @@ func TestDirSinkFamilyDir(t *testing.T) {
 		t.Fatalf("%d entries in the remade family directory (%v), want again and closed", len(ents), err)
 	}
 }
+
+// TestDirSinkFamilyDirBases: a FamilyDir remembers whether the last output directory it saw is clean
+// (FamilyDir.cleanDir); sinks with other directories, clean or not, used with it in turn still create
+// each file at filepath.Join(Dir, family, name) and report that path.
+func TestDirSinkFamilyDirBases(t *testing.T) {
+	root := t.TempDir()
+	var lock sync.Mutex
+	var fd FamilyDir
+	bases := []string{
+		filepath.Join(root, "a"), filepath.Join(root, "a") + "/", root + "/x/../b", filepath.Join(root, "a"),
+		root + "//c", filepath.Join(root, "c"), root + "/./a", filepath.Join(root, "b"), filepath.Join(root, "a"),
+	}
+	for i, base := range bases {
+		for j := 0; j < 2; j++ {
+			name := fmt.Sprintf("f%d-%d", i, j)
+			f, err := DirSink{Dir: base}.Create(context.Background(), "fam", name, FileOptions{SizeHint: 100, CreateLock: &lock, Dir: &fd})
+			if err != nil {
+				t.Fatalf("%s: %v", base, err)
+			}
+			if got, want := f.(*dirFile).path, filepath.Join(base, "fam", name); got != want {
+				t.Fatalf("%s: file path %q, want %q", base, got, want)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(base, "fam", name)); err != nil {
+				t.Fatalf("%s: %v", base, err)
+			}
+			if fd.base != base || fd.clean != cleanSlashDir(base) {
+				t.Fatalf("%s: remembers %q clean=%v, cleanSlashDir says %v", base, fd.base, fd.clean, cleanSlashDir(base))
+			}
+		}
+	}
+	for _, dir := range []string{"", "/", "a", "/a/b", "a/", "a//b", "./a", "a/.", "../a", "a/..", "/a/./b", "/a/../b", "/a/b/"} {
+		var f FamilyDir
+		for k := 0; k < 2; k++ {
+			if got, want := f.cleanDir(dir), cleanSlashDir(dir); got != want {
+				t.Fatalf("cleanDir(%q) = %v (call %d), cleanSlashDir says %v", dir, got, k, want)
+			}
+		}
+		if got, want := fd.cleanDir(dir), cleanSlashDir(dir); got != want {
+			t.Fatalf("cleanDir(%q) after %q = %v, cleanSlashDir says %v", dir, bases[len(bases)-1], got, want)
+		}
+	}
+	lock.Lock()
+	fd.Close()
+	lock.Unlock()
+}
