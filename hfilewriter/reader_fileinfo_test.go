@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -238,5 +239,58 @@ func TestFileInfoIndex(t *testing.T) {
 			entries = append(entries, FileInfoEntry{Key: k, Value: []byte(fmt.Sprintf("%s=%d", k, j))})
 		}
 		checkFileInfoIndex(t, fmt.Sprintf("case %d", i), &Reader{fileInfo: entries, fileInfoIdx: indexFileInfo(entries)}, entries)
+	}
+}
+
+// writeFileInfoMap.put keeps one entry per key, the first put's position and the last put's value,
+// whether it takes a key as the one the last reset's keys had at its position (the files of a load) or
+// searches: random sequences of puts and resets, mostly repeating the last sequence, against a plain
+// ordered map.
+func TestWriteFileInfoMapPut(t *testing.T) {
+	keys := []string{FileInfoAvgKeyLen, FileInfoLastKey, FileInfoHistorical, "user.a", "user.b", "user.c", ""}
+	rng := rand.New(rand.NewSource(9))
+	var m writeFileInfoMap
+	var last []string // the keys of the last sequence
+	fast := 0
+	for round := 0; round < 3000; round++ {
+		m.reset()
+		var seq []string
+		switch rng.Intn(4) {
+		case 0, 1: // the last sequence again
+			seq = append(seq, last...)
+		case 2: // the last one changed at a random place
+			seq = append(seq, last...)
+			if len(seq) > 0 {
+				seq[rng.Intn(len(seq))] = keys[rng.Intn(len(keys))]
+			}
+			if rng.Intn(2) == 0 {
+				seq = append(seq, keys[rng.Intn(len(keys))])
+			}
+		default:
+			for n := rng.Intn(10); n > 0; n-- {
+				seq = append(seq, keys[rng.Intn(len(keys))])
+			}
+		}
+		var wantK []string
+		var wantV [][]byte
+		for i, k := range seq {
+			v := []byte(fmt.Sprintf("%d.%d", round, i))
+			if j := slices.Index(wantK, k); j >= 0 {
+				wantV[j] = v
+			} else {
+				wantK, wantV = append(wantK, k), append(wantV, v)
+			}
+			if m.inOrder && len(m.keys) < m.last && m.keys[:m.last][len(m.keys)] == k {
+				fast++
+			}
+			m.put(k, v)
+		}
+		if !slices.Equal(m.keys, wantK) || !reflect.DeepEqual(m.values, wantV) && len(wantV) > 0 {
+			t.Fatalf("round %d, puts %q: keys %q values %q, want %q %q", round, seq, m.keys, m.values, wantK, wantV)
+		}
+		last = seq
+	}
+	if fast < 1000 {
+		t.Fatalf("only %d puts took the key in order", fast)
 	}
 }

@@ -15,12 +15,26 @@ type writeFileInfoMap struct {
 	keys   []string
 	values [][]byte
 	num    []byte // backing bytes of putInt32, putInt64, putBool, putCopy and putString values
+
+	// last is how many keys the map held before its last reset: distinct keys, still in keys' array
+	// past len(keys). inOrder: every key put since that reset was the one at its position there. The
+	// files of a load put the same keys in the same order, so put takes such a key without comparing it
+	// with every key before it.
+	last    int
+	inOrder bool
 }
 
 // fileInfoEntries is about how many entries a file's info holds (Writer.fileInfo).
 const fileInfoEntries = 20
 
 func (m *writeFileInfoMap) put(key string, value []byte) {
+	if i := len(m.keys); m.inOrder && i < m.last && m.keys[:m.last][i] == key {
+		// The keys before it are the first i of the last reset's, which are distinct: key is not among them.
+		m.keys = m.keys[:i+1]
+		m.values = append(m.values, value)
+		return
+	}
+	m.inOrder = false
 	for i, k := range m.keys {
 		if k == key {
 			m.values[i] = value
@@ -38,6 +52,7 @@ func (m *writeFileInfoMap) put(key string, value []byte) {
 // reset empties m for another file's info, keeping its storage.
 func (m *writeFileInfoMap) reset() {
 	clear(m.values)
+	m.last, m.inOrder = len(m.keys), true
 	m.keys, m.values, m.num = m.keys[:0], m.values[:0], m.num[:0]
 }
 
