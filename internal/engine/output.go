@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -335,17 +335,42 @@ func (o *outputWriter) writeStream(ctx context.Context, it *sorter.Iterator, spl
 func (o *outputWriter) sortFiles() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	// Region, then family; within one (region, family) stream files were appended in key order.
-	famIndex := map[string]int{}
-	for i, f := range o.families {
+	o.files = sortFileResults(o.files, o.families)
+}
+
+// sortFileResults returns files in region order, then in the order of families, each (region,
+// family) stream's files in the order they have in files (appended in key order): sort.SliceStable's
+// order. It sorts (region, family, position) triples, all distinct, and then moves each file once,
+// instead of a stable sort that swapped whole FileResults by reflection (~2,000 instructions a file at
+// 10,000 files).
+func sortFileResults(files []FileResult, families []string) []FileResult {
+	famIndex := make(map[string]int, len(families))
+	for i, f := range families {
 		famIndex[f] = i
 	}
-	sort.SliceStable(o.files, func(i, j int) bool {
-		if o.files[i].Region != o.files[j].Region {
-			return o.files[i].Region < o.files[j].Region
+	type at struct{ region, fam, i int }
+	order := make([]at, len(files))
+	for i := range files {
+		order[i] = at{files[i].Region, famIndex[files[i].Family], i}
+	}
+	less := func(a, b at) int {
+		if c := cmp.Compare(a.region, b.region); c != 0 {
+			return c
 		}
-		return famIndex[o.files[i].Family] < famIndex[o.files[j].Family]
-	})
+		if c := cmp.Compare(a.fam, b.fam); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	}
+	if slices.IsSortedFunc(order, less) {
+		return files
+	}
+	slices.SortFunc(order, less)
+	sorted := make([]FileResult, len(files))
+	for j, a := range order {
+		sorted[j] = files[a.i]
+	}
+	return sorted
 }
 
 // mib formats n bytes as MiB for messages.

@@ -1,6 +1,11 @@
 package engine
 
 import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/hfload/hfload/internal/directio"
@@ -25,6 +30,41 @@ func TestOutputBufferSize(t *testing.T) {
 		}
 		if total := int64(tc.files) * directio.WriterMemory(got); got > 64<<10 && total > tc.budget/4 {
 			t.Errorf("budget %d, %d files: buffers take %d bytes, over a quarter", tc.budget, tc.files, total)
+		}
+	}
+}
+
+// sortFileResults orders files as the stable sort by region, then family order did: random lists
+// (shuffled, sorted already, families outside the list, many files per stream).
+func TestSortFileResults(t *testing.T) {
+	families := []string{"f2", "a", "m"}
+	rng := rand.New(rand.NewSource(4))
+	for round := 0; round < 300; round++ {
+		var files []FileResult
+		for i, n := 0, rng.Intn(200); i < n; i++ {
+			fam := families[rng.Intn(len(families))]
+			if rng.Intn(20) == 0 {
+				fam = "other"
+			}
+			files = append(files, FileResult{Family: fam, Region: rng.Intn(1 + round%25), Path: fmt.Sprint(i)})
+		}
+		want := slices.Clone(files)
+		famIndex := map[string]int{}
+		for i, f := range families {
+			famIndex[f] = i
+		}
+		sort.SliceStable(want, func(i, j int) bool {
+			if want[i].Region != want[j].Region {
+				return want[i].Region < want[j].Region
+			}
+			return famIndex[want[i].Family] < famIndex[want[j].Family]
+		})
+		in := files
+		if round%3 == 0 {
+			in = slices.Clone(want) // sorted already
+		}
+		if got := sortFileResults(in, families); !reflect.DeepEqual(got, want) && len(want) > 0 {
+			t.Fatalf("round %d: %v, want %v", round, got, want)
 		}
 	}
 }
