@@ -163,14 +163,16 @@ func (m *Manifest) Reconcile() error {
 		errs = append(errs, err)
 	}
 	var cells, size int64
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(m.Files))
 	for i, f := range m.Files {
 		cells += f.Cells
 		size += f.Bytes
 		if err := ValidFamilyName(f.Family); err != nil {
 			errs = append(errs, fmt.Errorf("files[%d]: %w", i, err))
 		}
-		if dir, _ := filepath.Split(filepath.ToSlash(f.Path)); dir != f.Family+"/" {
+		// dir (which ends in "/" unless empty) must be f.Family + "/": compared without making that
+		// string for every file.
+		if dir, _ := filepath.Split(filepath.ToSlash(f.Path)); len(dir) != len(f.Family)+1 || dir[:len(f.Family)] != f.Family {
 			errs = append(errs, fmt.Errorf("files[%d]: path %q is not directly under family %q", i, f.Path, f.Family))
 		}
 		if seen[f.Path] {

@@ -240,3 +240,16 @@ func TestDigestInputsChecksumWhileLoading(t *testing.T) {
 		}
 	}
 }
+
+// A file's path must be <family>/<name>: a family that is a prefix or a suffix of the directory, a
+// deeper path, no directory, a leading slash are refused.
+func TestManifestReconcilePathUnderFamily(t *testing.T) {
+	for path, ok := range map[string]bool{"d/f": true, "dd/f": false, "xd/f": false, "d/e/f": false, "f": false, "/d/f": false,
+		"d/": true, "d//f": false, "e/f": false} {
+		m := &Manifest{Counts: Counts{FilesWritten: 1}, Files: []OutputFile{{Family: "d", Path: path}}}
+		err := m.Reconcile()
+		if bad := err != nil && strings.Contains(err.Error(), "not directly under family"); bad == ok {
+			t.Errorf("path %q: %v", path, err)
+		}
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -571,5 +573,68 @@ func TestVerifyStaged(t *testing.T) {
 	err = verifyStaged(dir, m, map[string]int64{"a/f1": 3, "b/f2": 2})
 	if want := "a/f1: in the manifest but not staged"; err == nil || err.Error() != want {
 		t.Errorf("file gone after its close: got %v, want %s", err, want)
+	}
+}
+
+// verifyStaged lists a family directory in the directory's own order but reports its problems in name
+// order, as a sorted listing gave them: many problems in one directory, names that share prefixes or
+// hold ": ".
+func TestVerifyStagedProblemOrder(t *testing.T) {
+	dir := t.TempDir()
+	fam := filepath.Join(dir, "f")
+	if err := os.MkdirAll(fam, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(6))
+	m := &Manifest{}
+	var want []string
+	var names []string
+	for i := 0; i < 80; i++ {
+		names = append(names, fmt.Sprintf("n%02d", rng.Intn(100)), fmt.Sprintf("n%02d.x", i), fmt.Sprintf("n%02d: y", i))
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	for _, name := range names {
+		p := filepath.Join(fam, name)
+		rel := "f/" + name
+		switch rng.Intn(4) {
+		case 0: // as listed
+			m.Files = append(m.Files, OutputFile{Family: "f", Path: rel, Bytes: 1})
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		case 1: // another size
+			m.Files = append(m.Files, OutputFile{Family: "f", Path: rel, Bytes: 2})
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, rel+": 1 bytes, manifest says 2")
+		case 2: // not listed
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, rel+": staged but not in the manifest")
+		default:
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, rel+": unexpected sub-directory")
+		}
+	}
+	slices.SortFunc(want, func(a, b string) int {
+		name := func(s string) string {
+			for _, suffix := range []string{": staged but not in the manifest", ": unexpected sub-directory", ": 1 bytes, manifest says 2"} {
+				if strings.HasSuffix(s, suffix) {
+					return strings.TrimSuffix(s, suffix)
+				}
+			}
+			return s
+		}
+		return strings.Compare(name(a), name(b))
+	})
+	err := verifyStaged(dir, m, nil)
+	if err == nil || err.Error() != strings.Join(want, "; ") {
+		t.Fatalf("got %v\nwant %s", err, strings.Join(want, "; "))
 	}
 }
