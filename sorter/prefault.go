@@ -1,6 +1,9 @@
 package sorter
 
-import "unsafe"
+import (
+	"os"
+	"unsafe"
+)
 
 // prefaultMin is the smallest fresh slab or index that prefault hands to a goroutine of its own.
 const prefaultMin = 256 << 10
@@ -19,10 +22,25 @@ func prefault(b []byte) {
 	}
 }
 
-// prefaultIndex is prefault of an index's unused capacity.
+// prefaultIndex is prefault of an index's unused capacity (indexFree).
 func prefaultIndex(idx []entry) {
+	prefault(indexFree(idx))
+}
+
+// indexFree is the memory of idx's unused capacity from its first page boundary on. madvise takes only
+// a page-aligned start (EINVAL otherwise, which populate ignores): from the start of the unused
+// capacity itself, an index of 1,000 entries (32 bytes each) had it 3,328 bytes into a page and nothing
+// was faulted in. The page the unused capacity starts in holds used entries, which are written first.
+func indexFree(idx []entry) []byte {
 	free := idx[len(idx):cap(idx)]
-	if n := cap(free); n > 0 {
-		prefault(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(free))), uintptr(n)*unsafe.Sizeof(entry{})))
+	if cap(free) == 0 {
+		return nil
 	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(free))), uintptr(cap(free))*unsafe.Sizeof(entry{}))
+	page := uintptr(os.Getpagesize())
+	skip := (page - uintptr(unsafe.Pointer(unsafe.SliceData(b)))%page) % page
+	if skip >= uintptr(len(b)) {
+		return nil
+	}
+	return b[skip:]
 }

@@ -55,19 +55,51 @@ func TestPopulate(t *testing.T) {
 	}
 }
 
-// TestPrefaultIndex: prefaultIndex covers exactly the unused capacity of an index, and leaves its
-// entries as they were.
+// TestPrefaultIndex: prefaultIndex covers the unused capacity of an index, from its first page
+// boundary on, also when that capacity does not start on one (madvise refuses an unaligned start), and
+// leaves the entries as they were.
 func TestPrefaultIndex(t *testing.T) {
-	idx := make([]entry, 3, 1<<16)
-	for i := range idx {
-		idx[i] = entry{prefix: uint64(i + 1), seq: uint64(10 * i)}
-	}
-	before := append([]entry(nil), idx...)
-	prefaultIndex(idx)
-	prefaultIndex(idx[:cap(idx)]) // no unused capacity: nothing to do
-	for i := range idx {
-		if idx[i] != before[i] {
-			t.Fatalf("entry %d changed: %+v, want %+v", i, idx[i], before[i])
+	const size = 4 << 20
+	esz := int(unsafe.Sizeof(entry{}))
+	for _, used := range []int{0, 3, 1000, 4096 / esz, size/esz - 1, size / esz} {
+		m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := unsafe.Slice((*entry)(unsafe.Pointer(&m[0])), size/esz)[:used]
+		for i := range idx {
+			idx[i] = entry{prefix: uint64(i + 1), seq: uint64(10 * i)}
+		}
+		before := append([]entry(nil), idx...)
+		free := indexFree(idx)
+		if used*esz%4096 != 0 {
+			// What prefaultIndex did before: the unused capacity from its own start.
+			raw := m[used*esz:]
+			if err := populateErr(raw); err == nil {
+				t.Errorf("%d entries: madvise took an unaligned start", used)
+			}
+		}
+		if err := populateErr(free); len(free) > 0 && err != nil {
+			t.Fatalf("%d entries: populate of the aligned unused capacity: %v", used, err)
+		}
+		vec := resident(t, m) // the used entries' pages were written, the rest populated
+		for i, r := range vec {
+			if r&1 == 0 {
+				t.Fatalf("%d entries: page %d of %d not resident after populating the unused capacity", used, i, len(vec))
+			}
+		}
+		if want := size - (used*esz+4095)/4096*4096; len(free) != want {
+			t.Errorf("%d entries: %d unused bytes from the first page boundary, want %d", used, len(free), want)
+		}
+		syscall.Munmap(m)
+		// prefaultIndex itself, on an index in Go's heap (its goroutine may run after this returns):
+		// the entries stay as they were.
+		heap := append(make([]entry, 0, size/esz), before...)
+		prefaultIndex(heap)
+		for i := range heap {
+			if heap[i] != before[i] {
+				t.Fatalf("%d entries: entry %d changed: %+v, want %+v", used, i, heap[i], before[i])
+			}
 		}
 	}
 }
