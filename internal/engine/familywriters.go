@@ -94,13 +94,13 @@ func (f *familyWriters) write(rank int) {
 	defer f.wg.Done()
 	fw := f.fws[rank]
 	var last int64 // the number of the last row written (rows are numbered from 1)
-	var same []hfilewriter.SameRowCell
+	var bufs cellBuffers
 	for b := range f.in[rank] {
 		if f.error() == nil {
-			if err := f.writeBatch(fw, rank, b, &last, &same); err != nil {
+			if err := f.writeBatch(fw, rank, b, &last, &bufs); err != nil {
 				f.fail(err)
 			}
-			clear(same[:cap(same)]) // they point into the batch, about to be reused
+			bufs.clear() // they point into the batch, about to be reused
 		}
 		if b.left.Add(-1) == 0 {
 			b.buf, b.views, b.ranges = b.buf[:0], b.views[:0], b.ranges[:0]
@@ -112,14 +112,30 @@ func (f *familyWriters) write(rank int) {
 	}
 }
 
-// writeBatch writes family rank's cells of b's views; *last is the number of the row last written, *sameBuf
-// a buffer for the cells of a view that go to the writer together.
-func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last *int64, sameBuf *[]hfilewriter.SameRowCell) error {
+// cellBuffers holds a family writer's cells that go to the file together: the cells of a view after
+// its first (same), and rows of one cell (rows).
+type cellBuffers struct {
+	same []hfilewriter.SameRowCell
+	rows []hfilewriter.NewRowCell
+}
+
+func (c *cellBuffers) clear() {
+	clear(c.same[:cap(c.same)])
+	clear(c.rows[:cap(c.rows)])
+}
+
+// writeBatch writes family rank's cells of b's views; *last is the number of the row last written, bufs
+// the buffers for the cells that go to the writer together.
+//
+// A view whose only cell of the family is an untagged put that starts a row in the family's files, with
+// its row hashed and no cell dropped (every view of a mapping whose families have one column each),
+// joins the rows gathered for appendNewRowCells; any other view first writes those, then its own cells.
+func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last *int64, bufs *cellBuffers) error {
 	h := cellrec.Header{Family: f.fams[rank]}
 	n := len(f.fams) + 1
 	lastRow := *last
-	same := (*sameBuf)[:0]
-	defer func() { *last, *sameBuf = lastRow, same[:0] }()
+	same, rows := bufs.same[:0], bufs.rows[:0]
+	defer func() { *last, bufs.same, bufs.rows = lastRow, same[:0], rows[:0] }()
 	for i, j := 0, rank; i < len(b.views); i, j = i+1, j+n {
 		lo, hi := b.ranges[j], b.ranges[j+1]
 		if lo == hi {
@@ -127,6 +143,21 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 		}
 		v := &b.views[i]
 		rowEnd := v.off + uint32(v.rl)
+		if v.row != lastRow && v.flags&(viewDropFirst|viewDropLast|viewHashed) == viewHashed && v.typ == kv.TypePut {
+			q, val, tags, rest := f.d.NextTags(b.buf[rowEnd+lo : rowEnd+hi])
+			if len(rest) == 0 && len(tags) == 0 {
+				rows = append(rows, hfilewriter.NewRowCell{Row: b.buf[v.off:rowEnd], Qualifier: q[1:], Value: val, TS: v.ts, Hash: v.rh})
+				lastRow = v.row
+				continue
+			}
+		}
+		if len(rows) > 0 {
+			err := fw.appendNewRowCells(h.Family, rows)
+			rows = rows[:0]
+			if err != nil {
+				return err
+			}
+		}
 		h.Row, h.TS, h.Type = b.buf[v.off:rowEnd], v.ts, v.typ
 		cells := b.buf[rowEnd+lo : rowEnd+hi]
 		dropFirst := lo == 0 && v.flags&viewDropFirst != 0
@@ -178,6 +209,11 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 			}
 			same = same[:0]
 		}
+	}
+	if len(rows) > 0 {
+		err := fw.appendNewRowCells(h.Family, rows)
+		rows = rows[:0]
+		return err
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ type fileWriter struct {
 	rows    int64 // distinct rows in the current file
 
 	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
+	newRowCells          int64 // cells written by appendNewRowCells (tests)
 
 	// share: the region's shared ROW bloom (bloomshare.go) that this stream's first file follows as
 	// consumer shareID; nil without.
@@ -157,6 +158,40 @@ func (fw *fileWriter) appendRowHash(h *cellrec.Header, q, v, tags []byte, rh hfi
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
 	fw.count(h, len(q), len(v), len(tags))
+	return nil
+}
+
+// appendNewRowCells writes cells, each the only cell of a row these files have not had (family's puts
+// without tags, their rows hashed): startNewRow and appendRowHash for each in turn, the cells that go
+// to one file in one call to its writer (hfilewriter.Writer.AppendNewRowCells, which checks the size
+// before each row as startNewRow does).
+func (fw *fileWriter) appendNewRowCells(family []byte, cells []hfilewriter.NewRowCell) error {
+	for len(cells) > 0 {
+		if err := fw.startNewRow(); err != nil { // rolls or opens for cells[0], and counts it
+			return err
+		}
+		n, err := fw.w.AppendNewRowCells(family, cells, max(fw.o.spec.MaxFileSize, 0))
+		if n > 1 {
+			fw.rows += int64(n - 1)
+		}
+		// What count adds for each cell: KeyValueSize of each, without tags (with the tags length when
+		// the records carry tags).
+		size := n * fw.o.dict.KeyValueSize(&cellrec.Header{Family: family}, 0, 0, 0)
+		for i := range cells[:n] {
+			c := &cells[i]
+			size += len(c.Row) + len(c.Qualifier) + len(c.Value)
+		}
+		fw.pendCells += int64(n)
+		fw.pendBytes += int64(size)
+		fw.newRowCells += int64(n)
+		if fw.pendCells >= 4096 {
+			fw.publish()
+		}
+		if err != nil {
+			return fmt.Errorf("output %s: %w", fw.rel, err)
+		}
+		cells = cells[n:]
+	}
 	return nil
 }
 

@@ -113,6 +113,7 @@ func TestRowRecordsSameFiles(t *testing.T) {
 		many = append(many, []byte(fmt.Sprintf("r%05d", k)))
 	}
 	const unordered, ordered = "HBASE_ROW_KEY,b:v,a:v,ab:v,a:w", "HBASE_ROW_KEY,a:v,a:w,ab:v,b:v"
+	const oneColumn = "HBASE_ROW_KEY,a:v,ab:v,b:v,c:v" // every family's file gets rows of one cell (appendNewRowCells)
 	cases := []struct {
 		name    string
 		mod     func(*Spec)
@@ -147,6 +148,14 @@ func TestRowRecordsSameFiles(t *testing.T) {
 			keys: 1200},
 		{name: "shared-blooms-yaml-last", mod: func(s *Spec) { s.Family, s.Duplicates = smallBlooms, DuplicatesLast },
 			rows: 2400, keys: 1200},
+		// One column per family: each family's rows of one cell go to its writer in runs.
+		{name: "one-column", mod: func(s *Spec) {}, columns: oneColumn, keys: 1200},
+		{name: "one-column-roll", mod: func(s *Spec) { s.MaxFileSize = 6 << 10 }, columns: oneColumn, keys: 1200},
+		{name: "one-column-first", mod: func(s *Spec) { s.Duplicates = DuplicatesFirst }, columns: oneColumn},
+		{name: "one-column-last", mod: func(s *Spec) { s.Duplicates = DuplicatesLast }, columns: oneColumn},
+		{name: "shared-blooms-one-column", mod: func(s *Spec) { s.Family = smallBlooms }, columns: oneColumn, keys: 1200},
+		{name: "shared-blooms-one-column-roll", mod: func(s *Spec) { s.Family, s.MaxFileSize = smallBlooms, 12<<10 },
+			columns: oneColumn, keys: 1200},
 		// One region, and more workers than regions: a region's families are written in parallel.
 		{name: "one-region-last", mod: func(s *Spec) { s.Duplicates, s.Splits = DuplicatesLast, nil }, columns: ordered},
 		{name: "one-region-4-workers", mod: func(s *Spec) { s.Splits, s.Pipeline.Workers = nil, 4 }, columns: ordered,

@@ -1,0 +1,183 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/hfload/hfload/internal/kv"
+)
+
+// The new-row path: AppendNewRowCells for rows of one cell each, what every family's file gets when the
+// families of a mapping have one column each (a row's cells go to as many files). Each such cell starts
+// a row, so none takes the same-row path, and AppendPartsRowHash's chain per cell (its checks, the
+// bloom key, the block boundary, the KeyValue, the statistics, the last key's copy, and the caller's
+// EstimatedSize per row) was most of the cost of writing them. Here a run of them is written in one
+// pass within the open data block and bloom chunk: the order and size checks and the bloom key per cell,
+// the statistics and the last key stored once per run, and EstimatedSize kept exactly from the parts
+// that change with each cell. The bytes, Stats and EstimatedSize are AppendPartsRowHash's
+// (TestAppendNewRowCellsMatchesAppendPartsRowHash).
+
+// NewRowCell is a cell of AppendNewRowCells: a put without tags, the first cell of its row in the file,
+// with its row's bloom hash (Hash must be HashRow(Row)).
+type NewRowCell struct {
+	Row, Qualifier, Value []byte
+	TS                    int64
+	Hash                  RowHash
+}
+
+// AppendNewRowCells appends cells in order, each as AppendPartsRowHash(c.Row, family, c.Qualifier, c.TS,
+// TypePut, c.Value, nil, c.Hash) would: the same checks, the same bytes.
+//
+// With limit > 0 it stops before a cell after the first when EstimatedSize() >= limit, as a caller
+// rolling to a new file at that size at row boundaries checks before each row (the caller checks before
+// the first). It returns how many cells it appended: all, those before the one the limit stopped, or
+// those before the first that failed, and that one's error.
+func (w *Writer) AppendNewRowCells(family []byte, cells []NewRowCell, limit int64) (int, error) {
+	i := 0
+	for i < len(cells) {
+		if i > 0 && limit > 0 && w.EstimatedSize() >= limit {
+			return i, nil
+		}
+		// One cell the usual way: it opens a block or a bloom chunk if need be, or fails.
+		c := &cells[i]
+		if err := w.AppendPartsRowHash(c.Row, family, c.Qualifier, c.TS, kv.TypePut, c.Value, nil, c.Hash); err != nil {
+			return i, err
+		}
+		i++
+		i += w.appendNewRowRun(family, cells[i:], limit)
+	}
+	return i, nil
+}
+
+// appendNewRowRun appends the first cells of cells that appendNewRowFast would take while the open data
+// block has room, the ROW bloom's chunk is not full and EstimatedSize stays below limit (limit > 0),
+// in one pass, and returns how many. It stops before a cell that crosses one of these or fails a check
+// (its caller then takes the usual way).
+func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64) int {
+	if len(cells) == 0 || !w.sameRowFast || !w.blkOpen || !w.blkHasFirst || !equalShort(family, w.family) {
+		return 0
+	}
+	bw := w.bloom // ROW or nil (sameRowFast excludes ROWCOL)
+	var c *writeBloomChunk
+	if bw != nil {
+		if c = bw.chunk; c == nil {
+			return 0
+		}
+	}
+	extra := 0 // tags length and sequence id: zeros
+	if w.tags {
+		extra += 2
+	}
+	if w.mvcc {
+		extra++
+	}
+	blk := w.blk
+	limitBlk := len(blk) - w.blkUnencoded + w.opts.BlockSize // where the block is full
+	prevRow, prevQLen := w.lastRow, len(w.lastQual)
+	// EstimatedSize is est + the block's length + the bloom chunk's size + twice the last row's and
+	// qualifier's lengths: the rest changes only when a block is written or a chunk starts, which a run
+	// stops before.
+	var est int64
+	if limit > 0 {
+		est = w.EstimatedSize() - int64(len(blk)) - bw.currentChunkSize() - 2*int64(len(prevRow)+prevQLen)
+	}
+	kbase := kv.KeyInfrastructureSize + len(family) // a key's length without its row and qualifier
+	head := 8 + 2                                   // a cell's row offset
+	n, lastQ := 0, 0
+	keySum, valueSum, maxCell := 0, 0, 0
+	trMin, trMax, putMin, lastTs := w.trMin, w.trMax, w.earliestPut, w.lastTs
+	for ; n < len(cells); n++ {
+		cl := &cells[n]
+		row, q, v := cl.Row, cl.Qualifier, cl.Value
+		if len(blk) >= limitBlk || c != nil && c.keyCount >= c.maxKeys {
+			break // writeCellFast opens the next block, addHashed starts the next chunk
+		}
+		if limit > 0 && est+int64(len(blk))+bw.currentChunkSize()+2*int64(len(prevRow)+prevQLen) >= limit {
+			break
+		}
+		if len(row) > kv.MaxRowLength || uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue ||
+			bytes.Compare(row, prevRow) <= 0 {
+			break
+		}
+		klen := kbase + len(row) + len(q)
+		size := 8 + klen + len(v) + extra
+		before := len(blk)
+		// Room for the cell and 8 bytes more: short fields are stored as whole words, whose bytes past
+		// the field the next field (or cell) overwrites.
+		if cap(blk)-before < size+8 {
+			break
+		}
+		if c != nil { // addHashed's work for a chunk that is open and not full
+			if bw.follow != nil && bw.follows(uint64(cl.Hash), c) {
+				c.keyCount++
+			} else {
+				c.add(uint64(cl.Hash))
+			}
+			bw.totalKeys++
+		}
+		p := blk[before : before+size+8]
+		binary.BigEndian.PutUint64(p, uint64(klen)<<32|uint64(uint32(len(v))))
+		binary.BigEndian.PutUint16(p[8:], uint16(len(row)))
+		o := head + copy(p[head:], row)
+		p[o] = byte(len(family))
+		o++
+		for _, b := range family { // a byte or two: cheaper than a call to memmove
+			p[o] = b
+			o++
+		}
+		lastQ = before + o
+		if len(q) <= 8 {
+			binary.LittleEndian.PutUint64(p[o:], loadShort(q))
+			o += len(q)
+		} else {
+			o += copy(p[o:], q)
+		}
+		binary.BigEndian.PutUint64(p[o:], uint64(cl.TS))
+		p[o+8] = byte(kv.TypePut)
+		o += 9
+		switch {
+		case len(v) <= 8:
+			binary.LittleEndian.PutUint64(p[o:], loadShort(v))
+		case len(v) <= 16:
+			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[len(v)-8:])
+			binary.LittleEndian.PutUint64(p[o:], a)
+			binary.LittleEndian.PutUint64(p[o+len(v)-8:], b)
+		default:
+			copy(p[o:], v)
+		}
+		binary.LittleEndian.PutUint32(p[o+len(v):], 0) // tags length and sequence id (extra <= 3 bytes)
+		blk = blk[:before+size]
+		keySum += klen
+		valueSum += len(v)
+		maxCell = max(maxCell, klen+len(v))
+		trMin, trMax, putMin, lastTs = min(trMin, cl.TS), max(trMax, cl.TS), min(putMin, cl.TS), cl.TS
+		prevRow, prevQLen = row, len(q)
+	}
+	if n == 0 {
+		return 0
+	}
+	// The biggest cell (the first of the largest, beyond the file's biggest so far), as writeCellFast
+	// keeps it: a cell's size there is 12 + klen + value.
+	if int64(12+maxCell) > w.lenBiggest {
+		for i := range cells[:n] {
+			cl := &cells[i]
+			if cellSize := int64(12 + kbase + len(cl.Row) + len(cl.Qualifier) + len(cl.Value)); w.lenBiggest < cellSize {
+				w.lenBiggest = cellSize
+				w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], cl.Row, family, cl.Qualifier, cl.TS, kv.TypePut)
+			}
+		}
+	}
+	added := len(blk) - len(w.blk)
+	w.blk = blk
+	w.blkUnencoded += added
+	w.blkEncoded += added
+	w.lastQual, w.lastQualInBlk = blk[lastQ:lastQ+prevQLen:lastQ+prevQLen], true
+	w.lastRow = append(w.lastRow[:0], prevRow...)
+	w.lastTs, w.lastType = lastTs, kv.TypePut
+	w.totalKeyLen += int64(keySum)
+	w.totalValueLen += int64(valueSum)
+	w.entries += int64(n)
+	w.trMin, w.trMax = trMin, trMax
+	w.earliestPut = putMin
+	return n
+}

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
+	"github.com/hfload/hfload/sorter"
+)
+
+// newRowsTestRun writes rows views through familyWriters into three families' fileWriters (region 0)
+// and returns the files, their results, the cells and bytes counted and how many cells took
+// appendNewRowCells. hashed: the views carry their rows' hashes (viewHashed), which the lane for rows
+// of one cell needs; without, every cell takes the general path (the writers hash the rows themselves),
+// and the files must be the same.
+//
+// Most rows have one cell in each family; some have two in b, none in c, a delete's type, a cell with
+// a value longer than a block, or come as two views (a and b's first cell, then b's second and c).
+func newRowsTestRun(t *testing.T, rows int, maxFileSize int64, hashed bool) (map[string][]byte, []FileResult, int64, int64, int64) {
+	t.Helper()
+	families := []string{"a", "b", "c"}
+	d := cellrec.NewDict([][]byte{[]byte("v")})
+	rd, err := cellrec.NewRowDict(d, [][]byte{[]byte("a"), []byte("b"), []byte("c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := &rowRecords{rd: rd, fam: []int{0, 1, 2}}
+	sink := &memSink{}
+	spec := &Spec{Table: "t", MaxFileSize: maxFileSize, Family: func(string) hfilewriter.WriterOptions {
+		o := hfilewriter.DefaultWriterOptions()
+		o.BlockSize, o.BloomBlockSize = 4096, 512
+		return o
+	}}
+	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: 64 << 20, TempDir: t.TempDir(), Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	o := newOutputWriter(spec, sink, families, 0, pool)
+	o.rows, o.dict = rr, d
+	fws := make([]*fileWriter, len(families))
+	for rank := range fws {
+		fws[rank] = o.newFileWriter(context.Background(), 0, rank, nil, nil)
+	}
+	fw := newFamilyWriters(fws, rr)
+	famCells := func(rank int, cells []byte) []byte {
+		t.Helper()
+		out, err := rd.AppendCells(nil, rank, cells)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	add := func(row []byte, typ kv.Type, no int64, parts [3][]byte) {
+		t.Helper()
+		var cells []byte
+		ranges := make([]uint32, 4)
+		for rank, p := range parts {
+			ranges[rank] = uint32(len(cells))
+			if p != nil {
+				cells = append(cells, famCells(rank, p)...)
+			}
+		}
+		ranges[3] = uint32(len(cells))
+		var flags uint8
+		var rh hfilewriter.RowHash
+		if hashed {
+			flags, rh = viewHashed, hfilewriter.HashRow(row)
+		}
+		if err := fw.sendFull(); err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.add(&cellrec.Header{Row: row, TS: 1700000000000 - no%3, Type: typ}, cells, ranges, no, flags, rh); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < rows; i++ {
+		row := fmt.Appendf(nil, "row%07d", i*7)
+		value := func(f string) []byte {
+			v := fmt.Appendf(nil, "%s-%d", f, i)
+			if i%101 == 0 {
+				v = bytes.Repeat(v, 1000) // longer than a block
+			}
+			return v
+		}
+		one := func(f string) []byte { return d.AppendCell(nil, 0, value(f)) }
+		typ, no := kv.TypePut, int64(i+1)
+		a, b, c := one("a"), one("b"), one("c")
+		switch {
+		case i%17 == 5:
+			typ = kv.TypeDeleteColumn
+			a, b, c = d.AppendCell(nil, 0, nil), d.AppendCell(nil, 0, nil), d.AppendCell(nil, 0, nil)
+		case i%13 == 3:
+			c = nil
+		case i%11 == 7:
+			b = cellrec.AppendLiteralCell(b, []byte("w"), value("w"))
+		case i%19 == 9: // the row in two views
+			add(row, typ, no, [3][]byte{a, b, nil})
+			add(row, typ, no, [3][]byte{nil, cellrec.AppendLiteralCell(nil, []byte("w"), value("w")), c})
+			continue
+		}
+		add(row, typ, no, [3][]byte{a, b, c})
+	}
+	if err := fw.finish(true); err != nil {
+		t.Fatal(err)
+	}
+	var lean int64
+	for _, f := range fws {
+		if err := f.close(); err != nil {
+			t.Fatal(err)
+		}
+		lean += f.newRowCells
+	}
+	o.sortFiles()
+	return sink.files, o.files, o.cells.Load(), o.bytesDone.Load(), lean
+}
+
+// The rows of one cell a family's writer gathers for appendNewRowCells give the same files, results and
+// counts as the general path, with and without rolling files (also within a gathered run of rows), and
+// most cells of such a stream take them.
+func TestFamilyWritersNewRowCells(t *testing.T) {
+	const rows = 6000
+	for _, maxFileSize := range []int64{0, 24 << 10, 100 << 10} {
+		t.Run(fmt.Sprint(maxFileSize), func(t *testing.T) {
+			files, results, cells, bytesDone, lean := newRowsTestRun(t, rows, maxFileSize, true)
+			wfiles, wresults, wcells, wbytes, wlean := newRowsTestRun(t, rows, maxFileSize, false)
+			if wlean != 0 {
+				t.Fatalf("%d cells took appendNewRowCells without row hashes", wlean)
+			}
+			if len(files) != len(wfiles) || len(files) < 3 {
+				t.Fatalf("%d files, want %d (at least 3)", len(files), len(wfiles))
+			}
+			for name, b := range wfiles {
+				if !bytes.Equal(files[name], b) {
+					t.Errorf("%s: %d bytes, want %d (other bytes)", name, len(files[name]), len(b))
+				}
+			}
+			if !reflect.DeepEqual(results, wresults) || cells != wcells || bytesDone != wbytes {
+				t.Fatalf("results differ: %d cells, %d bytes, %+v\nwant %d cells, %d bytes, %+v", cells, bytesDone, results, wcells, wbytes, wresults)
+			}
+			if lean < cells*3/4 {
+				t.Fatalf("%d of %d cells took appendNewRowCells", lean, cells)
+			}
+			if maxFileSize > 0 && len(files) < 9 {
+				t.Fatalf("%d files: the families' files should roll", len(files))
+			}
+			t.Logf("%d files, %d cells, %d of them through appendNewRowCells", len(files), cells, lean)
+		})
+	}
+}
