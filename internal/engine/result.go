@@ -59,37 +59,49 @@ type FileResult struct {
 
 // setKeys sets the region bounds and the file's first and last keys and rows (flat keys), formatted as ToStringBinary and Key.String do, in one string allocation
 // (every file of a load has these six strings; with thousands of regions they were a good part of its
-// garbage).
+// garbage). A valid key's formatted text starts with its row's: FirstRow and LastRow are taken from it.
 func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte) {
 	var arr [512]byte // the formatted strings: on the stack unless they are long
 	b := kv.AppendStringBinary(arr[:0], regionStart)
-	var ends [6]int
+	var ends [4]int
 	ends[0] = len(b)
 	b = kv.AppendStringBinary(b, regionEnd)
 	ends[1] = len(b)
-	b = appendKeyString(b, firstKey)
+	var rows [2][2]int // where FirstRow and LastRow lie in b
+	keyStart := len(b)
+	b, rowLen, ok := appendKeyString(b, firstKey)
+	rows[0] = [2]int{keyStart, keyStart + rowLen}
 	ends[2] = len(b)
-	b = appendKeyString(b, lastKey)
+	firstOK := ok
+	keyStart = len(b)
+	b, rowLen, ok = appendKeyString(b, lastKey)
+	rows[1] = [2]int{keyStart, keyStart + rowLen}
 	ends[3] = len(b)
-	if firstKey != nil {
-		b = kv.AppendStringBinary(b, kv.Key(firstKey).Row())
+	// The row of a key that is not valid is formatted on its own, after the keys (nil: "").
+	for i, k := range [2][]byte{firstKey, lastKey} {
+		if valid := (i == 0 && firstOK) || (i == 1 && ok); !valid {
+			rows[i] = [2]int{len(b), len(b)}
+			if k != nil {
+				b = kv.AppendStringBinary(b, kv.Key(k).Row())
+				rows[i][1] = len(b)
+			}
+		}
 	}
-	ends[4] = len(b)
-	if lastKey != nil {
-		b = kv.AppendStringBinary(b, kv.Key(lastKey).Row())
-	}
-	ends[5] = len(b)
 	all := string(b)
 	fr.RegionStart, fr.RegionEnd = all[:ends[0]], all[ends[0]:ends[1]]
 	fr.FirstKey, fr.LastKey = all[ends[1]:ends[2]], all[ends[2]:ends[3]]
-	fr.FirstRow, fr.LastRow = all[ends[3]:ends[4]], all[ends[4]:ends[5]]
+	fr.FirstRow, fr.LastRow = all[rows[0][0]:rows[0][1]], all[rows[1][0]:rows[1][1]]
 }
 
-// appendKeyString appends kv.Key(k).String() to dst.
-func appendKeyString(dst, k []byte) []byte {
+// appendKeyString appends kv.Key(k).String() to dst. For a valid key it reports ok and how long its
+// row's ToStringBinary is, which the appended text starts with.
+func appendKeyString(dst, k []byte) (out []byte, rowLen int, ok bool) {
 	if !kv.Key(k).Valid() {
-		return append(dst, kv.Key(k).String()...)
+		return append(dst, kv.Key(k).String()...), 0, false
 	}
 	key := kv.Key(k)
-	return kv.AppendFormatKey(dst, key.Row(), key.Family(), key.Qualifier(), key.Timestamp(), key.Type())
+	start := len(dst)
+	dst = kv.AppendStringBinary(dst, key.Row())
+	rowLen = len(dst) - start
+	return kv.AppendFormatKeyAfterRow(dst, key.Family(), key.Qualifier(), key.Timestamp(), key.Type()), rowLen, true
 }

@@ -22,6 +22,10 @@ func TestFileResultSetKeys(t *testing.T) {
 			kv.AppendKey(nil, []byte("row\xfe"), []byte("f"), []byte("q\x7f"), -1, kv.TypeDeleteColumn)},
 		{long, long[:100], kv.AppendKey(nil, long, []byte("fam"), long, 5, kv.TypePut),
 			kv.AppendKey(nil, long[1:], []byte("fam"), nil, 6, kv.TypeDelete)},
+		// No keys (a file without cells), and keys that are not valid (their rows formatted on their own).
+		{[]byte("a"), []byte("b"), nil, nil},
+		{nil, []byte("b"), []byte{0, 2, 'r', '\\', 0}, kv.AppendKey(nil, []byte("row"), []byte("f"), nil, 1, kv.TypePut)},
+		{nil, nil, kv.AppendKey(nil, []byte("r\xff"), []byte("f"), nil, 1, kv.TypePut), []byte{0, 1, 'z'}},
 	} {
 		var fr FileResult
 		fr.setKeys(c.start, c.end, c.first, c.last)
@@ -30,8 +34,12 @@ func TestFileResultSetKeys(t *testing.T) {
 			RegionEnd:   kv.ToStringBinary(c.end),
 			FirstKey:    kv.Key(c.first).String(),
 			LastKey:     kv.Key(c.last).String(),
-			FirstRow:    kv.ToStringBinary(kv.Key(c.first).Row()),
-			LastRow:     kv.ToStringBinary(kv.Key(c.last).Row()),
+		}
+		if c.first != nil {
+			want.FirstRow = kv.ToStringBinary(kv.Key(c.first).Row())
+		}
+		if c.last != nil {
+			want.LastRow = kv.ToStringBinary(kv.Key(c.last).Row())
 		}
 		if fr != want {
 			t.Errorf("setKeys gave %+v, want %+v", fr, want)

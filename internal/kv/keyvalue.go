@@ -248,8 +248,12 @@ func FormatKey(row, family, qualifier []byte, ts int64, typ Type) string {
 
 // AppendFormatKey appends FormatKey(row, family, qualifier, ts, typ) to dst.
 func AppendFormatKey(dst, row, family, qualifier []byte, ts int64, typ Type) []byte {
-	b := appendStringBinary(dst, row)
-	b = append(b, '/')
+	return AppendFormatKeyAfterRow(appendStringBinary(dst, row), family, qualifier, ts, typ)
+}
+
+// AppendFormatKeyAfterRow appends what AppendFormatKey appends after the row's ToStringBinary.
+func AppendFormatKeyAfterRow(dst, family, qualifier []byte, ts int64, typ Type) []byte {
+	b := append(dst, '/')
 	b = appendStringBinary(b, family)
 	b = append(b, ':')
 	b = appendStringBinary(b, qualifier)

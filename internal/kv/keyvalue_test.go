@@ -197,3 +197,24 @@ func TestFormatKey(t *testing.T) {
 		}
 	}
 }
+
+// AppendStringBinary appends what ToStringBinary returns: every byte value at every position of
+// printable runs of several lengths, after a prefix.
+func TestAppendStringBinaryIsToStringBinary(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		base := bytes.Repeat([]byte("k"), n)
+		cases := [][]byte{base}
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				b := bytes.Clone(base)
+				b[pos] = byte(c)
+				cases = append(cases, b)
+			}
+		}
+		for _, b := range cases {
+			if got, want := string(AppendStringBinary([]byte("pre"), b)), "pre"+ToStringBinary(b); got != want {
+				t.Fatalf("AppendStringBinary(%q) = %q, want %q", b, got, want)
+			}
+		}
+	}
+}

@@ -40,7 +40,12 @@ func AppendStringBinary(dst, b []byte) []byte { return appendStringBinary(dst, b
 
 // appendStringBinary appends ToStringBinary(b) to dst.
 func appendStringBinary(dst, b []byte) []byte {
-	for _, c := range b {
+	i := 0 // the bytes that are themselves, up to the first one that is not, in one append
+	for i < len(b) && b[i] >= ' ' && b[i] <= '~' && b[i] != '\\' {
+		i++
+	}
+	dst = append(dst, b[:i]...)
+	for _, c := range b[i:] {
 		if c >= ' ' && c <= '~' && c != '\\' {
 			dst = append(dst, c)
 		} else {
