@@ -46,7 +46,7 @@ func ParseSplits(r io.Reader) (Splits, error) {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		if shellPrompt.MatchString(line) {
+		if isShellPrompt(line) {
 			continue // e.g. "hbase:001:0> list_regions 'orders'" pasted with the output
 		}
 		if t, ok := parseRegionTableHeader(raw); ok {
@@ -164,6 +164,12 @@ func lineKeys(line string) ([]string, error) {
 
 // shellPrompt matches an HBase shell prompt: "hbase:001:0> " (2.x) or "hbase(main):001:0> " (1.x).
 var shellPrompt = regexp.MustCompile(`^hbase(\(main\))?:\d+:\d+> `)
+
+// isShellPrompt is shellPrompt.MatchString(s), without running the expression for a line that does not
+// start with "hbase" (a split file's every other line: one per region).
+func isShellPrompt(s string) bool {
+	return strings.HasPrefix(s, "hbase") && shellPrompt.MatchString(s)
+}
 
 // regionTable is the column layout of `list_regions` output: bars[i] is the offset of the '|' closing
 // column i; the START_KEY column is column col.

@@ -108,3 +108,15 @@ Took 0.0420 seconds
 		t.Fatalf("misaligned row: %v", err)
 	}
 }
+
+// isShellPrompt says what shellPrompt.MatchString says: prompts of both shells, near misses, lines
+// that start with or contain "hbase".
+func TestIsShellPrompt(t *testing.T) {
+	for _, s := range []string{"hbase:001:0> list_regions 't'", "hbase(main):001:0> x", "hbase:1:2> ", "hbase:001:0>x",
+		"hbase", "hbas", "", "hbase(main):a:0> ", " hbase:001:0> x", "xhbase:001:0> x", "hbase:001:0>  ", "HBASE:001:0> x",
+		"'row1'", "hbase-row-1", "hbase(main:001:0> x"} {
+		if got, want := isShellPrompt(s), shellPrompt.MatchString(s); got != want {
+			t.Errorf("isShellPrompt(%q) = %v, shellPrompt says %v", s, got, want)
+		}
+	}
+}

@@ -149,7 +149,7 @@ func splitFileString(k []byte) string {
 		mark(i + j)
 		i += j + 1
 	}
-	if shellPrompt.MatchString(t) {
+	if isShellPrompt(t) {
 		mark(0)
 	}
 	if !any {

@@ -218,3 +218,23 @@ func TestAppendStringBinaryIsToStringBinary(t *testing.T) {
 		}
 	}
 }
+
+// FromStringBinary of a text without a backslash is its bytes, whatever they are; with one, \xNN
+// escapes are decoded as before.
+func TestFromStringBinaryPlain(t *testing.T) {
+	var all []byte
+	for c := 0; c < 256; c++ {
+		if c != '\\' {
+			all = append(all, byte(c))
+		}
+	}
+	for _, s := range []string{"", "row-1", "C000001-0000000001", string(all), "x\x00y\xff"} {
+		got, err := FromStringBinary(s)
+		if err != nil || string(got) != s || got == nil {
+			t.Fatalf("FromStringBinary(%q) = %q, %v", s, got, err)
+		}
+	}
+	if got, err := FromStringBinary(`a\x41\x7fb`); err != nil || string(got) != "aA\x7fb" {
+		t.Fatalf("escaped: %q, %v", got, err)
+	}
+}

@@ -59,6 +59,9 @@ func appendStringBinary(dst, b []byte) []byte {
 // case) is one byte, everything else is taken literally. Unlike HBase, a malformed escape is an error,
 // not silently kept.
 func FromStringBinary(s string) ([]byte, error) {
+	if strings.IndexByte(s, '\\') < 0 { // no escape: every byte as it is (a split file's usual key)
+		return []byte(s), nil
+	}
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
