@@ -3,6 +3,9 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,5 +38,45 @@ func TestNameSeedLabelsContent(t *testing.T) {
 	}
 	if c := seed("c", "secret=4\n"); bytes.Equal(a, c) {
 		t.Error("other label ordinals: the same seed")
+	}
+}
+
+// nameSeed hashes the timestamp and the split points as binary.Write and Write did one by one (the
+// seed names every HFile: it must not change): no split points, empty and long ones, 10,000.
+func TestNameSeedSplitsBytes(t *testing.T) {
+	job := &Job{Input: StringList{"in.csv"}, Columns: "HBASE_ROW_KEY,d:v", Timestamp: 1700000000000}
+	many := make([][]byte, 10000)
+	for i := range many {
+		many[i] = []byte{byte(i), byte(i >> 8), 'k'}
+	}
+	for _, splits := range [][][]byte{nil, {{}}, {[]byte("a"), {}, bytes.Repeat([]byte{0xff}, 70000)}, many} {
+		for _, ts := range []int64{0, -1, 1700000000000} {
+			got, err := job.nameSeed(ts, splits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The old code: settings without the excluded keys, then the fields one write at a time.
+			settings, err := job.Settings()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range nameSeedExclude {
+				delete(settings, k)
+			}
+			b, err := json.Marshal(settings)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := sha256.New()
+			h.Write(b)
+			binary.Write(h, binary.BigEndian, ts)
+			for _, s := range splits {
+				binary.Write(h, binary.BigEndian, uint32(len(s)))
+				h.Write(s)
+			}
+			if want := h.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%d split points, ts %d: seed %x, want %x", len(splits), ts, got, want)
+			}
+		}
 	}
 }
