@@ -83,9 +83,7 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 	}
 	kbase := kv.KeyInfrastructureSize + len(family) // a key's length without its row and qualifier
 	head := 8 + 2                                   // a cell's row offset
-	n, lastQ := 0, 0
-	keySum, valueSum, maxCell := 0, 0, 0
-	trMin, trMax, putMin, lastTs := w.trMin, w.trMax, w.earliestPut, w.lastTs
+	n, lastQ, keySum := 0, 0, 0
 	for ; n < len(cells); n++ {
 		cl := &cells[n]
 		row, q, v := cl.Row, cl.Qualifier, cl.Value
@@ -108,10 +106,13 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 			break
 		}
 		if c != nil { // addHashed's work for a chunk that is open and not full
-			if bw.follow != nil && bw.follows(uint64(cl.Hash), c) {
-				c.keyCount++
+			hh := uint64(cl.Hash)
+			if f := bw.follow; f == nil {
+				c.add(hh)
+			} else if k := c.keyCount; k > 0 && f.c != nil && f.c.hash(k) == hh || bw.follows(hh, c) {
+				c.keyCount++ // follows' usual outcome, checked here first
 			} else {
-				c.add(uint64(cl.Hash))
+				c.add(hh)
 			}
 			bw.totalKeys++
 		}
@@ -148,14 +149,23 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 		binary.LittleEndian.PutUint32(p[o+len(v):], 0) // tags length and sequence id (extra <= 3 bytes)
 		blk = blk[:before+size]
 		keySum += klen
-		valueSum += len(v)
-		maxCell = max(maxCell, klen+len(v))
-		trMin, trMax, putMin, lastTs = min(trMin, cl.TS), max(trMax, cl.TS), min(putMin, cl.TS), cl.TS
 		prevRow, prevQLen = row, len(q)
 	}
 	if n == 0 {
 		return 0
 	}
+	// The statistics that the loop needs not: in a pass of their own, which leaves the loop's variables
+	// in registers.
+	added := len(blk) - len(w.blk)
+	valueSum := added - n*(8+extra) - keySum
+	maxCell := 0
+	trMin, trMax, putMin := w.trMin, w.trMax, w.earliestPut
+	for i := range cells[:n] {
+		cl := &cells[i]
+		maxCell = max(maxCell, len(cl.Row)+len(cl.Qualifier)+len(cl.Value))
+		trMin, trMax, putMin = min(trMin, cl.TS), max(trMax, cl.TS), min(putMin, cl.TS)
+	}
+	maxCell += kbase
 	// The biggest cell (the first of the largest, beyond the file's biggest so far), as writeCellFast
 	// keeps it: a cell's size there is 12 + klen + value.
 	if int64(12+maxCell) > w.lenBiggest {
@@ -167,13 +177,12 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 			}
 		}
 	}
-	added := len(blk) - len(w.blk)
 	w.blk = blk
 	w.blkUnencoded += added
 	w.blkEncoded += added
 	w.lastQual, w.lastQualInBlk = blk[lastQ:lastQ+prevQLen:lastQ+prevQLen], true
 	w.lastRow = append(w.lastRow[:0], prevRow...)
-	w.lastTs, w.lastType = lastTs, kv.TypePut
+	w.lastTs, w.lastType = cells[n-1].TS, kv.TypePut
 	w.totalKeyLen += int64(keySum)
 	w.totalValueLen += int64(valueSum)
 	w.entries += int64(n)

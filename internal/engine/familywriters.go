@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -131,11 +132,19 @@ func (c *cellBuffers) clear() {
 // its row hashed and no cell dropped (every view of a mapping whose families have one column each),
 // joins the rows gathered for appendNewRowCells; any other view first writes those, then its own cells.
 func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last *int64, bufs *cellBuffers) error {
+	var err error
+	*last, bufs.same, bufs.rows, err = f.writeViews(fw, rank, b, *last, bufs.same[:0], bufs.rows[:0])
+	bufs.same, bufs.rows = bufs.same[:0], bufs.rows[:0]
+	return err
+}
+
+// writeViews is writeBatch with the number of the row last written and the buffers as values, which it
+// returns (the buffers grown, the number of the row last written now): kept in registers, not behind
+// pointers.
+func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastRow int64, same []hfilewriter.SameRowCell,
+	rows []hfilewriter.NewRowCell) (int64, []hfilewriter.SameRowCell, []hfilewriter.NewRowCell, error) {
 	h := cellrec.Header{Family: f.fams[rank]}
 	n := len(f.fams) + 1
-	lastRow := *last
-	same, rows := bufs.same[:0], bufs.rows[:0]
-	defer func() { *last, bufs.same, bufs.rows = lastRow, same[:0], rows[:0] }()
 	for i, j := 0, rank; i < len(b.views); i, j = i+1, j+n {
 		lo, hi := b.ranges[j], b.ranges[j+1]
 		if lo == hi {
@@ -146,7 +155,12 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 		if v.row != lastRow && v.flags&(viewDropFirst|viewDropLast|viewHashed) == viewHashed && v.typ == kv.TypePut {
 			q, val, tags, rest := f.d.NextTags(b.buf[rowEnd+lo : rowEnd+hi])
 			if len(rest) == 0 && len(tags) == 0 {
-				rows = append(rows, hfilewriter.NewRowCell{Row: b.buf[v.off:rowEnd], Qualifier: q[1:], Value: val, TS: v.ts, Hash: v.rh})
+				if len(rows) == cap(rows) {
+					rows = slices.Grow(rows, 1)
+				}
+				rows = rows[:len(rows)+1]
+				c := &rows[len(rows)-1] // set in place: no composite literal built and copied
+				c.Row, c.Qualifier, c.Value, c.TS, c.Hash = b.buf[v.off:rowEnd], q[1:], val, v.ts, v.rh
 				lastRow = v.row
 				continue
 			}
@@ -155,7 +169,7 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 			err := fw.appendNewRowCells(h.Family, rows)
 			rows = rows[:0]
 			if err != nil {
-				return err
+				return lastRow, same, rows, err
 			}
 		}
 		h.Row, h.TS, h.Type = b.buf[v.off:rowEnd], v.ts, v.typ
@@ -188,7 +202,7 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 			default:
 				if v.row != lastRow {
 					if err := fw.startNewRow(); err != nil {
-						return err
+						return lastRow, same, rows, err
 					}
 					lastRow = v.row
 				}
@@ -200,22 +214,21 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 				written = true
 			}
 			if err != nil {
-				return err
+				return lastRow, same, rows, err
 			}
 		}
 		if len(same) > 0 {
 			if err := fw.appendSameRowCells(&h, same); err != nil {
-				return err
+				return lastRow, same, rows, err
 			}
 			same = same[:0]
 		}
 	}
+	var err error
 	if len(rows) > 0 {
-		err := fw.appendNewRowCells(h.Family, rows)
-		rows = rows[:0]
-		return err
+		err = fw.appendNewRowCells(h.Family, rows)
 	}
-	return nil
+	return lastRow, same, rows, err
 }
 
 func (f *familyWriters) fail(err error) {
