@@ -153,7 +153,11 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 		v := &b.views[i]
 		rowEnd := v.off + uint32(v.rl)
 		if v.row != lastRow && v.flags&(viewDropFirst|viewDropLast|viewHashed) == viewHashed && v.typ == kv.TypePut {
-			q, val, tags, rest := f.d.NextTags(b.buf[rowEnd+lo : rowEnd+hi])
+			q, val, rest, ok := f.d.NextUsual(b.buf[rowEnd+lo : rowEnd+hi])
+			var tags []byte
+			if !ok {
+				q, val, tags, rest = f.d.NextTags(rest)
+			}
 			if len(rest) == 0 && len(tags) == 0 {
 				if len(rows) == cap(rows) {
 					rows = slices.Grow(rows, 1)

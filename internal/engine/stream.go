@@ -344,7 +344,10 @@ func (s *stream) runRows(fw *familyWriters) error {
 		rq := q
 		for len(rest) > 0 {
 			off := len(cells) - len(rest)
-			rq, _, rest = s.d.Next(rest)
+			var ok bool
+			if rq, _, rest, ok = s.d.NextUsual(rest); !ok {
+				rq, _, rest = s.d.Next(rest)
+			}
 			if w2 := int(rq[0]); w2 != w { // the family's rank (rowRecords.rd.Split)
 				if w2 < w {
 					return fmt.Errorf("row %s: a row record's cells out of family order", kv.ToStringBinary(vh.Row))

@@ -1,0 +1,13 @@
+package cellrec
+
+// NextUsual is Next for the usual cell, a one-byte dictionary code and a one-byte value length in a
+// region without tags, small enough to be inlined: a loop that decodes cells calls Next (and spills
+// what it holds in registers around the call) only for the others. ok false: the first cell is not
+// such a cell (or d is nil), and nothing is decoded.
+func (d *Dict) NextUsual(cells []byte) (qualifier, value, rest []byte, ok bool) {
+	if len(cells) > 1 && cells[0]&0x81 == 1 && cells[1] < 0x80 && d != nil && !d.tags {
+		end := 2 + int(cells[1])
+		return d.q[cells[0]>>1], cells[2:end:end], cells[end:], true
+	}
+	return nil, nil, cells, false
+}
