@@ -22,6 +22,10 @@ type writeFileInfoMap struct {
 	// with every key before it.
 	last    int
 	inOrder bool
+	// gen counts the keys put's search added: the only writes to the key array (a key put in order
+	// or a value replaced leaves it as it was), so fileInfoOrder knows the keys it checked are still
+	// there.
+	gen uint64
 }
 
 // fileInfoEntries is about how many entries a file's info holds (Writer.fileInfo).
@@ -47,6 +51,7 @@ func (m *writeFileInfoMap) put(key string, value []byte) {
 	}
 	m.keys = append(m.keys, key)
 	m.values = append(m.values, value)
+	m.gen++
 }
 
 // reset empties m for another file's info, keeping its storage.
@@ -117,6 +122,9 @@ func (m *writeFileInfoMap) appendProto(dst []byte) []byte { return m.appendProto
 type fileInfoOrder struct {
 	keys  []string
 	order []int
+	// m and gen: the map whose keys were last found equal to keys, and its gen then (ofMap).
+	m   *writeFileInfoMap
+	gen uint64
 
 	payload []byte     // the last message appendProtoOrder wrote with keys (nil: none)
 	values  [][2]int32 // its values in payload order (order[j]'s): offset in payload and length
@@ -142,10 +150,23 @@ func (c *fileInfoOrder) of(keys []string) []int {
 	return idx
 }
 
+// ofMap is of(m.keys), without comparing the keys when they are m's keys of the last call and m's
+// search has added none since (the files of a writer, one after the other).
+func (c *fileInfoOrder) ofMap(m *writeFileInfoMap) []int {
+	if c != nil && c.m == m && c.gen == m.gen && c.keys != nil && len(c.keys) == len(m.keys) {
+		return c.order
+	}
+	idx := c.of(m.keys)
+	if c != nil {
+		c.m, c.gen = m, m.gen
+	}
+	return idx
+}
+
 // appendProtoOrder is appendProto taking the sort order from cache (nil: none), and the message's
 // bytes from the last one's when every value has the length it had there.
 func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []byte {
-	idx := cache.of(m.keys)
+	idx := cache.ofMap(m)
 	start := len(dst)
 	if cache != nil && cache.payload != nil && len(cache.values) == len(idx) {
 		same := true
