@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"sort"
 
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -181,30 +182,14 @@ func (v *verifyState) addBlock(b *readBlock) error {
 // and a binary search finds it: the files of a load have a few blocks each, and a map per file cost
 // more to fill and clear than the lookups it served.
 func (v *verifyState) blockIndex(off int64) (int, bool) {
-	lo, hi := 0, len(v.blocks)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if v.blocks[m].Offset < off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(v.blocks) && v.blocks[lo].Offset == off
+	i := sort.Search(len(v.blocks), func(i int) bool { return v.blocks[i].Offset >= off })
+	return i, i < len(v.blocks) && v.blocks[i].Offset == off
 }
 
 // keptIndex is blockIndex for v.keptBlocks (in file order too).
 func (v *verifyState) keptIndex(off int64) (int, bool) {
-	lo, hi := 0, len(v.keptBlocks)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if v.keptBlocks[m].Offset < off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(v.keptBlocks) && v.keptBlocks[lo].Offset == off
+	i := sort.Search(len(v.keptBlocks), func(i int) bool { return v.keptBlocks[i].Offset >= off })
+	return i, i < len(v.keptBlocks) && v.keptBlocks[i].Offset == off
 }
 
 // checkDataPlacement checks the position of data block n, at off, against the trailer.
