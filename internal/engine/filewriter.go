@@ -181,12 +181,8 @@ func (fw *fileWriter) appendNewRowCells(family []byte, cells []hfilewriter.NewRo
 			c := &cells[i]
 			size += len(c.Row) + len(c.Qualifier) + len(c.Value)
 		}
-		fw.pendCells += int64(n)
-		fw.pendBytes += int64(size)
 		fw.newRowCells += int64(n)
-		if fw.pendCells >= 4096 {
-			fw.publish()
-		}
+		fw.counted(n, size)
 		if err != nil {
 			return fmt.Errorf("output %s: %w", fw.rel, err)
 		}
@@ -199,8 +195,13 @@ func (fw *fileWriter) appendNewRowCells(family []byte, cells []hfilewriter.NewRo
 // published every few thousand cells: shared atomics per cell would bounce a cache line between the
 // writing goroutines.
 func (fw *fileWriter) count(h *cellrec.Header, qualifierLen, valueLen, tagsLen int) {
-	fw.pendCells++
-	fw.pendBytes += int64(fw.o.dict.KeyValueSize(h, qualifierLen, valueLen, tagsLen))
+	fw.counted(1, fw.o.dict.KeyValueSize(h, qualifierLen, valueLen, tagsLen))
+}
+
+// counted adds n written cells of bytes KeyValue bytes in all to the local counters (count).
+func (fw *fileWriter) counted(n, bytes int) {
+	fw.pendCells += int64(n)
+	fw.pendBytes += int64(bytes)
 	if fw.pendCells >= 4096 {
 		fw.publish()
 	}
@@ -223,11 +224,7 @@ func (fw *fileWriter) appendSameRowCells(h *cellrec.Header, cells []hfilewriter.
 		for i := range cells[:n] {
 			bytes += len(cells[i].Qualifier) + len(cells[i].Value)
 		}
-		fw.pendCells += int64(n)
-		fw.pendBytes += int64(bytes)
-		if fw.pendCells >= 4096 {
-			fw.publish()
-		}
+		fw.counted(n, bytes)
 	}
 	if err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -26,14 +27,23 @@ func main() {
 	workers := flag.Int("w", 2, "writers")
 	flag.Parse()
 	var sizes []int64
-	filepath.WalkDir(*like, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && filepath.Base(filepath.Dir(p)) != filepath.Base(*like) {
-			if fi, err := d.Info(); err == nil {
-				sizes = append(sizes, fi.Size())
+	// The HFiles: <like>/<family>/<file>, not the manifest or other side files beside the families.
+	err := filepath.WalkDir(*like, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if rel, _ := filepath.Rel(*like, p); d.Type().IsRegular() && strings.Count(filepath.ToSlash(rel), "/") == 1 {
+			fi, err := d.Info()
+			if err != nil {
+				return err
 			}
+			sizes = append(sizes, fi.Size())
 		}
 		return nil
 	})
+	if err != nil {
+		fatal(err)
+	}
 	sort.Slice(sizes, func(i, j int) bool { return sizes[i] > sizes[j] })
 	if len(sizes) == 0 {
 		fmt.Fprintln(os.Stderr, "no files under", *like)
@@ -45,11 +55,11 @@ func main() {
 	}
 	fam := filepath.Join(*out, "d")
 	if err := os.MkdirAll(fam, 0o755); err != nil {
-		panic(err)
+		fatal(err)
 	}
 	dfd, err := unix.Open(fam, unix.O_DIRECTORY|unix.O_RDONLY, 0)
 	if err != nil {
-		panic(err)
+		fatal(fmt.Errorf("open %s: %w", fam, err))
 	}
 	var ru0, ru1 syscall.Rusage
 	syscall.Getrusage(0, &ru0)
@@ -77,10 +87,10 @@ func main() {
 				fd, err := unix.Openat(dfd, fmt.Sprintf("f%06d", i), unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
 				mu.Unlock()
 				if err != nil {
-					panic(err)
+					fatal(fmt.Errorf("create in %s: %w", fam, err))
 				}
 				if _, err := unix.Write(fd, buf[:sizes[i]]); err != nil {
-					panic(err)
+					fatal(fmt.Errorf("write in %s: %w", fam, err))
 				}
 				unix.Fstat(fd, &st)
 				unix.Close(fd)
@@ -106,4 +116,9 @@ func main() {
 	fmt.Printf("%d files, %.1f MiB: write %.3f s, final syncfs %.3f s, wall %.3f s, cpu %.3f s (sys %.3f)\n",
 		len(sizes), float64(total)/(1<<20), t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t2.Sub(t0).Seconds(),
 		cpu(ru1)-cpu(ru0), float64(ru1.Stime.Nano()-ru0.Stime.Nano())/1e9)
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "filefloor:", err)
+	os.Exit(1)
 }
