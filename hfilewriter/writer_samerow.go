@@ -3,6 +3,7 @@ package hfilewriter
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/hfload/hfload/internal/kv"
@@ -170,18 +171,31 @@ func (w *Writer) AppendSameRowCells(cells []SameRowCell) (int, error) {
 // appendSameRowRun appends the first cells of cells that appendSameRowFast would take while the open
 // data block has room (it stops before a cell that crosses the block boundary or that appendSameRowFast
 // would not take), in one pass, and returns how many. The caller has checked w.sameRowFast.
-//
-// What the cells share is written from registers: the key's head (row length, row, family length,
-// family: up to 32 bytes as four words) and the timestamp and type; the fields are moved with word
-// loads and stores (copyShort) instead of a call to memmove each.
 func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
-	if !w.blkOpen || !w.blkHasFirst {
+	return w.appendRowRun(w.lastRow, w.family, w.lastTs, w.lastType, cells, 0)
+}
+
+// appendRowRun is appendSameRowRun for cells of row, family, ts and typ that checks the qualifiers' order
+// from cells[check] on: check 0 for cells after the writer's last one (appendSameRowRun), 1 for a new
+// row's cells, whose first the caller has checked (AppendRow). It changes no statistics but the
+// block's, the key and value totals, the entry count, the biggest cell and the last qualifier: a new
+// row's caller keeps the rest.
+//
+// The loop calls no function, so that what it keeps stays in registers: it takes qualifiers of up to 8
+// bytes (compared as words) and values of up to 32 (moved as words) and stops before any other cell,
+// which its caller writes the usual way. What the cells share is stored from two small arrays: the
+// key's head (row length, row, family length, family: 16 to 32 bytes) and the timestamp and type, into
+// fixed-size windows of the block.
+func (w *Writer) appendRowRun(row, family []byte, ts int64, typ Type, cells []SameRowCell, check int) int {
+	if !w.blkOpen || !w.blkHasFirst || len(cells) == 0 {
 		return 0
 	}
-	row, family, ts, typ := w.lastRow, w.family, w.lastTs, w.lastType
 	head := 2 + len(row) + 1 + len(family)
 	if head > 32 || head < 16 {
-		return w.appendSameRowRunLong(cells)
+		return w.appendRowRunLong(row, family, ts, typ, cells, check)
+	}
+	if check == 0 && bytes.Compare(cells[0].Qualifier, w.lastQual) <= 0 {
+		return 0 // AppendSameRow says why
 	}
 	// The key's head as one 32-byte array, stored whole into each cell: the bytes past head are
 	// overwritten by the qualifier and what follows (a cell here is at least 33 bytes: head >= 16).
@@ -190,6 +204,10 @@ func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
 	copy(hd[2:], row)
 	hd[2+len(row)] = byte(len(family))
 	copy(hd[3+len(row):], family)
+	// The timestamp and type, and zeros the value overwrites.
+	var tt [16]byte
+	binary.BigEndian.PutUint64(tt[:], uint64(ts))
+	tt[8] = byte(typ)
 	extra := 0 // tags length and sequence id: zeros
 	if w.tags {
 		extra += 2
@@ -198,69 +216,23 @@ func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
 		extra++
 	}
 	blk := w.blk
-	base := len(blk) - w.blkUnencoded // where the block's cells start (unencoded: every byte counts)
-	limit := base + w.opts.BlockSize
-	kbase := kv.KeyInfrastructureSize + head - 3 // a key's length without its qualifier
-	prevQ := w.lastQual
-	n := 0
-	qSum, maxSize := 0, 0 // the qualifiers' bytes and the largest cell (size) of the run
-	for ; n < len(cells) && len(blk) < limit; n++ {
-		q, v := cells[n].Qualifier, cells[n].Value
-		if len(q) > 0 && len(prevQ) > 0 && q[0] != prevQ[0] {
-			if q[0] < prevQ[0] {
-				break
-			}
-		} else if bytes.Compare(q, prevQ) <= 0 {
-			break
-		}
-		klen := kbase + len(q)
-		size := 8 + klen + len(v) + extra
-		before := len(blk)
-		// Room for the cell and 8 bytes more: short fields are stored as whole words, whose bytes past
-		// the field the next field (or cell) overwrites.
-		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue || cap(blk)-before < size+8 {
-			break
-		}
-		p := blk[before : before+size+8]
-		binary.BigEndian.PutUint64(p, uint64(klen)<<32|uint64(len(v)))
-		*(*[32]byte)(p[8:40]) = hd
-		o := 8 + head
-		switch {
-		case len(q) == 1:
-			p[o] = q[0]
-		case len(q) <= 8:
-			binary.LittleEndian.PutUint64(p[o:], loadShort(q))
-		default:
-			copy(p[o:], q)
-		}
-		o += len(q)
-		binary.BigEndian.PutUint64(p[o:], uint64(ts))
-		p[o+8] = byte(typ)
-		o += 9
-		switch {
-		case len(v) <= 8:
-			binary.LittleEndian.PutUint64(p[o:], loadShort(v))
-		case len(v) <= 16:
-			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[len(v)-8:])
-			binary.LittleEndian.PutUint64(p[o:], a)
-			binary.LittleEndian.PutUint64(p[o+len(v)-8:], b)
-		default:
-			copy(p[o:], v)
-		}
-		binary.LittleEndian.PutUint32(p[o+len(v):], 0) // tags length and sequence id (extra <= 3 bytes)
-		blk = blk[:before+size]
-		prevQ = q
-		qSum += len(q)
-		maxSize = max(maxSize, size)
-	}
+	limit := len(blk) - w.blkUnencoded + w.opts.BlockSize // where the block is full (unencoded: every byte counts)
+	room := cap(blk) - runRoom                            // a cell may start up to here
+	kbase := kv.KeyInfrastructureSize + head - 3          // a key's length without its qualifier
+	fixed := 8 + kbase + extra                            // a cell's size without its qualifier and value
+	// First the cells the run takes, then their bytes, each in a function of its own without calls,
+	// which keeps its loop's variables in registers.
+	n, end, qSum, maxSize, lastQLen := runSizes(cells, len(blk), limit, room, fixed)
 	if n == 0 {
 		return 0
 	}
-	// What the cells add to the statistics: every cell's size is 8 + kbase + its qualifier and value +
-	// extra, so the bytes added and the qualifiers' bytes give the key and value totals.
+	runStore(blk[:cap(blk)], len(blk), cells[:n], &hd, &tt, kbase, fixed, 8+head)
+	blk = blk[:end]
+	// What the cells add to the statistics: every cell's size is fixed + its qualifier and value, so
+	// the bytes added and the qualifiers' bytes give the key and value totals.
 	added := len(blk) - len(w.blk)
 	keySum := n*kbase + qSum
-	valueSum := added - n*(8+kbase+extra) - qSum
+	valueSum := added - n*fixed - qSum
 	// The biggest cell (HFileWriterImpl's keyOfBiggestCell: the first of the largest, beyond the
 	// file's biggest so far): a cell's size there is 12 + klen + value, size - extra + 4 here.
 	if int64(maxSize-extra+4) > w.lenBiggest {
@@ -272,9 +244,79 @@ func (w *Writer) appendSameRowRun(cells []SameRowCell) int {
 			}
 		}
 	}
-	lastQ := len(blk) - (8 + kbase + len(prevQ) + len(cells[n-1].Value) + extra) + 8 + head
-	return w.endSameRowRun(blk, n, w.blkUnencoded+added, lastQ, len(prevQ), keySum, valueSum)
+	lastQ := len(blk) - (fixed + lastQLen + len(cells[n-1].Value)) + 8 + head
+	return w.endSameRowRun(blk, n, w.blkUnencoded+added, lastQ, lastQLen, keySum, valueSum)
 }
+
+// runSizes returns how many of cells appendRowRun takes into a block whose cells end at end, and then
+// where they end, the sum of their qualifiers' lengths, the largest cell's size and the last one's
+// qualifier length. It takes cells while the block is not full (end < limit) and has room for a cell's
+// word stores (end <= room), whose qualifier is at most 8 bytes long and sorts after the previous
+// cell's (not checked for the first) and whose value is at most 32 bytes long. fixed is a cell's size
+// without its qualifier and value.
+func runSizes(cells []SameRowCell, end, limit, room, fixed int) (n, newEnd, qSum, maxSize, lastQLen int) {
+	// The previous qualifier as a big-endian word, zero padded, and its length: whatever the first
+	// cell's qualifier is, it passes.
+	pw, pl := uint64(0), -1
+	for ; n < len(cells) && end < limit && end <= room; n++ {
+		q, v := cells[n].Qualifier, cells[n].Value
+		if len(q) > 8 || len(v) > 32 {
+			break
+		}
+		qw := bits.ReverseBytes64(loadShort(q))
+		if qw < pw || qw == pw && len(q) <= pl {
+			break // not after the previous one: AppendSameRow says why
+		}
+		pw, pl = qw, len(q)
+		size := fixed + len(q) + len(v)
+		end += size
+		qSum += len(q)
+		maxSize = max(maxSize, size)
+	}
+	return n, end, qSum, maxSize, pl
+}
+
+// runStore stores the KeyValues of cells (runSizes took them) into blk from pos on: each is the key's
+// length and the value's, the key's head hd, the qualifier (at qo, 8 + the head's length), the
+// timestamp and type tt, the value and zeros for the tags length and sequence id. kbase is a key's
+// length without its qualifier, fixed a cell's size without its qualifier and value.
+func runStore(blk []byte, pos int, cells []SameRowCell, hd *[32]byte, tt *[16]byte, kbase, fixed, qo int) {
+	h, ts := *hd, *tt // copies: a store from a local array is two moves, not a call to memmove
+	qo &= 63          // (at most 40) so that the compiler sees the stores below are within the window
+	for i := range cells {
+		q, v := cells[i].Qualifier, cells[i].Value
+		p := (*[runRoom]byte)(blk[pos : pos+runRoom])
+		binary.BigEndian.PutUint64(p[:], uint64(kbase+len(q))<<32|uint64(len(v)))
+		*(*[32]byte)(p[8:40]) = h
+		binary.LittleEndian.PutUint64(p[qo:], loadShort(q))
+		t := (*[48]byte)(p[qo+len(q)&15:]) // the timestamp: at most 48
+		*(*[16]byte)(t[:16]) = ts
+		switch {
+		case len(v) <= 8:
+			binary.LittleEndian.PutUint64(t[9:], loadShort(v))
+			binary.LittleEndian.PutUint32(t[9+len(v):], 0) // tags length and sequence id (extra <= 3 bytes)
+		case len(v) <= 16:
+			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[len(v)-8:])
+			binary.LittleEndian.PutUint64(t[9:], a)
+			binary.LittleEndian.PutUint64(t[1+len(v):], b)
+			binary.LittleEndian.PutUint32(t[9+len(v):], 0)
+		default:
+			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[8:])
+			c, d := binary.LittleEndian.Uint64(v[len(v)-16:]), binary.LittleEndian.Uint64(v[len(v)-8:])
+			binary.LittleEndian.PutUint64(t[9:], a)
+			binary.LittleEndian.PutUint64(t[17:], b)
+			binary.LittleEndian.PutUint64(t[len(v)-7:], c)
+			binary.LittleEndian.PutUint64(t[1+len(v):], d)
+			binary.LittleEndian.PutUint32(t[9+len(v):], 0)
+		}
+		pos += fixed + len(q) + len(v)
+	}
+}
+
+// runRoom is the room appendRowRun needs for a cell: a 128-byte window from the cell's start (a cell
+// it takes is at most 8 + 32 + 8 + 9 + 32 + 3 bytes; its fields are stored as whole words, at offsets
+// the compiler can see are within the window).
+const runRoom = 128
 
 // loadShort returns the bytes of b (at most 8) as a little-endian word, zero padded: b[0] is its
 // lowest byte.
@@ -283,8 +325,11 @@ func loadShort(b []byte) uint64 {
 	if n >= 4 { // two overlapping halves
 		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<(8*(n-4)&63)
 	}
-	if n > 0 {
+	if n > 1 {
 		return uint64(b[0]) | uint64(b[n>>1])<<(8*(n>>1)) | uint64(b[n-1])<<(8*(n-1))
+	}
+	if n == 1 { // a one-byte qualifier: common
+		return uint64(b[0])
 	}
 	return 0
 }
@@ -304,10 +349,9 @@ func (w *Writer) endSameRowRun(blk []byte, n, unencoded, lastQ, lastQLen, keySum
 	return n
 }
 
-// appendSameRowRunLong is appendSameRowRun for a key head (row and family) shorter than 16 or longer
-// than 32 bytes.
-func (w *Writer) appendSameRowRunLong(cells []SameRowCell) int {
-	row, family, ts, typ := w.lastRow, w.family, w.lastTs, w.lastType
+// appendRowRunLong is appendRowRun for a key head (row and family) shorter than 16 or longer than 32
+// bytes.
+func (w *Writer) appendRowRunLong(row, family []byte, ts int64, typ Type, cells []SameRowCell, check int) int {
 	extra := 0
 	if w.tags {
 		extra += 2
@@ -322,7 +366,7 @@ func (w *Writer) appendSameRowRunLong(cells []SameRowCell) int {
 	n := 0
 	for ; n < len(cells) && unencoded < limit; n++ {
 		q, v := cells[n].Qualifier, cells[n].Value
-		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue || bytes.Compare(q, prevQ) <= 0 {
+		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue || n >= check && bytes.Compare(q, prevQ) <= 0 {
 			break
 		}
 		klen := kv.KeyInfrastructureSize + len(row) + len(family) + len(q)

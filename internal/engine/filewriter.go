@@ -216,16 +216,33 @@ func (fw *fileWriter) appendSameRow(h *cellrec.Header, q, v, tags []byte) error 
 	return nil
 }
 
+// appendRow is append for cells[0], a cell that starts its row (startRow), and appendSameRowCells for
+// the others, in one call to the writer (cells of h without tags).
+func (fw *fileWriter) appendRow(h *cellrec.Header, cells []hfilewriter.SameRowCell) error {
+	n, err := fw.w.AppendRow(h.Row, h.Family, h.TS, h.Type, cells)
+	fw.countCells(h, cells[:n])
+	if err != nil {
+		return fmt.Errorf("output %s: %w", fw.rel, err)
+	}
+	return nil
+}
+
+// countCells is count for each of cells, cells of h without tags.
+func (fw *fileWriter) countCells(h *cellrec.Header, cells []hfilewriter.SameRowCell) {
+	if len(cells) == 0 {
+		return
+	}
+	bytes := len(cells) * fw.o.dict.KeyValueSize(h, 0, 0, 0)
+	for i := range cells {
+		bytes += len(cells[i].Qualifier) + len(cells[i].Value)
+	}
+	fw.counted(len(cells), bytes)
+}
+
 // appendSameRowCells is appendSameRow for each of cells in turn (cells of h without tags).
 func (fw *fileWriter) appendSameRowCells(h *cellrec.Header, cells []hfilewriter.SameRowCell) error {
 	n, err := fw.w.AppendSameRowCells(cells)
-	if n > 0 {
-		bytes := n * fw.o.dict.KeyValueSize(h, 0, 0, 0)
-		for i := range cells[:n] {
-			bytes += len(cells[i].Qualifier) + len(cells[i].Value)
-		}
-		fw.counted(n, bytes)
-	}
+	fw.countCells(h, cells[:n])
 	if err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}

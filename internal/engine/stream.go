@@ -195,7 +195,19 @@ func (s *stream) run() error {
 	fw := s.fws[0]
 	for s.it.Next() {
 		h, seq := s.it.Header(), s.it.Seq()
-		q, v, t, rest := s.d.NextTags(s.it.Cells())
+		cells := s.it.Cells()
+		if !last {
+			// The usual view: its cells without tags from the first on, written together (the first
+			// starts the row) unless the first is a duplicate to drop.
+			if same, rest := s.d.AppendUntagged(s.same[:0], cells); len(same) > 0 {
+				s.same = same
+				if err := s.writeView(fw, h, seq, same, rest); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		q, v, t, rest := s.d.NextTags(cells)
 		// A duplicate equals the last cell handed on: with policy last the held one (kept in s.prev);
 		// otherwise the last cell written, or one equal to it that was dropped (the writer has its key).
 		var dup bool
@@ -228,46 +240,10 @@ func (s *stream) run() error {
 				return err
 			}
 		}
-		// The rest of the view: distinct keys, each greater than the first. Once a cell of the view is
-		// in the file, the next ones share its row, family, timestamp and type: those without tags go
-		// to the writer together (same, in order); a cell with tags goes alone.
-		same := s.same[:0]
-		for len(rest) > 0 {
-			same, rest = s.d.AppendUntagged(same[:0], rest)
-			if n := len(same); n > 0 {
-				q = same[n-1].Qualifier
-				held := last && len(rest) == 0
-				if held {
-					same = same[:n-1]
-				}
-				if err := s.writeSame(fw, h, same, &written); err != nil {
-					return err
-				}
-				if held {
-					s.hold(0, h, q, same[:n][n-1].Value, nil)
-					break
-				}
-			}
-			if len(rest) == 0 {
-				break
-			}
-			q, v, t, rest = s.d.NextTags(rest)
-			if last && len(rest) == 0 {
-				s.hold(0, h, q, v, t)
-				break
-			}
-			var err error
-			if written {
-				err = fw.appendSameRow(h, q, v, t)
-			} else {
-				err = fw.append(h, q, v, t)
-				written = true
-			}
-			if err != nil {
-				return err
-			}
+		q, err := s.writeRest(fw, h, q, rest, written)
+		if err != nil {
+			return err
 		}
-		s.same = same[:0]
 		if last {
 			s.setPrev(h, q, seq)
 		}
@@ -278,6 +254,80 @@ func (s *stream) run() error {
 		return nil // reported by writeStream
 	}
 	return s.writeHeld()
+}
+
+// writeView is run's work for a view (policy not last) whose first cells, same, have no tags (all of
+// them, without tags in the records), rest the others: the first cell of same is a duplicate or starts
+// its row, and they all go to the writer in one call unless it is a duplicate to drop.
+func (s *stream) writeView(fw *fileWriter, h *cellrec.Header, seq uint64, same []kv.QualifierValue, rest []byte) error {
+	q := same[0].Qualifier
+	dup := fw.w != nil && fw.w.IsLast(h.Row, h.Family, q, h.TS, h.Type)
+	if dup {
+		s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
+		s.o.recordDup(s.keyBuf, s.pseq, seq)
+	}
+	if err := fw.startRow(h); err != nil {
+		return err
+	}
+	written := !dup || s.pol == DuplicatesKeep
+	var err error
+	if written {
+		err = fw.appendRow(h, same)
+	} else {
+		err = s.writeSame(fw, h, same[1:], &written)
+	}
+	if err == nil && len(rest) > 0 {
+		_, err = s.writeRest(fw, h, same[len(same)-1].Qualifier, rest, written)
+	}
+	s.pseq = seq
+	return err
+}
+
+// writeRest writes the rest of a view after its first cell (q, written or not): distinct keys, each
+// greater than the first. Once a cell of the view is in the file, the next ones share its row, family,
+// timestamp and type: those without tags go to the writer together (same, in order); a cell with tags
+// goes alone. It returns the qualifier of the view's last cell.
+func (s *stream) writeRest(fw *fileWriter, h *cellrec.Header, q, rest []byte, written bool) ([]byte, error) {
+	last := s.pol == DuplicatesLast
+	same := s.same[:0]
+	defer func() { s.same = same[:0] }()
+	for len(rest) > 0 {
+		same, rest = s.d.AppendUntagged(same[:0], rest)
+		if n := len(same); n > 0 {
+			q = same[n-1].Qualifier
+			held := last && len(rest) == 0
+			if held {
+				same = same[:n-1]
+			}
+			if err := s.writeSame(fw, h, same, &written); err != nil {
+				return q, err
+			}
+			if held {
+				s.hold(0, h, q, same[:n][n-1].Value, nil)
+				break
+			}
+		}
+		if len(rest) == 0 {
+			break
+		}
+		var v, t []byte
+		q, v, t, rest = s.d.NextTags(rest)
+		if last && len(rest) == 0 {
+			s.hold(0, h, q, v, t)
+			break
+		}
+		var err error
+		if written {
+			err = fw.appendSameRow(h, q, v, t)
+		} else {
+			err = fw.append(h, q, v, t)
+			written = true
+		}
+		if err != nil {
+			return q, err
+		}
+	}
+	return q, nil
 }
 
 // runRows is run for a stream of row records: each view goes, once, to every family's writer (fw),
