@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // CSVSource reads one delimited text file (RFC 4180 and the dialects of common database exports) into
@@ -329,52 +330,67 @@ func (s *CSVSource) appendUnquotedLine(b *Batch, line []byte) int {
 	if s.null != "" {
 		return s.appendUnquotedLineNullText(b, line, d, base)
 	}
+	// Room for the most fields the line can hold (one more than its bytes), so that the split stores
+	// them without a call to grow the slice.
 	first := len(b.Ends)
-	ends := splitUnquoted(b.Ends, d, line, s.sep, base)
+	ends := slices.Grow(b.Ends, len(line)+1)
+	n := splitUnquoted(ends[first:first+len(line)+1], d, line, s.sep, base)
+	ends = ends[:first+n]
 	// A field is NULL when it is empty (isNull without a --null text): when its end equals the one before.
-	nulls := b.Nulls
+	nulls := slices.Grow(b.Nulls[:first], n)[:first+n]
 	prev := int32(base)
-	for _, e := range ends[first:] {
-		nulls = append(nulls, e == prev)
+	for k, e := range ends[first:] {
+		nulls[first+k] = e == prev
 		prev = e
 	}
 	b.Data, b.Ends, b.Nulls = b.Data[:int(prev)], ends, nulls
-	return len(ends) - first
+	return n
 }
 
 // splitUnquoted copies the fields of line (no quotes, escapes or terminator) back to back into d, which
-// has room for len(line)+8 bytes, and appends each field's end (base + its end in d) to ends. Eight bytes
-// at a time are copied and searched for the separator at once (a SWAR zero-byte test), so short fields
-// cost no call per field and long ones move a word per step. A function of its own, on locals only, so
-// that the loop keeps its values in registers.
-func splitUnquoted(ends []int32, d, line []byte, sep byte, base int) []int32 {
+// has room for len(line)+8 bytes, stores each field's end (base + its end in d) in ends, which has room
+// for len(line)+1 fields, and returns how many fields there were. Eight bytes at a time are copied and
+// searched for the separator at once (a SWAR zero-byte test), so short fields cost no call per field and
+// long ones move a word per step; the last bytes, fewer than 8, go one at a time.
+//
+// The word loop reads and writes through unsafe pointers: with bounds-checked slices Go's register
+// allocator spilled and reloaded the loop's values in every step (cachegrind, 200,000 customer-order
+// rows: 105.1 M instructions for the split with the checks, 61.5 M without). Every access stays within
+// the slices, whose room is checked on entry: a word is read at i only while i+8 <= len(line), written
+// at i-n (n: the separators read so far) into d's len(line)+8 bytes, and the n-th end is stored with
+// n <= len(line) into ends' len(line)+1.
+func splitUnquoted(ends []int32, d, line []byte, sep byte, base int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	if len(d) < len(line)+8 || len(ends) < len(line)+1 {
+		panic("pipeline: splitUnquoted without room for the fields")
+	}
 	sepWord := lo * uint64(sep)
-	w := 0 // bytes written to d
-	i := 0
+	lp, dp, ep := unsafe.Pointer(unsafe.SliceData(line)), unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(ends))
+	// i bytes of line read, n separators among them: i-n bytes written to d.
+	i, n := 0, 0
 	for i+8 <= len(line) {
-		x := binary.LittleEndian.Uint64(line[i:])
-		binary.LittleEndian.PutUint64(d[w:], x)
+		x := *(*uint64)(unsafe.Add(lp, i))
+		*(*uint64)(unsafe.Add(dp, i-n)) = x
 		y := x ^ sepWord
 		m := (y - lo) &^ y & hi // the lowest set bit marks the first separator byte (higher ones may be false)
 		if m == 0 {
-			i, w = i+8, w+8
+			i += 8
 			continue
 		}
-		k := bits.TrailingZeros64(m) >> 3
-		w += k
-		i += k + 1
-		ends = append(ends, int32(base+w))
+		i += bits.TrailingZeros64(m)>>3 + 1
+		*(*int32)(unsafe.Add(ep, 4*n)) = int32(base + i - n - 1)
+		n++
 	}
 	for ; i < len(line); i++ {
 		if c := line[i]; c != sep {
-			d[w] = c
-			w++
+			d[i-n] = c
 			continue
 		}
-		ends = append(ends, int32(base+w))
+		ends[n] = int32(base + i - n)
+		n++
 	}
-	return append(ends, int32(base+w))
+	ends[n] = int32(base + len(line) - n)
+	return n + 1
 }
 
 // appendUnquotedLineNullText is appendUnquotedLine with a --null text: a field that equals it is NULL
@@ -385,7 +401,7 @@ func (s *CSVSource) appendUnquotedLineNullText(b *Batch, line, d []byte, base in
 	w, fs, fields := 0, 0, 0 // bytes written to d, start of the current field in d
 	i := 0
 	for i+8 <= len(line) {
-		x := binary.LittleEndian.Uint64(line[i:])
+		x := binary.LittleEndian.Uint64(line[i : i+8])
 		binary.LittleEndian.PutUint64(d[w:], x)
 		y := x ^ sepWord
 		m := (y - lo) &^ y & hi // the lowest set bit marks the first separator byte (higher ones may be false)

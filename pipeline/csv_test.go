@@ -476,43 +476,49 @@ func TestCSVTrimSpaceAroundQuotes(t *testing.T) {
 
 // appendUnquotedLine (the word-at-a-time path for quote-free lines) splits and NULLs fields exactly as
 // appendUnquoted per separator does, for any separator, NULL marker, field lengths around the word size
-// and a batch that already holds data.
+// and a batch that already holds data and fields (several lines into one batch, so that its slices fill
+// up and grow).
 func TestCSVUnquotedLineMatchesPerField(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	alphabet := []byte("ab,|\t\\N \x00\xff")
 	for iter := 0; iter < 20000; iter++ {
 		sep := []byte{',', '|', '\t', 0, 0xff}[rng.Intn(5)]
 		null := []string{"", `\N`, "NULL"}[rng.Intn(3)]
-		line := make([]byte, rng.Intn(40))
-		for i := range line {
-			line[i] = alphabet[rng.Intn(len(alphabet))]
-			if rng.Intn(6) == 0 {
-				line[i] = sep
-			}
-		}
-		if rng.Intn(4) == 0 && len(line) > 3 {
-			copy(line[rng.Intn(len(line)-2):], null)
-		}
 		s := &CSVSource{sep: sep, null: null}
 		prefix := []byte("xyz")[:rng.Intn(4)]
 		var got, want Batch
 		got.Data = append(got.Data, prefix...)
 		want.Data = append(want.Data, prefix...)
-		n := s.appendUnquotedLine(&got, line)
-		wantN := 0
-		for rest := line; ; {
-			j := bytes.IndexByte(rest, sep)
-			wantN++
-			if j < 0 {
-				s.appendUnquoted(&want, rest)
-				break
-			}
-			s.appendUnquoted(&want, rest[:j])
-			rest = rest[j+1:]
+		if rng.Intn(2) == 0 {
+			got.Ends, got.Nulls = make([]int32, 0, rng.Intn(8)), make([]bool, 0, rng.Intn(8))
 		}
-		if n != wantN || !bytes.Equal(got.Data, want.Data) || !slices.Equal(got.Ends, want.Ends) || !slices.Equal(got.Nulls, want.Nulls) {
-			t.Fatalf("line %q sep %q null %q:\n got %d fields %q %v %v\nwant %d fields %q %v %v", line, sep, null,
-				n, got.Data, got.Ends, got.Nulls, wantN, want.Data, want.Ends, want.Nulls)
+		for lines := 1 + rng.Intn(3); lines > 0; lines-- {
+			line := make([]byte, rng.Intn(40), 48)[:rng.Intn(40)]
+			for i := range line {
+				line[i] = alphabet[rng.Intn(len(alphabet))]
+				if rng.Intn(6) == 0 {
+					line[i] = sep
+				}
+			}
+			if rng.Intn(4) == 0 && len(line) > 3 {
+				copy(line[rng.Intn(len(line)-2):], null)
+			}
+			n := s.appendUnquotedLine(&got, line)
+			wantN := 0
+			for rest := line; ; {
+				j := bytes.IndexByte(rest, sep)
+				wantN++
+				if j < 0 {
+					s.appendUnquoted(&want, rest)
+					break
+				}
+				s.appendUnquoted(&want, rest[:j])
+				rest = rest[j+1:]
+			}
+			if n != wantN || !bytes.Equal(got.Data, want.Data) || !slices.Equal(got.Ends, want.Ends) || !slices.Equal(got.Nulls, want.Nulls) {
+				t.Fatalf("line %q sep %q null %q:\n got %d fields %q %v %v\nwant %d fields %q %v %v", line, sep, null,
+					n, got.Data, got.Ends, got.Nulls, wantN, want.Data, want.Ends, want.Nulls)
+			}
 		}
 	}
 }
