@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/hfload/hfload/internal/cellrec"
 	"github.com/hfload/hfload/internal/kv"
@@ -584,8 +585,7 @@ type plainField struct {
 // the sum over the cells written of famQual and the value's length, how many it wrote (the others were
 // skipped: NULL without null_empty, or empty with skip_empty) and the index in at of the first written.
 func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int, int) {
-	var sum uint64
-	cells, first := 0, 0
+	first := 0
 	// A short value is copied as two 8-byte words, read from data up to its capacity and written into
 	// buf's spare room, instead of through a call to memmove (whose clobbered registers would be
 	// reloaded in every iteration): room for that is made once per row.
@@ -593,7 +593,15 @@ func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start
 		buf = slices.Grow(buf, 18*len(at))
 	}
 	src := data[:cap(data)]
-	for k := range at {
+	// The usual row, every value short and none NULL or skipped, in a leaf loop (plainShort); the rest
+	// of the row, from the first other cell on, below.
+	l, sum, k0 := plainShort(buf[:cap(buf)], len(buf), src, rowEnds, rowNulls, start, at)
+	buf = buf[:l]
+	if k0 == len(at) {
+		return buf, sum, k0, 0
+	}
+	cells := k0
+	for k := k0; k < len(at); k++ {
 		a := &at[k]
 		s, e := start, rowEnds[a.f]
 		if a.f > 0 {
@@ -629,6 +637,52 @@ func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start
 		cells++
 	}
 	return buf, sum, cells, first
+}
+
+// plainShort is appendPlainFields' loop for the usual cells: it appends the cells of at from the first
+// on to dst's first l bytes while each value is at most 16 bytes, not NULL and not skipped (empty with
+// skip_empty), and returns dst's new length, the sum of famQual and the value's length over those cells
+// and how many there were. dst's capacity (its length here) has room for 18 bytes a cell of at, and src
+// is the batch's data up to its capacity: each cell is written as its code, its length and two 8-byte
+// words of the field from src (the bytes past the value are overwritten by the next cell or left beyond
+// the record's end).
+//
+// A leaf loop that reads and writes through unsafe pointers, so that its values stay in registers (with
+// checked slices Go's register allocator reloaded them in every step). Every access is in bounds: a cell
+// is written at l with l+18 <= len(dst) (room for 18 bytes a cell of at, checked on entry); a field f is
+// looked up only when f < len(rowEnds) <= len(rowNulls) (checked on entry), and its value's words read
+// only when 0 <= s and s+16 <= len(src).
+func plainShort(dst []byte, l int, src []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) (int, uint64, int) {
+	if len(dst)-l < 18*len(at) || len(rowNulls) < len(rowEnds) {
+		panic("pipeline: plainShort without room for the cells")
+	}
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	ep, np := unsafe.Pointer(unsafe.SliceData(rowEnds)), unsafe.Pointer(unsafe.SliceData(rowNulls))
+	nf, ns := uint(len(rowEnds)), len(src)-16
+	var sum uint64
+	k := 0
+	for ; k < len(at); k++ {
+		a := &at[k]
+		f := uint(a.f)
+		if f >= nf {
+			break
+		}
+		s, e := start, *(*int32)(unsafe.Add(ep, 4*f))
+		if f > 0 {
+			s = *(*int32)(unsafe.Add(ep, 4*f-4))
+		}
+		n := e - s
+		if *(*bool)(unsafe.Add(np, f)) || uint32(n) > 16 || n == 0 && a.skipEmpty || s < 0 || int(s) > ns {
+			break
+		}
+		p := unsafe.Add(dp, l)
+		*(*byte)(p), *(*byte)(unsafe.Add(p, 1)) = a.code, byte(n)
+		*(*uint64)(unsafe.Add(p, 2)) = *(*uint64)(unsafe.Add(sp, s))
+		*(*uint64)(unsafe.Add(p, 10)) = *(*uint64)(unsafe.Add(sp, s+8))
+		l += 2 + int(n)
+		sum += uint64(a.famQual) + uint64(n)
+	}
+	return l, sum, k
 }
 
 // appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
