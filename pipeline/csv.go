@@ -71,6 +71,7 @@ type CSVSource struct {
 
 	hintData, hintRaw int  // capacity hints from the previous batch
 	wholeQuoted       bool // tests: parseQuoted takes every record with a quote whole (no parseQuotedAfter split)
+	noPlainLines      bool // tests: Next takes every record through parseRecord (no plainLines)
 
 	// free holds released batches whose buffers Next reuses (Batch.Release hands them back), so that
 	// a long file does not allocate (and the collector scan) fresh megabytes per batch.
@@ -748,9 +749,9 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 		b.Lines = make([]int64, 0, rows)
 		b.RawEnds = make([]int32, 0, rows)
 	}
-	const batchBytes = 8 << 20 // cut batches of huge rows short
 	s.badBytes = 0
-	for b.NumRows < rowsWant && len(b.Bad) < rowsWant && len(b.RawData)+s.badBytes < batchBytes {
+	plain := !s.opts.TrimSpace && s.null == "" && s.expected > 0 && !s.noPlainLines // plainLines' records can be in the input
+	for b.NumRows < rowsWant && len(b.Bad) < rowsWant && len(b.RawData)+s.badBytes < csvBatchBytes {
 		data := s.buf[s.pos:s.end]
 		if len(data) == 0 {
 			if s.eof {
@@ -765,6 +766,9 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 		if s.skipping {
 			s.skipLine(data)
 			continue
+		}
+		if plain && s.plainLines(b, data, rowsWant) {
+			continue // stopped at a record of another kind, or at the end of the data or the batch
 		}
 		if s.rng != nil && s.base+int64(s.pos) >= s.rng.To {
 			break // the next record starts in the next range
@@ -831,6 +835,51 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 	s.row += int64(b.NumRows)
 	s.hintData, s.hintRaw = len(b.Data), len(b.RawData)
 	return b, nil
+}
+
+// csvBatchBytes cuts batches of huge rows short: Next ends a batch once its rows' raw text reaches it.
+const csvBatchBytes = 8 << 20
+
+// plainLines takes the usual records at the start of data (s.buf[s.pos:]) into b as parseRecord and Next
+// would, one after the other in one loop: a record that is one line (found within MaxRecordBytes+1
+// bytes), not blank, without quote or escape, with the expected number of fields. It stops before any
+// other record, at the end of the data or of the current range, and when the batch is full (Next's
+// conditions), and reports whether it took a record: Next's loop takes the one it stopped at.
+func (s *CSVSource) plainLines(b *Batch, data []byte, rowsWant int) bool {
+	took := false
+	for b.NumRows < rowsWant && len(b.Bad) < rowsWant && len(b.RawData)+s.badBytes < csvBatchBytes {
+		if s.rng != nil && s.base+int64(s.pos) >= s.rng.To {
+			break
+		}
+		nl := bytes.IndexByte(data[:min(len(data), s.opts.MaxRecordBytes+1)], '\n')
+		if nl < 0 {
+			break
+		}
+		line := data[:nl]
+		if s.firstQuoteOrEsc(line) >= 0 {
+			break
+		}
+		if s.crlf && len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		if len(line) == 0 {
+			break // a blank line
+		}
+		saveData, saveEnds := len(b.Data), len(b.Ends)
+		if s.appendUnquotedLine(b, line) != s.expected {
+			b.Data, b.Ends, b.Nulls = b.Data[:saveData], b.Ends[:saveEnds], b.Nulls[:saveEnds]
+			break // short or ragged
+		}
+		b.NumRows++
+		b.Lines = append(b.Lines, s.line)
+		b.RawData = append(b.RawData, line...)
+		b.RawEnds = append(b.RawEnds, int32(len(b.RawData)))
+		s.pos += nl + 1
+		s.line++
+		data = data[nl+1:]
+		took = true
+	}
+	return took
 }
 
 // addBad records a bad row starting at line.

@@ -523,6 +523,100 @@ func TestCSVUnquotedLineMatchesPerField(t *testing.T) {
 	}
 }
 
+// TestCSVPlainLinesMatchParseRecord reads random inputs made mostly of usual records (one quote-free
+// line with the expected fields) among quoted, escaped, blank, short, ragged, CRLF and overlong ones,
+// twice: with Next taking the usual records in plainLines' loop and with every record through
+// parseRecord. The batches must be equal field for field (data, ends, NULLs, line numbers, raw text, bad
+// rows and where each batch ends), with big reads and with one-byte reads.
+func TestCSVPlainLinesMatchParseRecord(t *testing.T) {
+	type batch struct {
+		NumRows, NumCols int
+		FirstRow         int64
+		Data, RawData    []byte
+		Ends, RawEnds    []int32
+		Nulls            []bool
+		Lines            []int64
+		Bad              []BadRow
+	}
+	rng := rand.New(rand.NewSource(17))
+	plainSeen := 0
+	for iter := 0; iter < 3000; iter++ {
+		sep := []byte{',', '|', '\t'}[rng.Intn(3)]
+		opts := SourceOptions{Separator: sep, BatchRows: 1 + rng.Intn(6), ExpectedFields: rng.Intn(4),
+			PadShort: rng.Intn(4) == 0, MaxRecordBytes: []int{0, 12, 30}[rng.Intn(3)]}
+		if rng.Intn(4) == 0 {
+			opts.Escape = '\\'
+		}
+		if rng.Intn(4) == 0 {
+			opts.Dialect = DialectMySQL
+		}
+		var in []byte
+		for lines := rng.Intn(12); lines > 0; lines-- {
+			fields := 3
+			if rng.Intn(5) == 0 {
+				fields = 1 + rng.Intn(5)
+			}
+			for f := 0; f < fields; f++ {
+				if f > 0 {
+					in = append(in, sep)
+				}
+				for n := rng.Intn(12); n > 0; n-- {
+					in = append(in, "abcdefgh0123"[rng.Intn(12)])
+				}
+				switch rng.Intn(25) {
+				case 0:
+					in = append(in, '"')
+				case 1:
+					in = append(in, '\\')
+				case 2:
+					in = append(in, '\r')
+				}
+			}
+			switch rng.Intn(8) {
+			case 0:
+				in = append(in, '\r', '\n')
+			case 1:
+				in = append(in, '\n', '\n') // a blank line after it
+			default:
+				in = append(in, '\n')
+			}
+		}
+		if len(in) > 0 && rng.Intn(3) == 0 {
+			in = in[:len(in)-1] // no final line end
+		}
+		var res [2][]batch
+		for k := range res {
+			var r io.Reader = bytes.NewReader(in)
+			if iter%2 == 1 {
+				r = iotest.OneByteReader(r)
+			}
+			src, err := NewCSVSource(r, "p.csv", 0, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.noPlainLines = k == 1
+			for {
+				b, err := src.Next(context.Background())
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("Next: %v", err)
+				}
+				res[k] = append(res[k], batch{b.NumRows, b.NumCols, b.FirstRow, bytes.Clone(b.Data), bytes.Clone(b.RawData),
+					slices.Clone(b.Ends), slices.Clone(b.RawEnds), slices.Clone(b.Nulls), slices.Clone(b.Lines), b.Bad})
+				plainSeen += b.NumRows
+			}
+		}
+		if !reflect.DeepEqual(res[0], res[1]) {
+			t.Fatalf("input %q (sep %q options %+v):\nplainLines %+v\nparseRecord %+v", in, sep, opts, res[0], res[1])
+		}
+	}
+	if plainSeen < 10000 {
+		t.Fatalf("only %d rows read: the inputs hardly reach plainLines", plainSeen)
+	}
+}
+
 // TestCSVQuotedAfterCleanPrefixMatchesWhole parses random inputs full of quotes, escapes, separators,
 // NULL markers and line breaks (in quotes and out) twice: splitting the quote-free start of each record
 // a word at a time before parseQuoted takes over (parseQuotedAfter), and with parseQuoted taking every
