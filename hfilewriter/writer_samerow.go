@@ -199,15 +199,15 @@ func (w *Writer) appendRowRun(row, family []byte, ts int64, typ Type, cells []Sa
 	}
 	// The key's head as one 32-byte array, stored whole into each cell: the bytes past head are
 	// overwritten by the qualifier and what follows (a cell here is at least 33 bytes: head >= 16).
-	var hd [32]byte
+	var r rowRun
+	hd := &r.hd
 	hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
 	copy(hd[2:], row)
 	hd[2+len(row)] = byte(len(family))
 	copy(hd[3+len(row):], family)
 	// The timestamp and type, and zeros the value overwrites.
-	var tt [16]byte
-	binary.BigEndian.PutUint64(tt[:], uint64(ts))
-	tt[8] = byte(typ)
+	binary.BigEndian.PutUint64(r.tt[:], uint64(ts))
+	r.tt[8] = byte(typ)
 	extra := 0 // tags length and sequence id: zeros
 	if w.tags {
 		extra += 2
@@ -216,17 +216,16 @@ func (w *Writer) appendRowRun(row, family []byte, ts int64, typ Type, cells []Sa
 		extra++
 	}
 	blk := w.blk
-	limit := len(blk) - w.blkUnencoded + w.opts.BlockSize // where the block is full (unencoded: every byte counts)
-	room := cap(blk) - runRoom                            // a cell may start up to here
-	kbase := kv.KeyInfrastructureSize + head - 3          // a key's length without its qualifier
-	fixed := 8 + kbase + extra                            // a cell's size without its qualifier and value
-	// First the cells the run takes, then their bytes, each in a function of its own without calls,
-	// which keeps its loop's variables in registers.
-	n, end, qSum, maxSize, lastQLen := runSizes(cells, len(blk), limit, room, fixed)
+	kbase := kv.KeyInfrastructureSize + head - 3 // a key's length without its qualifier
+	fixed := 8 + kbase + extra                   // a cell's size without its qualifier and value
+	r.kbase, r.fixed, r.qo = kbase, fixed, 8+head
+	r.limit = len(blk) - w.blkUnencoded + w.opts.BlockSize // where the block is full (unencoded: every byte counts)
+	r.room = cap(blk) - runRoom                            // a cell may start up to here
+	// The cells, in a function of its own without calls, which keeps its loop's variables in registers.
+	n, end, qSum, maxSize, lastQLen := r.cells(blk[:cap(blk)], len(blk), cells)
 	if n == 0 {
 		return 0
 	}
-	runStore(blk[:cap(blk)], len(blk), cells[:n], &hd, &tt, kbase, fixed, 8+head)
 	blk = blk[:end]
 	// What the cells add to the statistics: every cell's size is fixed + its qualifier and value, so
 	// the bytes added and the qualifiers' bytes give the key and value totals.
@@ -248,13 +247,27 @@ func (w *Writer) appendRowRun(row, family []byte, ts int64, typ Type, cells []Sa
 	return w.endSameRowRun(blk, n, w.blkUnencoded+added, lastQ, lastQLen, keySum, valueSum)
 }
 
-// runSizes returns how many of cells appendRowRun takes into a block whose cells end at end, and then
-// where they end, the sum of their qualifiers' lengths, the largest cell's size and the last one's
-// qualifier length. It takes cells while the block is not full (end < limit) and has room for a cell's
-// word stores (end <= room), whose qualifier is at most 8 bytes long and sorts after the previous
-// cell's (not checked for the first) and whose value is at most 32 bytes long. fixed is a cell's size
-// without its qualifier and value.
-func runSizes(cells []SameRowCell, end, limit, room, fixed int) (n, newEnd, qSum, maxSize, lastQLen int) {
+// rowRun is what the cells of a run share (appendRowRun): the key's head hd (row length, row, family
+// length, family), the timestamp and type tt, a key's length without its qualifier (kbase), a cell's
+// size without its qualifier and value (fixed), where a cell's qualifier starts (qo, 8 + the head's
+// length), where the block is full (limit) and the last offset a cell may start at (room).
+type rowRun struct {
+	hd                            [32]byte
+	tt                            [16]byte
+	kbase, fixed, qo, limit, room int
+}
+
+// cells stores the KeyValues of the first of cells that appendRowRun takes into blk from end on and
+// returns how many, where they end, the sum of their qualifiers' lengths, the largest one's size and the
+// last one's qualifier length. It takes cells while the block is not full (end < limit) and has room
+// for a cell's word stores (end <= room), whose qualifier is at most 8 bytes long and sorts after the
+// previous cell's (not checked for the first) and whose value is at most 32 bytes long. Each is the
+// key's length and the value's, the key's head, the qualifier, the timestamp and type, the value and
+// zeros for the tags length and sequence id. It calls nothing: its loop keeps its variables in registers.
+func (r *rowRun) cells(blk []byte, end int, cells []SameRowCell) (n, newEnd, qSum, maxSize, lastQLen int) {
+	h, ts := r.hd, r.tt // copies: a store from a local array is two moves, not a call to memmove
+	kbase, fixed, limit, room := r.kbase, r.fixed, r.limit, r.room
+	qo := r.qo & 63 // (at most 40) so that the compiler sees the stores below are within the window
 	// The previous qualifier as a big-endian word, zero padded, and its length: whatever the first
 	// cell's qualifier is, it passes.
 	pw, pl := uint64(0), -1
@@ -263,32 +276,16 @@ func runSizes(cells []SameRowCell, end, limit, room, fixed int) (n, newEnd, qSum
 		if len(q) > 8 || len(v) > 32 {
 			break
 		}
-		qw := bits.ReverseBytes64(loadShort(q))
+		qs := loadShort(q)
+		qw := bits.ReverseBytes64(qs)
 		if qw < pw || qw == pw && len(q) <= pl {
 			break // not after the previous one: AppendSameRow says why
 		}
 		pw, pl = qw, len(q)
-		size := fixed + len(q) + len(v)
-		end += size
-		qSum += len(q)
-		maxSize = max(maxSize, size)
-	}
-	return n, end, qSum, maxSize, pl
-}
-
-// runStore stores the KeyValues of cells (runSizes took them) into blk from pos on: each is the key's
-// length and the value's, the key's head hd, the qualifier (at qo, 8 + the head's length), the
-// timestamp and type tt, the value and zeros for the tags length and sequence id. kbase is a key's
-// length without its qualifier, fixed a cell's size without its qualifier and value.
-func runStore(blk []byte, pos int, cells []SameRowCell, hd *[32]byte, tt *[16]byte, kbase, fixed, qo int) {
-	h, ts := *hd, *tt // copies: a store from a local array is two moves, not a call to memmove
-	qo &= 63          // (at most 40) so that the compiler sees the stores below are within the window
-	for i := range cells {
-		q, v := cells[i].Qualifier, cells[i].Value
-		p := (*[runRoom]byte)(blk[pos : pos+runRoom])
+		p := (*[runRoom]byte)(blk[end : end+runRoom])
 		binary.BigEndian.PutUint64(p[:], uint64(kbase+len(q))<<32|uint64(len(v)))
 		*(*[32]byte)(p[8:40]) = h
-		binary.LittleEndian.PutUint64(p[qo:], loadShort(q))
+		binary.LittleEndian.PutUint64(p[qo:], qs)
 		t := (*[48]byte)(p[qo+len(q)&15:]) // the timestamp: at most 48
 		*(*[16]byte)(t[:16]) = ts
 		switch {
@@ -309,8 +306,12 @@ func runStore(blk []byte, pos int, cells []SameRowCell, hd *[32]byte, tt *[16]by
 			binary.LittleEndian.PutUint64(t[1+len(v):], d)
 			binary.LittleEndian.PutUint32(t[9+len(v):], 0)
 		}
-		pos += fixed + len(q) + len(v)
+		size := fixed + len(q) + len(v)
+		end += size
+		qSum += len(q)
+		maxSize = max(maxSize, size)
 	}
+	return n, end, qSum, maxSize, pl
 }
 
 // runRoom is the room appendRowRun needs for a cell: a 128-byte window from the cell's start (a cell
