@@ -901,6 +901,11 @@ func (w *Writer) fileInfo() *writeFileInfoMap {
 	return fi
 }
 
+// KeyValueBytes returns the size of the cells appended so far as KeyValue records without tags and
+// sequence ids (8 + key + value bytes each): Stats' Entries, KeyBytes and ValueBytes in one sum, without
+// Stats' copies. A caller counting what it hands the writer takes the difference across its calls.
+func (w *Writer) KeyValueBytes() int64 { return 8*w.entries + w.totalKeyLen + w.totalValueLen }
+
 // Stats returns what has been written so far. FirstKey and LastKey are copies.
 func (w *Writer) Stats() WriterStats {
 	s := w.StatsWithoutKeys()

@@ -204,3 +204,45 @@ func TestWriterAppendRowErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestWriterKeyValueBytes: KeyValueBytes is the sum of the cells' KeyValue sizes without tags after
+// every cell, whichever way each was appended (with tags, in runs, rows together, encoded blocks).
+func TestWriterKeyValueBytes(t *testing.T) {
+	for _, enc := range []DataBlockEncoding{EncodingNone, EncodingFastDiff} {
+		o := DefaultWriterOptions()
+		o.Encoding, o.BlockSize = enc, 1024
+		rng := rand.New(rand.NewPCG(9, 9))
+		cells := sameRowRunCells(rng, 500, true)
+		w, err := NewWriter(&bytes.Buffer{}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want int64
+		for i := 0; i < len(cells); {
+			c := &cells[i]
+			j := i + 1
+			for j < len(cells) && bytes.Equal(cells[j].Row, c.Row) && cells[j].Timestamp == c.Timestamp && cells[j].Type == c.Type &&
+				len(cells[j].Tags) == 0 && len(c.Tags) == 0 {
+				j++
+			}
+			if j-i > 1 {
+				run := make([]SameRowCell, 0, j-i)
+				for k := i; k < j; k++ {
+					run = append(run, SameRowCell{Qualifier: cells[k].Qualifier, Value: cells[k].Value})
+				}
+				if n, err := w.AppendRow(c.Row, c.Family, c.Timestamp, c.Type, run); err != nil || n != len(run) {
+					t.Fatalf("%d, %v", n, err)
+				}
+			} else if err := w.Append(c); err != nil {
+				t.Fatal(err)
+			}
+			for k := i; k < j; k++ {
+				want += int64(8 + cells[k].KeyLen() + len(cells[k].Value))
+			}
+			if got := w.KeyValueBytes(); got != want {
+				t.Fatalf("%s: after cell %d: KeyValueBytes %d, want %d", enc, j-1, got, want)
+			}
+			i = j
+		}
+	}
+}

@@ -197,7 +197,7 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 				same = append(same, hfilewriter.SameRowCell{Qualifier: q, Value: val})
 			case written:
 				if len(same) > 0 {
-					err = fw.appendSameRowCells(&h, same)
+					err = fw.appendSameRowCells(same)
 					same = same[:0]
 				}
 				if err == nil {
@@ -222,7 +222,7 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 			}
 		}
 		if len(same) > 0 {
-			if err := fw.appendSameRowCells(&h, same); err != nil {
+			if err := fw.appendSameRowCells(same); err != nil {
 				return lastRow, same, rows, err
 			}
 			same = same[:0]

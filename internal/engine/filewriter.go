@@ -219,30 +219,32 @@ func (fw *fileWriter) appendSameRow(h *cellrec.Header, q, v, tags []byte) error 
 // appendRow is append for cells[0], a cell that starts its row (startRow), and appendSameRowCells for
 // the others, in one call to the writer (cells of h without tags).
 func (fw *fileWriter) appendRow(h *cellrec.Header, cells []hfilewriter.SameRowCell) error {
+	before := fw.w.KeyValueBytes()
 	n, err := fw.w.AppendRow(h.Row, h.Family, h.TS, h.Type, cells)
-	fw.countCells(h, cells[:n])
+	fw.countUntagged(n, fw.w.KeyValueBytes()-before)
 	if err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}
 	return nil
 }
 
-// countCells is count for each of cells, cells of h without tags.
-func (fw *fileWriter) countCells(h *cellrec.Header, cells []hfilewriter.SameRowCell) {
-	if len(cells) == 0 {
+// countUntagged is count for n cells without tags that made kvBytes of KeyValues in the writer
+// (Writer.KeyValueBytes, which leaves out the tags length that a record with tags counts for each).
+func (fw *fileWriter) countUntagged(n int, kvBytes int64) {
+	if n == 0 {
 		return
 	}
-	bytes := len(cells) * fw.o.dict.KeyValueSize(h, 0, 0, 0)
-	for i := range cells {
-		bytes += len(cells[i].Qualifier) + len(cells[i].Value)
+	if fw.o.dict.Tagged() {
+		kvBytes += 2 * int64(n)
 	}
-	fw.counted(len(cells), bytes)
+	fw.counted(n, int(kvBytes))
 }
 
-// appendSameRowCells is appendSameRow for each of cells in turn (cells of h without tags).
-func (fw *fileWriter) appendSameRowCells(h *cellrec.Header, cells []hfilewriter.SameRowCell) error {
+// appendSameRowCells is appendSameRow for each of cells in turn (cells without tags of the last row).
+func (fw *fileWriter) appendSameRowCells(cells []hfilewriter.SameRowCell) error {
+	before := fw.w.KeyValueBytes()
 	n, err := fw.w.AppendSameRowCells(cells)
-	fw.countCells(h, cells[:n])
+	fw.countUntagged(n, fw.w.KeyValueBytes()-before)
 	if err != nil {
 		return fmt.Errorf("output %s: %w", fw.rel, err)
 	}

@@ -186,7 +186,7 @@ func (s *stream) writeSame(fw *fileWriter, h *cellrec.Header, cells []kv.Qualifi
 	if len(cells) == 0 {
 		return nil
 	}
-	return fw.appendSameRowCells(h, cells)
+	return fw.appendSameRowCells(cells)
 }
 
 // run writes every cell the policy keeps, of one family's stream (s.rows nil) into s.fws[0].

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hfload/hfload/hfilewriter"
+	"github.com/hfload/hfload/internal/cellrec"
+	"github.com/hfload/hfload/internal/kv"
+	"github.com/hfload/hfload/pipeline"
+	"github.com/hfload/hfload/sorter"
+)
+
+// TestFileWriterCountsKeyValueBytes: appendRow and appendSameRowCells count each cell's KeyValue size
+// as the record stands for it (Dict.KeyValueSize: with a tags length when the records carry tags), from
+// the writer's totals, for rows that take the writer's one-pass run and rows that do not (long values,
+// long qualifiers), with and without tags in the records.
+func TestFileWriterCountsKeyValueBytes(t *testing.T) {
+	for _, columns := range []string{"HBASE_ROW_KEY,f:a,f:b,f:c", "HBASE_ROW_KEY,f:a,f:b,f:c,HBASE_CELL_TTL"} {
+		t.Run(columns, func(t *testing.T) {
+			cfg, err := pipeline.ParseColumns(columns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := pipeline.Compile(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool, err := sorter.NewPool(sorter.PoolOptions{Memory: 16 << 20, TempDir: t.TempDir(), Dict: m.Dict()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			spec := &Spec{Table: "t", Mapping: m, Memory: 64 << 20, TempDir: t.TempDir(),
+				Family: func(string) hfilewriter.WriterOptions { return hfilewriter.WriterOptions{BlockSize: 512} }}
+			var sink memSink
+			o := newOutputWriter(spec, &sink, m.Families(), 0, pool)
+			fw := o.newFileWriter(context.Background(), 0, 0, nil, nil)
+			d := o.dict
+			var cells, bytes int64
+			for r := 0; r < 300; r++ {
+				h := cellrec.Header{Row: fmt.Appendf(nil, "row-%05d", r), Family: []byte("f"), TS: 1700000000000, Type: kv.TypePut}
+				var run []hfilewriter.SameRowCell
+				for i := 0; i < 1+r%4; i++ {
+					q := []byte{byte('a' + i)}
+					if r%7 == 3 {
+						q = append(q, "-a-long-qualifier"...)
+					}
+					v := fmt.Appendf(nil, "value-%d", r*i)
+					if r%5 == 2 {
+						v = append(v, "-and-more-than-thirty-two-bytes-of-it"...)
+					}
+					run = append(run, hfilewriter.SameRowCell{Qualifier: q, Value: v})
+					cells++
+					bytes += int64(d.KeyValueSize(&h, len(q), len(v), 0))
+				}
+				if err := fw.startRow(&h); err != nil {
+					t.Fatal(err)
+				}
+				split := len(run) / 2 // the rest of the row as same-row cells
+				if split == 0 {
+					split = 1
+				}
+				if err := fw.appendRow(&h, run[:split]); err != nil {
+					t.Fatal(err)
+				}
+				if err := fw.appendSameRowCells(run[split:]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := fw.close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, gotBytes := o.cells.Load(), o.bytesDone.Load(); got != cells || gotBytes != bytes {
+				t.Fatalf("counted %d cells, %d bytes; want %d, %d", got, gotBytes, cells, bytes)
+			}
+		})
+	}
+}
