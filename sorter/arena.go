@@ -228,8 +228,15 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 func radixStep(v []entry, depth int, sub func(b []entry, depth int)) bool {
 	for depth < 8*keyWords {
 		var count [256]int
-		for i := range v {
-			count[v[i].digit(depth)]++
+		sh := uint(56 - 8*(depth&7))
+		if depth < 8 {
+			for i := range v {
+				count[byte(v[i].prefix>>sh)]++
+			}
+		} else {
+			for i := range v {
+				count[byte(v[i].next>>sh)]++
+			}
 		}
 		if count[v[0].digit(depth)] == len(v) {
 			// One bucket: skip every byte all entries share in one pass ([salt][constant][id] keys
@@ -285,14 +292,32 @@ func distribute(v []entry, depth int, count *[256]int) {
 		sum += count[b]
 		end[b] = sum
 	}
+	// The byte's word and shift are chosen once, not per entry: one loop for each word.
+	sh := uint(56 - 8*(depth&7))
+	if depth >= 8 {
+		for b := range count {
+			for next[b] < end[b] {
+				e := v[next[b]]
+				d := int(byte(e.next >> sh))
+				for d != b {
+					e, v[next[d]] = v[next[d]], e
+					next[d]++
+					d = int(byte(e.next >> sh))
+				}
+				v[next[b]] = e
+				next[b]++
+			}
+		}
+		return
+	}
 	for b := range count {
 		for next[b] < end[b] {
 			e := v[next[b]]
-			d := e.digit(depth)
+			d := int(byte(e.prefix >> sh))
 			for d != b {
 				e, v[next[d]] = v[next[d]], e
 				next[d]++
-				d = e.digit(depth)
+				d = int(byte(e.prefix >> sh))
 			}
 			v[next[b]] = e
 			next[b]++
