@@ -108,6 +108,20 @@ func (r *resolver) less(x, y cursor) bool {
 	return cmpCellsInRow(&hx, qx, vx, ex.seq, &hy, qy, vy, ey.seq) < 0
 }
 
+// alone hands on the record just taken (the heap's only cursor, at its first cell) whole, as next does,
+// when the next record is not of its row (the usual case: no overlap to resolve), and reports whether it
+// did; otherwise next goes on. For a light resolver: the view's header, cells and seq only.
+func (r *resolver) alone() bool {
+	e := &r.a.idx[r.heap.s[0].i]
+	if r.la >= 0 && keyEqual(&r.a.idx[r.la], e) {
+		return false // maybe the same row: next compares the rows
+	}
+	h, cells, _ := cellrec.ParseHeader(r.a.record(e)) // validated when added
+	r.out.h, r.out.cells, r.out.seq = h, cells, e.seq
+	r.done, r.emitted = true, len(cells)
+	return true
+}
+
 func (r *resolver) next() (bool, error) {
 	if r.emitted > 0 {
 		switch {
@@ -129,6 +143,9 @@ func (r *resolver) next() (bool, error) {
 		}
 		r.heap.s = append(r.heap.s, cursor{i: uint32(r.la)})
 		r.fetch()
+		if r.light && r.alone() {
+			return true, nil
+		}
 	}
 	// Records whose first cell sorts before the top's current cell join before the top goes on (later
 	// records start no earlier than this one). While the top is at its first cell none does: ord yields
