@@ -181,6 +181,9 @@ func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
 		return nil
 	}
 
+	if mp.plainBatch(b, numCols) {
+		return mp.mapPlainRows(b, numCols, out)
+	}
 	for i := 0; i < b.NumRows; i++ {
 		if nextBad < len(b.Bad) {
 			flushBad(rowLine(b, i))

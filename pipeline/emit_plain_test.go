@@ -13,13 +13,14 @@ import (
 // plain path (Mapping.plain) and through the general one, and requires the same records, bytes, counts
 // and rejects. The mappings vary what the plain path decides on its own: families and qualifier order,
 // on_null, skip_empty, columns past the end of the rows, NULL and empty fields, key columns that are also
-// cells or trimmed, composite and hashed keys.
+// cells or trimmed, composite and hashed keys, and the batches mapped in one loop (mapPlainRows).
 func TestPlainMappingMatchesGeneral(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	plainSeen, oneSeen := 0, 0 // mappings, and those whose rows are one record each (Mapping.plainOne)
 	fieldsSeen := 0            // ... and those whose every field is in reach (appendPlainFields)
 	directSeen := 0            // mappings whose key is its field in the batch (Mapper.keyDirect)
-	for iter := 0; iter < 400; iter++ {
+	batchSeen := 0             // ... and whose batches were mapped by mapPlainRows
+	for iter := 0; iter < 1000; iter++ {
 		cfg, width := randomPlainConfig(rng)
 		m, err := Compile(cfg)
 		if err != nil {
@@ -81,6 +82,9 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 		if mps[0].keyDirect {
 			directSeen++
 		}
+		if mps[0].plainBatch(b, b.NumCols) {
+			batchSeen++
+		}
 		if mps[0].counts != mps[1].counts {
 			t.Fatalf("mapping %d: counts differ: plain %+v, general %+v", iter, mps[0].counts, mps[1].counts)
 		}
@@ -89,9 +93,9 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 			t.Fatalf("mapping %d: rejects differ: plain %d %q, general %d %q", iter, r0.n, r0.first, r1.n, r1.first)
 		}
 	}
-	if plainSeen == 0 || oneSeen < 20 || fieldsSeen < 20 || directSeen < 20 {
-		t.Fatalf("%d plain mappings were generated, %d of one record per row, %d of them through appendPlainFields, %d with the key field taken directly",
-			plainSeen, oneSeen, fieldsSeen, directSeen)
+	if plainSeen == 0 || oneSeen < 20 || fieldsSeen < 20 || directSeen < 20 || batchSeen < 20 {
+		t.Fatalf("%d plain mappings were generated, %d of one record per row, %d of them through appendPlainFields, %d with the key field taken directly, %d mapped by mapPlainRows",
+			plainSeen, oneSeen, fieldsSeen, directSeen, batchSeen)
 	}
 }
 
