@@ -52,7 +52,8 @@ func (w *Writer) AppendNewRowCells(family []byte, cells []NewRowCell, limit int6
 // appendNewRowRun appends the first cells of cells that appendNewRowFast would take while the open data
 // block has room, the ROW bloom's chunk is not full and EstimatedSize stays below limit (limit > 0),
 // in one pass, and returns how many. It stops before a cell that crosses one of these or fails a check
-// (its caller then takes the usual way).
+// (its caller then takes the usual way). A run of the usual cells goes to appendNewRowShort's loop
+// without calls first; this one's general loop takes the runs that one does not.
 func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64) int {
 	if len(cells) == 0 || !w.sameRowFast || !w.blkOpen || !w.blkHasFirst || !equalShort(family, w.family) {
 		return 0
@@ -70,6 +71,9 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 	}
 	if w.mvcc {
 		extra++
+	}
+	if n := w.appendNewRowShort(family, cells, limit, bw, c, extra); n > 0 {
+		return n
 	}
 	blk := w.blk
 	limitBlk := len(blk) - w.blkUnencoded + w.opts.BlockSize // where the block is full
