@@ -11,3 +11,14 @@ func (d *Dict) NextUsual(cells []byte) (qualifier, value, rest []byte, ok bool) 
 	}
 	return nil, nil, cells, false
 }
+
+// UsualQualifiers returns the dictionary's qualifiers by code, for a loop that decodes the usual cell
+// (NextUsual's: first byte code<<1|1, second byte the value's length below 0x80) itself, without
+// NextUsual's results for the other cells: nil when the cells carry tags (none is of that form) or d is
+// nil. The caller must not change them.
+func (d *Dict) UsualQualifiers() [][]byte {
+	if d == nil || d.tags {
+		return nil
+	}
+	return d.q
+}

@@ -50,3 +50,30 @@ func TestNextUsualAgreesWithNext(t *testing.T) {
 		t.Fatalf("a nil dictionary: ok %v, %d bytes left", ok, len(rest))
 	}
 }
+
+// UsualQualifiers gives the qualifier NextUsual decodes for every code of a dictionary without tags, and
+// nil for a tagged or nil dictionary.
+func TestUsualQualifiers(t *testing.T) {
+	var quals [][]byte
+	for i := 0; i < 70; i++ {
+		quals = append(quals, []byte(fmt.Sprintf("q%03d", i)))
+	}
+	d := NewDict(quals)
+	qs := d.UsualQualifiers()
+	if len(qs) != len(quals) {
+		t.Fatalf("%d qualifiers, want %d", len(qs), len(quals))
+	}
+	for code := range 64 { // the codes of one byte
+		q, _, _, ok := d.NextUsual([]byte{byte(code<<1 | 1), 1, 'v'})
+		if !ok || !bytes.Equal(qs[code], q) {
+			t.Fatalf("code %d: %q, NextUsual %q (%v)", code, qs[code], q, ok)
+		}
+	}
+	var nilDict *Dict
+	if qs := NewTaggedDict(quals).UsualQualifiers(); qs != nil {
+		t.Fatalf("tagged: %d qualifiers, want none", len(qs))
+	}
+	if qs := nilDict.UsualQualifiers(); qs != nil {
+		t.Fatalf("nil dictionary: %d qualifiers, want none", len(qs))
+	}
+}

@@ -166,6 +166,10 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 				c := &rows[len(rows)-1] // set in place: no composite literal built and copied
 				c.Row, c.Qualifier, c.Value, c.TS, c.Hash = b.buf[v.off:rowEnd], q[1:], val, v.ts, v.rh
 				lastRow = v.row
+				// The views after it, as long as they are such views too, in a loop of its own.
+				rows = slices.Grow(rows, len(b.views)-i-1)
+				i, j, lastRow, rows = f.collectNewRows(b, i+1, j+n, n, lastRow, rows)
+				i, j = i-1, j-n // the view collectNewRows stopped at is the loop's next
 				continue
 			}
 		}
@@ -233,6 +237,41 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 		err = fw.appendNewRowCells(h.Family, rows)
 	}
 	return lastRow, same, rows, err
+}
+
+// collectNewRows is writeViews' gathering of rows for appendNewRowCells, for the views from i on (j:
+// the index of view i's ranges of the family, n the ranges per view), in a loop of its own that calls
+// nothing and so keeps its variables in registers: it appends each view's cell of the family to rows
+// (which must have room for every view from i on) while the view is one whose only cell of the family
+// is a put of the usual form (NextUsual) that starts a row, with its row hashed and no cell dropped,
+// and skips views without a cell of the family. It returns the view it stopped at (len(b.views) at
+// the end), its j, the number of the row last gathered and rows.
+func (f *familyWriters) collectNewRows(b *viewBatch, i, j, n int, lastRow int64, rows []hfilewriter.NewRowCell) (int, int, int64, []hfilewriter.NewRowCell) {
+	qs, views, ranges, buf := f.d.UsualQualifiers(), b.views, b.ranges, b.buf
+	for ; i < len(views); i, j = i+1, j+n {
+		lo, hi := ranges[j], ranges[j+1]
+		if lo == hi {
+			continue
+		}
+		v := &views[i]
+		if v.row == lastRow || v.flags&(viewDropFirst|viewDropLast|viewHashed) != viewHashed || v.typ != kv.TypePut ||
+			len(rows) == cap(rows) {
+			break
+		}
+		rowEnd := v.off + uint32(v.rl)
+		// The family's only cell, of the usual form (cellrec.Dict.NextUsual), decoded here.
+		cells := buf[rowEnd+lo : rowEnd+hi]
+		if len(cells) < 2 || cells[0]&0x81 != 1 || cells[1] >= 0x80 || 2+int(cells[1]) != len(cells) ||
+			int(cells[0]>>1) >= len(qs) {
+			break
+		}
+		q := qs[cells[0]>>1]
+		rows = rows[:len(rows)+1]
+		c := &rows[len(rows)-1]
+		c.Row, c.Qualifier, c.Value, c.TS, c.Hash = buf[v.off:rowEnd], q[1:], cells[2:len(cells):len(cells)], v.ts, v.rh
+		lastRow = v.row
+	}
+	return i, j, lastRow, rows
 }
 
 func (f *familyWriters) fail(err error) {

@@ -20,11 +20,12 @@ import (
 // and the files must be the same.
 //
 // Most rows have one cell in each family; some have two in b, none in c, a delete's type, a cell with
-// a value longer than a block, or come as two views (a and b's first cell, then b's second and c).
+// a value longer than a block, or come as two views (a and b's first cell, then b's second and c; b's
+// second is a literal cell or one of the usual form).
 func newRowsTestRun(t *testing.T, rows int, maxFileSize int64, hashed bool) (map[string][]byte, []FileResult, int64, int64, int64) {
 	t.Helper()
 	families := []string{"a", "b", "c"}
-	d := cellrec.NewDict([][]byte{[]byte("v")})
+	d := cellrec.NewDict([][]byte{[]byte("v"), []byte("x")})
 	rd, err := cellrec.NewRowDict(d, [][]byte{[]byte("a"), []byte("b"), []byte("c")})
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +103,10 @@ func newRowsTestRun(t *testing.T, rows int, maxFileSize int64, hashed bool) (map
 		case i%19 == 9: // the row in two views
 			add(row, typ, no, [3][]byte{a, b, nil})
 			add(row, typ, no, [3][]byte{nil, cellrec.AppendLiteralCell(nil, []byte("w"), value("w")), c})
+			continue
+		case i%23 == 11: // the row in two views, b's cell in the second of the usual form but not a new row
+			add(row, typ, no, [3][]byte{a, b, nil})
+			add(row, typ, no, [3][]byte{nil, d.AppendCell(nil, 1, value("x")), c})
 			continue
 		}
 		add(row, typ, no, [3][]byte{a, b, c})
