@@ -142,8 +142,10 @@ func (r *newRun) cells(blk []byte, end int, cells []NewRowCell, p0, p1, p2, p3 u
 		if len(row) != rowLen || len(q) > 8 || len(v) > 32 {
 			break
 		}
-		r0, r1 := binary.BigEndian.Uint64(row), binary.BigEndian.Uint64(row[x1:])
-		r2, r3 := binary.BigEndian.Uint64(row[x2:]), binary.BigEndian.Uint64(row[x3:])
+		// Each word's bytes as a slice of capacity 8: no pointer masking for an empty rest, and no use
+		// of the row's capacity (x + 8 <= rowLen for every x).
+		r0, r1 := binary.BigEndian.Uint64(row[:8:8]), binary.BigEndian.Uint64(row[x1:x1+8:x1+8])
+		r2, r3 := binary.BigEndian.Uint64(row[x2:x2+8:x2+8]), binary.BigEndian.Uint64(row[x3:x3+8:x3+8])
 		// After the previous row: the first word that differs is greater.
 		if r0 != p0 {
 			if r0 < p0 {
