@@ -196,10 +196,25 @@ func (r *newRun) cells(blk []byte, end int, cells []NewRowCell, p0, p1, p2, p3 u
 	return n, end
 }
 
-// addRun adds the rows of cells to the open chunk c as appendNewRowRun's loop does, one by one: the
-// shared bloom's usual outcome (the next key of the followed chunk) checked inline.
+// addRun adds the rows of cells to the open chunk c as appendNewRowRun's loop does, one by one. The
+// shared bloom's usual outcome (the next keys of the followed chunk are the cells' rows) is checked a
+// segment of the followed chunk at a time; the first cell that differs goes the usual way.
 func (bw *writeBloomWriter) addRun(c *writeBloomChunk, cells []NewRowCell) {
-	for i := range cells {
+	for i := 0; i < len(cells); {
+		if f := bw.follow; f != nil && f.c != nil && c.keyCount > 0 {
+			k := c.keyCount
+			seg := f.c.segs[k/bloomPendingKeys][k%bloomPendingKeys:]
+			run := cells[i:min(len(cells), i+len(seg))]
+			j := 0
+			for j < len(run) && seg[j] == uint64(run[j].Hash) {
+				j++
+			}
+			c.keyCount += j
+			i += j
+			if j == len(run) {
+				continue // the end of the cells or of the segment
+			}
+		}
 		hh := uint64(cells[i].Hash)
 		if f := bw.follow; f == nil {
 			c.add(hh)
@@ -208,6 +223,7 @@ func (bw *writeBloomWriter) addRun(c *writeBloomChunk, cells []NewRowCell) {
 		} else {
 			c.add(hh)
 		}
+		i++
 	}
 	bw.totalKeys += int64(len(cells))
 }

@@ -166,41 +166,45 @@ func TestAppendNewRowShortLimit(t *testing.T) {
 
 // Writers following a RowBloomShare write the same files through AppendNewRowCells, with cells of
 // appendNewRowShort's shape, as through AppendPartsRowHash: the run's keys are added after its loop,
-// in order, following the share's chunk or leaving it at a missing row.
+// in order, following the share's chunk (a segment of it at a time) or leaving it at a missing row.
 func TestAppendNewRowShortSharedBloom(t *testing.T) {
 	family := []byte("f")
-	opts := DefaultWriterOptions()
-	opts.BlockSize, opts.BloomBlockSize = 4096, 1024
 	cells := newRowShortCells(rand.New(rand.NewPCG(10, 12)), 20000, 18)
 	missing := append(append([]NewRowCell(nil), cells[:12345]...), cells[12346:]...)
-	for _, tc := range []struct {
-		name  string
-		cells []NewRowCell
-	}{{"every row", cells}, {"a row missing", missing}} {
-		want, _, _ := newRowTestRef(t, opts, family, tc.cells)
-		s, err := NewRowBloomShare(opts, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range cells {
-			s.Add(cells[i].Hash)
-		}
-		s.Finish()
-		var buf bytes.Buffer
-		w, err := NewWriter(&buf, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.ShareRowBloom(s, 0)
-		if n, err := w.AppendNewRowCells(family, tc.cells, 0); n != len(tc.cells) || err != nil {
-			t.Fatal(n, err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		compareBytes(t, tc.name, buf.Bytes(), want)
-		if got := w.Stats().SharedBloomChunks; got == 0 {
-			t.Fatalf("%s: %d shared bloom chunks", tc.name, got)
+	small := DefaultWriterOptions()
+	small.BlockSize, small.BloomBlockSize = 4096, 1024
+	// The default sizes: runs of about a thousand cells, over the segments of the share's one chunk.
+	for _, opts := range []WriterOptions{small, DefaultWriterOptions()} {
+		for _, tc := range []struct {
+			name  string
+			cells []NewRowCell
+		}{{"every row", cells}, {"a row missing", missing}} {
+			name := fmt.Sprintf("%s, blocks of %d", tc.name, opts.BlockSize)
+			want, _, _ := newRowTestRef(t, opts, family, tc.cells)
+			s, err := NewRowBloomShare(opts, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range cells {
+				s.Add(cells[i].Hash)
+			}
+			s.Finish()
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.ShareRowBloom(s, 0)
+			if n, err := w.AppendNewRowCells(family, tc.cells, 0); n != len(tc.cells) || err != nil {
+				t.Fatal(n, err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			compareBytes(t, name, buf.Bytes(), want)
+			if got := w.Stats().SharedBloomChunks; got == 0 && tc.name == "every row" {
+				t.Fatalf("%s: %d shared bloom chunks", name, got)
+			}
 		}
 	}
 }
