@@ -44,6 +44,8 @@ type Writer struct {
 	fiOrder fileInfoOrder    // the file info keys' sorted order, kept for the next file (NewWriterReusing)
 	fi      writeFileInfoMap // the file info of Close (fileInfo), its storage kept for the next file
 
+	coded codedQuals // AppendRowCoded's table of the last qualifiers it was given
+
 	tags, mvcc bool
 	enc        writeBlockEncoder // nil for EncodingNone
 	cenc       cellEncoder       // enc, when it encodes from the key's parts

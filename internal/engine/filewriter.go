@@ -228,6 +228,16 @@ func (fw *fileWriter) appendRow(h *cellrec.Header, cells []hfilewriter.SameRowCe
 	return nil
 }
 
+// appendRowCoded is appendRow for the first of cells, usual cells of h (quals: the dictionary's
+// qualifiers), as they are in the record, that the writer's run takes (hfilewriter.Writer.AppendRowCoded):
+// it returns the bytes of cells written, 0 when none.
+func (fw *fileWriter) appendRowCoded(h *cellrec.Header, quals [][]byte, cells []byte) int {
+	before := fw.w.KeyValueBytes()
+	n, used := fw.w.AppendRowCoded(h.Row, h.Family, h.TS, h.Type, quals, cells)
+	fw.countUntagged(n, fw.w.KeyValueBytes()-before)
+	return used
+}
+
 // countUntagged is count for n cells without tags that made kvBytes of KeyValues in the writer
 // (Writer.KeyValueBytes, which leaves out the tags length that a record with tags counts for each).
 func (fw *fileWriter) countUntagged(n int, kvBytes int64) {

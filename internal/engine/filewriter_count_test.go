@@ -78,3 +78,80 @@ func TestFileWriterCountsKeyValueBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestFileWriterAppendRowCoded: appendRowCoded hands a row's usual cells to the writer as the record holds
+// them and counts what it writes as count would (Dict.KeyValueSize); the writer takes the first cells of
+// most rows, and the cells it does not take go on through appendRow or appendSameRowCells. The file
+// has every cell, in order.
+func TestFileWriterAppendRowCoded(t *testing.T) {
+	cfg, err := pipeline.ParseColumns("HBASE_ROW_KEY,f:a,f:b,f:c,f:d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := pipeline.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: 16 << 20, TempDir: t.TempDir(), Dict: m.Dict()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	spec := &Spec{Table: "t", Mapping: m, Memory: 64 << 20, TempDir: t.TempDir(),
+		Family: func(string) hfilewriter.WriterOptions { return hfilewriter.WriterOptions{BlockSize: 512} }}
+	var sink memSink
+	o := newOutputWriter(spec, &sink, m.Families(), 0, pool)
+	fw := o.newFileWriter(context.Background(), 0, 0, nil, nil)
+	d := o.dict
+	quals := d.UsualQualifiers()
+	if d.Len() != 4 || len(quals) != 4 {
+		t.Fatalf("dictionary of %d, usual qualifiers %d", d.Len(), len(quals))
+	}
+	var cells, bytes, taken int64
+	var rec []byte
+	for r := 0; r < 400; r++ {
+		h := cellrec.Header{Row: fmt.Appendf(nil, "row-key-%09d", r), Family: []byte("f"), TS: 1700000000000, Type: kv.TypePut}
+		rec = rec[:0]
+		for i := 0; i < 1+r%4; i++ {
+			v := fmt.Appendf(nil, "value-%d", r*i)
+			if r%5 == 2 && i == 1 {
+				v = append(v, "-and-more-than-thirty-two-bytes-of-it"...) // the run stops before it
+			}
+			rec = d.AppendCell(rec, i, v)
+			cells++
+			bytes += int64(d.KeyValueSize(&h, len(quals[i]), len(v), 0))
+		}
+		if err := fw.startRow(&h); err != nil {
+			t.Fatal(err)
+		}
+		used := 0
+		if fw.w != nil {
+			used = fw.appendRowCoded(&h, quals, rec)
+		}
+		same, rest := d.AppendUntagged(nil, rec[used:])
+		if len(rest) != 0 {
+			t.Fatalf("row %d: %d bytes of tagged cells", r, len(rest))
+		}
+		if used > 0 {
+			taken++
+			err = fw.appendSameRowCells(same)
+		} else {
+			err = fw.appendRow(&h, same)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fw.close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, gotBytes := o.cells.Load(), o.bytesDone.Load(); got != cells || gotBytes != bytes {
+		t.Fatalf("counted %d cells, %d bytes; want %d, %d", got, gotBytes, cells, bytes)
+	}
+	if taken < 300 {
+		t.Fatalf("appendRowCoded took %d rows of 400", taken)
+	}
+	if len(o.files) != 1 || o.files[0].Cells != cells || o.files[0].Rows != 400 {
+		t.Fatalf("files %+v, want one of %d cells in 400 rows", o.files, cells)
+	}
+}

@@ -193,12 +193,22 @@ func (s *stream) writeSame(fw *fileWriter, h *cellrec.Header, cells []kv.Qualifi
 func (s *stream) run() error {
 	last := s.pol == DuplicatesLast
 	fw := s.fws[0]
+	quals := s.d.UsualQualifiers()
 	for s.it.Next() {
 		h, seq := s.it.Header(), s.it.Seq()
 		cells := s.it.Cells()
 		if !last {
 			// The usual view: its cells without tags from the first on, written together (the first
-			// starts the row) unless the first is a duplicate to drop.
+			// starts the row) unless the first is a duplicate to drop; usual cells straight from the
+			// record when the writer's run takes them.
+			if quals != nil {
+				if done, err := s.writeUsual(fw, h, seq, quals, cells); done || err != nil {
+					if err != nil {
+						return err
+					}
+					continue
+				}
+			}
 			if same, rest := s.d.AppendUntagged(s.same[:0], cells); len(same) > 0 {
 				s.same = same
 				if err := s.writeView(fw, h, seq, same, rest); err != nil {
@@ -281,6 +291,30 @@ func (s *stream) writeView(fw *fileWriter, h *cellrec.Header, seq uint64, same [
 	}
 	s.pseq = seq
 	return err
+}
+
+// writeUsual is writeView for a view whose first cells are usual cells (quals: the dictionary's
+// qualifiers), handed to the writer as they are in the record (fileWriter.appendRowCoded) when its
+// first cell starts a row in an open file: it reports whether it wrote the view, and writes nothing
+// when it did not (the caller then takes writeView; startRow may have been called).
+func (s *stream) writeUsual(fw *fileWriter, h *cellrec.Header, seq uint64, quals [][]byte, cells []byte) (bool, error) {
+	q, _, _, ok := s.d.NextUsual(cells)
+	if !ok || fw.w == nil || fw.w.IsLast(h.Row, h.Family, q, h.TS, h.Type) {
+		return false, nil // a duplicate goes through writeView, which records it
+	}
+	if err := fw.startRow(h); err != nil {
+		return true, err
+	}
+	used := fw.appendRowCoded(h, quals, cells)
+	if used == 0 {
+		return false, nil
+	}
+	var err error
+	if rest := cells[used:]; len(rest) > 0 {
+		_, err = s.writeRest(fw, h, nil, rest, true)
+	}
+	s.pseq = seq
+	return true, err
 }
 
 // writeRest writes the rest of a view after its first cell (q, written or not): distinct keys, each

@@ -1,0 +1,191 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/hfload/hfload/internal/kv"
+)
+
+// AppendRowCoded is AppendRow for the cells of a row as a run of coded cells: each is a one-byte code
+// 2·i+1 for qualifier quals[i], a one-byte value length below 0x80 and the value (an input record's usual
+// cells). quals must be in order and distinct, and not change while the writer is given them (it keeps a
+// table of them: when they are not in order it takes no cell).
+//
+// It appends the first of the cells that AppendRow's one-pass run takes, in one pass, without first
+// decoding them into SameRowCells: the row a put that starts a new row, in an open unencoded block with
+// room, qualifiers of up to 8 bytes in order, values of up to 32. It returns how many cells it appended
+// and the bytes of coded they took: 0 and 0, with nothing written, when it takes none (the caller then
+// takes AppendRow); after the cells it took, the caller goes on with AppendSameRowCells. The bytes,
+// Stats and EstimatedSize are AppendRow's.
+func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals [][]byte, coded []byte) (n, used int) {
+	if len(coded) < 2 || len(quals) == 0 {
+		return 0, 0
+	}
+	code, vl := coded[0], coded[1]
+	end := 2 + int(vl)
+	if code&0x81 != 1 || vl >= 0x80 || int(code>>1) >= len(quals) || end > len(coded) ||
+		!w.newRowFastOK(row, family, quals[code>>1], typ, coded[2:end], nil) {
+		return 0, 0
+	}
+	tab := w.coded.table(quals)
+	if n, used = w.appendRowRunCoded(row, w.family, ts, kv.TypePut, tab, quals, coded); n == 0 {
+		return 0, 0
+	}
+	// What AppendRow records for the row after its run.
+	if w.bloom != nil { // ROW (newRowFastOK excludes ROWCOL): the row, as addToBlooms adds it
+		w.bloom.add(row, row)
+	}
+	w.lastRow = append(w.lastRow[:0], row...)
+	w.lastTs, w.lastType = ts, kv.TypePut
+	if ts < w.earliestPut {
+		w.earliestPut = ts
+	}
+	w.includeTimestamp(ts)
+	return n, used
+}
+
+// codedQuals is AppendRowCoded's table of the qualifiers it was last given, by code>>1 (a code below
+// 0x80 has 64 values): for each, its bytes as a little-endian word (loadShort) and its length, 9 for
+// one longer than 8 bytes or past the last (the run takes no such qualifier). ok is false when they
+// are not in order.
+type codedQuals struct {
+	first *[]byte // &quals[0] of the qualifiers the table is of
+	n     int
+	ok    bool
+	tab   [64]codedQual
+}
+
+type codedQual struct {
+	word uint64
+	len  int
+}
+
+// table returns the table of quals (not empty), made when they are not the last ones; nil when they
+// are not in order.
+func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
+	if c.first != &quals[0] || c.n != len(quals) {
+		c.first, c.n, c.ok = &quals[0], len(quals), true
+		for i := range c.tab {
+			e := codedQual{len: 9}
+			if i < len(quals) && len(quals[i]) <= 8 {
+				e = codedQual{word: loadShort(quals[i]), len: len(quals[i])}
+			}
+			if i > 0 && i < len(quals) && bytes.Compare(quals[i-1], quals[i]) >= 0 {
+				c.ok = false
+			}
+			c.tab[i] = e
+		}
+	}
+	if !c.ok {
+		return nil
+	}
+	return &c.tab
+}
+
+// appendRowRunCoded is appendRowRun (check 1: the caller has checked the first cell) for coded cells
+// (AppendRowCoded; tab: their qualifiers' table, nil when they are not in order). It takes none when
+// the key's head is outside the 16 to 32 bytes of the run's array.
+func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *[64]codedQual, quals [][]byte, coded []byte) (n, used int) {
+	head := 2 + len(row) + 1 + len(family)
+	if !w.blkOpen || !w.blkHasFirst || head > 32 || head < 16 || tab == nil {
+		return 0, 0
+	}
+	// The run's shared values as appendRowRun sets them up.
+	var r rowRun
+	hd := &r.hd
+	hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
+	copy(hd[2:], row)
+	hd[2+len(row)] = byte(len(family))
+	copy(hd[3+len(row):], family)
+	binary.BigEndian.PutUint64(r.tt[:], uint64(ts))
+	r.tt[8] = byte(typ)
+	extra := 0
+	if w.tags {
+		extra += 2
+	}
+	if w.mvcc {
+		extra++
+	}
+	blk := w.blk
+	kbase := kv.KeyInfrastructureSize + head - 3
+	fixed := 8 + kbase + extra
+	r.kbase, r.fixed, r.qo = kbase, fixed, 8+head
+	r.limit = min(len(blk)-w.blkUnencoded+w.opts.BlockSize, cap(blk)-runRoom+1) // end < limit: full block, or no room
+	n, used, end, maxSize, lastCode, lastSize := r.codedCells(blk[:cap(blk)], len(blk), tab, coded)
+	if n == 0 {
+		return 0, 0
+	}
+	blk = blk[:end]
+	added := len(blk) - len(w.blk)
+	valueSum := used - 2*n // a coded cell is 2 bytes and its value
+	qSum := added - n*fixed - valueSum
+	keySum := n*kbase + qSum
+	if int64(maxSize-extra+4) > w.lenBiggest { // the biggest cell, as appendRowRun finds it
+		for p := 0; p < used; {
+			q, v := quals[coded[p]>>1], coded[p+2:p+2+int(coded[p+1])]
+			if cellSize := int64(12 + kbase + len(q) + len(v)); w.lenBiggest < cellSize {
+				w.lenBiggest = cellSize
+				w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, q, ts, typ)
+			}
+			p += 2 + len(v)
+		}
+	}
+	lastQLen := tab[lastCode>>1].len
+	lastQ := len(blk) - lastSize + 8 + head
+	return w.endSameRowRun(blk, n, w.blkUnencoded+added, lastQ, lastQLen, keySum, valueSum), used
+}
+
+// codedCells is cells for coded cells (AppendRowCoded), their qualifiers from tab, which is in order (a
+// greater code is a greater qualifier): it takes them on the same terms, while end < r.limit (a block
+// with room and not full), and stops at the first that is not a coded cell either. It returns how many
+// it took, the bytes of coded they took, where they end in blk, the largest one's size and the last
+// one's code and size. It calls nothing: its loop keeps its variables in registers.
+func (r *rowRun) codedCells(blk []byte, end int, tab *[64]codedQual, coded []byte) (n, used, newEnd, maxSize, lastCode, lastSize int) {
+	h, ts := r.hd, r.tt // copies: a store from a local array is two moves, not a call to memmove
+	fixed, kbase, limit := r.fixed, r.kbase, r.limit
+	qo := r.qo & 63 // (at most 40) so that the compiler sees the stores below are within the window
+	pc := 0         // the previous code: whatever the first cell's is, it passes
+	rest := coded
+	for ; len(rest) > 1 && end < limit; n++ {
+		code, vl := int(rest[0]), int(rest[1])
+		if code&0x81 != 1 || code <= pc || vl > 32 || 2+vl > len(rest) {
+			break // not a coded cell, not after the previous one, or too long
+		}
+		e := tab[code>>1&63]
+		if e.len > 8 { // longer than 8 bytes, or no qualifier
+			break
+		}
+		pc = code
+		v := rest[2 : 2+vl]
+		o := (*[runRoom]byte)(blk[end : end+runRoom])
+		binary.BigEndian.PutUint64(o[:], uint64(kbase+e.len)<<32|uint64(vl))
+		*(*[32]byte)(o[8:40]) = h
+		binary.LittleEndian.PutUint64(o[qo:], e.word)
+		t := (*[48]byte)(o[qo+e.len&15:]) // the timestamp: at most 48
+		*(*[16]byte)(t[:16]) = ts
+		switch {
+		case vl <= 8:
+			binary.LittleEndian.PutUint64(t[9:], loadShort(v))
+			binary.LittleEndian.PutUint32(t[9+vl:], 0) // tags length and sequence id (extra <= 3 bytes)
+		case vl <= 16:
+			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[vl-8:])
+			binary.LittleEndian.PutUint64(t[9:], a)
+			binary.LittleEndian.PutUint64(t[1+vl:], b)
+			binary.LittleEndian.PutUint32(t[9+vl:], 0)
+		default:
+			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[8:])
+			c, d := binary.LittleEndian.Uint64(v[vl-16:]), binary.LittleEndian.Uint64(v[vl-8:])
+			binary.LittleEndian.PutUint64(t[9:], a)
+			binary.LittleEndian.PutUint64(t[17:], b)
+			binary.LittleEndian.PutUint64(t[vl-7:], c)
+			binary.LittleEndian.PutUint64(t[1+vl:], d)
+			binary.LittleEndian.PutUint32(t[9+vl:], 0)
+		}
+		lastSize = fixed + e.len + vl
+		end += lastSize
+		maxSize = max(maxSize, lastSize)
+		rest = rest[2+vl:]
+	}
+	return n, len(coded) - len(rest), end, maxSize, pc, lastSize
+}
