@@ -28,7 +28,10 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 		!w.newRowFastOK(row, family, quals[code>>1], typ, coded[2:end], nil) {
 		return 0, 0
 	}
-	tab := w.coded.table(quals)
+	tab := &w.coded.tab
+	if w.coded.first != &quals[0] || w.coded.n != len(quals) || !w.coded.ok {
+		tab = w.coded.table(quals)
+	}
 	if n, used = w.appendRowRunCoded(row, w.family, ts, kv.TypePut, tab, quals, coded); n == 0 {
 		return 0, 0
 	}
@@ -36,7 +39,13 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 	if w.bloom != nil { // ROW (newRowFastOK excludes ROWCOL): the row, as addToBlooms adds it
 		w.bloom.add(row, row)
 	}
-	w.lastRow = append(w.lastRow[:0], row...)
+	if n := len(row); n >= 16 && cap(w.lastRow) >= n { // 16 to 29 bytes: two overlapping 16-byte moves
+		w.lastRow = w.lastRow[:n]
+		*(*[16]byte)(w.lastRow) = [16]byte(row)
+		*(*[16]byte)(w.lastRow[n-16:]) = [16]byte(row[n-16:])
+	} else {
+		w.lastRow = append(w.lastRow[:0], row...)
+	}
 	w.lastTs, w.lastType = ts, kv.TypePut
 	if ts < w.earliestPut {
 		w.earliestPut = ts
@@ -95,9 +104,16 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 	var r rowRun
 	hd := &r.hd
 	hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
-	copy(hd[2:], row)
+	if n := len(row); n >= 16 { // 16 to 29 bytes: two overlapping 16-byte moves
+		*(*[16]byte)(hd[2:18]) = [16]byte(row)
+		*(*[16]byte)(hd[n-14 : n+2]) = [16]byte(row[n-16:])
+	} else {
+		copyShort(hd[2:], row)
+	}
 	hd[2+len(row)] = byte(len(family))
-	copy(hd[3+len(row):], family)
+	for i, c := range family { // a byte or two
+		hd[3+len(row)+i] = c
+	}
 	binary.BigEndian.PutUint64(r.tt[:], uint64(ts))
 	r.tt[8] = byte(typ)
 	extra := 0
@@ -112,7 +128,10 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 	fixed := 8 + kbase + extra
 	r.kbase, r.fixed, r.qo = kbase, fixed, 8+head
 	r.limit = min(len(blk)-w.blkUnencoded+w.opts.BlockSize, cap(blk)-runRoom+1) // end < limit: full block, or no room
-	n, used, end, maxSize, lastCode, lastSize := r.codedCells(blk[:cap(blk)], len(blk), tab, coded)
+	// A cell bigger than the file's biggest so far ends the run (the usual way then records it): that
+	// is a cell whose qualifier and value lengths sum to more than big.
+	big := max(w.lenBiggest-int64(12+kbase), -1)
+	n, used, end, lastCode, lastSize := r.codedCells(blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
 	if n == 0 {
 		return 0, 0
 	}
@@ -121,16 +140,6 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 	valueSum := used - 2*n // a coded cell is 2 bytes and its value
 	qSum := added - n*fixed - valueSum
 	keySum := n*kbase + qSum
-	if int64(maxSize-extra+4) > w.lenBiggest { // the biggest cell, as appendRowRun finds it
-		for p := 0; p < used; {
-			q, v := quals[coded[p]>>1], coded[p+2:p+2+int(coded[p+1])]
-			if cellSize := int64(12 + kbase + len(q) + len(v)); w.lenBiggest < cellSize {
-				w.lenBiggest = cellSize
-				w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, family, q, ts, typ)
-			}
-			p += 2 + len(v)
-		}
-	}
 	lastQLen := tab[lastCode>>1].len
 	lastQ := len(blk) - lastSize + 8 + head
 	return w.endSameRowRun(blk, n, w.blkUnencoded+added, lastQ, lastQLen, keySum, valueSum), used
@@ -141,7 +150,7 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 // with room and not full), and stops at the first that is not a coded cell either. It returns how many
 // it took, the bytes of coded they took, where they end in blk, the largest one's size and the last
 // one's code and size. It calls nothing: its loop keeps its variables in registers.
-func (r *rowRun) codedCells(blk []byte, end int, tab *[64]codedQual, coded []byte) (n, used, newEnd, maxSize, lastCode, lastSize int) {
+func (r *rowRun) codedCells(blk []byte, end int, tab *[64]codedQual, coded []byte, big int) (n, used, newEnd, lastCode, lastSize int) {
 	h, ts := r.hd, r.tt // copies: a store from a local array is two moves, not a call to memmove
 	fixed, kbase, limit := r.fixed, r.kbase, r.limit
 	qo := r.qo & 63 // (at most 40) so that the compiler sees the stores below are within the window
@@ -153,7 +162,7 @@ func (r *rowRun) codedCells(blk []byte, end int, tab *[64]codedQual, coded []byt
 			break // not a coded cell, not after the previous one, or too long
 		}
 		e := tab[code>>1&63]
-		if e.len > 8 { // longer than 8 bytes, or no qualifier
+		if e.len > 8 || e.len+vl > big { // longer than 8 bytes, no qualifier, or the biggest cell
 			break
 		}
 		pc = code
@@ -184,8 +193,7 @@ func (r *rowRun) codedCells(blk []byte, end int, tab *[64]codedQual, coded []byt
 		}
 		lastSize = fixed + e.len + vl
 		end += lastSize
-		maxSize = max(maxSize, lastSize)
 		rest = rest[2+vl:]
 	}
-	return n, len(coded) - len(rest), end, maxSize, pc, lastSize
+	return n, len(coded) - len(rest), end, pc, lastSize
 }

@@ -183,7 +183,8 @@ func TestWriterAppendRowCodedShortCells(t *testing.T) {
 
 // TestWriterAppendRowCodedRefuses: AppendRowCoded takes no cell, and writes nothing, for qualifiers out
 // of order, a row not after the last, a type other than put, a first cell that is not a coded cell and
-// too few bytes; the same writer then takes the row once its qualifiers are in order.
+// too few bytes; the same writer then takes the row once its qualifiers are in order. A run stops
+// before a cell bigger than the file's biggest so far.
 func TestWriterAppendRowCodedRefuses(t *testing.T) {
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, DefaultWriterOptions())
@@ -191,7 +192,8 @@ func TestWriterAppendRowCodedRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	fam := []byte("f")
-	if err := w.Append(&Cell{Row: []byte("row-0000000000001"), Family: fam, Qualifier: []byte("a"), Type: kv.TypePut}); err != nil {
+	if err := w.Append(&Cell{Row: []byte("row-0000000000001"), Family: fam, Qualifier: []byte("a"), Type: kv.TypePut,
+		Value: []byte("a twenty-byte value.")}); err != nil { // the biggest cell: a bigger one ends a run
 		t.Fatal(err)
 	}
 	row := []byte("row-0000000000002")
@@ -224,6 +226,16 @@ func TestWriterAppendRowCodedRefuses(t *testing.T) {
 	}
 	if n, used := w.AppendRowCoded(row, fam, 5, kv.TypePut, ordered, coded); n != 2 || used != len(coded) {
 		t.Fatalf("AppendRowCoded took %d cells in %d bytes, want 2 in %d", n, used, len(coded))
+	}
+	if n, used := w.AppendRowCoded([]byte("row-0000000000002a"), fam, 5, kv.TypePut, ordered,
+		append([]byte{1, 1, 'x', 3, 30}, bytes.Repeat([]byte{'y'}, 30)...)); n != 1 || used != 3 {
+		t.Fatalf("a bigger cell: AppendRowCoded took %d cells in %d bytes, want 1 in 3", n, used)
+	}
+	if n, err := w.AppendSameRowCells([]SameRowCell{{Qualifier: []byte("b"), Value: bytes.Repeat([]byte{'y'}, 30)}}); n != 1 || err != nil {
+		t.Fatal(n, err)
+	}
+	if !bytes.Contains(w.keyBiggest, []byte("row-0000000000002a")) || w.lenBiggest != 12+int64(len(w.keyBiggest))+30 {
+		t.Fatalf("biggest cell: key %q, %d bytes", w.keyBiggest, w.lenBiggest)
 	}
 	// It stops at a cell whose code is not after the previous one's (a qualifier not after the last).
 	for i, c := range [][]byte{{3, 1, 'x', 1, 1, 'y'}, {3, 1, 'x', 3, 1, 'y'}} {
