@@ -54,6 +54,14 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 	return n, used
 }
 
+// RowCodedFits reports whether AppendRowCoded can take a row of rowLen bytes in a family of famLen
+// bytes: its run stores the key's head (row length, row, family length, family) as one window of 16
+// to 32 bytes. A caller may skip preparing a row for it when it cannot (AppendRow takes such rows).
+func RowCodedFits(rowLen, famLen int) bool {
+	head := 2 + rowLen + 1 + famLen
+	return head >= 16 && head <= 32
+}
+
 // codedQuals is AppendRowCoded's table of the qualifiers it was last given, by code>>1 (a code below
 // 0x80 has 64 values): for each, its bytes as a little-endian word (loadShort) and its length, 9 for
 // one longer than 8 bytes or past the last (the run takes no such qualifier). ok is false when they
@@ -97,7 +105,7 @@ func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
 // the key's head is outside the 16 to 32 bytes of the run's array.
 func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *[64]codedQual, quals [][]byte, coded []byte) (n, used int) {
 	head := 2 + len(row) + 1 + len(family)
-	if !w.blkOpen || !w.blkHasFirst || head > 32 || head < 16 || tab == nil {
+	if !w.blkOpen || !w.blkHasFirst || !RowCodedFits(len(row), len(family)) || tab == nil {
 		return 0, 0
 	}
 	// The run's shared values as appendRowRun sets them up.

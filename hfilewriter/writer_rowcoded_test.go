@@ -244,3 +244,30 @@ func TestWriterAppendRowCodedRefuses(t *testing.T) {
 		}
 	}
 }
+
+// RowCodedFits says which rows AppendRowCoded takes by their key head's length (16 to 32 bytes): for
+// row lengths around both ends, it takes a row's cells exactly when RowCodedFits says it can.
+func TestRowCodedFitsAgreesWithAppendRowCoded(t *testing.T) {
+	for _, fam := range [][]byte{[]byte("f"), []byte("fam")} {
+		for rowLen := 1; rowLen <= 40; rowLen++ {
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, DefaultWriterOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := bytes.Repeat([]byte{'a'}, rowLen)
+			if err := w.Append(&Cell{Row: first, Family: fam, Qualifier: []byte("a"), Type: kv.TypePut, Value: []byte("a twenty-byte value.")}); err != nil {
+				t.Fatal(err)
+			}
+			row := bytes.Repeat([]byte{'b'}, rowLen)
+			n, _ := w.AppendRowCoded(row, fam, 5, kv.TypePut, [][]byte{[]byte("a"), []byte("b")}, []byte{1, 1, 'x', 3, 1, 'y'})
+			fits := RowCodedFits(rowLen, len(fam))
+			if fits != (n == 2) || !fits && n != 0 {
+				t.Fatalf("family %q, row of %d bytes: RowCodedFits %v, AppendRowCoded took %d cells", fam, rowLen, fits, n)
+			}
+			if head := 3 + rowLen + len(fam); fits != (head >= 16 && head <= 32) {
+				t.Fatalf("family %q, row of %d bytes: RowCodedFits %v for a key head of %d bytes", fam, rowLen, fits, head)
+			}
+		}
+	}
+}
