@@ -87,7 +87,7 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 	}
 	kbase := kv.KeyInfrastructureSize + len(family) // a key's length without its row and qualifier
 	head := 8 + 2                                   // a cell's row offset
-	n, lastQ, keySum := 0, 0, 0
+	n, lastQ := 0, 0
 	for ; n < len(cells); n++ {
 		cl := &cells[n]
 		row, q, v := cl.Row, cl.Qualifier, cl.Value
@@ -152,28 +152,37 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 		}
 		binary.LittleEndian.PutUint32(p[o+len(v):], 0) // tags length and sequence id (extra <= 3 bytes)
 		blk = blk[:before+size]
-		keySum += klen
 		prevRow, prevQLen = row, len(q)
 	}
 	if n == 0 {
 		return 0
 	}
-	// The statistics that the loop needs not: in a pass of their own, which leaves the loop's variables
-	// in registers.
+	return w.endNewRowRun(blk, cells[:n], family, kbase, extra, lastQ)
+}
+
+// endNewRowRun records the cells of a new-row run (appendNewRowRun's or appendNewRowShort's loop), which
+// the loop stored into blk, the writer's block: the block's lengths, the last key's row, qualifier (at
+// lastQ in blk), timestamp and type, the key and value totals, the entry count, the time range, the
+// earliest put and the biggest cell. kbase is a key's length without its row and qualifier, extra the
+// bytes of tags length and sequence id after each value. The statistics are taken in a pass of their
+// own, which leaves the loops' variables in registers. It returns len(cells).
+func (w *Writer) endNewRowRun(blk []byte, cells []NewRowCell, family []byte, kbase, extra, lastQ int) int {
+	n := len(cells)
 	added := len(blk) - len(w.blk)
-	valueSum := added - n*(8+extra) - keySum
-	maxCell := 0
+	keySum, maxCell := 0, 0
 	trMin, trMax, putMin := w.trMin, w.trMax, w.earliestPut
-	for i := range cells[:n] {
+	for i := range cells {
 		cl := &cells[i]
+		keySum += len(cl.Row) + len(cl.Qualifier)
 		maxCell = max(maxCell, len(cl.Row)+len(cl.Qualifier)+len(cl.Value))
 		trMin, trMax, putMin = min(trMin, cl.TS), max(trMax, cl.TS), min(putMin, cl.TS)
 	}
-	maxCell += kbase
+	keySum += n * kbase
+	valueSum := added - n*(8+extra) - keySum
 	// The biggest cell (the first of the largest, beyond the file's biggest so far), as writeCellFast
 	// keeps it: a cell's size there is 12 + klen + value.
-	if int64(12+maxCell) > w.lenBiggest {
-		for i := range cells[:n] {
+	if int64(12+kbase+maxCell) > w.lenBiggest {
+		for i := range cells {
 			cl := &cells[i]
 			if cellSize := int64(12 + kbase + len(cl.Row) + len(cl.Qualifier) + len(cl.Value)); w.lenBiggest < cellSize {
 				w.lenBiggest = cellSize
@@ -181,12 +190,13 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 			}
 		}
 	}
+	last := &cells[n-1]
 	w.blk = blk
 	w.blkUnencoded += added
 	w.blkEncoded += added
-	w.lastQual, w.lastQualInBlk = blk[lastQ:lastQ+prevQLen:lastQ+prevQLen], true
-	w.lastRow = append(w.lastRow[:0], prevRow...)
-	w.lastTs, w.lastType = cells[n-1].TS, kv.TypePut
+	w.lastQual, w.lastQualInBlk = blk[lastQ:lastQ+len(last.Qualifier):lastQ+len(last.Qualifier)], true
+	w.lastRow = append(w.lastRow[:0], last.Row...)
+	w.lastTs, w.lastType = last.TS, kv.TypePut
 	w.totalKeyLen += int64(keySum)
 	w.totalValueLen += int64(valueSum)
 	w.entries += int64(n)

@@ -88,43 +88,9 @@ func (w *Writer) appendNewRowShort(family []byte, cells []NewRowCell, limit int6
 		bw.addRun(c, cells[:n])
 	}
 	blk = blk[:end]
-	// The statistics, in a pass of their own.
-	qSum, maxCell := 0, 0
-	trMin, trMax, putMin := w.trMin, w.trMax, w.earliestPut
-	for i := range cells[:n] {
-		cl := &cells[i]
-		qSum += len(cl.Qualifier)
-		maxCell = max(maxCell, len(cl.Qualifier)+len(cl.Value))
-		trMin, trMax, putMin = min(trMin, cl.TS), max(trMax, cl.TS), min(putMin, cl.TS)
-	}
-	// The biggest cell (the first of the largest, beyond the file's biggest so far), as writeCellFast
-	// keeps it: a cell's size there is 12 + klen + value.
-	if int64(12+r.kbase+maxCell) > w.lenBiggest {
-		for i := range cells[:n] {
-			cl := &cells[i]
-			if cellSize := int64(12 + r.kbase + len(cl.Qualifier) + len(cl.Value)); w.lenBiggest < cellSize {
-				w.lenBiggest = cellSize
-				w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], cl.Row, family, cl.Qualifier, cl.TS, kv.TypePut)
-			}
-		}
-	}
-	added := len(blk) - len(w.blk)
-	keySum := n*r.kbase + qSum
-	valueSum := added - n*(8+extra) - keySum
 	last := &cells[n-1]
 	lastQ := len(blk) - (r.fixed + len(last.Qualifier) + len(last.Value)) + r.qo
-	w.blk = blk
-	w.blkUnencoded += added
-	w.blkEncoded += added
-	w.lastQual, w.lastQualInBlk = blk[lastQ:lastQ+len(last.Qualifier):lastQ+len(last.Qualifier)], true
-	w.lastRow = append(w.lastRow[:0], last.Row...)
-	w.lastTs, w.lastType = last.TS, kv.TypePut
-	w.totalKeyLen += int64(keySum)
-	w.totalValueLen += int64(valueSum)
-	w.entries += int64(n)
-	w.trMin, w.trMax = trMin, trMax
-	w.earliestPut = putMin
-	return n
+	return w.endNewRowRun(blk, cells[:n], family, r.kbase-rowLen, extra, lastQ)
 }
 
 // cells stores the KeyValues of the first of cells that appendNewRowShort takes into blk from end on
