@@ -39,11 +39,16 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 	if w.bloom != nil { // ROW (newRowFastOK excludes ROWCOL): the row, as addToBlooms adds it
 		w.bloom.add(row, row)
 	}
-	if n := len(row); n >= 16 && cap(w.lastRow) >= n { // 16 to 29 bytes: two overlapping 16-byte moves
+	switch n := len(row); {
+	case n >= 32 && cap(w.lastRow) >= n: // 32 to 61 bytes: two overlapping 32-byte moves
+		w.lastRow = w.lastRow[:n]
+		*(*[32]byte)(w.lastRow) = [32]byte(row)
+		*(*[32]byte)(w.lastRow[n-32:]) = [32]byte(row[n-32:])
+	case n >= 16 && cap(w.lastRow) >= n: // 16 to 31 bytes: two overlapping 16-byte moves
 		w.lastRow = w.lastRow[:n]
 		*(*[16]byte)(w.lastRow) = [16]byte(row)
 		*(*[16]byte)(w.lastRow[n-16:]) = [16]byte(row[n-16:])
-	} else {
+	default:
 		w.lastRow = append(w.lastRow[:0], row...)
 	}
 	w.lastTs, w.lastType = ts, kv.TypePut
@@ -55,11 +60,12 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 }
 
 // RowCodedFits reports whether AppendRowCoded can take a row of rowLen bytes in a family of famLen
-// bytes: its run stores the key's head (row length, row, family length, family) as one window of 16
-// to 32 bytes. A caller may skip preparing a row for it when it cannot (AppendRow takes such rows).
+// bytes: its run stores the key's head (row length, row, family length, family) of 16 to 64 bytes as
+// one window of 32 bytes (heads of up to 32 bytes, codedCells) or two overlapping ones (longer heads,
+// codedCellsLong). A caller may skip preparing a row for it when it cannot (AppendRow takes such rows).
 func RowCodedFits(rowLen, famLen int) bool {
 	head := 2 + rowLen + 1 + famLen
-	return head >= 16 && head <= 32
+	return head >= 16 && head <= maxCodedHead
 }
 
 // codedQuals is AppendRowCoded's table of the qualifiers it was last given, by code>>1 (a code below
@@ -110,18 +116,6 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 	}
 	// The run's shared values as appendRowRun sets them up.
 	var r rowRun
-	hd := &r.hd
-	hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
-	if n := len(row); n >= 16 { // 16 to 29 bytes: two overlapping 16-byte moves
-		*(*[16]byte)(hd[2:18]) = [16]byte(row)
-		*(*[16]byte)(hd[n-14 : n+2]) = [16]byte(row[n-16:])
-	} else {
-		copyShort(hd[2:], row)
-	}
-	hd[2+len(row)] = byte(len(family))
-	for i, c := range family { // a byte or two
-		hd[3+len(row)+i] = c
-	}
 	binary.BigEndian.PutUint64(r.tt[:], uint64(ts))
 	r.tt[8] = byte(typ)
 	extra := 0
@@ -139,7 +133,26 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 	// A cell bigger than the file's biggest so far ends the run (the usual way then records it): that
 	// is a cell whose qualifier and value lengths sum to more than big.
 	big := max(w.lenBiggest-int64(12+kbase), -1)
-	n, used, end, lastCode, lastSize := r.codedCells(blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
+	var end, lastCode, lastSize int
+	if head > 32 { // the key's head as two 32-byte arrays
+		var l longHead
+		l.set(&r, row, family)
+		n, used, end, lastCode, lastSize = r.codedCellsLong(&l, blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
+	} else { // the key's head as one 32-byte array
+		hd := &r.hd
+		hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
+		if n := len(row); n >= 16 { // 16 to 29 bytes: two overlapping 16-byte moves
+			*(*[16]byte)(hd[2:18]) = [16]byte(row)
+			*(*[16]byte)(hd[n-14 : n+2]) = [16]byte(row[n-16:])
+		} else {
+			copyShort(hd[2:], row)
+		}
+		hd[2+len(row)] = byte(len(family))
+		for i, c := range family { // a byte or two
+			hd[3+len(row)+i] = c
+		}
+		n, used, end, lastCode, lastSize = r.codedCells(blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
+	}
 	if n == 0 {
 		return 0, 0
 	}

@@ -245,11 +245,11 @@ func TestWriterAppendRowCodedRefuses(t *testing.T) {
 	}
 }
 
-// RowCodedFits says which rows AppendRowCoded takes by their key head's length (16 to 32 bytes): for
+// RowCodedFits says which rows AppendRowCoded takes by their key head's length (16 to 64 bytes): for
 // row lengths around both ends, it takes a row's cells exactly when RowCodedFits says it can.
 func TestRowCodedFitsAgreesWithAppendRowCoded(t *testing.T) {
 	for _, fam := range [][]byte{[]byte("f"), []byte("fam")} {
-		for rowLen := 1; rowLen <= 40; rowLen++ {
+		for rowLen := 1; rowLen <= 70; rowLen++ {
 			var buf bytes.Buffer
 			w, err := NewWriter(&buf, DefaultWriterOptions())
 			if err != nil {
@@ -265,7 +265,7 @@ func TestRowCodedFitsAgreesWithAppendRowCoded(t *testing.T) {
 			if fits != (n == 2) || !fits && n != 0 {
 				t.Fatalf("family %q, row of %d bytes: RowCodedFits %v, AppendRowCoded took %d cells", fam, rowLen, fits, n)
 			}
-			if head := 3 + rowLen + len(fam); fits != (head >= 16 && head <= 32) {
+			if head := 3 + rowLen + len(fam); fits != (head >= 16 && head <= 64) {
 				t.Fatalf("family %q, row of %d bytes: RowCodedFits %v for a key head of %d bytes", fam, rowLen, fits, head)
 			}
 		}
