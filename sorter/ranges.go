@@ -154,18 +154,17 @@ func (r *Ranges) Open(ctx context.Context, lo, hi []byte) (*Iterator, error) {
 		}
 		it.reserved = need
 	}
-	var mem source
+	var mem *resolver
 	if r.mem {
-		a := &s.a
-		first := 0
-		if lo != nil {
-			first = sort.Search(len(a.idx), func(i int) bool { return bytes.Compare(a.row(&a.idx[i]), lo) >= 0 })
-		}
-		mem = &rangeSource{src: newResolverFrom(a, first), lo: lo, hi: hi}
+		// The sorted arena's records of rows in [lo, hi) are one stretch of its index: the resolver
+		// walks just that stretch, and nothing needs to compare each view's row with the bounds.
+		first, end := s.a.rowSpan(lo, hi)
+		mem = newResolverOf(&s.a, &idxOrder{i: first, n: end})
 	}
 	switch {
 	case len(runs) == 0 && mem != nil:
 		it.src = mem
+		mem.light = s.opts.Combine == nil // the Iterator's consumer reads header, cells and seq
 	case len(runs) > 0:
 		m := newMergerOf(s.p.dict)
 		for _, ri := range runs {
@@ -201,6 +200,20 @@ func (r *Ranges) Close() error {
 	r.s.p.release(r.bufs)
 	r.bufs = 0
 	return r.s.cleanupLocked()
+}
+
+// rowSpan returns the positions [first, end) of a fully sorted index whose records' rows are in
+// [lo, hi) (nil lo: from the first row; nil hi: to the last). Records are sorted by their first cell,
+// whose key starts with the row, so those records are one stretch.
+func (a *arena) rowSpan(lo, hi []byte) (first, end int) {
+	end = len(a.idx)
+	if lo != nil {
+		first = sort.Search(end, func(i int) bool { return bytes.Compare(a.row(&a.idx[i]), lo) >= 0 })
+	}
+	if hi != nil {
+		end = first + sort.Search(end-first, func(i int) bool { return bytes.Compare(a.row(&a.idx[first+i]), hi) >= 0 })
+	}
+	return first, end
 }
 
 // rangeSource limits a source to the views whose row is in [lo, hi).

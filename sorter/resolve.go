@@ -41,12 +41,6 @@ func newResolver(a *arena) *resolver {
 	return newResolverOf(a, a.order())
 }
 
-// newResolverFrom returns a resolver over a fully sorted arena (no segments) from entry position first
-// on.
-func newResolverFrom(a *arena, first int) *resolver {
-	return newResolverOf(a, &idxOrder{i: first, n: len(a.idx)})
-}
-
 func newResolverOf(a *arena, ord order) *resolver {
 	_, sorted := ord.(*idxOrder)
 	r := &resolver{a: a, ord: ord, sorted: sorted}
