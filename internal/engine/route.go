@@ -25,6 +25,7 @@ type router struct {
 	sampler     *partition.Sampler // SplitSample > 0
 	familyBytes []atomic.Int64     // KeyValue bytes routed per family (of its first cell, for row records)
 	scratch     sync.Pool          // *sinkScratch, reused across batches
+	noSingle    bool               // tests: one sorter's records also go through the counting sort
 }
 
 // newRouter makes the sorters of phase 1: one per region and family, or with rows, one per region
@@ -76,7 +77,7 @@ func (rt *router) totalBytes() int64 {
 // add groups a batch's records by sorter (a counting sort of record indexes) and adds each group under
 // one lock acquisition. Scratch slices are reused across batches through a sync.Pool.
 func (rt *router) add(cb *pipeline.CellBatch) error {
-	sorters, regions, nf, route, sampler := rt.sorters, rt.regions, rt.nf, rt.route, rt.sampler
+	sorters, regions, nf, route := rt.sorters, rt.regions, rt.nf, rt.route
 	sc, _ := rt.scratch.Get().(*sinkScratch)
 	if sc == nil {
 		sc = &sinkScratch{}
@@ -84,28 +85,25 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 	defer rt.scratch.Put(sc)
 	refs := cb.Records
 	famBytes := resized(sc.famBytes, len(rt.familyBytes))
-	var sampleRow []byte
-	var sampleBytes, sampleRows, sampleTotal int64
-	for i := range refs {
-		r := &refs[i]
-		if sampler != nil {
-			// Once per run of records of one row, with the bytes of the KeyValues they stand for.
-			row := cellrec.Row(cb.Record(i))
-			if sampleRow == nil || !bytes.Equal(row, sampleRow) {
-				if sampleRow != nil {
-					sampler.Offer(sampleRow, sampleBytes)
-				}
-				sampleRow, sampleBytes = row, 0
-				sampleRows++
-			}
-			sampleBytes += int64(r.KVBytes)
-			sampleTotal += int64(r.KVBytes)
-		}
-		famBytes[r.Family] += int64(r.KVBytes)
+	if rt.sampler != nil {
+		rt.offerRows(cb)
 	}
-	if sampleRow != nil {
-		sampler.Offer(sampleRow, sampleBytes)
-		sampler.Count(sampleRows, sampleTotal)
+	if len(sorters) == 1 && !rt.noSingle {
+		// One sorter (one family or row records, one region: the ranged runs' usual case): the records
+		// go to it in batch order, without a target per record and a counting sort.
+		err := sorters[0].AddRecords(singleRecords(sc, cb, famBytes))
+		clear(sc.recs[:len(refs)]) // drop references to the batch buffer
+		if err != nil {
+			return err
+		}
+		for f, n := range famBytes {
+			rt.familyBytes[f].Add(n)
+		}
+		sc.famBytes = famBytes
+		return nil
+	}
+	for i := range refs {
+		famBytes[refs[i].Family] += int64(refs[i].KVBytes)
 	}
 	// Each record's sorter: its region's, and its family's unless the records are row records.
 	sc.target = sc.target[:0]
@@ -148,6 +146,47 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 	sc.famBytes = famBytes
 	clear(recs) // drop references to the batch buffer
 	return nil
+}
+
+// offerRows feeds the sampler once per run of records of one row, with the bytes of the KeyValues
+// they stand for.
+func (rt *router) offerRows(cb *pipeline.CellBatch) {
+	var sampleRow []byte
+	var sampleBytes, sampleRows, sampleTotal int64
+	for i := range cb.Records {
+		r := &cb.Records[i]
+		row := cellrec.Row(cb.Record(i))
+		if sampleRow == nil || !bytes.Equal(row, sampleRow) {
+			if sampleRow != nil {
+				rt.sampler.Offer(sampleRow, sampleBytes)
+			}
+			sampleRow, sampleBytes = row, 0
+			sampleRows++
+		}
+		sampleBytes += int64(r.KVBytes)
+		sampleTotal += int64(r.KVBytes)
+	}
+	if sampleRow != nil {
+		rt.sampler.Offer(sampleRow, sampleBytes)
+		rt.sampler.Count(sampleRows, sampleTotal)
+	}
+}
+
+// singleRecords returns cb's records in batch order as sorter records, in sc's reused slice, and adds
+// their KeyValue bytes to famBytes by family: add's records when every one goes to the one sorter.
+func singleRecords(sc *sinkScratch, cb *pipeline.CellBatch, famBytes []int64) []sorter.Record {
+	refs := cb.Records
+	if cap(sc.recs) < len(refs) {
+		sc.recs = make([]sorter.Record, len(refs))
+	}
+	recs := sc.recs[:len(refs)]
+	buf := cb.Buf
+	for i := range recs {
+		r := &refs[i]
+		recs[i] = sorter.Record{Rec: buf[r.Off : r.Off+r.Len : r.Off+r.Len], Seq: r.Seq}
+		famBytes[r.Family] += int64(r.KVBytes)
+	}
+	return recs
 }
 
 // sinkScratch holds the per-batch grouping buffers of router.add.
