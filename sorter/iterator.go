@@ -41,6 +41,11 @@ type Iterator struct {
 	slots    chan struct{} // opened by Ranges.Open on reserved buffers: the token to give back
 	limit    []byte
 	held     *view // the view Next stopped at because of limit
+	// span: the source is a light resolver over one stretch of a sorted arena ending at spanEnd
+	// (Ranges.Open, in memory, no runs): Limit stops it by index position instead of Next comparing
+	// every view's row with the limit.
+	span    *resolver
+	spanEnd int
 }
 
 // newIterator builds the final merge (s.mu held, remainder sorted, reserved already accounted).
@@ -72,7 +77,13 @@ func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, er
 // Limit makes Next stop (return false, with a nil Err) before the first view whose row is hi or after
 // it; nil hi means no limit. A later Limit with a higher bound goes on from that view, so that one
 // merge writes several consecutive regions (a Ranges.Open over all of them, then Limit(end) per region).
-func (it *Iterator) Limit(hi []byte) { it.limit = hi }
+func (it *Iterator) Limit(hi []byte) {
+	if it.span != nil {
+		it.span.limitRows(hi, it.spanEnd)
+		return
+	}
+	it.limit = hi
+}
 
 // beyond reports whether v is at or after the limit. (Comparing the rows' first 8 bytes as integers
 // first was tried: it made beyond too big to inline, and the call cost what the compare saved: 10,000
@@ -84,6 +95,16 @@ func (it *Iterator) beyond(v *view) bool {
 // Next advances to the next view. It returns false at the end, at the limit (see Limit) or on error
 // (see Err).
 func (it *Iterator) Next() bool {
+	if r := it.span; r != nil && it.n&1023 != 0 && it.err == nil {
+		// An in-memory stretch (Ranges.Open): the resolver's next, which cannot fail, without the
+		// interface calls and the limit compare (Limit stops the resolver by position).
+		it.n++
+		if ok, _ := r.next(); ok {
+			it.cur = &r.out
+			return true
+		}
+		return it.ended()
+	}
 	if it.err != nil || it.closed || it.src == nil {
 		it.cur = nil
 		return false
@@ -116,13 +137,7 @@ func (it *Iterator) Next() bool {
 		return false
 	}
 	if !ok {
-		it.cur = nil
-		if it.s.opts.CombineErr != nil {
-			if err := it.s.opts.CombineErr(); err != nil {
-				it.err = it.s.errorf("%w", err)
-			}
-		}
-		return false
+		return it.ended()
 	}
 	it.cur = it.src.cur()
 	if it.beyond(it.cur) {
@@ -130,6 +145,17 @@ func (it *Iterator) Next() bool {
 		return false
 	}
 	return true
+}
+
+// ended is Next at the end of the source or at a limit: no current view, and Combine's error if any.
+func (it *Iterator) ended() bool {
+	it.cur = nil
+	if it.s.opts.CombineErr != nil {
+		if err := it.s.opts.CombineErr(); err != nil {
+			it.err = it.s.errorf("%w", err)
+		}
+	}
+	return false
 }
 
 // Header returns the header of the current view's cells; valid until the next call of Next.
@@ -161,7 +187,7 @@ func (it *Iterator) Close() error {
 	if it.closed {
 		return nil
 	}
-	it.closed = true
+	it.closed, it.span = true, nil
 	var errs []error
 	if it.cs != nil {
 		it.cs.close()

@@ -155,16 +155,22 @@ func (r *Ranges) Open(ctx context.Context, lo, hi []byte) (*Iterator, error) {
 		it.reserved = need
 	}
 	var mem *resolver
+	end := 0
 	if r.mem {
 		// The sorted arena's records of rows in [lo, hi) are one stretch of its index: the resolver
 		// walks just that stretch, and nothing needs to compare each view's row with the bounds.
-		first, end := s.a.rowSpan(lo, hi)
+		var first int
+		first, end = s.a.rowSpan(lo, hi)
 		mem = newResolverOf(&s.a, &idxOrder{i: first, n: end})
 	}
 	switch {
 	case len(runs) == 0 && mem != nil:
 		it.src = mem
-		mem.light = s.opts.Combine == nil // the Iterator's consumer reads header, cells and seq
+		if s.opts.Combine == nil {
+			// The Iterator's consumer reads header, cells and seq; Limit cuts the stretch by position.
+			mem.light, it.span, it.spanEnd = true, mem, end
+			mem.limitRows(nil, end)
+		}
 	case len(runs) > 0:
 		m := newMergerOf(s.p.dict)
 		for _, ri := range runs {
@@ -200,6 +206,40 @@ func (r *Ranges) Close() error {
 	r.s.p.release(r.bufs)
 	r.bufs = 0
 	return r.s.cleanupLocked()
+}
+
+// rowAtOrAfter reports whether the row of the record at index position i is hi or after it: on the
+// entry's cached row words when they differ from hi's (zero-padded big-endian words order as the bytes
+// do where they differ), else on the rows.
+func (a *arena) rowAtOrAfter(i int, hi []byte) bool {
+	e := &a.idx[i]
+	h0, _ := word(hi, 0)
+	if e.prefix != h0 {
+		return e.prefix > h0
+	}
+	h1, _ := word(hi, 1)
+	if e.next != h1 {
+		return e.next > h1
+	}
+	return bytes.Compare(a.row(e), hi) >= 0
+}
+
+// firstRowAtOrAfter returns the first index position in [from, end) of a sorted index whose record's
+// row is hi or after it, end if none: a search that doubles its step from from (the next region's few
+// records cost a few comparisons, not a search of the whole stretch), then halves it.
+func (a *arena) firstRowAtOrAfter(from, end int, hi []byte) int {
+	lo, step := from, 1 // every position before lo is before hi
+	for lo < end && !a.rowAtOrAfter(lo, hi) {
+		lo += step
+		step <<= 1
+	}
+	// The answer is in (lo-step/2, min(lo, end)]: halve.
+	hiPos := min(lo, end)
+	if step > 1 {
+		lo -= step >> 1
+		lo++
+	}
+	return lo + sort.Search(hiPos-lo, func(k int) bool { return a.rowAtOrAfter(lo+k, hi) })
 }
 
 // rowSpan returns the positions [first, end) of a fully sorted index whose records' rows are in

@@ -137,6 +137,62 @@ func TestRangesInMemorySpanMatchesRangeSource(t *testing.T) {
 			}
 			it.Close()
 			sameViews(t, "one Open cut with Limit", cut, all)
+			// Limits in any order, also lowered below where the Iterator is (inside a row whose records
+			// overlap), with a few views read after each: the same views and stops as an Iterator that
+			// compares each view's row with its limit (span off).
+			for round := range 20 {
+				lo := bounds[rng.IntN(len(bounds)-1)]
+				spanIt, err := r.Open(context.Background(), lo, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rowIt, err := r.Open(context.Background(), lo, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if spanIt.span == nil {
+					t.Fatal("Open in memory without runs: no span")
+				}
+				rowIt.span = nil
+				for step := range 60 {
+					hi := bounds[1+rng.IntN(len(bounds)-1)]
+					spanIt.Limit(hi)
+					rowIt.Limit(hi)
+					for k := rng.IntN(40); k >= 0; k-- {
+						gotOK, wantOK := spanIt.Next(), rowIt.Next()
+						if gotOK != wantOK {
+							t.Fatalf("round %d step %d: Next %v at limit %q, want %v", round, step, gotOK, hi, wantOK)
+						}
+						if !gotOK {
+							break
+						}
+						sameViews(t, fmt.Sprintf("round %d step %d limit %q", round, step, hi),
+							[]spanView{{*spanIt.Header(), spanIt.Cells(), spanIt.Seq()}}, []spanView{{*rowIt.Header(), rowIt.Cells(), rowIt.Seq()}})
+					}
+				}
+				spanIt.Close()
+				rowIt.Close()
+			}
+			// Cancelled, a span Iterator stops within 1,024 views with the context's error; closed, it
+			// yields nothing.
+			ctx, cancel := context.WithCancel(context.Background())
+			it, err = r.Open(ctx, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it.Next()
+			cancel()
+			n := 0
+			for it.Next() {
+				n++
+			}
+			if it.Err() != context.Canceled || n > 1024 {
+				t.Fatalf("after cancel: %d more views, Err %v", n, it.Err())
+			}
+			it.Close()
+			if it.Next() {
+				t.Fatal("Next after Close")
+			}
 		})
 	}
 }

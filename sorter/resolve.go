@@ -2,6 +2,7 @@ package sorter
 
 import (
 	"bytes"
+	"math"
 
 	"github.com/hfload/hfload/internal/cellrec"
 )
@@ -35,6 +36,9 @@ type resolver struct {
 	// without Combine): the first cell and row prefix, which merging and folding compare on, are decoded
 	// only where the resolver itself needs them.
 	light bool
+	// stop: next hands on nothing of the records at index positions stop and after (Ranges.Open's
+	// in-memory ranges, cut at each Limit: limitRows); math.MaxInt otherwise.
+	stop int
 }
 
 func newResolver(a *arena) *resolver {
@@ -43,7 +47,7 @@ func newResolver(a *arena) *resolver {
 
 func newResolverOf(a *arena, ord order) *resolver {
 	_, sorted := ord.(*idxOrder)
-	r := &resolver{a: a, ord: ord, sorted: sorted}
+	r := &resolver{a: a, ord: ord, sorted: sorted, stop: math.MaxInt}
 	r.heap = heap[cursor]{s: make([]cursor, 0, 4), less: r.less}
 	r.fetch()
 	return r
@@ -132,7 +136,7 @@ func (r *resolver) next() (bool, error) {
 		r.emitted = 0
 	}
 	if len(r.heap.s) == 0 {
-		if r.la < 0 {
+		if uint(r.la) >= uint(r.stop) { // the end (la -1) or the stop
 			return false, nil
 		}
 		r.heap.s = append(r.heap.s, cursor{i: uint32(r.la)})
@@ -140,6 +144,8 @@ func (r *resolver) next() (bool, error) {
 		if r.light && r.alone() {
 			return true, nil
 		}
+	} else if int(r.heap.s[0].i) >= r.stop {
+		return false, nil // a stop lowered into the row being merged: its records are all at or after it
 	}
 	// Records whose first cell sorts before the top's current cell join before the top goes on (later
 	// records start no earlier than this one). While the top is at its first cell none does: ord yields
@@ -177,4 +183,20 @@ func (r *resolver) next() (bool, error) {
 	r.out.cells = cells[:n]
 	r.emitted = n
 	return true, nil
+}
+
+// limitRows makes next stop before the first record whose row is hi or after it (nil hi: at the end of
+// the resolver's stretch of a sorted index, end), from where the resolver is: the records left are
+// those in its heap (all of one row) and from la on, in row order.
+func (r *resolver) limitRows(hi []byte, end int) {
+	switch {
+	case hi == nil || r.la < 0 && len(r.heap.s) == 0:
+		r.stop = end
+	case len(r.heap.s) > 0 && r.a.rowAtOrAfter(int(r.heap.s[0].i), hi):
+		r.stop = 0 // every record left is of the heap's row or after it
+	case r.la < 0:
+		r.stop = end
+	default:
+		r.stop = r.a.firstRowAtOrAfter(r.la, end, hi)
+	}
 }
