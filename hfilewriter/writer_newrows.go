@@ -18,21 +18,47 @@ import (
 // (TestAppendNewRowCellsMatchesAppendPartsRowHash).
 
 // NewRowCell is a cell of AppendNewRowCells: a put without tags, the first cell of its row in the file,
-// with its row's bloom hash (Hash must be HashRow(Row)).
+// with its row's bloom hash (Hash must be HashRow of the row). It holds no pointers: its row and value
+// are at offsets in a NewRowData's Buf and its qualifier is one of its Quals, so a caller that gathers
+// cells out of a buffer of its own stores four words per cell, without write barriers, instead of
+// three slices.
 type NewRowCell struct {
-	Row, Qualifier, Value []byte
-	TS                    int64
-	Hash                  RowHash
+	TS       int64
+	Hash     RowHash
+	Row      uint32 // the row: Buf[Row:Row+RowLen]
+	Value    uint32 // the value: Buf[Value:Value+ValueLen]
+	ValueLen uint32
+	RowLen   uint16
+	Qual     uint16 // the qualifier: Quals[Qual]
 }
 
-// AppendNewRowCells appends cells in order, each as AppendPartsRowHash(c.Row, family, c.Qualifier, c.TS,
-// TypePut, c.Value, nil, c.Hash) would: the same checks, the same bytes.
+// NewRowData is what the NewRowCells of an AppendNewRowCells call point into: the buffer of their rows
+// and values and the table of their qualifiers. Every cell's offsets must be within Buf and its Qual
+// within Quals.
+type NewRowData struct {
+	Buf   []byte
+	Quals [][]byte
+}
+
+func (d *NewRowData) row(c *NewRowCell) []byte {
+	o := int(c.Row)
+	return d.Buf[o : o+int(c.RowLen)]
+}
+
+func (d *NewRowData) value(c *NewRowCell) []byte {
+	o := int(c.Value)
+	return d.Buf[o : o+int(c.ValueLen)]
+}
+
+// AppendNewRowCells appends cells (their rows, values and qualifiers in d) in order, each as
+// AppendPartsRowHash(row, family, qualifier, c.TS, TypePut, value, nil, c.Hash) would: the same checks,
+// the same bytes.
 //
 // With limit > 0 it stops before a cell after the first when EstimatedSize() >= limit, as a caller
 // rolling to a new file at that size at row boundaries checks before each row (the caller checks before
 // the first). It returns how many cells it appended: all, those before the one the limit stopped, or
 // those before the first that failed, and that one's error.
-func (w *Writer) AppendNewRowCells(family []byte, cells []NewRowCell, limit int64) (int, error) {
+func (w *Writer) AppendNewRowCells(family []byte, d *NewRowData, cells []NewRowCell, limit int64) (int, error) {
 	i := 0
 	for i < len(cells) {
 		if i > 0 && limit > 0 && w.EstimatedSize() >= limit {
@@ -40,11 +66,11 @@ func (w *Writer) AppendNewRowCells(family []byte, cells []NewRowCell, limit int6
 		}
 		// One cell the usual way: it opens a block or a bloom chunk if need be, or fails.
 		c := &cells[i]
-		if err := w.AppendPartsRowHash(c.Row, family, c.Qualifier, c.TS, kv.TypePut, c.Value, nil, c.Hash); err != nil {
+		if err := w.AppendPartsRowHash(d.row(c), family, d.Quals[c.Qual], c.TS, kv.TypePut, d.value(c), nil, c.Hash); err != nil {
 			return i, err
 		}
 		i++
-		i += w.appendNewRowRun(family, cells[i:], limit)
+		i += w.appendNewRowRun(family, d, cells[i:], limit)
 	}
 	return i, nil
 }
@@ -54,7 +80,7 @@ func (w *Writer) AppendNewRowCells(family []byte, cells []NewRowCell, limit int6
 // in one pass, and returns how many. It stops before a cell that crosses one of these or fails a check
 // (its caller then takes the usual way). A run of the usual cells goes to appendNewRowShort's loop
 // without calls first; this one's general loop takes the runs that one does not.
-func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64) int {
+func (w *Writer) appendNewRowRun(family []byte, d *NewRowData, cells []NewRowCell, limit int64) int {
 	if len(cells) == 0 || !w.sameRowFast || !w.blkOpen || !w.blkHasFirst || !equalShort(family, w.family) {
 		return 0
 	}
@@ -72,7 +98,7 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 	if w.mvcc {
 		extra++
 	}
-	if n := w.appendNewRowShort(family, cells, limit, bw, c, extra); n > 0 {
+	if n := w.appendNewRowShort(family, d, cells, limit, bw, c, extra); n > 0 {
 		return n
 	}
 	blk := w.blk
@@ -90,7 +116,7 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 	n, lastQ := 0, 0
 	for ; n < len(cells); n++ {
 		cl := &cells[n]
-		row, q, v := cl.Row, cl.Qualifier, cl.Value
+		row, q, v := d.row(cl), d.Quals[cl.Qual], d.value(cl)
 		if len(blk) >= limitBlk || c != nil && c.keyCount >= c.maxKeys {
 			break // writeCellFast opens the next block, addHashed starts the next chunk
 		}
@@ -157,7 +183,7 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 	if n == 0 {
 		return 0
 	}
-	return w.endNewRowRun(blk, cells[:n], family, kbase, extra, lastQ)
+	return w.endNewRowRun(blk, d, cells[:n], family, kbase, extra, lastQ)
 }
 
 // endNewRowRun records the cells of a new-row run (appendNewRowRun's or appendNewRowShort's loop), which
@@ -166,15 +192,16 @@ func (w *Writer) appendNewRowRun(family []byte, cells []NewRowCell, limit int64)
 // earliest put and the biggest cell. kbase is a key's length without its row and qualifier, extra the
 // bytes of tags length and sequence id after each value. The statistics are taken in a pass of their
 // own, which leaves the loops' variables in registers. It returns len(cells).
-func (w *Writer) endNewRowRun(blk []byte, cells []NewRowCell, family []byte, kbase, extra, lastQ int) int {
+func (w *Writer) endNewRowRun(blk []byte, d *NewRowData, cells []NewRowCell, family []byte, kbase, extra, lastQ int) int {
 	n := len(cells)
 	added := len(blk) - len(w.blk)
 	keySum, maxCell := 0, 0
 	trMin, trMax, putMin := w.trMin, w.trMax, w.earliestPut
 	for i := range cells {
 		cl := &cells[i]
-		keySum += len(cl.Row) + len(cl.Qualifier)
-		maxCell = max(maxCell, len(cl.Row)+len(cl.Qualifier)+len(cl.Value))
+		k := int(cl.RowLen) + len(d.Quals[cl.Qual])
+		keySum += k
+		maxCell = max(maxCell, k+int(cl.ValueLen))
 		trMin, trMax, putMin = min(trMin, cl.TS), max(trMax, cl.TS), min(putMin, cl.TS)
 	}
 	keySum += n * kbase
@@ -184,9 +211,10 @@ func (w *Writer) endNewRowRun(blk []byte, cells []NewRowCell, family []byte, kba
 	if int64(12+kbase+maxCell) > w.lenBiggest {
 		for i := range cells {
 			cl := &cells[i]
-			if cellSize := int64(12 + kbase + len(cl.Row) + len(cl.Qualifier) + len(cl.Value)); w.lenBiggest < cellSize {
+			q := d.Quals[cl.Qual]
+			if cellSize := int64(12 + kbase + int(cl.RowLen) + len(q) + int(cl.ValueLen)); w.lenBiggest < cellSize {
 				w.lenBiggest = cellSize
-				w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], cl.Row, family, cl.Qualifier, cl.TS, kv.TypePut)
+				w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], d.row(cl), family, q, cl.TS, kv.TypePut)
 			}
 		}
 	}
@@ -194,8 +222,9 @@ func (w *Writer) endNewRowRun(blk []byte, cells []NewRowCell, family []byte, kba
 	w.blk = blk
 	w.blkUnencoded += added
 	w.blkEncoded += added
-	w.lastQual, w.lastQualInBlk = blk[lastQ:lastQ+len(last.Qualifier):lastQ+len(last.Qualifier)], true
-	w.lastRow = append(w.lastRow[:0], last.Row...)
+	lq := lastQ + len(d.Quals[last.Qual])
+	w.lastQual, w.lastQualInBlk = blk[lastQ:lq:lq], true
+	w.lastRow = append(w.lastRow[:0], d.row(last)...)
 	w.lastTs, w.lastType = last.TS, kv.TypePut
 	w.totalKeyLen += int64(keySum)
 	w.totalValueLen += int64(valueSum)

@@ -28,13 +28,24 @@ const newRunRoom = 128
 type newRun struct {
 	fam                                        uint64
 	rowLen, x1, x2, fo, qo, kbase, fixed, stop int
+	// The qualifiers by NewRowCell.Qual: each as a little-endian word (qw) and its length (ql), which
+	// is newRunNoQual for one longer than 8 bytes and past the table's Quals.
+	qw [newRunQuals]uint64
+	ql [newRunQuals]uint8
 }
+
+// newRunQuals is how many of NewRowData.Quals a run of appendNewRowShort takes; newRunNoQual marks a
+// qualifier it does not take.
+const (
+	newRunQuals  = 64
+	newRunNoQual = 0xff
+)
 
 // appendNewRowShort is appendNewRowRun for a run of the usual cells (see above); it returns how many it
 // appended, 0 when the first is not one or the writer's last row is not of the run's length. bw and c
 // are the ROW bloom and its open chunk (nil without a bloom), extra the tags length and sequence id's
 // bytes.
-func (w *Writer) appendNewRowShort(family []byte, cells []NewRowCell, limit int64, bw *writeBloomWriter, c *writeBloomChunk, extra int) int {
+func (w *Writer) appendNewRowShort(family []byte, d *NewRowData, cells []NewRowCell, limit int64, bw *writeBloomWriter, c *writeBloomChunk, extra int) int {
 	rowLen := len(w.lastRow)
 	if rowLen < 8 || rowLen > 32 || len(family) > 7 {
 		return 0
@@ -52,6 +63,12 @@ func (w *Writer) appendNewRowShort(family []byte, cells []NewRowCell, limit int6
 	r.qo = r.fo + 1 + len(family)
 	r.kbase = kv.KeyInfrastructureSize + len(family) + rowLen
 	r.fixed = 8 + r.kbase + extra
+	for i := range r.ql {
+		r.ql[i] = newRunNoQual
+		if i < len(d.Quals) && len(d.Quals[i]) <= 8 {
+			r.qw[i], r.ql[i] = loadShort(d.Quals[i]), uint8(len(d.Quals[i]))
+		}
+	}
 	// Where the block is full (unencoded: every byte counts), and the last offset a cell's window fits.
 	r.stop = min(len(blk)-w.blkUnencoded+w.opts.BlockSize, cap(blk)-newRunRoom+1)
 	most := len(cells)
@@ -78,7 +95,7 @@ func (w *Writer) appendNewRowShort(family []byte, cells []NewRowCell, limit int6
 		return 0
 	}
 	p := w.lastRow
-	n, end := r.cells(blk[:cap(blk)], len(blk), cells[:most],
+	n, end := r.cells(blk[:cap(blk)], len(blk), d.Buf, cells[:most],
 		binary.BigEndian.Uint64(p), binary.BigEndian.Uint64(p[r.x1:]),
 		binary.BigEndian.Uint64(p[r.x2:]), binary.BigEndian.Uint64(p[rowLen-8:]))
 	if n == 0 {
@@ -89,8 +106,8 @@ func (w *Writer) appendNewRowShort(family []byte, cells []NewRowCell, limit int6
 	}
 	blk = blk[:end]
 	last := &cells[n-1]
-	lastQ := len(blk) - (r.fixed + len(last.Qualifier) + len(last.Value)) + r.qo
-	return w.endNewRowRun(blk, cells[:n], family, r.kbase-rowLen, extra, lastQ)
+	lastQ := len(blk) - (r.fixed + int(r.ql[last.Qual]) + int(last.ValueLen)) + r.qo
+	return w.endNewRowRun(blk, d, cells[:n], family, r.kbase-rowLen, extra, lastQ)
 }
 
 // cells stores the KeyValues of the first of cells that appendNewRowShort takes into blk from end on
@@ -98,16 +115,19 @@ func (w *Writer) appendNewRowShort(family []byte, cells []NewRowCell, limit int6
 // r.rowLen bytes long and after the previous one (p0 to p3: its four words), whose qualifier is at
 // most 8 bytes long and whose value at most 32. It calls nothing: its loop keeps its variables in
 // registers.
-func (r *newRun) cells(blk []byte, end int, cells []NewRowCell, p0, p1, p2, p3 uint64) (n, newEnd int) {
+func (r *newRun) cells(blk []byte, end int, buf []byte, cells []NewRowCell, p0, p1, p2, p3 uint64) (n, newEnd int) {
 	rowLen, x1, x2, x3 := r.rowLen, r.x1&31, r.x2&31, (r.rowLen-8)&31
 	fam, fo, qo := r.fam, r.fo&63, r.qo&63
 	kbase, fixed, stop := r.kbase, r.fixed, r.stop
 	for ; n < len(cells) && end < stop; n++ {
 		cl := &cells[n]
-		row, q, v := cl.Row, cl.Qualifier, cl.Value
-		if len(row) != rowLen || len(q) > 8 || len(v) > 32 {
+		qi := int(cl.Qual)
+		if int(cl.RowLen) != rowLen || qi >= newRunQuals || r.ql[qi] > 8 || cl.ValueLen > 32 {
 			break
 		}
+		ro, vo := int(cl.Row), int(cl.Value)
+		row, v := buf[ro:ro+rowLen:ro+rowLen], buf[vo:vo+int(cl.ValueLen)]
+		ql := int(r.ql[qi])
 		// Each word's bytes as a slice of capacity 8: no pointer masking for an empty rest, and no use
 		// of the row's capacity (x + 8 <= rowLen for every x).
 		r0, r1 := binary.BigEndian.Uint64(row[:8:8]), binary.BigEndian.Uint64(row[x1:x1+8:x1+8])
@@ -130,15 +150,15 @@ func (r *newRun) cells(blk []byte, end int, cells []NewRowCell, p0, p1, p2, p3 u
 		}
 		p0, p1, p2, p3 = r0, r1, r2, r3
 		p := (*[newRunRoom]byte)(blk[end : end+newRunRoom])
-		binary.BigEndian.PutUint64(p[:], uint64(kbase+len(q))<<32|uint64(len(v)))
+		binary.BigEndian.PutUint64(p[:], uint64(kbase+ql)<<32|uint64(len(v)))
 		binary.BigEndian.PutUint16(p[8:], uint16(rowLen))
 		binary.BigEndian.PutUint64(p[10:], r0)
 		binary.BigEndian.PutUint64(p[10+x1:], r1)
 		binary.BigEndian.PutUint64(p[10+x2:], r2)
 		binary.BigEndian.PutUint64(p[10+x3:], r3)
 		binary.LittleEndian.PutUint64(p[fo:], fam)
-		binary.LittleEndian.PutUint64(p[qo:], loadShort(q))
-		t := (*[48]byte)(p[(qo+len(q))&63:]) // the timestamp: at most 58
+		binary.LittleEndian.PutUint64(p[qo:], r.qw[qi])
+		t := (*[48]byte)(p[(qo+ql)&63:]) // the timestamp: at most 58
 		binary.BigEndian.PutUint64(t[:], uint64(cl.TS))
 		t[8] = byte(kv.TypePut)
 		switch {
@@ -157,7 +177,7 @@ func (r *newRun) cells(blk []byte, end int, cells []NewRowCell, p0, p1, p2, p3 u
 			binary.LittleEndian.PutUint64(t[1+len(v):], d)
 		}
 		binary.LittleEndian.PutUint32(t[9+len(v):], 0) // tags length and sequence id (extra <= 3 bytes)
-		end += fixed + len(q) + len(v)
+		end += fixed + ql + len(v)
 	}
 	return n, end
 }

@@ -14,8 +14,8 @@ import (
 // rows of rowLen bytes that share long prefixes (every word of the row is where two rows may first
 // differ), qualifiers of 0 to 8 bytes and values of 0 to 32. Now and then a cell is not: a longer
 // qualifier or value, a value bigger than a block, and stretches of rows of another length.
-func newRowShortCells(rng *rand.Rand, n, rowLen int) []NewRowCell {
-	cells := make([]NewRowCell, n)
+func newRowShortCells(rng *rand.Rand, n, rowLen int) []newRowTestCell {
+	cells := make([]newRowTestCell, n)
 	row := bytes.Repeat([]byte{'a'}, rowLen)
 	for i := range cells {
 		if rng.IntN(150) == 0 { // rows of another length for a while: the last cut or extended
@@ -42,7 +42,8 @@ func newRowShortCells(rng *rand.Rand, n, rowLen int) []NewRowCell {
 				row[k] = byte(rng.IntN(4)) * 0x40
 			}
 		}
-		q := bytes.Repeat([]byte{byte('a' + rng.IntN(26))}, rng.IntN(9))
+		// Seven letters: at most 62 qualifiers in all, within the 64 that appendNewRowShort takes.
+		q := bytes.Repeat([]byte{byte('a' + rng.IntN(7))}, rng.IntN(9))
 		if rng.IntN(30) == 0 {
 			q = bytes.Repeat([]byte{'q'}, 9+rng.IntN(5))
 		}
@@ -56,7 +57,7 @@ func newRowShortCells(rng *rand.Rand, n, rowLen int) []NewRowCell {
 		for j := range v {
 			v[j] = byte(rng.Uint32())
 		}
-		cells[i] = NewRowCell{Row: row, Qualifier: q, Value: v, TS: 1700000000000 + int64(rng.IntN(1000)) - 500, Hash: HashRow(row)}
+		cells[i] = newRowTestCell{Row: row, Qualifier: q, Value: v, TS: 1700000000000 + int64(rng.IntN(1000)) - 500, Hash: HashRow(row)}
 	}
 	return cells
 }
@@ -102,7 +103,7 @@ func TestAppendNewRowShortMatchesAppendPartsRowHash(t *testing.T) {
 				}
 				for at := 0; at < len(cells); {
 					k := min(len(cells)-at, 1+rng.IntN(300))
-					n, err := w.AppendNewRowCells(family, cells[at:at+k], 0)
+					n, err := appendNewRowCells(w, family, cells[at:at+k], 0)
 					if err != nil || n != k {
 						t.Fatalf("cells %d to %d: appended %d, %v", at, at+k, n, err)
 					}
@@ -152,7 +153,7 @@ func TestAppendNewRowShortLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := w.AppendNewRowCells(family, cells, limit)
+		n, err := appendNewRowCells(w, family, cells, limit)
 		if err != nil || n != wantN {
 			t.Fatalf("limit %d: appended %d, %v; want %d", limit, n, err, wantN)
 		}
@@ -170,14 +171,14 @@ func TestAppendNewRowShortLimit(t *testing.T) {
 func TestAppendNewRowShortSharedBloom(t *testing.T) {
 	family := []byte("f")
 	cells := newRowShortCells(rand.New(rand.NewPCG(10, 12)), 20000, 18)
-	missing := append(append([]NewRowCell(nil), cells[:12345]...), cells[12346:]...)
+	missing := append(append([]newRowTestCell(nil), cells[:12345]...), cells[12346:]...)
 	small := DefaultWriterOptions()
 	small.BlockSize, small.BloomBlockSize = 4096, 1024
 	// The default sizes: runs of about a thousand cells, over the segments of the share's one chunk.
 	for _, opts := range []WriterOptions{small, DefaultWriterOptions()} {
 		for _, tc := range []struct {
 			name  string
-			cells []NewRowCell
+			cells []newRowTestCell
 		}{{"every row", cells}, {"a row missing", missing}} {
 			name := fmt.Sprintf("%s, blocks of %d", tc.name, opts.BlockSize)
 			want, _, _ := newRowTestRef(t, opts, family, tc.cells)
@@ -195,7 +196,7 @@ func TestAppendNewRowShortSharedBloom(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.ShareRowBloom(s, 0)
-			if n, err := w.AppendNewRowCells(family, tc.cells, 0); n != len(tc.cells) || err != nil {
+			if n, err := appendNewRowCells(w, family, tc.cells, 0); n != len(tc.cells) || err != nil {
 				t.Fatal(n, err)
 			}
 			if err := w.Close(); err != nil {
@@ -214,19 +215,19 @@ func TestAppendNewRowShortSharedBloom(t *testing.T) {
 // after the previous one (whichever of its words first differs), a row of another length, a qualifier
 // longer than 8 bytes and a value longer than 32.
 func TestAppendNewRowShortTaken(t *testing.T) {
-	start := func(t *testing.T, family []byte, first NewRowCell) *Writer {
+	start := func(t *testing.T, family []byte, first newRowTestCell) *Writer {
 		t.Helper()
 		w, err := NewWriter(&bytes.Buffer{}, DefaultWriterOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := w.AppendNewRowCells(family, []NewRowCell{first}, 0); n != 1 || err != nil {
+		if n, err := appendNewRowCells(w, family, []newRowTestCell{first}, 0); n != 1 || err != nil {
 			t.Fatal(n, err)
 		}
 		return w
 	}
-	cell := func(row string, q, v int) NewRowCell {
-		return NewRowCell{Row: []byte(row), Qualifier: bytes.Repeat([]byte{'q'}, q), Value: bytes.Repeat([]byte{'v'}, v), TS: 1, Hash: HashRow([]byte(row))}
+	cell := func(row string, q, v int) newRowTestCell {
+		return newRowTestCell{Row: []byte(row), Qualifier: bytes.Repeat([]byte{'q'}, q), Value: bytes.Repeat([]byte{'v'}, v), TS: 1, Hash: HashRow([]byte(row))}
 	}
 	family := []byte("f")
 	cells := newRowShortCells(rand.New(rand.NewPCG(1, 2)), 300, 18)
@@ -238,20 +239,20 @@ func TestAppendNewRowShortTaken(t *testing.T) {
 		t.Fatalf("only %d usual cells: the test needs a run", n)
 	}
 	w := start(t, family, cells[0])
-	if got := w.appendNewRowShort(family, cells[1:n], 0, w.bloom, w.bloom.chunk, 0); got != n-1 {
+	if got := appendNewRowShort(w, family, cells[1:n], 0, w.bloom, w.bloom.chunk, 0); got != n-1 {
 		t.Fatalf("took %d of %d usual cells", got, n-1)
 	}
-	if got := start(t, []byte("family78"), cells[0]).appendNewRowShort([]byte("family78"), cells[1:n], 0, nil, nil, 0); got != 0 {
+	if got := appendNewRowShort(start(t, []byte("family78"), cells[0]), []byte("family78"), cells[1:n], 0, nil, nil, 0); got != 0 {
 		t.Fatalf("an 8-byte family: took %d cells", got)
 	}
-	if got := start(t, family, cell("aaaaaaa", 0, 0)).appendNewRowShort(family, cells[1:n], 0, nil, nil, 0); got != 0 {
+	if got := appendNewRowShort(start(t, family, cell("aaaaaaa", 0, 0)), family, cells[1:n], 0, nil, nil, 0); got != 0 {
 		t.Fatalf("a last row of 7 bytes: took %d cells", got)
 	}
 
 	base := "row-0123456789abcdefghijklmnopq" // 31 bytes: its four words at 0, 8, 15 and 23
 	for _, tc := range []struct {
 		name string
-		next NewRowCell
+		next newRowTestCell
 		want int
 	}{
 		{"after, in the last byte", cell(base[:30]+"r", 8, 32), 1},
@@ -270,8 +271,25 @@ func TestAppendNewRowShortTaken(t *testing.T) {
 		{"value of 33 bytes", cell("s"+base[1:], 1, 33), 0},
 	} {
 		w := start(t, family, cell(base, 1, 1))
-		if got := w.appendNewRowShort(family, []NewRowCell{tc.next}, 0, w.bloom, w.bloom.chunk, 0); got != tc.want {
+		if got := appendNewRowShort(w, family, []newRowTestCell{tc.next}, 0, w.bloom, w.bloom.chunk, 0); got != tc.want {
 			t.Errorf("%s: took %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	// A qualifier past the first newRunQuals of the table: the general loop's (the same bytes, through
+	// TestAppendNewRowCellsMatchesAppendPartsRowHash's many qualifiers).
+	for _, qual := range []int{newRunQuals - 1, newRunQuals, newRunQuals + 5} {
+		w := start(t, family, cell(base, 1, 1))
+		d, refs := packNewRows([]newRowTestCell{cell("s"+base[1:], 1, 1)})
+		for len(d.Quals) <= qual {
+			d.Quals = append([][]byte{[]byte("x")}, d.Quals...)
+		}
+		refs[0].Qual = uint16(qual)
+		want := 0
+		if qual < newRunQuals {
+			want = 1
+		}
+		if got := w.appendNewRowShort(family, d, refs, 0, w.bloom, w.bloom.chunk, 0); got != want {
+			t.Errorf("qualifier %d: took %d, want %d", qual, got, want)
 		}
 	}
 }
@@ -306,8 +324,8 @@ func TestAppendNewRowShortRowOrder(t *testing.T) {
 			if bytes.Compare(b, a) > 0 {
 				want = 1
 			}
-			next := []NewRowCell{{Row: b, TS: 1, Hash: HashRow(b)}}
-			if got := w.appendNewRowShort(family, next, 0, w.bloom, w.bloom.chunk, 0); got != want {
+			next := []newRowTestCell{{Row: b, TS: 1, Hash: HashRow(b)}}
+			if got := appendNewRowShort(w, family, next, 0, w.bloom, w.bloom.chunk, 0); got != want {
 				t.Fatalf("%x after %x: took %d, want %d", b, a, got, want)
 			}
 		}

@@ -13,8 +13,8 @@ import (
 // newRowTestCells returns n rows of one put cell each, in order: rows of 1 to 40 bytes, qualifiers of 0
 // to 20 bytes, values of 0 to 40 bytes and now and then bigger than a block, timestamps that go up and
 // down.
-func newRowTestCells(rng *rand.Rand, n int) []NewRowCell {
-	cells := make([]NewRowCell, n)
+func newRowTestCells(rng *rand.Rand, n int) []newRowTestCell {
+	cells := make([]newRowTestCell, n)
 	for i := range cells {
 		row := fmt.Appendf(nil, "r%08d", i)
 		row = append(row, bytes.Repeat([]byte{'x'}, rng.IntN(32))...)
@@ -32,14 +32,14 @@ func newRowTestCells(rng *rand.Rand, n int) []NewRowCell {
 		for j := range v {
 			v[j] = byte(rng.Uint32())
 		}
-		cells[i] = NewRowCell{Row: row, Qualifier: q, Value: v, TS: 1700000000000 + int64(rng.IntN(1000)) - 500, Hash: HashRow(row)}
+		cells[i] = newRowTestCell{Row: row, Qualifier: q, Value: v, TS: 1700000000000 + int64(rng.IntN(1000)) - 500, Hash: HashRow(row)}
 	}
 	return cells
 }
 
 // newRowTestRef writes cells with AppendPartsRowHash, one at a time, and returns the file, the Stats
 // and EstimatedSize after each cell.
-func newRowTestRef(t *testing.T, opts WriterOptions, family []byte, cells []NewRowCell) ([]byte, []WriterStats, []int64) {
+func newRowTestRef(t *testing.T, opts WriterOptions, family []byte, cells []newRowTestCell) ([]byte, []WriterStats, []int64) {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, opts)
@@ -80,7 +80,7 @@ func TestAppendNewRowCellsMatchesAppendPartsRowHash(t *testing.T) {
 			}
 			for at := 0; at < len(cells); {
 				k := min(len(cells)-at, 1+rng.IntN(300))
-				n, err := w.AppendNewRowCells(family, cells[at:at+k], 0)
+				n, err := appendNewRowCells(w, family, cells[at:at+k], 0)
 				if err != nil || n != k {
 					t.Fatalf("cells %d to %d: appended %d, %v", at, at+k, n, err)
 				}
@@ -129,7 +129,7 @@ func TestAppendNewRowCellsLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := w.AppendNewRowCells(family, cells, limit)
+		n, err := appendNewRowCells(w, family, cells, limit)
 		if err != nil || n != wantN {
 			t.Fatalf("limit %d: appended %d, %v; want %d", limit, n, err, wantN)
 		}
@@ -154,25 +154,25 @@ func TestAppendNewRowRunTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := w.appendNewRowRun(family, cells, 0); n != 0 {
+	if n := appendNewRowRun(w, family, cells, 0); n != 0 {
 		t.Fatalf("no block open yet: the run took %d cells", n)
 	}
-	if n, err := w.AppendNewRowCells(family, cells[:1], 0); n != 1 || err != nil {
+	if n, err := appendNewRowCells(w, family, cells[:1], 0); n != 1 || err != nil {
 		t.Fatal(n, err)
 	}
-	if n := w.appendNewRowRun(family, cells[:1], 0); n != 0 {
+	if n := appendNewRowRun(w, family, cells[:1], 0); n != 0 {
 		t.Fatalf("a row equal to the last: the run took %d cells", n)
 	}
-	if n := w.appendNewRowRun([]byte("g"), cells[1:], 0); n != 0 {
+	if n := appendNewRowRun(w, []byte("g"), cells[1:], 0); n != 0 {
 		t.Fatalf("another family: the run took %d cells", n)
 	}
-	if n := w.appendNewRowRun(family, cells[1:], 0); n != len(cells)-1 {
+	if n := appendNewRowRun(w, family, cells[1:], 0); n != len(cells)-1 {
 		t.Fatalf("the run took %d of %d cells in a 64 KiB block", n, len(cells)-1)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := w.appendNewRowRun(family, cells[1:], 0); n != 0 {
+	if n := appendNewRowRun(w, family, cells[1:], 0); n != 0 {
 		t.Fatalf("closed: the run took %d cells", n)
 	}
 
@@ -181,10 +181,10 @@ func TestAppendNewRowRunTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := w.AppendNewRowCells(family, cells[:1], 0); n != 1 || err != nil {
+	if n, err := appendNewRowCells(w, family, cells[:1], 0); n != 1 || err != nil {
 		t.Fatal(n, err)
 	}
-	if n := w.appendNewRowRun(family, cells[1:], 0); n != 0 {
+	if n := appendNewRowRun(w, family, cells[1:], 0); n != 0 {
 		t.Fatalf("encoded blocks: the run took %d cells", n)
 	}
 }
@@ -193,7 +193,7 @@ func TestAppendNewRowRunTaken(t *testing.T) {
 func TestAppendNewRowCellsRefusal(t *testing.T) {
 	family := []byte("f")
 	cells := newRowTestCells(rand.New(rand.NewPCG(8, 9)), 50)
-	bad := append([]NewRowCell(nil), cells...)
+	bad := append([]newRowTestCell(nil), cells...)
 	bad[30].Row = append([]byte(nil), bad[10].Row...) // before the last
 	bad[30].Hash = HashRow(bad[30].Row)
 	var buf bytes.Buffer
@@ -201,7 +201,7 @@ func TestAppendNewRowCellsRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := w.AppendNewRowCells(family, bad, 0)
+	n, err := appendNewRowCells(w, family, bad, 0)
 	var ref bytes.Buffer
 	rw, rerr := NewWriter(&ref, DefaultWriterOptions())
 	if rerr != nil {
@@ -228,10 +228,10 @@ func TestAppendNewRowCellsSharedBloom(t *testing.T) {
 	opts := DefaultWriterOptions()
 	opts.BlockSize, opts.BloomBlockSize = 4096, 1024
 	cells := newRowTestCells(rand.New(rand.NewPCG(10, 11)), 20000)
-	missing := append(append([]NewRowCell(nil), cells[:12345]...), cells[12346:]...)
+	missing := append(append([]newRowTestCell(nil), cells[:12345]...), cells[12346:]...)
 	for _, tc := range []struct {
 		name  string
-		cells []NewRowCell
+		cells []newRowTestCell
 	}{{"every row", cells}, {"a row missing", missing}} {
 		want, _, _ := newRowTestRef(t, opts, family, tc.cells)
 		s, err := NewRowBloomShare(opts, 2)
@@ -250,7 +250,7 @@ func TestAppendNewRowCellsSharedBloom(t *testing.T) {
 			}
 			w.ShareRowBloom(s, id)
 			if lean {
-				if n, err := w.AppendNewRowCells(family, tc.cells, 0); n != len(tc.cells) || err != nil {
+				if n, err := appendNewRowCells(w, family, tc.cells, 0); n != len(tc.cells) || err != nil {
 					t.Fatal(n, err)
 				}
 			} else {
@@ -270,4 +270,56 @@ func TestAppendNewRowCellsSharedBloom(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newRowTestCell is a cell of the tests of AppendNewRowCells with its parts as slices; packNewRows
+// turns cells into what AppendNewRowCells takes.
+type newRowTestCell struct {
+	Row, Qualifier, Value []byte
+	TS                    int64
+	Hash                  RowHash
+}
+
+// packNewRows returns cells as AppendNewRowCells takes them: their rows and values in one buffer, each
+// value then row (so that no offset is 0 and each part is followed by other bytes), and their
+// qualifiers in a table, each once, by first use.
+func packNewRows(cells []newRowTestCell) (*NewRowData, []NewRowCell) {
+	d := &NewRowData{Buf: []byte{0xee}}
+	refs := make([]NewRowCell, len(cells))
+	qi := make(map[string]int)
+	for i := range cells {
+		c := &cells[i]
+		k, ok := qi[string(c.Qualifier)]
+		if !ok {
+			k = len(d.Quals)
+			qi[string(c.Qualifier)] = k
+			d.Quals = append(d.Quals, c.Qualifier)
+		}
+		vo := len(d.Buf)
+		d.Buf = append(d.Buf, c.Value...)
+		ro := len(d.Buf)
+		d.Buf = append(d.Buf, c.Row...)
+		refs[i] = NewRowCell{TS: c.TS, Hash: c.Hash, Row: uint32(ro), Value: uint32(vo), ValueLen: uint32(len(c.Value)),
+			RowLen: uint16(len(c.Row)), Qual: uint16(k)}
+	}
+	d.Buf = append(d.Buf, 0xee)
+	return d, refs
+}
+
+// appendNewRowCells is w.AppendNewRowCells of cells.
+func appendNewRowCells(w *Writer, family []byte, cells []newRowTestCell, limit int64) (int, error) {
+	d, refs := packNewRows(cells)
+	return w.AppendNewRowCells(family, d, refs, limit)
+}
+
+// appendNewRowRun is w.appendNewRowRun of cells.
+func appendNewRowRun(w *Writer, family []byte, cells []newRowTestCell, limit int64) int {
+	d, refs := packNewRows(cells)
+	return w.appendNewRowRun(family, d, refs, limit)
+}
+
+// appendNewRowShort is w.appendNewRowShort of cells.
+func appendNewRowShort(w *Writer, family []byte, cells []newRowTestCell, limit int64, bw *writeBloomWriter, c *writeBloomChunk, extra int) int {
+	d, refs := packNewRows(cells)
+	return w.appendNewRowShort(family, d, refs, limit, bw, c, extra)
 }

@@ -26,10 +26,14 @@ type familyWriters struct {
 	fws  []*fileWriter
 	fams [][]byte      // family names by rank
 	d    *cellrec.Dict // the row records' dictionary
-	in   []chan *viewBatch
-	cur  *viewBatch
-	free chan *viewBatch
-	wg   sync.WaitGroup
+	// quals holds the dictionary's qualifiers by code without their rank byte (cellrec.Dict.UsualQualifiers):
+	// the qualifiers of the cells gathered for appendNewRowCells (hfilewriter.NewRowData.Quals). Nil when
+	// the records carry tags.
+	quals [][]byte
+	in    []chan *viewBatch
+	cur   *viewBatch
+	free  chan *viewBatch
+	wg    sync.WaitGroup
 
 	mu     sync.Mutex
 	err    error
@@ -80,6 +84,13 @@ func newFamilyWriters(fws []*fileWriter, rows *rowRecords) *familyWriters {
 	n := len(fws)
 	fw := &familyWriters{fws: fws, fams: make([][]byte, n), d: rows.rd.Dict(), in: make([]chan *viewBatch, n),
 		free: make(chan *viewBatch, viewBatchesInFlight+2), failed: make(chan struct{})}
+	for _, q := range fw.d.UsualQualifiers() {
+		if len(q) == 0 { // not a row record's qualifier (which starts with its family's rank): not gathered
+			fw.quals = nil
+			break
+		}
+		fw.quals = append(fw.quals, q[1:])
+	}
 	for rank := range fws {
 		fw.fams[rank] = rows.rd.Family(rank)
 		fw.in[rank] = make(chan *viewBatch, viewBatchesInFlight)
@@ -144,6 +155,7 @@ func (f *familyWriters) writeBatch(fw *fileWriter, rank int, b *viewBatch, last 
 func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastRow int64, same []hfilewriter.SameRowCell,
 	rows []hfilewriter.NewRowCell) (int64, []hfilewriter.SameRowCell, []hfilewriter.NewRowCell, error) {
 	h := cellrec.Header{Family: f.fams[rank]}
+	nd := hfilewriter.NewRowData{Buf: b.buf, Quals: f.quals}
 	n := len(f.fams) + 1
 	for i, j := 0, rank; i < len(b.views); i, j = i+1, j+n {
 		lo, hi := b.ranges[j], b.ranges[j+1]
@@ -153,28 +165,15 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 		v := &b.views[i]
 		rowEnd := v.off + uint32(v.rl)
 		if v.row != lastRow && v.flags&(viewDropFirst|viewDropLast|viewHashed) == viewHashed && v.typ == kv.TypePut {
-			q, val, rest, ok := f.d.NextUsual(b.buf[rowEnd+lo : rowEnd+hi])
-			var tags []byte
-			if !ok {
-				q, val, tags, rest = f.d.NextTags(rest)
-			}
-			if len(rest) == 0 && len(tags) == 0 {
-				if len(rows) == cap(rows) {
-					rows = slices.Grow(rows, 1)
-				}
-				rows = rows[:len(rows)+1]
-				c := &rows[len(rows)-1] // set in place: no composite literal built and copied
-				c.Row, c.Qualifier, c.Value, c.TS, c.Hash = b.buf[v.off:rowEnd], q[1:], val, v.ts, v.rh
-				lastRow = v.row
-				// The views after it, as long as they are such views too, in a loop of its own.
-				rows = slices.Grow(rows, len(b.views)-i-1)
-				i, j, lastRow, rows = f.collectNewRows(b, i+1, j+n, n, lastRow, rows)
-				i, j = i-1, j-n // the view collectNewRows stopped at is the loop's next
+			// This view and the ones after it, as long as they are such views, in a loop of its own.
+			rows = slices.Grow(rows, len(b.views)-i)
+			if ni, nj, nl, nrows := f.collectNewRows(b, i, j, n, lastRow, rows); ni > i {
+				i, j, lastRow, rows = ni-1, nj-n, nl, nrows // the view collectNewRows stopped at is the loop's next
 				continue
 			}
 		}
 		if len(rows) > 0 {
-			err := fw.appendNewRowCells(h.Family, rows)
+			err := fw.appendNewRowCells(h.Family, &nd, rows)
 			rows = rows[:0]
 			if err != nil {
 				return lastRow, same, rows, err
@@ -234,7 +233,7 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 	}
 	var err error
 	if len(rows) > 0 {
-		err = fw.appendNewRowCells(h.Family, rows)
+		err = fw.appendNewRowCells(h.Family, &nd, rows)
 	}
 	return lastRow, same, rows, err
 }
@@ -243,11 +242,13 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 // the index of view i's ranges of the family, n the ranges per view), in a loop of its own that calls
 // nothing and so keeps its variables in registers: it appends each view's cell of the family to rows
 // (which must have room for every view from i on) while the view is one whose only cell of the family
-// is a put of the usual form (NextUsual) that starts a row, with its row hashed and no cell dropped,
-// and skips views without a cell of the family. It returns the view it stopped at (len(b.views) at
-// the end), its j, the number of the row last gathered and rows.
+// is a put of the usual form (cellrec.Dict.NextUsual) that starts a row, with its row hashed and no cell
+// dropped, and skips views without a cell of the family. A cell is handed on as offsets into the
+// batch's buffer and its qualifier's code (hfilewriter.NewRowCell, four words without pointers). It
+// returns the view it stopped at (len(b.views) at the end), its j, the number of the row last gathered
+// and rows.
 func (f *familyWriters) collectNewRows(b *viewBatch, i, j, n int, lastRow int64, rows []hfilewriter.NewRowCell) (int, int, int64, []hfilewriter.NewRowCell) {
-	qs, views, ranges, buf := f.d.UsualQualifiers(), b.views, b.ranges, b.buf
+	nq, views, ranges, buf := len(f.quals), b.views, b.ranges, b.buf
 	for ; i < len(views); i, j = i+1, j+n {
 		lo, hi := ranges[j], ranges[j+1]
 		if lo == hi {
@@ -259,16 +260,16 @@ func (f *familyWriters) collectNewRows(b *viewBatch, i, j, n int, lastRow int64,
 			break
 		}
 		rowEnd := v.off + uint32(v.rl)
-		// The family's only cell, of the usual form (cellrec.Dict.NextUsual), decoded here.
+		// The family's only cell, of the usual form (cellrec.Dict.NextUsual), decoded here: its code
+		// byte, its value's length, then the value.
 		cells := buf[rowEnd+lo : rowEnd+hi]
 		if len(cells) < 2 || cells[0]&0x81 != 1 || cells[1] >= 0x80 || 2+int(cells[1]) != len(cells) ||
-			int(cells[0]>>1) >= len(qs) {
+			int(cells[0]>>1) >= nq {
 			break
 		}
-		q := qs[cells[0]>>1]
 		rows = rows[:len(rows)+1]
-		c := &rows[len(rows)-1]
-		c.Row, c.Qualifier, c.Value, c.TS, c.Hash = buf[v.off:rowEnd], q[1:], cells[2:len(cells):len(cells)], v.ts, v.rh
+		c := &rows[len(rows)-1] // set in place: no composite literal built and copied
+		c.TS, c.Hash, c.Row, c.Value, c.ValueLen, c.RowLen, c.Qual = v.ts, v.rh, v.off, rowEnd+lo+2, uint32(cells[1]), v.rl, uint16(cells[0]>>1)
 		lastRow = v.row
 	}
 	return i, j, lastRow, rows

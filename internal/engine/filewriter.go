@@ -165,22 +165,21 @@ func (fw *fileWriter) appendRowHash(h *cellrec.Header, q, v, tags []byte, rh hfi
 // without tags, their rows hashed): startNewRow and appendRowHash for each in turn, the cells that go
 // to one file in one call to its writer (hfilewriter.Writer.AppendNewRowCells, which checks the size
 // before each row as startNewRow does).
-func (fw *fileWriter) appendNewRowCells(family []byte, cells []hfilewriter.NewRowCell) error {
+func (fw *fileWriter) appendNewRowCells(family []byte, d *hfilewriter.NewRowData, cells []hfilewriter.NewRowCell) error {
 	for len(cells) > 0 {
 		if err := fw.startNewRow(); err != nil { // rolls or opens for cells[0], and counts it
 			return err
 		}
-		n, err := fw.w.AppendNewRowCells(family, cells, max(fw.o.spec.MaxFileSize, 0))
+		before := fw.w.KeyValueBytes()
+		n, err := fw.w.AppendNewRowCells(family, d, cells, max(fw.o.spec.MaxFileSize, 0))
 		if n > 1 {
 			fw.rows += int64(n - 1)
 		}
 		// What count adds for each cell: KeyValueSize of each, without tags (with the tags length when
-		// the records carry tags).
-		size := n * fw.o.dict.KeyValueSize(&cellrec.Header{Family: family}, 0, 0, 0)
-		for i := range cells[:n] {
-			c := &cells[i]
-			size += len(c.Row) + len(c.Qualifier) + len(c.Value)
-		}
+		// the records carry tags), which is the writer's KeyValueBytes for the cells (8 + key + value
+		// bytes each) and that difference per cell.
+		h := cellrec.Header{Family: family}
+		size := int(fw.w.KeyValueBytes()-before) + n*(fw.o.dict.KeyValueSize(&h, 0, 0, 0)-cellrec.KeyValueSize(&h, 0, 0))
 		fw.newRowCells += int64(n)
 		fw.counted(n, size)
 		if err != nil {
