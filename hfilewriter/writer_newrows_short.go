@@ -94,10 +94,9 @@ func (w *Writer) appendNewRowShort(family []byte, d *NewRowData, cells []NewRowC
 	if most <= 0 {
 		return 0
 	}
-	p := w.lastRow
-	n, end := r.cells(blk[:cap(blk)], len(blk), d.Buf, cells[:most],
-		binary.BigEndian.Uint64(p), binary.BigEndian.Uint64(p[r.x1:]),
-		binary.BigEndian.Uint64(p[r.x2:]), binary.BigEndian.Uint64(p[rowLen-8:]))
+	var last [newRunRowWindow]byte // the writer's last row, for the first cell's order check
+	copy(last[:], w.lastRow)
+	n, end := r.cells(blk[:cap(blk)], len(blk), d.Buf, cells[:most], &last)
 	if n == 0 {
 		return 0
 	}
@@ -105,82 +104,76 @@ func (w *Writer) appendNewRowShort(family []byte, d *NewRowData, cells []NewRowC
 		bw.addRun(c, cells[:n])
 	}
 	blk = blk[:end]
-	last := &cells[n-1]
-	lastQ := len(blk) - (r.fixed + int(r.ql[last.Qual]) + int(last.ValueLen)) + r.qo
+	lc := &cells[n-1]
+	lastQ := len(blk) - (r.fixed + int(r.ql[lc.Qual]) + int(lc.ValueLen)) + r.qo
 	return w.endNewRowRun(blk, d, cells[:n], family, r.kbase-rowLen, extra, lastQ)
 }
 
 // cells stores the KeyValues of the first of cells that appendNewRowShort takes into blk from end on
 // and returns how many and where they end. It takes cells while end is below r.stop, whose row is
-// r.rowLen bytes long and after the previous one (p0 to p3: its four words), whose qualifier is at
-// most 8 bytes long and whose value at most 32. It calls nothing: its loop keeps its variables in
-// registers.
-func (r *newRun) cells(blk []byte, end int, buf []byte, cells []NewRowCell, p0, p1, p2, p3 uint64) (n, newEnd int) {
-	rowLen, x1, x2, x3 := r.rowLen, r.x1&31, r.x2&31, (r.rowLen-8)&31
-	fam, fo, qo := r.fam, r.fo&63, r.qo&63
-	kbase, fixed, stop := r.kbase, r.fixed, r.stop
-	for ; n < len(cells) && end < stop; n++ {
+// r.rowLen bytes long and after the previous one (prev: the window of the writer's last row), whose
+// qualifier is one of the run's table (r.ql at most 8) and whose value at most 32 bytes long, and whose
+// row and value are followed by enough bytes of buf for a whole window (newRunRowWindow,
+// newRunValueWindow): a row is compared as its four words loaded from its window and the previous
+// row's, and the row's and value's windows are stored whole (32 bytes each: what follows overwrites
+// the bytes past them), without a check each. It calls nothing, and it holds little across cells
+// (the run's constants are read from r): so Go keeps its variables in registers.
+func (r *newRun) cells(blk []byte, end int, buf []byte, cells []NewRowCell, prev *[newRunRowWindow]byte) (n, newEnd int) {
+	for ; n < len(cells) && end < r.stop; n++ {
 		cl := &cells[n]
-		qi := int(cl.Qual)
-		if int(cl.RowLen) != rowLen || qi >= newRunQuals || r.ql[qi] > 8 || cl.ValueLen > 32 {
+		qi, ro, vo, vl := int(cl.Qual), int(cl.Row), int(cl.Value), int(cl.ValueLen)
+		if int(cl.RowLen) != r.rowLen || qi >= newRunQuals || r.ql[qi] > 8 || vl > 32 ||
+			ro > len(buf)-newRunRowWindow || vo > len(buf)-newRunValueWindow {
 			break
 		}
-		ro, vo := int(cl.Row), int(cl.Value)
-		row, v := buf[ro:ro+rowLen:ro+rowLen], buf[vo:vo+int(cl.ValueLen)]
+		row := (*[newRunRowWindow]byte)(buf[ro : ro+newRunRowWindow])
+		// After the previous row: the first of the four words that differs is greater.
+		if a, b := binary.BigEndian.Uint64(row[:]), binary.BigEndian.Uint64(prev[:]); a != b {
+			if a < b {
+				break
+			}
+		} else if x := r.x1 & 31; binary.BigEndian.Uint64(row[x:]) != binary.BigEndian.Uint64(prev[x:]) {
+			if binary.BigEndian.Uint64(row[x:]) < binary.BigEndian.Uint64(prev[x:]) {
+				break
+			}
+		} else if x := r.x2 & 31; binary.BigEndian.Uint64(row[x:]) != binary.BigEndian.Uint64(prev[x:]) {
+			if binary.BigEndian.Uint64(row[x:]) < binary.BigEndian.Uint64(prev[x:]) {
+				break
+			}
+		} else if x := (r.rowLen - 8) & 31; binary.BigEndian.Uint64(row[x:]) <= binary.BigEndian.Uint64(prev[x:]) {
+			break
+		}
+		prev = row
 		ql := int(r.ql[qi])
-		// Each word's bytes as a slice of capacity 8: no pointer masking for an empty rest, and no use
-		// of the row's capacity (x + 8 <= rowLen for every x).
-		r0, r1 := binary.BigEndian.Uint64(row[:8:8]), binary.BigEndian.Uint64(row[x1:x1+8:x1+8])
-		r2, r3 := binary.BigEndian.Uint64(row[x2:x2+8:x2+8]), binary.BigEndian.Uint64(row[x3:x3+8:x3+8])
-		// After the previous row: the first word that differs is greater.
-		if r0 != p0 {
-			if r0 < p0 {
-				break
-			}
-		} else if r1 != p1 {
-			if r1 < p1 {
-				break
-			}
-		} else if r2 != p2 {
-			if r2 < p2 {
-				break
-			}
-		} else if r3 <= p3 {
-			break
-		}
-		p0, p1, p2, p3 = r0, r1, r2, r3
 		p := (*[newRunRoom]byte)(blk[end : end+newRunRoom])
-		binary.BigEndian.PutUint64(p[:], uint64(kbase+ql)<<32|uint64(len(v)))
-		binary.BigEndian.PutUint16(p[8:], uint16(rowLen))
-		binary.BigEndian.PutUint64(p[10:], r0)
-		binary.BigEndian.PutUint64(p[10+x1:], r1)
-		binary.BigEndian.PutUint64(p[10+x2:], r2)
-		binary.BigEndian.PutUint64(p[10+x3:], r3)
-		binary.LittleEndian.PutUint64(p[fo:], fam)
+		binary.BigEndian.PutUint64(p[:], uint64(r.kbase+ql)<<32|uint64(vl))
+		binary.BigEndian.PutUint16(p[8:], uint16(r.rowLen))
+		// The row's window, its first 32 bytes: the family and qualifier overwrite what is past the row.
+		rw := *(*[32]byte)(row[:32]) // through a copy: the compiler does not know that row and p differ
+		*(*[32]byte)(p[10:42]) = rw
+		fo := r.fo & 63
+		binary.LittleEndian.PutUint64(p[fo:], r.fam)
+		qo := r.qo & 63
 		binary.LittleEndian.PutUint64(p[qo:], r.qw[qi])
 		t := (*[48]byte)(p[(qo+ql)&63:]) // the timestamp: at most 58
 		binary.BigEndian.PutUint64(t[:], uint64(cl.TS))
 		t[8] = byte(kv.TypePut)
-		switch {
-		case len(v) <= 8:
-			binary.LittleEndian.PutUint64(t[9:], loadShort(v))
-		case len(v) <= 16:
-			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[len(v)-8:])
-			binary.LittleEndian.PutUint64(t[9:], a)
-			binary.LittleEndian.PutUint64(t[1+len(v):], b)
-		default:
-			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[8:])
-			c, d := binary.LittleEndian.Uint64(v[len(v)-16:]), binary.LittleEndian.Uint64(v[len(v)-8:])
-			binary.LittleEndian.PutUint64(t[9:], a)
-			binary.LittleEndian.PutUint64(t[17:], b)
-			binary.LittleEndian.PutUint64(t[len(v)-7:], c)
-			binary.LittleEndian.PutUint64(t[1+len(v):], d)
-		}
-		binary.LittleEndian.PutUint32(t[9+len(v):], 0) // tags length and sequence id (extra <= 3 bytes)
-		end += fixed + ql + len(v)
+		// The value's window, whole: the bytes past the value are overwritten by what follows it.
+		v := (*[newRunValueWindow]byte)(buf[vo : vo+newRunValueWindow])
+		vw := *v
+		*(*[newRunValueWindow]byte)(t[9 : 9+newRunValueWindow]) = vw
+		binary.LittleEndian.PutUint32(t[9+vl:], 0) // tags length and sequence id (extra <= 3 bytes)
+		end += r.fixed + ql + vl
 	}
 	return n, end
 }
+
+// The windows of buf that newRun.cells loads a row's words (at offsets up to 24, masked to 31) and a
+// value (four words) from.
+const (
+	newRunRowWindow   = 40
+	newRunValueWindow = 32
+)
 
 // addRun adds the rows of cells to the open chunk c as appendNewRowRun's loop does, one by one. The
 // shared bloom's usual outcome (the next keys of the followed chunk are the cells' rows) is checked a

@@ -275,11 +275,38 @@ func TestAppendNewRowShortTaken(t *testing.T) {
 			t.Errorf("%s: took %d, want %d", tc.name, got, tc.want)
 		}
 	}
+	// A row or value without its whole window in the buffer: the general loop's. The buffer is the
+	// value, the row and tail bytes (rowFirst: the row, the value, tail bytes).
+	for _, tc := range []struct {
+		name     string
+		rowFirst bool
+		v, tail  int
+		want     int
+	}{
+		{"row's window", false, 1, newRunRowWindow - 31, 1},
+		{"row's window, a byte short", false, 1, newRunRowWindow - 32, 0},
+		{"value's window", true, 31, newRunValueWindow - 31, 1},
+		{"value's window, a byte short", true, 31, newRunValueWindow - 32, 0},
+	} {
+		w := start(t, family, cell(base, 1, 1))
+		c := cell("s"+base[1:], 1, tc.v)
+		d := &NewRowData{Quals: [][]byte{c.Qualifier}}
+		ref := NewRowCell{TS: c.TS, Hash: c.Hash, RowLen: uint16(len(c.Row)), ValueLen: uint32(len(c.Value))}
+		if tc.rowFirst {
+			d.Buf, ref.Value = append(bytes.Clone(c.Row), c.Value...), uint32(len(c.Row))
+		} else {
+			d.Buf, ref.Row = append(bytes.Clone(c.Value), c.Row...), uint32(len(c.Value))
+		}
+		d.Buf = append(d.Buf, make([]byte, tc.tail)...)
+		if got := w.appendNewRowShort(family, d, []NewRowCell{ref}, 0, w.bloom, w.bloom.chunk, 0); got != tc.want {
+			t.Errorf("%s: took %d, want %d", tc.name, got, tc.want)
+		}
+	}
 	// A qualifier past the first newRunQuals of the table: the general loop's (the same bytes, through
 	// TestAppendNewRowCellsMatchesAppendPartsRowHash's many qualifiers).
 	for _, qual := range []int{newRunQuals - 1, newRunQuals, newRunQuals + 5} {
 		w := start(t, family, cell(base, 1, 1))
-		d, refs := packNewRows([]newRowTestCell{cell("s"+base[1:], 1, 1)})
+		d, refs := packNewRows([]newRowTestCell{cell("s"+base[1:], 1, 1)}, newRunRowWindow)
 		for len(d.Quals) <= qual {
 			d.Quals = append([][]byte{[]byte("x")}, d.Quals...)
 		}

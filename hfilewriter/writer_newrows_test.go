@@ -281,9 +281,9 @@ type newRowTestCell struct {
 }
 
 // packNewRows returns cells as AppendNewRowCells takes them: their rows and values in one buffer, each
-// value then row (so that no offset is 0 and each part is followed by other bytes), and their
-// qualifiers in a table, each once, by first use.
-func packNewRows(cells []newRowTestCell) (*NewRowData, []NewRowCell) {
+// value then row (so that no offset is 0 and each part is followed by other bytes), with tail bytes
+// after the last, and their qualifiers in a table, each once, by first use.
+func packNewRows(cells []newRowTestCell, tail int) (*NewRowData, []NewRowCell) {
 	d := &NewRowData{Buf: []byte{0xee}}
 	refs := make([]NewRowCell, len(cells))
 	qi := make(map[string]int)
@@ -302,24 +302,25 @@ func packNewRows(cells []newRowTestCell) (*NewRowData, []NewRowCell) {
 		refs[i] = NewRowCell{TS: c.TS, Hash: c.Hash, Row: uint32(ro), Value: uint32(vo), ValueLen: uint32(len(c.Value)),
 			RowLen: uint16(len(c.Row)), Qual: uint16(k)}
 	}
-	d.Buf = append(d.Buf, 0xee)
+	d.Buf = append(d.Buf, bytes.Repeat([]byte{0xee}, tail)...)
 	return d, refs
 }
 
-// appendNewRowCells is w.AppendNewRowCells of cells.
+// appendNewRowCells is w.AppendNewRowCells of cells, with room for appendNewRowShort's windows after
+// the last (as the engine's batches have).
 func appendNewRowCells(w *Writer, family []byte, cells []newRowTestCell, limit int64) (int, error) {
-	d, refs := packNewRows(cells)
+	d, refs := packNewRows(cells, newRunRowWindow)
 	return w.AppendNewRowCells(family, d, refs, limit)
 }
 
 // appendNewRowRun is w.appendNewRowRun of cells.
 func appendNewRowRun(w *Writer, family []byte, cells []newRowTestCell, limit int64) int {
-	d, refs := packNewRows(cells)
+	d, refs := packNewRows(cells, newRunRowWindow)
 	return w.appendNewRowRun(family, d, refs, limit)
 }
 
 // appendNewRowShort is w.appendNewRowShort of cells.
 func appendNewRowShort(w *Writer, family []byte, cells []newRowTestCell, limit int64, bw *writeBloomWriter, c *writeBloomChunk, extra int) int {
-	d, refs := packNewRows(cells)
+	d, refs := packNewRows(cells, newRunRowWindow)
 	return w.appendNewRowShort(family, d, refs, limit, bw, c, extra)
 }
