@@ -41,9 +41,11 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 	}
 	switch n := len(row); {
 	case n >= 32 && cap(w.lastRow) >= n: // 32 to 61 bytes: two overlapping 32-byte moves
+		// Through locals: moves between two slices that may overlap would call memmove.
+		a, b := [32]byte(row), [32]byte(row[n-32:])
 		w.lastRow = w.lastRow[:n]
-		*(*[32]byte)(w.lastRow) = [32]byte(row)
-		*(*[32]byte)(w.lastRow[n-32:]) = [32]byte(row[n-32:])
+		*(*[32]byte)(w.lastRow) = a
+		*(*[32]byte)(w.lastRow[n-32:]) = b
 	case n >= 16 && cap(w.lastRow) >= n: // 16 to 31 bytes: two overlapping 16-byte moves
 		w.lastRow = w.lastRow[:n]
 		*(*[16]byte)(w.lastRow) = [16]byte(row)
@@ -61,7 +63,7 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 
 // RowCodedFits reports whether AppendRowCoded can take a row of rowLen bytes in a family of famLen
 // bytes: its run stores the key's head (row length, row, family length, family) of 16 to 64 bytes as
-// one window of 32 bytes (heads of up to 32 bytes, codedCells) or two overlapping ones (longer heads,
+// one window of 32 bytes (heads of up to 32 bytes, codedCells) or of 64 (longer heads,
 // codedCellsLong). A caller may skip preparing a row for it when it cannot (AppendRow takes such rows).
 func RowCodedFits(rowLen, famLen int) bool {
 	head := 2 + rowLen + 1 + famLen
@@ -134,9 +136,9 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 	// is a cell whose qualifier and value lengths sum to more than big.
 	big := max(w.lenBiggest-int64(12+kbase), -1)
 	var end, lastCode, lastSize int
-	if head > 32 { // the key's head as two 32-byte arrays
+	if head > 32 { // the key's head as one 64-byte array
 		var l longHead
-		l.set(&r, row, family)
+		l.set(row, family)
 		n, used, end, lastCode, lastSize = r.codedCellsLong(&l, blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
 	} else { // the key's head as one 32-byte array
 		hd := &r.hd

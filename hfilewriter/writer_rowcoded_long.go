@@ -9,45 +9,41 @@ import "encoding/binary"
 // block's cells would be taken, and more moves per cell than its value takes.
 const maxCodedHead = 64
 
-// longHead is the second half of a run's key head of 33 to 64 bytes (codedCellsLong): its last 32
-// bytes, stored at ho (8 + head - 32) after its first 32 (rowRun.hd) at 8.
-type longHead struct {
-	hd2 [32]byte
-	ho  int
-}
+// longHead is a run's key head (row length, row, family length, family) of 33 to 64 bytes
+// (codedCellsLong), zero padded: it is stored whole into each cell, the bytes past the head then
+// overwritten by the qualifier and what follows.
+type longHead [maxCodedHead]byte
 
-// set sets r.hd and l to the key head (row length, row, family length, family) of row and family, 33
-// to 64 bytes.
-func (l *longHead) set(r *rowRun, row, family []byte) {
-	var hd [maxCodedHead]byte
-	hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
+// set sets l to the key head of row and family, 33 to 64 bytes.
+func (l *longHead) set(row, family []byte) {
+	l[0], l[1] = byte(len(row)>>8), byte(len(row))
 	switch n := len(row); {
-	case n >= 32: // 32 to 61 bytes: two overlapping 32-byte moves
-		*(*[32]byte)(hd[2:34]) = [32]byte(row)
-		*(*[32]byte)(hd[n-30 : n+2]) = [32]byte(row[n-32:])
+	case n >= 32: // 32 to 61 bytes: two overlapping 32-byte moves, through locals (not memmove)
+		a, b := [32]byte(row), [32]byte(row[n-32:])
+		*(*[32]byte)(l[2:34]) = a
+		*(*[32]byte)(l[n-30 : n+2]) = b
 	case n >= 16:
-		*(*[16]byte)(hd[2:18]) = [16]byte(row)
-		*(*[16]byte)(hd[n-14 : n+2]) = [16]byte(row[n-16:])
+		*(*[16]byte)(l[2:18]) = [16]byte(row)
+		*(*[16]byte)(l[n-14 : n+2]) = [16]byte(row[n-16:])
 	default:
-		copyShort(hd[2:], row)
+		copyShort(l[2:], row)
 	}
-	hd[2+len(row)] = byte(len(family))
+	l[2+len(row)] = byte(len(family))
 	for i, c := range family {
-		hd[3+len(row)+i] = c
+		l[3+len(row)+i] = c
 	}
-	tail := 3 + len(row) + len(family) - 32
-	r.hd, l.hd2, l.ho = [32]byte(hd[:32]), [32]byte(hd[tail:tail+32]), 8+tail
 }
 
-// codedCellsLong is codedCells for a key head of 33 to 64 bytes (r.hd and l): the head is stored as
-// two overlapping 32-byte arrays, and the qualifier and what follows it start up to 32 bytes later
-// in the cell's window. It is a copy of codedCells' loop rather than the same loop: the second store
-// and the wider offsets cost customer-order's 32-byte heads about 1% of their instructions there.
+// codedCellsLong is codedCells for a key head of 33 to 64 bytes (l): the head is stored as one 64-byte
+// array, and the qualifier and what follows it start up to 32 bytes later in the cell's window. It is a
+// copy of codedCells' loop rather than the same loop: the longer store and the wider offsets cost
+// customer-order's heads of up to 32 bytes about 1% of their instructions there.
 func (r *rowRun) codedCellsLong(l *longHead, blk []byte, end int, tab *[64]codedQual, coded []byte, big int) (n, used, newEnd, lastCode, lastSize int) {
-	h, h2, ts := r.hd, l.hd2, r.tt // copies: a store from a local array is two moves, not a call to memmove
+	h, ts := *l, r.tt // copies: a store from a local array is moves, not a call to memmove
 	fixed, kbase, limit := r.fixed, r.kbase, r.limit
-	// (at most 40 and 72) so that the compiler sees the stores below are within the window
-	ho, qo := l.ho&63, min(r.qo&127, 8+maxCodedHead)
+	// (at most 72, which min tells the compiler: the stores below are then within the window without
+	// checks)
+	qo := min(r.qo&127, 8+maxCodedHead)
 	pc := 0 // the previous code: whatever the first cell's is, it passes
 	rest := coded
 	for ; len(rest) > 1 && end < limit; n++ {
@@ -64,8 +60,7 @@ func (r *rowRun) codedCellsLong(l *longHead, blk []byte, end int, tab *[64]coded
 		v := rest[2 : 2+vl]
 		o := (*[runRoom]byte)(blk[end : end+runRoom])
 		binary.BigEndian.PutUint64(o[:], uint64(kbase+ql)<<32|uint64(vl))
-		*(*[32]byte)(o[8:40]) = h
-		*(*[32]byte)(o[ho : ho+32]) = h2
+		*(*[maxCodedHead]byte)(o[8 : 8+maxCodedHead]) = h
 		binary.LittleEndian.PutUint64(o[qo:], e.word)
 		t := (*[48]byte)(o[qo+ql:]) // the timestamp: at most 80
 		*(*[16]byte)(t[:16]) = ts
