@@ -44,7 +44,9 @@ type Writer struct {
 	fiOrder fileInfoOrder    // the file info keys' sorted order, kept for the next file (NewWriterReusing)
 	fi      writeFileInfoMap // the file info of Close (fileInfo), its storage kept for the next file
 
-	coded codedQuals // AppendRowCoded's table of the last qualifiers it was given
+	// coded: AppendRowCoded's table of the last qualifiers it was given, kept for the next file
+	// (NewWriterReusing): the files of a load are given the same qualifiers.
+	coded *codedQuals
 
 	tags, mvcc bool
 	enc        writeBlockEncoder // nil for EncodingNone
@@ -168,9 +170,11 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 	var wr *Writer
 	var bloom, dfBloom *writeBloomWriter
 	if prev == nil {
+		fresh.coded = new(codedQuals)
 		wr = new(Writer)
 		*wr = fresh
 	} else {
+		fresh.coded = prev.coded
 		wr = prev
 		fresh.aux, fresh.scratch, fresh.keyBuf = prev.aux[:0], prev.scratch[:0], prev.keyBuf[:0]
 		fresh.fiOrder, fresh.fi = prev.fiOrder, prev.fi
