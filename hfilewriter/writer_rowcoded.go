@@ -110,7 +110,7 @@ func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
 
 // appendRowRunCoded is appendRowRun (check 1: the caller has checked the first cell) for coded cells
 // (AppendRowCoded; tab: their qualifiers' table, nil when they are not in order). It takes none when
-// the key's head is outside the 16 to 32 bytes of the run's array.
+// the key's head is outside the 16 to 64 bytes of the run's arrays (RowCodedFits).
 func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *[64]codedQual, quals [][]byte, coded []byte) (n, used int) {
 	head := 2 + len(row) + 1 + len(family)
 	if !w.blkOpen || !w.blkHasFirst || !RowCodedFits(len(row), len(family)) || tab == nil {
