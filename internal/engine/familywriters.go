@@ -71,6 +71,9 @@ const (
 	viewDropFirst = 1 << iota // the first cell duplicates the last one handed on (policies error, first)
 	viewDropLast              // the last cell is replaced by an equal one of the next view (policy last)
 	viewHashed
+	// viewNewRows: the view's cells may go to appendNewRowCells (add sets it for a put with its row
+	// hashed and no cell dropped; dropLast clears it), one flag for collectNewRows' loop to test.
+	viewNewRows
 )
 
 // Batches are handed on once their buffer passes viewBatchBytes; each family has at most
@@ -164,7 +167,7 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 		}
 		v := &b.views[i]
 		rowEnd := v.off + uint32(v.rl)
-		if v.row != lastRow && v.flags&(viewDropFirst|viewDropLast|viewHashed) == viewHashed && v.typ == kv.TypePut {
+		if v.row != lastRow && v.flags&viewNewRows != 0 {
 			// This view and the ones after it, as long as they are such views, in a loop of its own.
 			rows = slices.Grow(rows, len(b.views)-i)
 			if ni, nj, nl, nrows := f.collectNewRows(b, i, j, n, lastRow, rows); ni > i {
@@ -249,30 +252,32 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 // and rows.
 func (f *familyWriters) collectNewRows(b *viewBatch, i, j, n int, lastRow int64, rows []hfilewriter.NewRowCell) (int, int, int64, []hfilewriter.NewRowCell) {
 	nq, views, ranges, buf := len(f.quals), b.views, b.ranges, b.buf
-	for ; i < len(views); i, j = i+1, j+n {
+	k, out := len(rows), rows[:cap(rows)]
+	for ; i < len(views) && j+1 < len(ranges); i, j = i+1, j+n {
 		lo, hi := ranges[j], ranges[j+1]
 		if lo == hi {
 			continue
 		}
 		v := &views[i]
-		if v.row == lastRow || v.flags&(viewDropFirst|viewDropLast|viewHashed) != viewHashed || v.typ != kv.TypePut ||
-			len(rows) == cap(rows) {
+		if v.row == lastRow || v.flags&viewNewRows == 0 {
 			break
 		}
-		rowEnd := v.off + uint32(v.rl)
 		// The family's only cell, of the usual form (cellrec.Dict.NextUsual), decoded here: its code
-		// byte, its value's length, then the value.
-		cells := buf[rowEnd+lo : rowEnd+hi]
-		if len(cells) < 2 || cells[0]&0x81 != 1 || cells[1] >= 0x80 || 2+int(cells[1]) != len(cells) ||
-			int(cells[0]>>1) >= nq {
+		// byte, its value's length (the cells' length less 2), then the value.
+		at := int(v.off) + int(v.rl) + int(lo)
+		if at+2 > len(buf) {
 			break
 		}
-		rows = rows[:len(rows)+1]
-		c := &rows[len(rows)-1] // set in place: no composite literal built and copied
-		c.TS, c.Hash, c.Row, c.Value, c.ValueLen, c.RowLen, c.Qual = v.ts, v.rh, v.off, rowEnd+lo+2, uint32(cells[1]), v.rl, uint16(cells[0]>>1)
+		c0, c1 := buf[at], buf[at+1]
+		if c0&0x81 != 1 || c1 >= 0x80 || uint32(c1)+2 != hi-lo || int(c0>>1) >= nq || k >= len(out) {
+			break
+		}
+		c := &out[k] // set in place: no composite literal built and copied
+		k++
+		c.TS, c.Hash, c.Row, c.Value, c.ValueLen, c.RowLen, c.Qual = v.ts, v.rh, v.off, uint32(at)+2, uint32(c1), v.rl, uint16(c0>>1)
 		lastRow = v.row
 	}
-	return i, j, lastRow, rows
+	return i, j, lastRow, out[:k]
 }
 
 func (f *familyWriters) fail(err error) {
@@ -311,6 +316,9 @@ func (f *familyWriters) add(vh *cellrec.Header, cells []byte, ranges []uint32, r
 		}
 		f.cur = b
 	}
+	if flags&(viewDropFirst|viewDropLast|viewHashed|viewNewRows) == viewHashed && vh.Type == kv.TypePut {
+		flags |= viewNewRows
+	}
 	b.views = append(b.views, rowView{off: uint32(len(b.buf)), cl: uint32(len(cells)), rl: uint16(len(vh.Row)),
 		flags: flags, typ: vh.Type, ts: vh.TS, rh: rh, row: row})
 	b.ranges = append(b.ranges, ranges...)
@@ -321,7 +329,8 @@ func (f *familyWriters) add(vh *cellrec.Header, cells []byte, ranges []uint32, r
 // dropLast marks the last cell of the view added last as replaced by a later duplicate.
 func (f *familyWriters) dropLast() {
 	if b := f.cur; b != nil && len(b.views) > 0 {
-		b.views[len(b.views)-1].flags |= viewDropLast
+		v := &b.views[len(b.views)-1]
+		v.flags = v.flags&^viewNewRows | viewDropLast
 	}
 }
 

@@ -57,7 +57,7 @@ func newRowsTestRun(t *testing.T, rows int, maxFileSize int64, hashed bool) (map
 		}
 		return out
 	}
-	add := func(row []byte, typ kv.Type, no int64, parts [3][]byte) {
+	addFlags := func(row []byte, typ kv.Type, no int64, drop uint8, parts [3][]byte) {
 		t.Helper()
 		var cells []byte
 		ranges := make([]uint32, 4)
@@ -68,10 +68,10 @@ func newRowsTestRun(t *testing.T, rows int, maxFileSize int64, hashed bool) (map
 			}
 		}
 		ranges[3] = uint32(len(cells))
-		var flags uint8
+		flags := drop
 		var rh hfilewriter.RowHash
 		if hashed {
-			flags, rh = viewHashed, hfilewriter.HashRow(row)
+			flags, rh = flags|viewHashed, hfilewriter.HashRow(row)
 		}
 		if err := fw.sendFull(); err != nil {
 			t.Fatal(err)
@@ -79,6 +79,10 @@ func newRowsTestRun(t *testing.T, rows int, maxFileSize int64, hashed bool) (map
 		if err := fw.add(&cellrec.Header{Row: row, TS: 1700000000000 - no%3, Type: typ}, cells, ranges, no, flags, rh); err != nil {
 			t.Fatal(err)
 		}
+	}
+	add := func(row []byte, typ kv.Type, no int64, parts [3][]byte) {
+		t.Helper()
+		addFlags(row, typ, no, 0, parts)
 	}
 	for i := 0; i < rows; i++ {
 		row := fmt.Appendf(nil, "row%07d", i*7)
@@ -107,6 +111,19 @@ func newRowsTestRun(t *testing.T, rows int, maxFileSize int64, hashed bool) (map
 		case i%23 == 11: // the row in two views, b's cell in the second of the usual form but not a new row
 			add(row, typ, no, [3][]byte{a, b, nil})
 			add(row, typ, no, [3][]byte{nil, d.AppendCell(nil, 1, value("x")), c})
+			continue
+		case i%29 == 13: // policy last: c's cell replaced by the next view's (dropLast), the only c of the row
+			add(row, typ, no, [3][]byte{a, b, c})
+			fw.dropLast()
+			add(row, typ, no, [3][]byte{nil, nil, one("c2")})
+			continue
+		case i%31 == 17: // policies first and error: the second view's first cell dropped (b's)
+			add(row, typ, no, [3][]byte{a, nil, nil})
+			addFlags(row, typ, no, viewDropFirst, [3][]byte{nil, b, c})
+			continue
+		case i%37 == 19: // a view's first cell dropped, the family's only cell of the row
+			addFlags(row, typ, no, viewDropFirst, [3][]byte{a, b, c})
+			add(row, typ, no, [3][]byte{a, nil, nil})
 			continue
 		}
 		add(row, typ, no, [3][]byte{a, b, c})
