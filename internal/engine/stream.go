@@ -45,6 +45,7 @@ type stream struct {
 	// The last cell handed on: its seq, and with policy last its key (copies).
 	prev    cellrec.Header
 	prevQ   []byte
+	prevKQ  []byte // prev's qualifier: prevQ, or in runRows a dictionary qualifier itself (setPrevRow)
 	pseq    uint64
 	hasPrev bool
 	prevRow []byte // backing of prev.Row
@@ -142,6 +143,24 @@ func (s *stream) setPrev(h *cellrec.Header, q []byte, seq uint64) {
 	}
 	s.prev = cellrec.Header{Row: s.prevRow, Family: s.prevFam, TS: h.TS, Type: h.Type}
 	s.prevQ = append(s.prevQ[:0], q...)
+	s.prevKQ = s.prevQ
+	s.pseq = seq
+	s.hasPrev = true
+}
+
+// setPrevRow is setPrev for runRows, which knows whether the view starts a row (newRow: else its row is
+// prevRow already), whose families are the row dictionary's (stable: prev takes them as they are) and
+// whether q is a dictionary qualifier (qDict: prev takes it too, instead of a copy).
+func (s *stream) setPrevRow(h *cellrec.Header, q []byte, seq uint64, newRow, qDict bool) {
+	if newRow {
+		s.prevRow = append(s.prevRow[:0], h.Row...)
+	}
+	if !qDict {
+		s.prevQ = append(s.prevQ[:0], q...)
+		q = s.prevQ
+	}
+	s.prev = cellrec.Header{Row: s.prevRow, Family: h.Family, TS: h.TS, Type: h.Type}
+	s.prevKQ = q
 	s.pseq = seq
 	s.hasPrev = true
 }
@@ -222,7 +241,7 @@ func (s *stream) run() error {
 		// otherwise the last cell written, or one equal to it that was dropped (the writer has its key).
 		var dup bool
 		if last {
-			dup = s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
+			dup = s.hasPrev && cellrec.Compare(&s.prev, s.prevKQ, h, q) == 0
 		} else {
 			dup = fw.w != nil && fw.w.IsLast(h.Row, h.Family, q, h.TS, h.Type)
 		}
@@ -391,7 +410,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 		if s.hashRows {
 			rh, flags = hfilewriter.HashRow(vh.Row), viewHashed
 		}
-		dup := s.hasPrev && cellrec.Compare(&s.prev, s.prevQ, h, q) == 0
+		dup := s.hasPrev && cellrec.Compare(&s.prev, s.prevKQ, h, q) == 0
 		if dup {
 			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
 			s.o.recordDup(s.keyBuf, s.pseq, seq)
@@ -428,13 +447,23 @@ func (s *stream) runRows(fw *familyWriters) error {
 			shared = true
 		}
 		// The rest of the view: only each cell's family matters here, and the last cell's key.
-		rq := q
+		rq, more, rqDict := q, len(rest) > 0, false
 		for len(rest) > 0 {
+			// The usual cells (cellrec.Dict.NextUsual's) in a loop that calls nothing; it stops before
+			// any other cell, which the lines below take.
+			var usual bool
+			if rest, rq, w, shared, usual = s.usualCells(cells, rest, ranges, rq, w, shared, last); usual {
+				rqDict = true
+			}
+			if len(rest) == 0 {
+				break
+			}
 			off := len(cells) - len(rest)
 			var ok bool
 			if rq, _, rest, ok = s.d.NextUsual(rest); !ok {
 				rq, _, rest = s.d.Next(rest)
 			}
+			rqDict = ok
 			if w2 := int(rq[0]); w2 != w { // the family's rank (rowRecords.rd.Split)
 				if w2 < w {
 					return fmt.Errorf("row %s: a row record's cells out of family order", kv.ToStringBinary(vh.Row))
@@ -448,11 +477,11 @@ func (s *stream) runRows(fw *familyWriters) error {
 				s.sharePut(w)
 				shared = true
 			}
-			if len(rest) == 0 {
-				h, q, _ = s.cell(vh, rq)
-				if last {
-					pending = w
-				}
+		}
+		if more { // the view's last cell's key
+			h, q, _ = s.cell(vh, rq)
+			if last {
+				pending = w
 			}
 		}
 		for r := w + 1; r < len(ranges); r++ {
@@ -461,8 +490,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 		if err := fw.add(vh, cells, ranges, s.rowNo, flags, rh); err != nil {
 			return err
 		}
-		s.setPrev(h, q, seq)
-		s.pseq = seq
+		s.setPrevRow(h, q, seq, newRow, more && rqDict)
 	}
 	if err := s.it.Err(); err != nil {
 		return nil // reported by writeStream
@@ -471,6 +499,52 @@ func (s *stream) runRows(fw *familyWriters) error {
 		s.share.Finish()
 	}
 	return nil
+}
+
+// usualCells is runRows' walk of a view's cells (cells) from rest on while they are of the usual form
+// (cellrec.Dict.NextUsual), in a loop that calls nothing: for each it sets the ranges of the families
+// up to the cell's, from family w on (ranges), and notes a family that gets a written cell in the
+// shared bloom (sharePut; shared: family w has, last: policy last, whose view's last cell is pending).
+// It returns the rest from the first cell of another form (or one out of family order, or past the
+// cells: runRows reports or fails on it), the last cell's qualifier (rq if none; with its rank byte),
+// the family and shared of the last cell, and whether it took a cell (the qualifier is then a
+// dictionary's).
+func (s *stream) usualCells(cells, rest []byte, ranges []uint32, rq []byte, w int, shared, last bool) ([]byte, []byte, int, bool, bool) {
+	qs := s.d.UsualQualifiers()
+	var got []int64
+	if s.share != nil {
+		got = s.shareGot
+	}
+	gotRow := s.shareRows - 1
+	// Indexes into cells, not slices, and the last cell's code: fewer values across the loop.
+	at, rc := len(cells)-len(rest), -1
+	for at+1 < len(cells) {
+		b0, b1 := cells[at], cells[at+1]
+		c, end := int(b0>>1), at+2+int(b1)
+		if b0&0x81 != 1 || b1 >= 0x80 || c >= len(qs) || end > len(cells) || len(qs[c]) == 0 {
+			break
+		}
+		if w2 := int(qs[c][0]); w2 != w { // the family's rank (rowRecords.rd.Split)
+			if w2 < w || w2 >= len(ranges) {
+				break
+			}
+			for r := w + 1; r <= w2; r++ {
+				ranges[r] = uint32(at)
+			}
+			w, shared = w2, false
+		}
+		at, rc = end, c
+		if !shared && (at != len(cells) || !last) {
+			if w < len(got) && got[w] != shareDropped {
+				got[w] = gotRow
+			}
+			shared = true
+		}
+	}
+	if rc >= 0 {
+		rq = qs[rc]
+	}
+	return cells[at:], rq, w, shared, rc >= 0
 }
 
 // shareDropped marks in stream.shareGot a family dropped from the shared bloom.
