@@ -34,10 +34,24 @@ type NewRowCell struct {
 
 // NewRowData is what the NewRowCells of an AppendNewRowCells call point into: the buffer of their rows
 // and values and the table of their qualifiers. Every cell's offsets must be within Buf and its Qual
-// within Quals.
+// within Quals. Quals must not change once a NewRowData is in use (the writer keeps the length of the
+// longest in it).
 type NewRowData struct {
 	Buf   []byte
 	Quals [][]byte
+	qmax  int // the length of the longest of Quals plus one, once maxQual has found it
+}
+
+// maxQual returns the length of the longest of d.Quals.
+func (d *NewRowData) maxQual() int {
+	if d.qmax == 0 {
+		m := 0
+		for _, q := range d.Quals {
+			m = max(m, len(q))
+		}
+		d.qmax = m + 1
+	}
+	return d.qmax - 1
 }
 
 func (d *NewRowData) row(c *NewRowCell) []byte {
@@ -195,20 +209,19 @@ func (w *Writer) appendNewRowRun(family []byte, d *NewRowData, cells []NewRowCel
 func (w *Writer) endNewRowRun(blk []byte, d *NewRowData, cells []NewRowCell, family []byte, kbase, extra, lastQ int) int {
 	n := len(cells)
 	added := len(blk) - len(w.blk)
-	keySum, maxCell := 0, 0
-	trMin, trMax, putMin := w.trMin, w.trMax, w.earliestPut
+	valueSum, maxRowValue := 0, 0
+	tsMin, tsMax := cells[0].TS, cells[0].TS
 	for i := range cells {
 		cl := &cells[i]
-		k := int(cl.RowLen) + len(d.Quals[cl.Qual])
-		keySum += k
-		maxCell = max(maxCell, k+int(cl.ValueLen))
-		trMin, trMax, putMin = min(trMin, cl.TS), max(trMax, cl.TS), min(putMin, cl.TS)
+		valueSum += int(cl.ValueLen)
+		maxRowValue = max(maxRowValue, int(cl.RowLen)+int(cl.ValueLen))
+		tsMin, tsMax = min(tsMin, cl.TS), max(tsMax, cl.TS)
 	}
-	keySum += n * kbase
-	valueSum := added - n*(8+extra) - keySum
+	keySum := added - n*(8+extra) - valueSum // each cell is 8 + key + value + extra bytes
 	// The biggest cell (the first of the largest, beyond the file's biggest so far), as writeCellFast
-	// keeps it: a cell's size there is 12 + klen + value.
-	if int64(12+kbase+maxCell) > w.lenBiggest {
+	// keeps it: a cell's size there is 12 + klen + value. The run's are looked at one by one only when
+	// its longest row and value with the longest qualifier could pass the biggest so far.
+	if int64(12+kbase+maxRowValue+d.maxQual()) > w.lenBiggest {
 		for i := range cells {
 			cl := &cells[i]
 			q := d.Quals[cl.Qual]
@@ -229,7 +242,7 @@ func (w *Writer) endNewRowRun(blk []byte, d *NewRowData, cells []NewRowCell, fam
 	w.totalKeyLen += int64(keySum)
 	w.totalValueLen += int64(valueSum)
 	w.entries += int64(n)
-	w.trMin, w.trMax = trMin, trMax
-	w.earliestPut = putMin
+	w.trMin, w.trMax = min(w.trMin, tsMin), max(w.trMax, tsMax)
+	w.earliestPut = min(w.earliestPut, tsMin) // (every cell is a put)
 	return n
 }
