@@ -39,18 +39,17 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 	if w.bloom != nil { // ROW (newRowFastOK excludes ROWCOL): the row, as addToBlooms adds it
 		w.bloom.add(row, row)
 	}
-	switch n := len(row); {
-	case n >= 32 && cap(w.lastRow) >= n: // 32 to 61 bytes: two overlapping 32-byte moves
-		// Through locals: moves between two slices that may overlap would call memmove.
-		a, b := [32]byte(row), [32]byte(row[n-32:])
+	if n := len(row); n >= 16 && cap(w.lastRow) >= n {
 		w.lastRow = w.lastRow[:n]
-		*(*[32]byte)(w.lastRow) = a
-		*(*[32]byte)(w.lastRow[n-32:]) = b
-	case n >= 16 && cap(w.lastRow) >= n: // 16 to 31 bytes: two overlapping 16-byte moves
-		w.lastRow = w.lastRow[:n]
-		*(*[16]byte)(w.lastRow) = [16]byte(row)
-		*(*[16]byte)(w.lastRow[n-16:]) = [16]byte(row[n-16:])
-	default:
+		if n < 32 { // 16 to 31 bytes: two overlapping 16-byte moves
+			*(*[16]byte)(w.lastRow) = [16]byte(row)
+			*(*[16]byte)(w.lastRow[n-16:]) = [16]byte(row[n-16:])
+		} else { // 32 to 61 bytes: two overlapping 32-byte moves, through locals (not memmove)
+			a, b := [32]byte(row), [32]byte(row[n-32:])
+			*(*[32]byte)(w.lastRow) = a
+			*(*[32]byte)(w.lastRow[n-32:]) = b
+		}
+	} else {
 		w.lastRow = append(w.lastRow[:0], row...)
 	}
 	w.lastTs, w.lastType = ts, kv.TypePut
@@ -136,10 +135,8 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 	// is a cell whose qualifier and value lengths sum to more than big.
 	big := max(w.lenBiggest-int64(12+kbase), -1)
 	var end, lastCode, lastSize int
-	if head > 32 { // the key's head as one 64-byte array
-		var l longHead
-		l.set(row, family)
-		n, used, end, lastCode, lastSize = r.codedCellsLong(&l, blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
+	if head > 32 { // the key's head as one 64-byte array, which codedCellsLong makes
+		n, used, end, lastCode, lastSize = r.codedCellsLong(row, family, blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
 	} else { // the key's head as one 32-byte array
 		hd := &r.hd
 		hd[0], hd[1] = byte(len(row)>>8), byte(len(row))

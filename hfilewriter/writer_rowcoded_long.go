@@ -34,12 +34,15 @@ func (l *longHead) set(row, family []byte) {
 	}
 }
 
-// codedCellsLong is codedCells for a key head of 33 to 64 bytes (l): the head is stored as one 64-byte
-// array, and the qualifier and what follows it start up to 32 bytes later in the cell's window. It is a
-// copy of codedCells' loop rather than the same loop: the longer store and the wider offsets cost
-// customer-order's heads of up to 32 bytes about 1% of their instructions there.
-func (r *rowRun) codedCellsLong(l *longHead, blk []byte, end int, tab *[64]codedQual, coded []byte, big int) (n, used, newEnd, lastCode, lastSize int) {
-	h, ts := *l, r.tt // copies: a store from a local array is moves, not a call to memmove
+// codedCellsLong is codedCells for a key head of 33 to 64 bytes (row and family's): the head is stored
+// as one 64-byte array (longHead, made here rather than by the caller, whose frame customer-order's
+// shorter heads share), and the qualifier and what follows it start up to 32 bytes later in the cell's
+// window. It is a copy of codedCells' loop rather than the same loop: the longer store and the wider
+// offsets cost customer-order's heads of up to 32 bytes about 1% of their instructions there.
+func (r *rowRun) codedCellsLong(row, family []byte, blk []byte, end int, tab *[64]codedQual, coded []byte, big int) (n, used, newEnd, lastCode, lastSize int) {
+	var h longHead
+	h.set(row, family)
+	ts := r.tt // a copy: a store from a local array is moves, not a call to memmove
 	fixed, kbase, limit := r.fixed, r.kbase, r.limit
 	// (at most 72, which min tells the compiler: the stores below are then within the window without
 	// checks)
