@@ -144,3 +144,38 @@ func (e *encodeFastDiff) encodeCell(dst, row, family, qualifier []byte, ts int64
 	e.ts, e.typ, e.klen = tsb, byte(typ), klen
 	return dst
 }
+
+// encodeSameRow appends a cell with the previous cell's row, family, timestamp and type (encodeCell's
+// bytes for it) to a block that holds cells already (e.has): head is the key's row and family part
+// (2 + row length + 1 + family length), klen the key's length, prevQual the previous cell's qualifier.
+// Such a cell shares the whole timestamp but its last byte (FAST_DIFF stores at least one) and the type.
+func (e *encodeFastDiff) encodeSameRow(dst []byte, head, klen int, qualifier, value, prevQual []byte) []byte {
+	q := kv.CommonPrefix(qualifier, prevQual)
+	flag := fastDiffSameType | 7
+	if klen == e.klen {
+		flag |= fastDiffSameKeyLength
+	}
+	sameValue := false
+	if len(value) == e.valLen {
+		flag |= fastDiffSameValueLength
+		if sameValue = bytes.Equal(value, dst[e.valOff:e.valOff+e.valLen]); sameValue {
+			flag |= fastDiffSameValue
+		}
+	}
+	dst = append(dst, byte(flag))
+	if flag&fastDiffSameKeyLength == 0 {
+		dst = encodeCInt(dst, klen)
+	}
+	if flag&fastDiffSameValueLength == 0 {
+		dst = encodeCInt(dst, len(value))
+	}
+	dst = encodeCInt(dst, head+q)
+	dst = append(dst, qualifier[q:]...)
+	dst = append(dst, e.ts[7])
+	if !sameValue {
+		e.valOff, e.valLen = len(dst), len(value)
+		dst = append(dst, value...)
+	}
+	e.klen = klen
+	return dst
+}

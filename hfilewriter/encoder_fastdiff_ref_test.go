@@ -141,16 +141,19 @@ func randomFastDiffCells(rng *rand.Rand, n int) []fastDiffCell {
 
 // TestFastDiffPartsEncoderMatchesFlatKeyEncoder: the parts encoder the writer uses gives exactly the
 // bytes of the flat-key encoder (checked against HBase by the golden files) on random sequences, both
-// through encodeCell and through encode.
+// through encodeCell and through encode, and through encodeSameRow for each cell that shares the previous
+// cell's row, family, timestamp and type (the Writer's same-row path) and encodeCell for the others.
 func TestFastDiffPartsEncoderMatchesFlatKeyEncoder(t *testing.T) {
+	sameRows := 0
 	for seed := uint64(0); seed < 200; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		cells := randomFastDiffCells(rng, 1+rng.IntN(300))
 		var ref refEncodeFastDiff
-		var parts, flat encodeFastDiff
+		var parts, flat, same encodeFastDiff
 		want := encodeStart(nil, EncodingFastDiff)
 		got := parts.start(nil)
 		gotFlat := flat.start(nil)
+		gotSame := same.start(nil)
 		ref.prev.reset()
 		var prevRow, prevQual []byte // as the Writer keeps them for the parts encoder
 		for i, c := range cells {
@@ -158,13 +161,22 @@ func TestFastDiffPartsEncoderMatchesFlatKeyEncoder(t *testing.T) {
 			n := len(want)
 			want = ref.encode(want, key, c.value)
 			got = parts.encodeCell(got, c.row, c.fam, c.qual, c.ts, c.typ, c.value, prevRow, prevQual)
+			if p := cells[max(i-1, 0)]; i > 0 && bytes.Equal(c.row, p.row) && c.ts == p.ts && c.typ == p.typ {
+				gotSame = same.encodeSameRow(gotSame, 2+len(c.row)+1+len(c.fam), len(key), c.qual, c.value, prevQual)
+				sameRows++
+			} else {
+				gotSame = same.encodeCell(gotSame, c.row, c.fam, c.qual, c.ts, c.typ, c.value, prevRow, prevQual)
+			}
 			prevRow, prevQual = c.row, c.qual
 			gotFlat = flat.encode(gotFlat, key, c.value)
-			if !bytes.Equal(got, want) || !bytes.Equal(gotFlat, want) {
-				t.Fatalf("seed %d cell %d (%s): encoded\n parts %x\n flat  %x\nwant   %x", seed, i, Key(key),
-					got[min(n, len(got)):], gotFlat[min(n, len(gotFlat)):], want[n:])
+			if !bytes.Equal(got, want) || !bytes.Equal(gotFlat, want) || !bytes.Equal(gotSame, want) {
+				t.Fatalf("seed %d cell %d (%s): encoded\n parts %x\n flat  %x\n same  %x\nwant   %x", seed, i, Key(key),
+					got[min(n, len(got)):], gotFlat[min(n, len(gotFlat)):], gotSame[min(n, len(gotSame)):], want[n:])
 			}
 		}
+	}
+	if sameRows < 5000 {
+		t.Fatalf("only %d cells took encodeSameRow: the test should have more", sameRows)
 	}
 }
 

@@ -51,6 +51,7 @@ type Writer struct {
 	tags, mvcc bool
 	enc        writeBlockEncoder // nil for EncodingNone
 	cenc       cellEncoder       // enc, when it encodes from the key's parts
+	fd         *encodeFastDiff   // enc, when it is FAST_DIFF (the same-row path, writer_samerow_fastdiff.go)
 	dataType   BlockType
 
 	// Current data block: BlockHeaderSize bytes of room + payload.
@@ -105,6 +106,7 @@ type Writer struct {
 	hasRowHash bool
 
 	sameRowFast bool // the next same-row cell may take appendSameRowFast (writer_samerow.go)
+	sameRowFD   bool // the next same-row cell may take appendSameRowFastDiff (writer_samerow_fastdiff.go)
 
 	est sizeEstimate // EstimatedSize's parts that change only with the blocks written (size_estimate.go)
 
@@ -204,6 +206,7 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 			}
 		}
 		wr.cenc, _ = wr.enc.(cellEncoder)
+		wr.fd, _ = wr.enc.(*encodeFastDiff)
 		wr.dataType = BlockEncodedData
 	}
 	// The bloom writers: the previous file's, emptied, when their kind is the same (their chunks, chunk
@@ -246,6 +249,10 @@ func (w *Writer) AppendParts(row, family, qualifier []byte, ts int64, typ Type, 
 // and value (what a mapped input row becomes): the writer's own copies of the row and family are
 // recognised as the previous cell's without comparing bytes, and FAST_DIFF sees the same row at once.
 func (w *Writer) AppendSameRow(qualifier, value []byte) error {
+	if w.sameRowFD && w.sameRowFastDiffOK(qualifier, value) {
+		w.appendSameRowFastDiff(qualifier, value)
+		return nil
+	}
 	if w.sameRowFastOK(qualifier, value, nil) {
 		return w.appendSameRowFast(qualifier, value)
 	}
@@ -603,7 +610,7 @@ func (w *Writer) addToBlooms(row, family, qualifier []byte, typ Type, newRow, ne
 }
 
 func (w *Writer) fail(err error) error {
-	w.sameRowFast = false
+	w.sameRowFast, w.sameRowFD = false, false
 	w.err = fmt.Errorf("hfilewriter: %w", err)
 	return w.err
 }
@@ -734,7 +741,7 @@ func (w *Writer) Close() error {
 		return ErrWriterClosed
 	}
 	w.done = true
-	w.sameRowFast = false
+	w.sameRowFast, w.sameRowFD = false, false
 	if w.err != nil {
 		return w.err
 	}

@@ -14,14 +14,15 @@ import (
 // of appendCell's checks but the qualifier's order, adds nothing to a ROW bloom, and changes none of the
 // statistics a row's first cell set (time range, earliest put, sequence ids, tags), so it is written
 // here in a few steps. Everything else (a first cell, tags, an equal or smaller qualifier, a ROWCOL
-// bloom, delete-family cells, encoded blocks, a closed or failed writer) takes appendCell; the bytes,
+// bloom, delete-family cells, encoded blocks (FAST_DIFF's have a path of their own: appendSameRowFastDiff), a closed or failed writer) takes appendCell; the bytes,
 // Stats and EstimatedSize are the same either way (TestWriterAppendPartsMatchesAppend).
 
 // sameRowFast reports whether the next same-row cell may take appendSameRowFast as far as the writer's
 // state goes: set by appendCell after a cell it wrote, cleared on Close and on failure.
 func (w *Writer) setSameRowFast(typ Type) {
-	w.sameRowFast = w.enc == nil && w.opts.Bloom != BloomRowCol &&
-		typ != kv.TypeDeleteFamily && typ != kv.TypeDeleteFamilyVersion
+	ok := w.opts.Bloom != BloomRowCol && typ != kv.TypeDeleteFamily && typ != kv.TypeDeleteFamilyVersion
+	w.sameRowFast = ok && w.enc == nil
+	w.sameRowFD = ok && w.fd != nil
 }
 
 // appendSameRowFast appends a cell with the last cell's row, family, timestamp and type, qualifier and
