@@ -158,6 +158,10 @@ func (w *Writer) AppendSameRowCells(cells []SameRowCell) (int, error) {
 			if i += w.appendSameRowRun(cells[i:]); i == len(cells) {
 				break
 			}
+		} else if w.sameRowFD {
+			if i += w.appendSameRowRunFastDiff(cells[i:]); i == len(cells) {
+				break
+			}
 		}
 		// A block boundary, or a cell the run does not take: one cell the usual way.
 		c := &cells[i]

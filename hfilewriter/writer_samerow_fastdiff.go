@@ -2,6 +2,8 @@ package hfilewriter
 
 import (
 	"bytes"
+	"encoding/binary"
+	"slices"
 
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -50,4 +52,131 @@ func (w *Writer) appendSameRowFastDiff(qualifier, value []byte) {
 	w.lastQualOwn = append(w.lastQualOwn[:0], qualifier...)
 	w.lastQual = w.lastQualOwn
 	w.entries++
+}
+
+// appendSameRowRunFastDiff appends the first cells of cells that appendSameRowFastDiff would take while
+// the open block has room (it stops before a cell that crosses the block boundary or that
+// appendSameRowFastDiff would not take), in one pass, and returns how many. The caller has checked
+// w.sameRowFD. Within the run each cell's previous qualifier is the cell before it (the caller's), so the
+// writer's copy of the last qualifier is made once, after the run; the fields are moved as words
+// (short ones as words) into room grown once per cell; the block's, key and value totals are stored at the end.
+func (w *Writer) appendSameRowRunFastDiff(cells []SameRowCell) int {
+	if !w.blkOpen || !w.blkHasFirst {
+		return 0
+	}
+	e := w.fd
+	head := 2 + len(w.lastRow) + 1 + len(w.family)
+	keyFixed := kv.KeyInfrastructureSize - 3 + head
+	tsByte := e.ts[7]
+	suffix, suffixUnencoded := 0, 0 // tags length (vint 0; 2 bytes unencoded) and sequence id 0
+	if w.tags {
+		suffix++
+		suffixUnencoded += 2
+	}
+	if w.mvcc {
+		suffix++
+		suffixUnencoded++
+	}
+	bs := w.opts.BlockSize
+	blk, start := w.blk, len(w.blk)
+	blkUnencoded, encoded0 := w.blkUnencoded, w.blkEncoded-start
+	prevQ, klenPrev, valOff, valLen := w.lastQual, e.klen, e.valOff, e.valLen
+	valueSum := 0
+	n := 0
+	for ; n < len(cells); n++ {
+		if blkUnencoded >= bs || encoded0+len(blk) >= bs {
+			break
+		}
+		q, v := cells[n].Qualifier, cells[n].Value
+		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue || bytes.Compare(q, prevQ) <= 0 {
+			break
+		}
+		klen := keyFixed + len(q)
+		p := kv.CommonPrefix(q, prevQ)
+		flag := fastDiffSameType | 7
+		if klen == klenPrev {
+			flag |= fastDiffSameKeyLength
+		}
+		sameValue := false
+		if len(v) == valLen {
+			flag |= fastDiffSameValueLength
+			if sameValue = bytes.Equal(v, blk[valOff:valOff+valLen]); sameValue {
+				flag |= fastDiffSameValue
+			}
+		}
+		// flag, three cints of at most 5 bytes, the timestamp's last byte, the suffix, and 8 bytes past
+		// the cell for copyShort's word moves.
+		blk = slices.Grow(blk, 1+15+len(q)+1+len(v)+2+8)
+		o := len(blk)
+		b := blk[:cap(blk)]
+		b[o] = byte(flag)
+		o++
+		if flag&fastDiffSameKeyLength == 0 {
+			if klen < 0x80 {
+				b[o] = byte(klen)
+				o++
+			} else {
+				o += binary.PutUvarint(b[o:], uint64(uint32(klen)))
+			}
+		}
+		if flag&fastDiffSameValueLength == 0 {
+			if len(v) < 0x80 {
+				b[o] = byte(len(v))
+				o++
+			} else {
+				o += binary.PutUvarint(b[o:], uint64(uint32(len(v))))
+			}
+		}
+		if c := head + p; c < 0x80 {
+			b[o] = byte(c)
+			o++
+		} else {
+			o += binary.PutUvarint(b[o:], uint64(uint32(c)))
+		}
+		if qs := q[p:]; len(qs) <= 8 {
+			binary.LittleEndian.PutUint64(b[o:], loadShort(qs))
+			o += len(qs)
+		} else {
+			o += copy(b[o:], qs)
+		}
+		b[o] = tsByte
+		o++
+		if !sameValue {
+			valOff, valLen = o, len(v)
+			switch {
+			case len(v) <= 8:
+				binary.LittleEndian.PutUint64(b[o:], loadShort(v))
+			case len(v) <= 16:
+				x, y := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[len(v)-8:])
+				binary.LittleEndian.PutUint64(b[o:], x)
+				binary.LittleEndian.PutUint64(b[o+len(v)-8:], y)
+			default:
+				copy(b[o:], v)
+			}
+			o += len(v)
+		}
+		b[o], b[o+1] = 0, 0
+		blk = b[:o+suffix]
+		blkUnencoded += 8 + klen + len(v) + suffixUnencoded
+		valueSum += len(v)
+		if cellSize := int64(12 + klen + len(v)); w.lenBiggest < cellSize {
+			w.lenBiggest = cellSize
+			w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], w.lastRow, w.family, q, w.lastTs, w.lastType)
+		}
+		prevQ, klenPrev = q, klen
+	}
+	if n == 0 {
+		return 0
+	}
+	keySum := blkUnencoded - w.blkUnencoded - n*(8+suffixUnencoded) - valueSum // each cell: 8 + klen + value + suffix
+	w.blk = blk
+	w.blkUnencoded = blkUnencoded
+	w.blkEncoded = encoded0 + len(blk)
+	w.totalKeyLen += int64(keySum)
+	w.totalValueLen += int64(valueSum)
+	e.klen, e.valOff, e.valLen = klenPrev, valOff, valLen
+	w.lastQualOwn = append(w.lastQualOwn[:0], prevQ...)
+	w.lastQual = w.lastQualOwn
+	w.entries += int64(n)
+	return n
 }
