@@ -88,11 +88,13 @@ func (w *Writer) appendSameRowRunFastDiff(cells []SameRowCell) int {
 			break
 		}
 		q, v := cells[n].Qualifier, cells[n].Value
-		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue || bytes.Compare(q, prevQ) <= 0 {
+		// The order from the common prefix the encoding needs anyway: q sorts after prevQ when it goes on
+		// past it and is greater at the first byte that differs (or prevQ ends there).
+		p := kv.CommonPrefix(q, prevQ)
+		if uint64(len(q))+uint64(len(v)) > maxCellColumnAndValue || p == len(q) || (p < len(prevQ) && q[p] < prevQ[p]) {
 			break
 		}
 		klen := keyFixed + len(q)
-		p := kv.CommonPrefix(q, prevQ)
 		flag := fastDiffSameType | 7
 		if klen == klenPrev {
 			flag |= fastDiffSameKeyLength

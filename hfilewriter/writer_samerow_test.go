@@ -171,41 +171,45 @@ func TestWriterAppendSameRowCellsErrors(t *testing.T) {
 		{"duplicate of the row's first", []string{"a", "b"}, 0},
 		{"before the row's first", []string{"", "b"}, 0},
 		{"longer equal prefix", []string{"b", "bb", "ba"}, 2},
+		{"prefix of the previous", []string{"b", "bb", "b"}, 2},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			o := DefaultWriterOptions()
-			var one, many bytes.Buffer
-			w1, _ := NewWriter(&one, o)
-			w2, _ := NewWriter(&many, o)
-			row := []byte("row-with-a-head-of-twenty")
-			for _, w := range []*Writer{w1, w2} {
-				if err := w.AppendParts(row, []byte("f"), []byte("a"), 5, kv.TypePut, []byte("v"), nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var run []SameRowCell
-			var err1 error
-			for i, q := range tc.quals {
-				run = append(run, SameRowCell{Qualifier: []byte(q), Value: []byte("value")})
-				if err1 == nil {
-					if err1 = w1.AppendSameRow([]byte(q), []byte("value")); err1 != nil && i != tc.n {
-						t.Fatalf("AppendSameRow refused cell %d, want %d: %v", i, tc.n, err1)
+		for _, enc := range []DataBlockEncoding{EncodingNone, EncodingFastDiff} { // FAST_DIFF: appendSameRowRunFastDiff
+			t.Run(tc.name+"-"+enc.String(), func(t *testing.T) {
+				o := DefaultWriterOptions()
+				o.Encoding = enc
+				var one, many bytes.Buffer
+				w1, _ := NewWriter(&one, o)
+				w2, _ := NewWriter(&many, o)
+				row := []byte("row-with-a-head-of-twenty")
+				for _, w := range []*Writer{w1, w2} {
+					if err := w.AppendParts(row, []byte("f"), []byte("a"), 5, kv.TypePut, []byte("v"), nil); err != nil {
+						t.Fatal(err)
 					}
 				}
-			}
-			n, err2 := w2.AppendSameRowCells(run)
-			if n != tc.n || err2 == nil || err1 == nil || err2.Error() != err1.Error() {
-				t.Fatalf("AppendSameRowCells: %d, %v; want %d, %v", n, err2, tc.n, err1)
-			}
-			for _, w := range []*Writer{w1, w2} {
-				if err := w.AppendSameRow([]byte("z"), []byte("last")); err != nil {
-					t.Fatal(err)
+				var run []SameRowCell
+				var err1 error
+				for i, q := range tc.quals {
+					run = append(run, SameRowCell{Qualifier: []byte(q), Value: []byte("value")})
+					if err1 == nil {
+						if err1 = w1.AppendSameRow([]byte(q), []byte("value")); err1 != nil && i != tc.n {
+							t.Fatalf("AppendSameRow refused cell %d, want %d: %v", i, tc.n, err1)
+						}
+					}
 				}
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
+				n, err2 := w2.AppendSameRowCells(run)
+				if n != tc.n || err2 == nil || err1 == nil || err2.Error() != err1.Error() {
+					t.Fatalf("AppendSameRowCells: %d, %v; want %d, %v", n, err2, tc.n, err1)
 				}
-			}
-			compareBytes(t, tc.name, many.Bytes(), one.Bytes())
-		})
+				for _, w := range []*Writer{w1, w2} {
+					if err := w.AppendSameRow([]byte("z"), []byte("last")); err != nil {
+						t.Fatal(err)
+					}
+					if err := w.Close(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				compareBytes(t, tc.name, many.Bytes(), one.Bytes())
+			})
+		}
 	}
 }
