@@ -111,6 +111,27 @@ func TestWriterAppendRowMatchesAppend(t *testing.T) {
 	})
 }
 
+// shortRowCells returns the cells of TestWriterAppendRowShortCells: 2,000 rows of 13 to 16 bytes (key
+// heads of 17 to 20 bytes with family "f"), each with 1 to 6 ascending qualifiers of up to 9 bytes, values
+// of 0 to 33 bytes and a random timestamp per row.
+func shortRowCells(rng *rand.Rand) []Cell {
+	var cells []Cell
+	for r := 0; r < 2000; r++ {
+		row := []byte{byte('a' + r/256), byte(r), 'r', 'o', 'w', '-', 'k', 'e', 'y', '-', 'x', '-', '0', '1', '2', '3'}
+		row = row[:13+rng.IntN(4)]
+		q, ts := []byte{}, rng.Int64N(1<<40)
+		for k := rng.IntN(6); k >= 0; k-- {
+			q = append(bytes.Clone(q), bytes.Repeat([]byte{byte('a' + rng.IntN(3))}, 1+rng.IntN(3))...)
+			if len(q) > 9 {
+				break
+			}
+			cells = append(cells, Cell{Row: row, Family: []byte("f"), Qualifier: q, Timestamp: ts,
+				Type: kv.TypePut, Value: bytes.Repeat([]byte{byte(r)}, rng.IntN(34))})
+		}
+	}
+	return cells
+}
+
 // TestWriterAppendRowShortCells: rows of puts with qualifiers of 0 to 9 bytes and values of 0 to 33 (the
 // lengths around what the run moves as words) and timestamps at random (the time range comes from rows
 // AppendRow takes in one pass), in blocks of 128 bytes and 4 KiB, written with AppendRow, are the same
@@ -120,20 +141,7 @@ func TestWriterAppendRowShortCells(t *testing.T) {
 		o.BlockSize = 128 << (5 * i)
 		o.BulkLoad = &BulkLoadInfo{Time: 1} // the file info then holds the time range and the earliest put
 		rng := rand.New(rand.NewPCG(5, 5))
-		var cells []Cell
-		for r := 0; r < 2000; r++ {
-			row := []byte{byte('a' + r/256), byte(r), 'r', 'o', 'w', '-', 'k', 'e', 'y', '-', 'x', '-', '0', '1', '2', '3'}
-			row = row[:13+rng.IntN(4)] // key heads of 17 to 20 bytes with family "f"
-			q, ts := []byte{}, rng.Int64N(1<<40)
-			for k := rng.IntN(6); k >= 0; k-- {
-				q = append(bytes.Clone(q), bytes.Repeat([]byte{byte('a' + rng.IntN(3))}, 1+rng.IntN(3))...)
-				if len(q) > 9 {
-					break
-				}
-				cells = append(cells, Cell{Row: row, Family: []byte("f"), Qualifier: q, Timestamp: ts,
-					Type: kv.TypePut, Value: bytes.Repeat([]byte{byte(r)}, rng.IntN(34))})
-			}
-		}
+		cells := shortRowCells(rng)
 		want := partsTestWrite(t, o, cells, partsAPIAppend)
 		got := rowRunWrite(t, o, cells, rand.New(rand.NewPCG(1, 2)))
 		compareBytes(t, "short cells", got.file, want.file)

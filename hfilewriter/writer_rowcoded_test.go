@@ -155,20 +155,7 @@ func TestWriterAppendRowCodedShortCells(t *testing.T) {
 		o.BlockSize = 128 << (5 * i)
 		o.BulkLoad = &BulkLoadInfo{Time: 1}
 		rng := rand.New(rand.NewPCG(5, 6))
-		var cells []Cell
-		for r := 0; r < 2000; r++ {
-			row := []byte{byte('a' + r/256), byte(r), 'r', 'o', 'w', '-', 'k', 'e', 'y', '-', 'x', '-', '0', '1', '2', '3'}
-			row = row[:13+rng.IntN(4)]
-			q, ts := []byte{}, rng.Int64N(1<<40)
-			for k := rng.IntN(6); k >= 0; k-- {
-				q = append(bytes.Clone(q), bytes.Repeat([]byte{byte('a' + rng.IntN(3))}, 1+rng.IntN(3))...)
-				if len(q) > 9 {
-					break
-				}
-				cells = append(cells, Cell{Row: row, Family: []byte("f"), Qualifier: q, Timestamp: ts,
-					Type: kv.TypePut, Value: bytes.Repeat([]byte{byte(r)}, rng.IntN(34))})
-			}
-		}
+		cells := shortRowCells(rng)
 		want := partsTestWrite(t, o, cells, partsAPIAppend)
 		file, st, coded := rowCodedWrite(t, o, cells, newCodedDict(cells, rng), 2, rng)
 		compareBytes(t, "short cells", file, want.file)

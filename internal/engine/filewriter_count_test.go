@@ -12,6 +12,29 @@ import (
 	"github.com/hfload/hfload/sorter"
 )
 
+// newCountFileWriter returns an output writer for the columns' mapping (512-byte blocks, a memory sink, a
+// sorter pool closed with the test) and a file writer of region 0 on it.
+func newCountFileWriter(t *testing.T, columns string) (*outputWriter, *fileWriter) {
+	t.Helper()
+	cfg, err := pipeline.ParseColumns(columns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := pipeline.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: 16 << 20, TempDir: t.TempDir(), Dict: m.Dict()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	spec := &Spec{Table: "t", Mapping: m, Memory: 64 << 20, TempDir: t.TempDir(),
+		Family: func(string) hfilewriter.WriterOptions { return hfilewriter.WriterOptions{BlockSize: 512} }}
+	o := newOutputWriter(spec, &memSink{}, m.Families(), 0, pool)
+	return o, o.newFileWriter(context.Background(), 0, 0, nil, nil)
+}
+
 // TestFileWriterCountsKeyValueBytes: appendRow and appendSameRowCells count each cell's KeyValue size
 // as the record stands for it (Dict.KeyValueSize: with a tags length when the records carry tags), from
 // the writer's totals, for rows that take the writer's one-pass run and rows that do not (long values,
@@ -19,24 +42,7 @@ import (
 func TestFileWriterCountsKeyValueBytes(t *testing.T) {
 	for _, columns := range []string{"HBASE_ROW_KEY,f:a,f:b,f:c", "HBASE_ROW_KEY,f:a,f:b,f:c,HBASE_CELL_TTL"} {
 		t.Run(columns, func(t *testing.T) {
-			cfg, err := pipeline.ParseColumns(columns)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := pipeline.Compile(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pool, err := sorter.NewPool(sorter.PoolOptions{Memory: 16 << 20, TempDir: t.TempDir(), Dict: m.Dict()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pool.Close()
-			spec := &Spec{Table: "t", Mapping: m, Memory: 64 << 20, TempDir: t.TempDir(),
-				Family: func(string) hfilewriter.WriterOptions { return hfilewriter.WriterOptions{BlockSize: 512} }}
-			var sink memSink
-			o := newOutputWriter(spec, &sink, m.Families(), 0, pool)
-			fw := o.newFileWriter(context.Background(), 0, 0, nil, nil)
+			o, fw := newCountFileWriter(t, columns)
 			d := o.dict
 			var cells, bytes int64
 			for r := 0; r < 300; r++ {
@@ -84,24 +90,8 @@ func TestFileWriterCountsKeyValueBytes(t *testing.T) {
 // most rows, and the cells it does not take go on through appendRow or appendSameRowCells. The file
 // has every cell, in order.
 func TestFileWriterAppendRowCoded(t *testing.T) {
-	cfg, err := pipeline.ParseColumns("HBASE_ROW_KEY,f:a,f:b,f:c,f:d")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := pipeline.Compile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: 16 << 20, TempDir: t.TempDir(), Dict: m.Dict()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	spec := &Spec{Table: "t", Mapping: m, Memory: 64 << 20, TempDir: t.TempDir(),
-		Family: func(string) hfilewriter.WriterOptions { return hfilewriter.WriterOptions{BlockSize: 512} }}
-	var sink memSink
-	o := newOutputWriter(spec, &sink, m.Families(), 0, pool)
-	fw := o.newFileWriter(context.Background(), 0, 0, nil, nil)
+	o, fw := newCountFileWriter(t, "HBASE_ROW_KEY,f:a,f:b,f:c,f:d")
+	var err error
 	d := o.dict
 	quals := d.UsualQualifiers()
 	if d.Len() != 4 || len(quals) != 4 {
