@@ -32,7 +32,7 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 	if w.coded.first != &quals[0] || w.coded.n != len(quals) || !w.coded.ok {
 		tab = w.coded.table(quals)
 	}
-	if n, used = w.appendRowRunCoded(row, w.family, ts, kv.TypePut, tab, quals, coded); n == 0 {
+	if n, used = w.appendRowRunCoded(row, w.family, ts, kv.TypePut, tab, &w.coded.hi, coded); n == 0 {
 		return 0, 0
 	}
 	// What AppendRow records for the row after its run.
@@ -49,6 +49,9 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 			*(*[32]byte)(w.lastRow) = a
 			*(*[32]byte)(w.lastRow[n-32:]) = b
 		}
+	} else if cap(w.lastRow) >= n {
+		w.lastRow = w.lastRow[:n]
+		copyShort(w.lastRow, row) // up to 15 bytes: a few word moves
 	} else {
 		w.lastRow = append(w.lastRow[:0], row...)
 	}
@@ -61,24 +64,37 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 }
 
 // RowCodedFits reports whether AppendRowCoded can take a row of rowLen bytes in a family of famLen
-// bytes: its run stores the key's head (row length, row, family length, family) of 16 to 64 bytes as
-// one window of 32 bytes (heads of up to 32 bytes, codedCells) or of 64 (longer heads,
-// codedCellsLong). A caller may skip preparing a row for it when it cannot (AppendRow takes such rows).
+// bytes: its run stores the key's head (row length, row, family length, family) of up to 64 bytes as
+// one window of 16 bytes (heads of up to 15 bytes, codedCellsShort), 32 (up to 32 bytes, codedCells)
+// or 64 (longer heads, codedCellsLong). A caller may skip preparing a row for it when it cannot
+// (AppendRow takes such rows).
 func RowCodedFits(rowLen, famLen int) bool {
-	head := 2 + rowLen + 1 + famLen
-	return head >= 16 && head <= maxCodedHead
+	return 2+rowLen+1+famLen <= maxCodedHead
+}
+
+// RowCodedOK reports whether AppendRowCoded may take a row of rowLen bytes in a family of famLen
+// bytes as the writer stands (RowCodedFits, unencoded blocks, no ROWCOL bloom, not closed or failed):
+// when it may not, a caller skips preparing the row for it (AppendRowCoded would take none of its
+// cells).
+func (w *Writer) RowCodedOK(rowLen, famLen int) bool {
+	return w.sameRowFast && RowCodedFits(rowLen, famLen)
 }
 
 // codedQuals is AppendRowCoded's table of the qualifiers it was last given, by code>>1 (a code below
-// 0x80 has 64 values): for each, its bytes as a little-endian word (loadShort) and its length, 9 for
-// one longer than 8 bytes or past the last (the run takes no such qualifier). ok is false when they
-// are not in order.
+// 0x80 has 64 values): for each, its first 8 bytes as a little-endian word (loadShort) and its length,
+// noCodedQual for one longer than 16 bytes or past the last (the run takes no such qualifier), and in
+// hi its bytes 8 to 16, zero padded (codedCellsShort's; codedCells and codedCellsLong take qualifiers
+// of up to 8 bytes). ok is false when they are not in order.
 type codedQuals struct {
 	first *[]byte // &quals[0] of the qualifiers the table is of
 	n     int
 	ok    bool
 	tab   [64]codedQual
+	hi    [64]uint64
 }
+
+// noCodedQual is codedQual.len for a code the run takes no cell of.
+const noCodedQual = maxShortQual + 1
 
 type codedQual struct {
 	word uint64
@@ -91,10 +107,15 @@ func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
 	if c.first != &quals[0] || c.n != len(quals) {
 		c.first, c.n, c.ok = &quals[0], len(quals), true
 		for i := range c.tab {
-			e := codedQual{len: 9}
-			if i < len(quals) && len(quals[i]) <= 8 {
-				e = codedQual{word: loadShort(quals[i]), len: len(quals[i])}
+			e, hi := codedQual{len: noCodedQual}, uint64(0)
+			if i < len(quals) && len(quals[i]) <= maxShortQual {
+				q := quals[i]
+				e = codedQual{word: loadShort(q[:min(len(q), 8)]), len: len(q)}
+				if len(q) > 8 {
+					hi = loadShort(q[8:])
+				}
 			}
+			c.hi[i] = hi
 			if i > 0 && i < len(quals) && bytes.Compare(quals[i-1], quals[i]) >= 0 {
 				c.ok = false
 			}
@@ -109,8 +130,8 @@ func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
 
 // appendRowRunCoded is appendRowRun (check 1: the caller has checked the first cell) for coded cells
 // (AppendRowCoded; tab: their qualifiers' table, nil when they are not in order). It takes none when
-// the key's head is outside the 16 to 64 bytes of the run's arrays (RowCodedFits).
-func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *[64]codedQual, quals [][]byte, coded []byte) (n, used int) {
+// the key's head is longer than the 64 bytes of the run's arrays (RowCodedFits).
+func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *[64]codedQual, hi *[64]uint64, coded []byte) (n, used int) {
 	head := 2 + len(row) + 1 + len(family)
 	if !w.blkOpen || !w.blkHasFirst || !RowCodedFits(len(row), len(family)) || tab == nil {
 		return 0, 0
@@ -135,9 +156,13 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 	// is a cell whose qualifier and value lengths sum to more than big.
 	big := max(w.lenBiggest-int64(12+kbase), -1)
 	var end, lastCode, lastSize int
-	if head > 32 { // the key's head as one 64-byte array, which codedCellsLong makes
+	switch {
+	case head <= maxShortHead: // the key's head as one 16-byte array, which codedCellsShort makes
+		limit := min(r.limit, cap(blk)-runRoomShort+1)
+		n, used, end, lastCode, lastSize = r.codedCellsShort(row, family, blk[:cap(blk)], len(blk), limit, tab, hi, coded, int(min(big, maxShortQual+maxShortValue)))
+	case head > 32: // the key's head as one 64-byte array, which codedCellsLong makes
 		n, used, end, lastCode, lastSize = r.codedCellsLong(row, family, blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
-	} else { // the key's head as one 32-byte array
+	default: // the key's head as one 32-byte array
 		hd := &r.hd
 		hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
 		if n := len(row); n >= 16 { // 16 to 29 bytes: two overlapping 16-byte moves

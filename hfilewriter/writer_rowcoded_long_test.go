@@ -46,8 +46,8 @@ func longRowCells(rng *rand.Rand, n int, family []byte) []Cell {
 // TestWriterAppendRowCodedLongRows: rows of 1 to 140 bytes given to AppendRowCoded (then AppendRow or
 // AppendSameRowCells for the cells it does not take) are the file Append writes, with the same Stats,
 // for every format version, codec, encoding and bloom type, in families of 1, 2 and 5 bytes; and where
-// blocks are unencoded and there is no ROWCOL bloom, it takes cells of rows whose key heads are 16 to
-// 32 bytes and 33 to 64, and none of rows with heads outside 16 to 64.
+// blocks are unencoded and there is no ROWCOL bloom, it takes cells of rows whose key heads are up to
+// 15 bytes, 16 to 32 and 33 to 64, and none of rows with heads over 64.
 func TestWriterAppendRowCodedLongRows(t *testing.T) {
 	families := [][]byte{[]byte("f"), []byte("cf"), []byte("fam05")}
 	writerMatrix(func(i int, name string, o WriterOptions) {
@@ -70,7 +70,7 @@ func TestWriterAppendRowCodedLongRows(t *testing.T) {
 				return
 			}
 			// Which heads it takes: each row alone, after a first row, in a writer of its own.
-			var short, long int
+			var tiny, short, long int
 			for _, rowLen := range []int{1, 12, 13, 20, 29, 30, 31, 32, 40, 58, 59, 60, 61, 62, 100, 140} {
 				head := 3 + rowLen + len(fam)
 				w, err := NewWriter(&bytes.Buffer{}, o)
@@ -83,17 +83,19 @@ func TestWriterAppendRowCodedLongRows(t *testing.T) {
 				n, _ := w.AppendRowCoded(bytes.Repeat([]byte{'b'}, rowLen), fam, 5, kv.TypePut,
 					[][]byte{[]byte("a"), []byte("b")}, []byte{1, 1, 'x', 3, 2, 'y', 'z'})
 				switch {
+				case head < 16 && n == 2:
+					tiny++
 				case head >= 16 && head <= 32 && n == 2:
 					short++
 				case head > 32 && head <= 64 && n == 2:
 					long++
-				case (head < 16 || head > 64) && n == 0:
+				case head > 64 && n == 0:
 				default:
 					t.Fatalf("row of %d bytes (head %d): AppendRowCoded took %d cells", rowLen, head, n)
 				}
 			}
-			if short == 0 || long == 0 {
-				t.Fatalf("AppendRowCoded took rows with heads of 16 to 32 bytes %d times, 33 to 64 %d times", short, long)
+			if tiny == 0 || short == 0 || long == 0 {
+				t.Fatalf("AppendRowCoded took rows with heads of up to 15 bytes %d times, 16 to 32 %d times, 33 to 64 %d times", tiny, short, long)
 			}
 		})
 	})

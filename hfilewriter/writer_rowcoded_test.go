@@ -232,8 +232,8 @@ func TestWriterAppendRowCodedRefuses(t *testing.T) {
 	}
 }
 
-// RowCodedFits says which rows AppendRowCoded takes by their key head's length (16 to 64 bytes): for
-// row lengths around both ends, it takes a row's cells exactly when RowCodedFits says it can.
+// RowCodedFits says which rows AppendRowCoded takes by their key head's length (up to 64 bytes): for
+// row lengths from 1 to past the end, it takes a row's cells exactly when RowCodedFits says it can.
 func TestRowCodedFitsAgreesWithAppendRowCoded(t *testing.T) {
 	for _, fam := range [][]byte{[]byte("f"), []byte("fam")} {
 		for rowLen := 1; rowLen <= 70; rowLen++ {
@@ -252,9 +252,56 @@ func TestRowCodedFitsAgreesWithAppendRowCoded(t *testing.T) {
 			if fits != (n == 2) || !fits && n != 0 {
 				t.Fatalf("family %q, row of %d bytes: RowCodedFits %v, AppendRowCoded took %d cells", fam, rowLen, fits, n)
 			}
-			if head := 3 + rowLen + len(fam); fits != (head >= 16 && head <= 64) {
+			if head := 3 + rowLen + len(fam); fits != (head <= 64) {
 				t.Fatalf("family %q, row of %d bytes: RowCodedFits %v for a key head of %d bytes", fam, rowLen, fits, head)
 			}
+		}
+	}
+}
+
+// TestWriterRowCodedOK: RowCodedOK says whether AppendRowCoded takes a row as the writer stands: before
+// the file's first cell, with encoded blocks or a ROWCOL bloom it takes none, and RowCodedOK is false;
+// with unencoded blocks after a cell it takes the row, and RowCodedOK is true; after Close it is false.
+func TestWriterRowCodedOK(t *testing.T) {
+	quals := [][]byte{[]byte("a"), []byte("customer_id")}
+	coded := []byte{1, 1, 'x', 3, 2, 'y', 'z'}
+	for _, tc := range []struct {
+		name string
+		enc  DataBlockEncoding
+		typ  BloomType
+		want bool
+	}{
+		{"none", EncodingNone, BloomRow, true},
+		{"no bloom", EncodingNone, BloomNone, true},
+		{"rowcol", EncodingNone, BloomRowCol, false},
+		{"fast_diff", EncodingFastDiff, BloomRow, false},
+		{"prefix", EncodingPrefix, BloomNone, false},
+	} {
+		o := DefaultWriterOptions()
+		o.Encoding, o.Bloom = tc.enc, tc.typ
+		w, err := NewWriter(&bytes.Buffer{}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.RowCodedOK(7, 1) {
+			t.Fatalf("%s: RowCodedOK before the first cell", tc.name)
+		}
+		if err := w.Append(&Cell{Row: []byte("1000000"), Family: []byte("d"), Type: kv.TypePut, Value: make([]byte, 40)}); err != nil {
+			t.Fatal(err)
+		}
+		ok := w.RowCodedOK(7, 1)
+		n, _ := w.AppendRowCoded([]byte("1000001"), []byte("d"), 5, kv.TypePut, quals, coded)
+		if ok != tc.want || ok != (n == 2) || !ok && n != 0 {
+			t.Fatalf("%s: RowCodedOK %v, AppendRowCoded took %d cells", tc.name, ok, n)
+		}
+		if w.RowCodedOK(62, 1) {
+			t.Fatalf("%s: RowCodedOK for a 66-byte key head", tc.name)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if w.RowCodedOK(7, 1) {
+			t.Fatalf("%s: RowCodedOK after Close", tc.name)
 		}
 	}
 }

@@ -317,11 +317,11 @@ func (s *stream) writeView(fw *fileWriter, h *cellrec.Header, seq uint64, same [
 // first cell starts a row in an open file: it reports whether it wrote the view, and writes nothing
 // when it did not (the caller then takes writeView; startRow may have been called).
 func (s *stream) writeUsual(fw *fileWriter, h *cellrec.Header, seq uint64, quals [][]byte, cells []byte) (bool, error) {
-	if !hfilewriter.RowCodedFits(len(h.Row), len(h.Family)) {
-		return false, nil // a row key too short or too long for the writer's coded run: writeView
+	if fw.w == nil || !fw.w.RowCodedOK(len(h.Row), len(h.Family)) {
+		return false, nil // a row key too long, or a file the writer's coded run does not take: writeView
 	}
 	q, _, _, ok := s.d.NextUsual(cells)
-	if !ok || fw.w == nil || fw.w.IsLast(h.Row, h.Family, q, h.TS, h.Type) {
+	if !ok || fw.w.IsLast(h.Row, h.Family, q, h.TS, h.Type) {
 		return false, nil // a duplicate goes through writeView, which records it
 	}
 	if err := fw.startRow(h); err != nil {
