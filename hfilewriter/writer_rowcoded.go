@@ -14,7 +14,8 @@ import (
 //
 // It appends the first of the cells that AppendRow's one-pass run takes, in one pass, without first
 // decoding them into SameRowCells: the row a put that starts a new row, in an open unencoded block with
-// room, qualifiers of up to 8 bytes in order, values of up to 32. It returns how many cells it appended
+// room, qualifiers of up to 8 bytes in order, values of up to 32 (key heads of up to 15 bytes:
+// qualifiers of up to 16 bytes, values of up to 127, codedCellsShort). It returns how many cells it appended
 // and the bytes of coded they took: 0 and 0, with nothing written, when it takes none (the caller then
 // takes AppendRow); after the cells it took, the caller goes on with AppendSameRowCells. The bytes,
 // Stats and EstimatedSize are AppendRow's.
