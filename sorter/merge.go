@@ -13,18 +13,28 @@ import (
 // mostly of cached row prefixes), cell by cell only where views of one row and family interleave.
 type merger struct {
 	d       *cellrec.Dict
-	h       heap[source] // ordered by cur()
+	h       heap[input] // ordered by the inputs' current views
 	readers []*runReader
 	started bool
-	emitted int  // cells bytes of h[0].cur() handed out by the last next
+	emitted int  // cells bytes of h[0]'s view handed out by the last next
 	done    bool // ... and they were all of its view
 	out     view
 }
 
+// input is a source of a merger and its current view (cur() after its last next): the heap compares
+// views without calling the sources.
+type input struct {
+	v *view
+	s source
+}
+
 // newMergerOf returns a merger of no sources yet.
 func newMergerOf(d *cellrec.Dict) *merger {
-	return &merger{d: d, h: heap[source]{less: func(a, b source) bool { return cmpViews(a.cur(), b.cur()) < 0 }}}
+	return &merger{d: d, h: heap[input]{less: func(a, b input) bool { return cmpViews(a.v, b.v) < 0 }}}
 }
+
+// add adds a source (before the first next).
+func (m *merger) add(s source) { m.h.s = append(m.h.s, input{s: s}) }
 
 // newMerger opens the runs (their read buffers must already be reserved) plus an optional extra source.
 func newMerger(ctx context.Context, d *cellrec.Dict, runs []*runInfo, extra source) (*merger, error) {
@@ -36,10 +46,10 @@ func newMerger(ctx context.Context, d *cellrec.Dict, runs []*runInfo, extra sour
 			return nil, err
 		}
 		m.readers = append(m.readers, rr)
-		m.h.s = append(m.h.s, rr)
+		m.add(rr)
 	}
 	if extra != nil {
-		m.h.s = append(m.h.s, extra)
+		m.add(extra)
 	}
 	return m, nil
 }
@@ -48,13 +58,13 @@ func (m *merger) next() (bool, error) {
 	if !m.started {
 		m.started = true
 		live := m.h.s[:0]
-		for _, s := range m.h.s {
-			ok, err := s.next()
+		for _, in := range m.h.s {
+			ok, err := in.s.next()
 			if err != nil {
 				return false, err
 			}
 			if ok {
-				live = append(live, s)
+				live = append(live, input{v: in.s.cur(), s: in.s})
 			}
 		}
 		clear(m.h.s[len(live):])
@@ -62,15 +72,18 @@ func (m *merger) next() (bool, error) {
 		m.h.init()
 	} else if m.emitted > 0 {
 		if m.done {
-			ok, err := m.h.s[0].next()
+			top := &m.h.s[0]
+			ok, err := top.s.next()
 			if err != nil {
 				return false, err
 			}
-			if !ok {
+			if ok {
+				top.v = top.s.cur()
+			} else {
 				m.h.pop()
 			}
 		} else {
-			m.h.s[0].cur().drop(m.d, m.emitted)
+			m.h.s[0].v.drop(m.d, m.emitted)
 		}
 		m.emitted = 0
 		if len(m.h.s) > 1 {
@@ -80,10 +93,10 @@ func (m *merger) next() (bool, error) {
 	if len(m.h.s) == 0 {
 		return false, nil
 	}
-	top := m.h.s[0].cur()
+	top := m.h.s[0].v
 	var bound *view
 	if k := m.h.second(); k > 0 {
-		bound = m.h.s[k].cur()
+		bound = m.h.s[k].v
 	}
 	n := below(m.d, top, bound)
 	m.out = *top

@@ -44,7 +44,7 @@ func (p *Pool) MergeSorted(ctx context.Context, name string, opts SorterOptions,
 	}
 	m := newMergerOf(p.dict)
 	for i, src := range srcs {
-		m.h.s = append(m.h.s, &sortedSource{d: p.dict, src: src, s: s, n: i})
+		m.add(&sortedSource{d: p.dict, src: src, s: s, n: i})
 	}
 	it := &Iterator{s: s, ctx: ctx, reserved: reserved, m: m, src: m}
 	if opts.Combine != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"sort"
+
+	"github.com/hfload/hfload/internal/cellrec"
 )
 
 // Ranges gives access to the sorted records of a finished Sorter by row range, so that several
@@ -182,10 +184,10 @@ func (r *Ranges) Open(ctx context.Context, lo, hi []byte) (*Iterator, error) {
 			}
 			rr.keep = true
 			m.readers = append(m.readers, rr)
-			m.h.s = append(m.h.s, &rangeSource{src: rr, lo: lo, hi: hi})
+			m.add(newRangeSource(rr, lo, hi))
 		}
 		if mem != nil {
-			m.h.s = append(m.h.s, mem)
+			m.add(mem)
 		}
 		it.m, it.src = m, m
 	}
@@ -256,12 +258,20 @@ func (a *arena) rowSpan(lo, hi []byte) (first, end int) {
 	return first, end
 }
 
-// rangeSource limits a source to the views whose row is in [lo, hi).
+// rangeSource limits a source to the views whose row is in [lo, hi). It keeps the source's current
+// view (a merger asks for it at every comparison) and compares rows with hi on their row prefixes
+// first: only a row whose first eight bytes are hi's is compared in full.
 type rangeSource struct {
 	src     source
 	lo, hi  []byte
 	started bool
 	done    bool
+	v       *view
+	hiPre   uint64 // cellrec.Prefix(hi)
+}
+
+func newRangeSource(src source, lo, hi []byte) *rangeSource {
+	return &rangeSource{src: src, lo: lo, hi: hi, hiPre: cellrec.Prefix(hi)}
 }
 
 func (r *rangeSource) next() (bool, error) {
@@ -274,14 +284,16 @@ func (r *rangeSource) next() (bool, error) {
 			r.done = true
 			return false, err
 		}
-		row := r.src.cur().h.Row
+		v := r.src.cur()
+		r.v = v
 		if !r.started {
-			if r.lo != nil && bytes.Compare(row, r.lo) < 0 {
+			if r.lo != nil && bytes.Compare(v.h.Row, r.lo) < 0 {
 				continue
 			}
 			r.started = true
 		}
-		if r.hi != nil && bytes.Compare(row, r.hi) >= 0 {
+		// Zero-padded big-endian prefixes order as the rows do where they differ.
+		if r.hi != nil && v.prefix >= r.hiPre && (v.prefix > r.hiPre || bytes.Compare(v.h.Row, r.hi) >= 0) {
 			r.done = true
 			return false, nil
 		}
@@ -289,4 +301,4 @@ func (r *rangeSource) next() (bool, error) {
 	}
 }
 
-func (r *rangeSource) cur() *view { return r.src.cur() }
+func (r *rangeSource) cur() *view { return r.v }

@@ -98,7 +98,7 @@ func TestRangesInMemorySpanMatchesRangeSource(t *testing.T) {
 				if lo != nil {
 					first = sort.Search(len(a.idx), func(i int) bool { return bytes.Compare(a.row(&a.idx[i]), lo) >= 0 })
 				}
-				return drainViews(t, &rangeSource{src: newResolverOf(a, &idxOrder{i: first, n: len(a.idx)}), lo: lo, hi: hi})
+				return drainViews(t, newRangeSource(newResolverOf(a, &idxOrder{i: first, n: len(a.idx)}), lo, hi))
 			}
 			var all []spanView
 			for i := 0; i+1 < len(bounds); i++ {

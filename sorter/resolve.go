@@ -32,9 +32,9 @@ type resolver struct {
 	bnd     view
 	touched byte // sum of the bytes prefetch read (kept so that the reads are not optimized away)
 	sorted  bool // ord walks a fully sorted index: prefetch ahead
-	// light: the consumer reads only the header, cells and seq of a view (an Iterator's direct source,
-	// without Combine): the first cell and row prefix, which merging and folding compare on, are decoded
-	// only where the resolver itself needs them.
+	// light: the consumer reads only the header, cells, seq and row prefix of a view (an Iterator's
+	// direct source, or a run's writer, without Combine): the first cell, which merging and folding
+	// compare on, is decoded only where the resolver itself needs it (the row prefix is the entry's).
 	light bool
 	// stop: next hands on nothing of the records at index positions stop and after (Ranges.Open's
 	// in-memory ranges, cut at each Limit: limitRows); math.MaxInt otherwise.
@@ -115,7 +115,7 @@ func (r *resolver) alone() bool {
 		return false // maybe the same row: next compares the rows
 	}
 	h, cells, _ := cellrec.ParseHeader(r.a.record(e)) // validated when added
-	r.out.h, r.out.cells, r.out.seq = h, cells, e.seq
+	r.out.h, r.out.cells, r.out.seq, r.out.prefix = h, cells, e.seq, e.prefix
 	r.done, r.emitted = true, len(cells)
 	return true
 }
@@ -175,7 +175,7 @@ func (r *resolver) next() (bool, error) {
 		r.bnd.set(r.a.d, &bh, bc, r.a.idx[b.i].seq)
 		n = below(r.a.d, &r.out, &r.bnd)
 	} else if r.light {
-		r.out.h, r.out.cells, r.out.seq = h, cells, seq
+		r.out.h, r.out.cells, r.out.seq, r.out.prefix = h, cells, seq, r.a.idx[top.i].prefix
 	} else {
 		r.out.set(r.a.d, &h, cells, seq)
 	}

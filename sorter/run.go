@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/hfload/hfload/internal/cellrec"
@@ -104,6 +106,9 @@ type runWriter struct {
 	first []byte // row of the current chunk's first record
 	pre   []byte // entry prefix of an oversized record
 	prev  entryState
+	// stable: the views' rows and families stay where they are until the run is finished (a resolver
+	// over an arena, nothing folding), so prev keeps slices of them instead of copies.
+	stable bool
 }
 
 // entryState is what an entry is encoded against: the previous entry of its chunk (zero at the start
@@ -114,7 +119,8 @@ type entryState struct {
 	family []byte
 	ts     int64
 	typ    byte
-	hdr    bool // family, ts and typ are set
+	hdr    bool   // family, ts and typ are set
+	prefix uint64 // cellrec.Prefix(row) (a writer's)
 }
 
 func (p *Pool) createRun(sl *slot) (*runWriter, error) {
@@ -140,7 +146,7 @@ func entryBound(v *view) int {
 	return 5*binary.MaxVarintLen64 + len(v.h.Row) + len(v.h.Family) + 9 + len(v.cells)
 }
 
-// add appends a view as one entry (see appendEntryHead).
+// add appends a view as one entry (see appendEntryHead; putEntry writes the same bytes).
 func (w *runWriter) add(v *view) error {
 	need := entryBound(v)
 	if len(w.raw) > chunkHdrSz && len(w.raw)-chunkHdrSz+need > w.chunk {
@@ -151,7 +157,7 @@ func (w *runWriter) add(v *view) error {
 	w.info.records++
 	if len(w.raw) == chunkHdrSz {
 		w.first = append(w.first[:0], v.h.Row...)
-		w.prev.seq, w.prev.row, w.prev.hdr = 0, w.prev.row[:0], false
+		w.prev.seq, w.prev.row, w.prev.hdr, w.prev.prefix = 0, w.prev.row[:0], false, 0
 	}
 	if need > w.chunk {
 		// An oversized record: a raw chunk of its own, written from the view's cells (no copy of them).
@@ -161,13 +167,95 @@ func (w *runWriter) add(v *view) error {
 		putHeader(hdr[:], rawLen, rawLen, codecRaw, crc32.Update(crc32.Checksum(w.pre, castagnoli), castagnoli, v.cells))
 		return w.write(v.h.Row, hdr[:], w.pre, v.cells)
 	}
-	w.raw = append(appendEntryHead(w.raw, &w.prev, v), v.cells...)
-	w.prev.row = append(w.prev.row[:0], v.h.Row...)
-	if !w.prev.hdr || !bytes.Equal(w.prev.family, v.h.Family) {
-		w.prev.family = append(w.prev.family[:0], v.h.Family...)
+	n := len(w.raw)
+	if n+need > cap(w.raw) { // not with a slot's buffer (it holds a chunk); kept for safety
+		w.raw = slices.Grow(w.raw, need)
 	}
-	w.prev.seq, w.prev.ts, w.prev.typ, w.prev.hdr = v.seq, v.h.TS, byte(v.h.Type), true
+	newHdr := !w.prev.hdr || w.prev.ts != v.h.TS || w.prev.typ != byte(v.h.Type) || !sameBytes(w.prev.family, v.h.Family)
+	w.raw = w.raw[:n+putEntry(w.raw[n:n+need], &w.prev, v, newHdr)]
+	if w.stable {
+		w.prev.row = v.h.Row
+	} else {
+		w.prev.row = append(w.prev.row[:0], v.h.Row...)
+	}
+	if newHdr {
+		if w.stable {
+			w.prev.family = v.h.Family
+		} else {
+			w.prev.family = append(w.prev.family[:0], v.h.Family...)
+		}
+		w.prev.ts, w.prev.typ, w.prev.hdr = v.h.TS, byte(v.h.Type), true
+	}
+	w.prev.seq, w.prev.prefix = v.seq, v.prefix
 	return nil
+}
+
+// sameBytes is bytes.Equal with the short case (a family's few bytes) compared in place.
+func sameBytes(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) > 4 {
+		return bytes.Equal(a, b)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// putEntry writes v's entry, encoded against prev as appendEntryHead and its cells, into dst (at
+// least entryBound(v) bytes) and returns its length. newHdr says whether v's family, timestamp or type
+// differ from prev's (or prev has none). The row's shared prefix comes from the views' row prefixes
+// (v.prefix and prev.prefix) as long as it is within their first eight bytes.
+func putEntry(dst []byte, prev *entryState, v *view, newHdr bool) int {
+	row := v.h.Row
+	m := min(len(prev.row), len(row))
+	var shared int
+	if x := prev.prefix ^ v.prefix; x != 0 {
+		shared = min(bits.LeadingZeros64(x)>>3, m)
+	} else if m <= 8 {
+		shared = m
+	} else {
+		shared = 8 + kv.CommonPrefix(prev.row[8:m], row[8:m])
+	}
+	i := putUvarint(dst, uint64(int64(v.seq-prev.seq)<<1)^uint64(int64(v.seq-prev.seq)>>63)) // zigzag, as binary.AppendVarint
+	f := uint64(shared) << 1
+	if newHdr {
+		f |= 1
+	}
+	i += putUvarint(dst[i:], f)
+	suffix := row[shared:]
+	i += putUvarint(dst[i:], uint64(len(suffix)))
+	if len(suffix) <= 8 {
+		d := dst[i : i+len(suffix)]
+		for k := range d {
+			d[k] = suffix[k]
+		}
+	} else {
+		copy(dst[i:], suffix)
+	}
+	i += len(suffix)
+	if newHdr {
+		i += putUvarint(dst[i:], uint64(len(v.h.Family)))
+		i += copy(dst[i:], v.h.Family)
+		binary.BigEndian.PutUint64(dst[i:], uint64(v.h.TS))
+		dst[i+8] = byte(v.h.Type)
+		i += 9
+	}
+	i += putUvarint(dst[i:], uint64(len(v.cells)))
+	return i + copy(dst[i:], v.cells)
+}
+
+// putUvarint is binary.PutUvarint with the one-byte case first.
+func putUvarint(dst []byte, x uint64) int {
+	if x < 0x80 {
+		dst[0] = byte(x)
+		return 1
+	}
+	return binary.PutUvarint(dst, x)
 }
 
 // appendEntryHead appends all of v's entry but its cells, encoded against the previous entry of the
@@ -383,7 +471,76 @@ func (r *runReader) next() (bool, error) {
 			return false, err
 		}
 		r.prev.seq, r.prev.row, r.prev.hdr = 0, r.row[:0], false
+	} else if r.prev.hdr && r.nextUsual() {
+		return true, nil
 	}
+	return r.nextEntry()
+}
+
+// nextUsual reads the usual entry, when it is one, and reports whether it did: an entry after another
+// of its chunk (the view holds the previous one), with no new header, whose seq delta, shared row
+// length and suffix length are one byte each, whose suffix fits the row buffer's room and whose
+// cells' length is one or two bytes. It writes the view's fields that change (the header's family,
+// timestamp and type are the previous entry's) and keeps its row prefix from the previous one's
+// shared bytes: no Header built and copied, no view.set. Anything else is left to nextEntry.
+func (r *runReader) nextUsual() bool {
+	buf, i := r.buf, r.pos
+	if i+4 > len(buf) {
+		return false
+	}
+	z, f, sl := buf[i], int(buf[i+1]), int(buf[i+2])
+	shared, end := f>>1, f>>1+sl
+	if (z|buf[i+1]|buf[i+2])&0x80 != 0 || f&1 != 0 || shared > len(r.prev.row) || end > cap(r.row) {
+		return false
+	}
+	i += 3
+	if sl > len(buf)-i-1 {
+		return false
+	}
+	row := r.row[:end]
+	if sl <= 8 {
+		suffix := buf[i : i+sl]
+		for k := range suffix {
+			row[shared+k] = suffix[k]
+		}
+	} else {
+		copy(row[shared:], buf[i:i+sl])
+	}
+	i += sl
+	cl := int(buf[i])
+	i++
+	if cl >= 0x80 {
+		if i >= len(buf) || buf[i] >= 0x80 {
+			return false // not the usual case: nextEntry reads the entry again, the row rebuilt the same
+		}
+		cl = cl&0x7f | int(buf[i])<<7
+		i++
+	}
+	if cl == 0 || cl > len(buf)-i {
+		return false
+	}
+	cells := buf[i : i+cl : i+cl]
+	r.pos = i + cl
+	// The row prefix keeps the previous row's shared bytes (bytes past them are zero), then takes the
+	// suffix's, up to eight.
+	p := r.v.prefix
+	if shared < 8 {
+		p &^= ^uint64(0) >> (8 * shared)
+		for k := shared; k < min(end, 8); k++ {
+			p |= uint64(row[k]) << (56 - 8*k)
+		}
+	}
+	r.row = row
+	r.prev.row = row[:end:end]
+	r.prev.seq += uint64(int64(z>>1) ^ -int64(z&1)) // zigzag
+	v := &r.v
+	v.h.Row, v.cells, v.seq, v.prefix = r.prev.row, cells, r.prev.seq, p
+	v.q, v.v, _ = r.d.Next(cells)
+	return true
+}
+
+// nextEntry reads any entry (see appendEntryHead) into the view.
+func (r *runReader) nextEntry() (bool, error) {
 	// The chunk's CRC matched, so these are the bytes of entries written from records that were
 	// validated when they were added: the entry is parsed with bounds checks, its cells are not walked
 	// again.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +80,21 @@ func TestRunEntriesRoundTrip(t *testing.T) {
 		views = append(views, testView{fmt.Appendf(nil, "t%06d", i*7), []byte("e"), 1, kv.TypePut,
 			cells(fmt.Sprint(i), "v"), uint64(1000 + i)})
 	}
+	// Rows that share any number of bytes with the previous one, within and past a row prefix's eight
+	// (zero bytes, as its padding), suffixes short and long, cells of one- and two-byte lengths, seqs
+	// that go back: what runReader.nextUsual reads, and what it leaves to nextEntry.
+	rng := rand.New(rand.NewPCG(22, 1))
+	var rnd []testView
+	for i := range 1500 {
+		row := []byte("u")
+		for range rng.IntN(24) {
+			row = append(row, []byte{0, 0, 1, 'a', 0xff}[rng.IntN(5)])
+		}
+		rnd = append(rnd, testView{row, []byte("e"), 1, kv.TypePut, cells(strings.Repeat("w", rng.IntN(200))),
+			uint64(5000 + i + rng.IntN(40))})
+	}
+	slices.SortStableFunc(rnd, func(a, b testView) int { return bytes.Compare(a.row, b.row) })
+	views = append(views, rnd...)
 	p := newTestPool(t, 1<<20, 1)
 	info := writeTestRun(t, p, 512, views)
 	if len(info.chunks) < 5 {
@@ -98,6 +115,9 @@ func TestRunEntriesRoundTrip(t *testing.T) {
 			v.h.Type != want.typ || !bytes.Equal(v.cells, want.cells) || v.seq != want.seq {
 			t.Fatalf("entry %d: got row %q family %q ts %d type %v seq %d cells %d bytes, want %q %q %d %v %d %d bytes",
 				i, v.h.Row, v.h.Family, v.h.TS, v.h.Type, v.seq, len(v.cells), want.row, want.family, want.ts, want.typ, want.seq, len(want.cells))
+		}
+		if q, val, _ := testDict.Next(want.cells); v.prefix != cellrec.Prefix(want.row) || !bytes.Equal(v.q, q) || !bytes.Equal(v.v, val) {
+			t.Fatalf("entry %d (row %q): row prefix %x, first cell %q=%q; want %x, %q=%q", i, want.row, v.prefix, v.q, v.v, cellrec.Prefix(want.row), q, val)
 		}
 	}
 	if ok, err := r.next(); ok || err != nil {
@@ -173,5 +193,77 @@ func TestRunMalformedEntryIsAnError(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// putEntry writes the bytes appendEntryHead and the cells would, for rows that share prefixes of every
+// length (within and past the eight bytes of a view's row prefix, zero bytes that the zero padding of a
+// short row's prefix looks like), families, timestamps and types that change or not, and seqs that go
+// back.
+func TestPutEntryMatchesAppendEntryHead(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 7))
+	alphabet := []byte{0, 0, 'a', 'b', 0xff}
+	families := [][]byte{{}, []byte("d"), []byte("d"), []byte("fam"), []byte("family-long")}
+	var prev entryState
+	var prevRow []byte
+	dst := make([]byte, 4096)
+	for i := range 20000 {
+		if i%50 == 0 {
+			prev = entryState{} // a chunk's start
+		}
+		row := bytes.Clone(prevRow[:rng.IntN(len(prevRow)+1)])
+		for range rng.IntN(20) {
+			row = append(row, alphabet[rng.IntN(len(alphabet))])
+		}
+		cells := cellrec.AppendLiteralCell(nil, []byte("q"), bytes.Repeat([]byte("v"), rng.IntN(300)))
+		tv := testView{row, families[rng.IntN(len(families))], int64(rng.IntN(2)), kv.TypePut + kv.Type(rng.IntN(2)*4), cells, rng.Uint64N(1 << rng.IntN(64))}
+		v := tv.view()
+		want := append(appendEntryHead(nil, &prev, v), v.cells...)
+		newHdr := !prev.hdr || prev.ts != v.h.TS || prev.typ != byte(v.h.Type) || !sameBytes(prev.family, v.h.Family)
+		n := putEntry(dst[:entryBound(v)], &prev, v, newHdr)
+		if !bytes.Equal(dst[:n], want) {
+			t.Fatalf("entry %d (row %q after %q): putEntry wrote %x, want %x", i, row, prev.row, dst[:n], want)
+		}
+		prev = entryState{seq: v.seq, row: row, family: v.h.Family, ts: v.h.TS, typ: byte(v.h.Type), hdr: true, prefix: v.prefix}
+		prevRow = row
+	}
+}
+
+// A writer that keeps the views' rows and families (stable) writes the same run as one that copies them.
+func TestRunStableWriterWritesTheSameRun(t *testing.T) {
+	var views []testView
+	for i := range 3000 {
+		row := fmt.Appendf(nil, "%d", 1000000+i*i%7919)
+		if i%3 == 0 {
+			row = fmt.Appendf(nil, "host-%03d-event-%08d", i%17, i)
+		}
+		views = append(views, testView{row, []byte("d"), int64(i % 2), kv.TypePut,
+			cellrec.AppendLiteralCell(nil, []byte("q"), fmt.Appendf(nil, "%d", i)), uint64(i)})
+	}
+	slices.SortStableFunc(views, func(a, b testView) int { return bytes.Compare(a.row, b.row) })
+	p := newTestPool(t, 1<<20, 1)
+	var runs [2][]byte
+	for k, stable := range []bool{false, true} {
+		w, err := p.createRun(&slot{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.chunk, w.stable = 4096, stable
+		for i := range views {
+			if err := w.add(views[i].view()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		info, err := w.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runs[k], err = os.ReadFile(info.path); err != nil {
+			t.Fatal(err)
+		}
+		info.remove()
+	}
+	if !bytes.Equal(runs[0], runs[1]) {
+		t.Fatalf("stable writer's run differs (%d and %d bytes)", len(runs[0]), len(runs[1]))
 	}
 }

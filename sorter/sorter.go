@@ -354,7 +354,7 @@ func (s *Sorter) detachLocked(self bool) *spillJob {
 func (s *Sorter) runSpill(job *spillJob) error {
 	sl, _ := s.p.acquireSlot(nil)
 	job.a.sort()
-	info, err := s.writeRun(nil, sl, newResolver(&job.a))
+	info, err := s.writeRun(nil, sl, s.runSource(&job.a))
 	s.p.releaseSlot(sl)
 	h := job.held
 	for i, b := range job.a.slabs {
@@ -414,6 +414,14 @@ func (s *Sorter) waitSpillsLocked() {
 	}
 }
 
+// runSource is the source of a run written from a sorted arena: a resolver, light when nothing folds
+// (runWriter.add reads a view's header, cells and seq only; a combineSource compares first cells).
+func (s *Sorter) runSource(a *arena) *resolver {
+	r := newResolver(a)
+	r.light = s.opts.Combine == nil
+	return r
+}
+
 // writeRun drains src (non-overlapping views in order) into a new run, folding equal keys when Combine
 // is set.
 func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, error) {
@@ -421,7 +429,9 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 	if err != nil {
 		return nil, err
 	}
+	_, w.stable = src.(*resolver)
 	if s.opts.Combine != nil {
+		w.stable = false // the folded cells' records are in scratch buffers that are reused
 		cs := newCombineSource(s.p, s.p.dict, src, s.opts, &sl.scratch)
 		defer cs.close()
 		src = cs
@@ -535,7 +545,7 @@ func (s *Sorter) spillFinishing(ctx context.Context) error {
 		return err
 	}
 	defer s.p.releaseSlot(sl)
-	info, err := s.writeRun(ctx, sl, newResolver(&s.a))
+	info, err := s.writeRun(ctx, sl, s.runSource(&s.a))
 	if err != nil {
 		return err
 	}
