@@ -15,6 +15,9 @@ func (w *Writer) AppendRow(row, family []byte, ts int64, typ Type, cells []SameR
 	if len(cells) == 0 {
 		return 0, nil
 	}
+	if w.sameRowFD { // FAST_DIFF blocks: writer_samerow_fastdiff.go
+		return w.appendRowFastDiff(row, family, ts, typ, cells)
+	}
 	c := &cells[0]
 	n := 0
 	if w.newRowFastOK(row, family, c.Qualifier, typ, c.Value, nil) {

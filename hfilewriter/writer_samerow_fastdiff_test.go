@@ -1,0 +1,236 @@
+package hfilewriter
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/hfload/hfload/internal/kv"
+)
+
+// fastDiffRowCells returns the cells of about rows rows for the FAST_DIFF row path (appendNewRowFastDiff
+// and the run, fdRun.cells), around the limits of what they take: rows of 1 to 34 bytes, many sharing a
+// prefix with the row before, of its length or not, and now and then of 120 or 300 bytes (key lengths
+// and common prefixes of two bytes; a row length whose high byte differs from the next row's); mostly
+// puts, now and then a delete (another type byte); timestamps that differ from the row before's in any
+// byte; 1 to 9 cells a row, qualifiers of 1 to 36 bytes in order, some sharing 8 bytes and more with the
+// one before; values of 0 to 70 bytes, now and then the previous cell's again or one byte off it.
+func fastDiffRowCells(rng *rand.Rand, rows int) []Cell {
+	rowSet := map[string]bool{}
+	for len(rowSet) < rows {
+		n := 1 + rng.IntN(34)
+		switch rng.IntN(20) {
+		case 0:
+			n = 120
+		case 1:
+			n = 300
+		}
+		r := make([]byte, n)
+		for i := range r {
+			r[i] = byte('a' + rng.IntN(2))
+		}
+		rowSet[string(r)] = true
+	}
+	var sorted []string
+	for r := range rowSet {
+		sorted = append(sorted, r)
+	}
+	slices.Sort(sorted)
+	quals := []string{"a", "ab", "abcdefgh", "abcdefghi", "abcdefghij", "abcdefghijklmnopq", "abcdefghijklmnopqr",
+		"abcdefghijklmnopqrstuvwxyz0123", "abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz0123456",
+		"abcdefghijklmnoz", "abcdefghzz", "abd", "b", "bcdefghijklmnopqrstuvw", "c", "customer_id", "order_ts", "product_id", "qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq",
+		"quantity", "status", "unit_price"}
+	types := []Type{kv.TypePut, kv.TypePut, kv.TypePut, kv.TypePut, kv.TypePut, kv.TypeDelete, kv.TypeDeleteColumn}
+	var cells []Cell
+	var value []byte
+	ts := int64(1700000000000)
+	for _, r := range sorted {
+		ts ^= rng.Int64N(256) << (8 * rng.IntN(6))
+		typ := types[rng.IntN(len(types))]
+		picked := map[int]bool{}
+		for k := 1 + rng.IntN(9); k > 0; k-- {
+			picked[rng.IntN(len(quals))] = true
+		}
+		var idx []int
+		for i := range picked {
+			idx = append(idx, i)
+		}
+		slices.Sort(idx)
+		for _, i := range idx {
+			switch rng.IntN(5) {
+			case 0: // the previous value again
+			case 1: // another of its length: one byte changed
+				value = bytes.Clone(value)
+				if len(value) > 0 {
+					value[rng.IntN(len(value))] ^= 1
+				}
+			default:
+				value = make([]byte, rng.IntN(71))
+				for i := range value {
+					value[i] = byte('0' + rng.IntN(10))
+				}
+			}
+			cells = append(cells, Cell{Row: []byte(r), Family: []byte("f"), Qualifier: []byte(quals[i]), Timestamp: ts,
+				Type: typ, Value: value})
+		}
+	}
+	return cells
+}
+
+// TestWriterAppendRowFastDiffMatchesAppend: in FAST_DIFF blocks, AppendRow and AppendSameRowCells
+// (appendRowFastDiff, appendNewRowFastDiff, the run) write what Append writes, cell by cell, with the
+// same Stats, for both format versions, with and without compression and blooms, in small and default
+// blocks, on cells around the limits of the row path (fastDiffRowCells).
+func TestWriterAppendRowFastDiffMatchesAppend(t *testing.T) {
+	i := 0
+	for _, version := range []int{3, 2} {
+		for _, comp := range []Compression{CompressionNone, CompressionSnappy} {
+			for _, bloom := range []BloomType{BloomNone, BloomRow, BloomRowCol} {
+				for _, bs := range []int{1024, 64 << 10} {
+					i++
+					o := DefaultWriterOptions()
+					o.FormatVersion, o.Compression, o.Bloom, o.Encoding, o.BlockSize = version, comp, bloom, EncodingFastDiff, bs
+					o.BulkLoad = &BulkLoadInfo{Time: 1} // the file info then holds the time range and the earliest put
+					name := fmt.Sprintf("v%d-%s-%s-%d", version, comp, bloom, bs)
+					t.Run(name, func(t *testing.T) {
+						rng := rand.New(rand.NewPCG(uint64(i), 13))
+						cells := fastDiffRowCells(rng, 400)
+						want := partsTestWrite(t, o, cells, partsAPIAppend)
+						got := rowRunWrite(t, o, cells, rng)
+						compareBytes(t, name, got.file, want.file)
+						if !reflect.DeepEqual(got.stats[1], want.stats[len(want.stats)-1]) {
+							t.Fatalf("Stats after Close: got %+v, want %+v", got.stats[1], want.stats[len(want.stats)-1])
+						}
+						if bs == 1024 && got.stats[1].DataBlocks < 20 {
+							t.Fatalf("%d data blocks: the test should span many", got.stats[1].DataBlocks)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestWriterFastDiffRowPathTakesCells: the cells of fastDiffRowCells mostly take the row path (so that
+// TestWriterAppendRowFastDiffMatchesAppend tests it): a row's first cell through appendNewRowFastDiff and
+// the cells after it through the run, not appendCell.
+func TestWriterFastDiffRowPathTakesCells(t *testing.T) {
+	o := DefaultWriterOptions()
+	o.Encoding = EncodingFastDiff
+	w, err := NewWriter(&bytes.Buffer{}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := fastDiffRowCells(rand.New(rand.NewPCG(1, 2)), 400)
+	rows, newRows, runCells := 0, 0, 0
+	for i := 0; i < len(cells); {
+		j := i + 1
+		for j < len(cells) && bytes.Equal(cells[j].Row, cells[i].Row) {
+			j++
+		}
+		var run []SameRowCell
+		for k := i; k < j; k++ {
+			run = append(run, SameRowCell{Qualifier: cells[k].Qualifier, Value: cells[k].Value})
+		}
+		c := &cells[i]
+		if w.sameRowFD && w.blkHasFirst {
+			if n := w.appendNewRowFastDiff(c.Row, c.Family, c.Timestamp, c.Type, run); n > 0 {
+				newRows++
+				runCells += n - 1
+				run = run[n:]
+			}
+		}
+		if len(run) == len(cells[i:j]) {
+			if _, err := w.AppendRow(c.Row, c.Family, c.Timestamp, c.Type, run); err != nil {
+				t.Fatal(err)
+			}
+		} else if len(run) > 0 {
+			if _, err := w.AppendSameRowCells(run); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows++
+		i = j
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if newRows < rows/3 || runCells < len(cells)/5 {
+		t.Fatalf("%d of %d rows and %d of %d cells took the row path's run: the test should have more", newRows, rows, runCells, len(cells))
+	}
+}
+
+// TestWriterAppendRowFastDiffErrors: in FAST_DIFF blocks, AppendRow stops at the cell AppendParts (the
+// first) or AppendSameRow (the others) refuses, with their error, whether the row path or appendCell
+// sees it first; the cells before it are in the file, and the writer goes on as theirs does.
+func TestWriterAppendRowFastDiffErrors(t *testing.T) {
+	const last = "row-with-a-head-of-twenty" // the last row written before each case
+	for _, tc := range []struct {
+		name   string
+		row    string
+		family string
+		quals  []string
+		n      int // cells appended
+	}{
+		{"row before the last, same length", "row-with-a-head-of-twentx", "f", []string{"a", "b"}, 0},
+		{"row before the last, shorter", "row-with-a-head-of-twent", "f", []string{"a", "b"}, 0},
+		{"row before the last, longer", "row-with-a-head-of-twentx-and-more", "f", []string{"a", "b"}, 0},
+		{"duplicate of the last", last, "f", []string{"a", "b"}, 0},
+		{"another family", "row-with-a-head-of-twenty-one", "g", []string{"a", "b"}, 0},
+		{"duplicate inside", "row-with-a-head-of-twenty-one", "f", []string{"b", "c", "c", "d"}, 2},
+		{"out of order inside", "row-with-a-head-of-twenty-one", "f", []string{"b", "d", "c"}, 2},
+		{"longer equal prefix", "row-with-a-head-of-twenty-one", "f", []string{"b", "bb", "ba"}, 2},
+		{"prefix of the previous", "row-with-a-head-of-twenty-one", "f", []string{"b", "bb", "b"}, 2},
+		{"empty after empty", "row-with-a-head-of-twenty-one", "f", []string{"", ""}, 1},
+		{"long qualifiers", "row-with-a-head-of-twenty-one", "f", []string{"qualifier-1", "qualifier-2", "qualifier-10"}, 2},
+		{"8 shared bytes", "row-with-a-head-of-twenty-one", "f", []string{"qualifie-2", "qualifie-3", "qualifie-12"}, 2},
+		{"short row", "s", "f", []string{"a", "b", "b"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultWriterOptions()
+			o.Encoding = EncodingFastDiff
+			var one, many bytes.Buffer
+			w1, _ := NewWriter(&one, o)
+			w2, _ := NewWriter(&many, o)
+			for _, w := range []*Writer{w1, w2} {
+				for _, q := range []string{"a", "c"} {
+					if err := w.AppendParts([]byte(last), []byte("f"), []byte(q), 5, kv.TypePut, []byte("v"), nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			var run []SameRowCell
+			var err1 error
+			for i, q := range tc.quals {
+				run = append(run, SameRowCell{Qualifier: []byte(q), Value: []byte("value")})
+				if err1 != nil {
+					continue
+				}
+				if i == 0 {
+					err1 = w1.AppendParts([]byte(tc.row), []byte(tc.family), []byte(q), 5, kv.TypePut, []byte("value"), nil)
+				} else {
+					err1 = w1.AppendSameRow([]byte(q), []byte("value"))
+				}
+				if err1 != nil && i != tc.n {
+					t.Fatalf("one by one: cell %d refused, want %d: %v", i, tc.n, err1)
+				}
+			}
+			n, err2 := w2.AppendRow([]byte(tc.row), []byte(tc.family), 5, kv.TypePut, run)
+			if n != tc.n || err2 == nil || err1 == nil || err2.Error() != err1.Error() {
+				t.Fatalf("AppendRow: %d, %v; want %d, %v", n, err2, tc.n, err1)
+			}
+			for _, w := range []*Writer{w1, w2} {
+				if err := w.AppendParts([]byte("zz"), []byte("f"), []byte("z"), 5, kv.TypePut, []byte("last"), nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			compareBytes(t, tc.name, many.Bytes(), one.Bytes())
+		})
+	}
+}
