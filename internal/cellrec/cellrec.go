@@ -450,15 +450,18 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 	if !tagged {
 		// The usual cells first, in a loop of their own: a dictionary qualifier code and a value length
 		// of one byte each, codes ascending. The general loop below goes on from the first other cell.
+		// The code and the value's length are checked as one word (x&0x8081 == 1: an odd code and both
+		// below 0x80); prevCode 0 before the first cell (codes are odd) lets that one pass the order check.
 		for p+1 < len(rec) {
-			code, vl := rec[p], rec[p+1]
-			if code&1 == 0 || code|vl >= 0x80 || int(code>>1) >= nq {
+			x := uint16(rec[p]) | uint16(rec[p+1])<<8
+			code := byte(x)
+			if x&0x8081 != 1 || int(code>>1) >= nq {
 				break
 			}
-			if n > 0 && code <= prevCode {
+			if code <= prevCode {
 				return 0, false
 			}
-			if p += 2 + int(vl); p > len(rec) {
+			if p += 2 + int(x>>8); p > len(rec) {
 				return 0, false
 			}
 			prevCode = code

@@ -216,9 +216,22 @@ func FuzzValidate(f *testing.F) {
 
 // Validate gives the same verdict and cell count through its one-byte fast path as the full check, on
 // records built to take either path and on every damage to them; a nil Dict refuses dictionary cells.
+//
+// With a dictionary of more than 64 qualifiers, a code of two bytes (an index of 64 or more) must not
+// pass for a code of one.
 func TestValidateShortPathAgreesWithCheck(t *testing.T) {
+	var big [][]byte
+	for i := range 100 {
+		big = append(big, []byte{'a' + byte(i/26), 'a' + byte(i%26)})
+	}
+	for _, d := range []*Dict{NewDict([][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("q")}), NewDict(big)} {
+		validateShortAgreesWithCheck(t, d)
+	}
+}
+
+// validateShortAgreesWithCheck is TestValidateShortPathAgreesWithCheck with dictionary d.
+func validateShortAgreesWithCheck(t *testing.T, d *Dict) {
 	r := rand.New(rand.NewPCG(5, 6))
-	d := NewDict([][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("q")})
 	for iter := 0; iter < 20000; iter++ {
 		rowLen := 1 + r.IntN(3)
 		if r.IntN(10) == 0 {
