@@ -33,7 +33,7 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 	if w.coded.first != &quals[0] || w.coded.n != len(quals) || !w.coded.ok {
 		tab = w.coded.table(quals)
 	}
-	if n, used = w.appendRowRunCoded(row, w.family, ts, kv.TypePut, tab, &w.coded.hi, coded); n == 0 {
+	if n, used = w.appendRowRunCoded(row, w.family, ts, kv.TypePut, tab, coded); n == 0 {
 		return 0, 0
 	}
 	// What AppendRow records for the row after its run.
@@ -92,6 +92,7 @@ type codedQuals struct {
 	ok    bool
 	tab   [64]codedQual
 	hi    [64]uint64
+	short shortQuals // codedCellsShort's table for a run's key head and biggest cell
 }
 
 // noCodedQual is codedQual.len for a code the run takes no cell of.
@@ -107,6 +108,7 @@ type codedQual struct {
 func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
 	if c.first != &quals[0] || c.n != len(quals) {
 		c.first, c.n, c.ok = &quals[0], len(quals), true
+		c.short.reset()
 		for i := range c.tab {
 			e, hi := codedQual{len: noCodedQual}, uint64(0)
 			if i < len(quals) && len(quals[i]) <= maxShortQual {
@@ -132,7 +134,7 @@ func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
 // appendRowRunCoded is appendRowRun (check 1: the caller has checked the first cell) for coded cells
 // (AppendRowCoded; tab: their qualifiers' table, nil when they are not in order). It takes none when
 // the key's head is longer than the 64 bytes of the run's arrays (RowCodedFits).
-func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *[64]codedQual, hi *[64]uint64, coded []byte) (n, used int) {
+func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *[64]codedQual, coded []byte) (n, used int) {
 	head := 2 + len(row) + 1 + len(family)
 	if !w.blkOpen || !w.blkHasFirst || !RowCodedFits(len(row), len(family)) || tab == nil {
 		return 0, 0
@@ -160,7 +162,10 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *
 	switch {
 	case head <= maxShortHead: // the key's head as one 16-byte array, which codedCellsShort makes
 		limit := min(r.limit, cap(blk)-runRoomShort+1)
-		n, used, end, lastCode, lastSize = r.codedCellsShort(row, family, blk[:cap(blk)], len(blk), limit, tab, hi, coded, int(min(big, maxShortQual+maxShortValue)))
+		var lastStart int
+		sq := w.coded.short.table(w.coded, kbase, fixed, int(min(big, maxShortQual+maxShortValue)))
+		n, used, end, lastCode, lastStart = r.codedCellsShort(row, family, blk[:cap(blk)], len(blk), limit, sq, coded)
+		lastSize = end - lastStart
 	case head > 32: // the key's head as one 64-byte array, which codedCellsLong makes
 		n, used, end, lastCode, lastSize = r.codedCellsLong(row, family, blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
 	default: // the key's head as one 32-byte array

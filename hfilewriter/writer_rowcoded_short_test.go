@@ -140,4 +140,58 @@ func TestWriterAppendRowCodedShortHeadTakes(t *testing.T) {
 	if n, used := w.AppendRowCoded([]byte("1000001"), fam, 5, kv.TypePut, quals, coded); n != 1 || used != 3 {
 		t.Fatalf("a value length of 0x80: AppendRowCoded took %d cells in %d bytes, want 1 in 3", n, used)
 	}
+	// It takes none in a block that a big cell took far past its size (the next cell starts a block).
+	o := DefaultWriterOptions()
+	o.BlockSize = 1024
+	if w, err = NewWriter(&bytes.Buffer{}, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(&Cell{Row: []byte("1000000"), Family: fam, Type: kv.TypePut, Value: make([]byte, 3000)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, used := w.AppendRowCoded([]byte("1000001"), fam, 5, kv.TypePut, quals, []byte{1, 1, 'x'}); n != 0 || used != 0 {
+		t.Fatalf("a block past its size: AppendRowCoded took %d cells in %d bytes", n, used)
+	}
+}
+
+// TestWriterAppendRowCodedShortHeadBiggest: with a short key head, a run stops before a cell bigger
+// than the file's biggest so far and takes one as big; once a bigger cell is in the file, it takes the
+// cells up to that size; and it stops at a code past the qualifiers.
+func TestWriterAppendRowCodedShortHeadBiggest(t *testing.T) {
+	fam := []byte("d")
+	quals := [][]byte{[]byte("a"), []byte("b"), []byte("customer_id")}
+	w, err := NewWriter(&bytes.Buffer{}, DefaultWriterOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The biggest cell: qualifier and value 1 + 20 bytes.
+	if err := w.Append(&Cell{Row: []byte("1000000"), Family: fam, Qualifier: []byte("a"), Timestamp: 5, Type: kv.TypePut,
+		Value: make([]byte, 20)}); err != nil {
+		t.Fatal(err)
+	}
+	cell := func(code, vl int) []byte { return append([]byte{byte(code), byte(vl)}, make([]byte, vl)...) }
+	for _, tc := range []struct {
+		row   string
+		coded []byte
+		want  int
+	}{
+		{"1000001", append(cell(1, 20), cell(3, 21)...), 1}, // as big, then one byte bigger
+		{"1000002", append(cell(1, 5), cell(5, 11)...), 1},  // customer_id: 11 + 11, one byte bigger
+		{"1000003", append(cell(1, 5), cell(5, 10)...), 2},  // 11 + 10: as big
+		{"1000004", append(cell(1, 5), cell(7, 0)...), 1},   // a code past the qualifiers
+	} {
+		if n, _ := w.AppendRowCoded([]byte(tc.row), fam, 5, kv.TypePut, quals, tc.coded); n != tc.want {
+			t.Fatalf("row %s: AppendRowCoded took %d cells, want %d", tc.row, n, tc.want)
+		}
+		if n, err := w.AppendSameRowCells(nil); n != 0 || err != nil {
+			t.Fatal(n, err)
+		}
+	}
+	// A bigger cell through the usual way: 1 + 60 bytes. The run then takes cells up to that size.
+	if n, err := w.AppendRow([]byte("1000005"), fam, 5, kv.TypePut, []SameRowCell{{Qualifier: []byte("a"), Value: make([]byte, 60)}}); n != 1 || err != nil {
+		t.Fatal(n, err)
+	}
+	if n, _ := w.AppendRowCoded([]byte("1000006"), fam, 5, kv.TypePut, quals, append(cell(1, 60), cell(5, 50)...)); n != 2 {
+		t.Fatalf("after a bigger cell: AppendRowCoded took %d cells, want 2", n)
+	}
 }
