@@ -29,7 +29,8 @@ func MurmurHash(data []byte, seed int32) int32 {
 	for ; len(data) >= 4; data = data[4:] {
 		h = h*murmurM ^ murmurMix(binary.LittleEndian.Uint32(data))
 	}
-	return murmurEnd(h, data)
+	t, tl := murmurTail(data)
+	return murmurFinish(h, t, tl)
 }
 
 const murmurM uint32 = 0x5bd1e995
@@ -41,53 +42,75 @@ func murmurMix(k uint32) uint32 {
 	return k * murmurM
 }
 
-// murmurEnd is MurmurHash after its whole words: the tail of at most 3 bytes (sign-extended, as Java's
-// bytes are) and the final mix.
-func murmurEnd(h uint32, tail []byte) int32 {
-	switch len(tail) {
-	case 3:
-		h ^= uint32(int32(int8(tail[2])) << 16)
-		fallthrough
-	case 2:
-		h ^= uint32(int32(int8(tail[1])) << 8)
-		fallthrough
-	case 1:
-		h ^= uint32(int32(int8(tail[0])))
-		h *= murmurM
-	}
-	h ^= h >> 13
-	h *= murmurM
-	h ^= h >> 15
-	return int32(h)
-}
-
 // murmurPairWords is the longest key (in 4-byte words) murmurHashPair mixes once for both hashes.
 const murmurPairWords = 16
 
 // murmurHashPair returns MurmurHash(key, 0) and MurmurHash(key, h1), a bloom key's two hashes. The
-// words' mixing does not depend on the seed, so for keys of up to murmurPairWords words it is done once
-// for both.
+// words' mixing and the tail's bytes do not depend on the seed, so for keys of up to murmurPairWords
+// words they are taken once for both; keys of up to two words (row keys such as order ids) take a
+// path without a loop.
 func murmurHashPair(key []byte) (h1, h2 int32) {
 	n := len(key) >> 2
 	if n > murmurPairWords {
 		h1 = MurmurHash(key, 0)
 		return h1, MurmurHash(key, h1)
 	}
+	l := uint32(len(key))
+	t, tl := murmurTail(key[n<<2:])
+	switch n {
+	case 0:
+		h1 = murmurFinish(l, t, tl)
+		return h1, murmurFinish(uint32(h1)^l, t, tl)
+	case 1:
+		k0 := murmurMix(binary.LittleEndian.Uint32(key))
+		h1 = murmurFinish(l*murmurM^k0, t, tl)
+		return h1, murmurFinish((uint32(h1)^l)*murmurM^k0, t, tl)
+	case 2:
+		k0 := murmurMix(binary.LittleEndian.Uint32(key))
+		k1 := murmurMix(binary.LittleEndian.Uint32(key[4:]))
+		h1 = murmurFinish((l*murmurM^k0)*murmurM^k1, t, tl)
+		return h1, murmurFinish(((uint32(h1)^l)*murmurM^k0)*murmurM^k1, t, tl)
+	}
 	var mixed [murmurPairWords]uint32
 	ks := mixed[:n]
-	h := uint32(len(key))
-	rest := key
+	h := l
 	for i := range ks {
-		ks[i] = murmurMix(binary.LittleEndian.Uint32(rest))
+		ks[i] = murmurMix(binary.LittleEndian.Uint32(key[4*i:]))
 		h = h*murmurM ^ ks[i]
-		rest = rest[4:]
 	}
-	h1 = murmurEnd(h, rest)
-	h = uint32(h1) ^ uint32(len(key))
+	h1 = murmurFinish(h, t, tl)
+	h = uint32(h1) ^ l
 	for _, k := range ks {
 		h = h*murmurM ^ k
 	}
-	return h1, murmurEnd(h, rest)
+	return h1, murmurFinish(h, t, tl)
+}
+
+// murmurTail is what MurmurHash XORs into the hash for its tail of at most 3 bytes (sign-extended, as
+// Java's bytes are), and the tail's length.
+func murmurTail(tail []byte) (uint32, int) {
+	var t uint32
+	switch len(tail) {
+	case 3:
+		t = uint32(int32(int8(tail[2]))<<16) ^ uint32(int32(int8(tail[1]))<<8) ^ uint32(int32(int8(tail[0])))
+	case 2:
+		t = uint32(int32(int8(tail[1]))<<8) ^ uint32(int32(int8(tail[0])))
+	case 1:
+		t = uint32(int32(int8(tail[0])))
+	}
+	return t, len(tail)
+}
+
+// murmurFinish is MurmurHash after its whole words: the tail given by murmurTail, and the final mix.
+func murmurFinish(h, t uint32, tl int) int32 {
+	if tl > 0 {
+		h ^= t
+		h *= murmurM
+	}
+	h ^= h >> 13
+	h *= murmurM
+	h ^= h >> 15
+	return int32(h)
 }
 
 // Murmur3Hash is MurmurHash3_x86_32 (util/MurmurHash3.java).
@@ -271,6 +294,31 @@ func bloomSet(bits []byte, h1, h2 int32, hashCount int) {
 	for i := int32(0); i < int32(hashCount); i++ {
 		pos := bloomBitPos(h1, h2, i, bitSize, mask)
 		bits[pos>>3] |= 1 << (pos & 7)
+	}
+}
+
+// bloomSetAll is bloomSet for each key of keys, given by its hashes h1<<32 | h2 (bloomHashes): the
+// mask found once, and for a power-of-two chunk (every chunk a writer makes) bloomSetMasked's loop with
+// its bounds check left out (a position masked by len(bits)*8-1 is within bits).
+func bloomSetAll(bits []byte, keys []uint64, hashCount int) {
+	mask := bloomMask(int64(len(bits)) * 8)
+	if mask == 0 {
+		for _, hh := range keys {
+			bloomSet(bits, int32(hh>>32), int32(uint32(hh)), hashCount)
+		}
+		return
+	}
+	m := uint64(mask)
+	b := bits[:m>>3+1]
+	for _, hh := range keys {
+		x, step := int32(hh>>32), int32(uint32(hh))
+		for k := hashCount; k > 0; k-- {
+			v := int64(x)
+			s := v >> 63
+			pos := uint64(v^s-s) & m
+			b[pos>>3] |= 1 << (pos & 7)
+			x += step
+		}
 	}
 }
 

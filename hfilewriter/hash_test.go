@@ -196,9 +196,10 @@ func murmurHashRef(data []byte, seed int32) int32 {
 	return int32(h)
 }
 
-// MurmurHash with any seed, and murmurHashPair (both hashes of a bloom key, its words mixed once for
-// keys of up to murmurPairWords words, two MurmurHash calls beyond), agree with the reference for every
-// length up to well past murmurPairWords words and for bytes with the top bit set (Java's signed tail).
+// MurmurHash with any seed, and murmurHashPair (both hashes of a bloom key: its words mixed and its
+// tail taken once for keys of up to murmurPairWords words, without a loop for up to two, two MurmurHash
+// calls beyond), agree with the reference for every length up to well past murmurPairWords words and
+// for bytes with the top bit set (Java's signed tail).
 func TestMurmurHashPairMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 9))
 	for n := 0; n <= 4*murmurPairWords+9; n++ {
@@ -215,6 +216,28 @@ func TestMurmurHashPairMatchesReference(t *testing.T) {
 			w2 := murmurHashRef(key, w1)
 			if h1, h2 := murmurHashPair(key); h1 != w1 || h2 != w2 {
 				t.Fatalf("murmurHashPair(%x) = %08x %08x, reference %08x %08x", key, uint32(h1), uint32(h2), uint32(w1), uint32(w2))
+			}
+		}
+	}
+}
+
+// bloomSetAll sets exactly the bits bloomSet sets key by key, for power-of-two chunks (its own loop)
+// and others, with the hashes whose sums wrap or reach math.MinInt32 among the keys.
+func TestBloomSetAllMatchesBloomSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 3))
+	for _, byteSize := range []int{1, 8, 1 << 10, 1 << 17, 1000, 3 << 10} {
+		for _, hashCount := range []int{1, 2, 7, 13} {
+			keys := []uint64{1 << 63, math.MaxInt32<<32 | 1, math.MaxUint64} // h1 MinInt32; h1 MaxInt32 and h2 1; both -1
+			for range 3000 {
+				keys = append(keys, rng.Uint64())
+			}
+			got, want := make([]byte, byteSize), make([]byte, byteSize)
+			bloomSetAll(got, keys, hashCount)
+			for _, hh := range keys {
+				bloomSet(want, int32(hh>>32), int32(uint32(hh)), hashCount)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("chunk of %d bytes, %d hashes: bloomSetAll's bits differ from bloomSet's", byteSize, hashCount)
 			}
 		}
 	}

@@ -97,9 +97,7 @@ func (c *writeBloomChunk) setPending() {
 	if len(c.bits) != c.size {
 		c.bits = zeroed(c.bits, c.size)
 	}
-	for _, hh := range c.pending {
-		bloomSet(c.bits, int32(hh>>32), int32(uint32(hh)), c.hashCount)
-	}
+	bloomSetAll(c.bits, c.pending, c.hashCount)
 	c.pending = c.pending[:0]
 }
 
@@ -237,7 +235,14 @@ func (bw *writeBloomWriter) enqueueReady(closing bool) {
 // add adds one bloom key. chunkKey is the chunk index key to use if this key starts a chunk
 // (the row for ROW; the firstOnRowCol key for ROWCOL); hashKey is the hashed bytes.
 func (bw *writeBloomWriter) add(hashKey, chunkKey []byte) {
-	bw.addHashed(bloomHashes(hashKey), chunkKey)
+	hh := bloomHashes(hashKey)
+	if c := bw.chunk; c != nil && c.keyCount < c.maxKeys && len(c.pending) < cap(c.pending)-1 && bw.follow == nil {
+		c.pending = append(c.pending, hh) // addHashed's usual key, without a second call
+		c.keyCount++
+		bw.totalKeys++
+		return
+	}
+	bw.addHashedChunk(hh, chunkKey)
 }
 
 // bloomHashes is a bloom key's two hashes as a chunk keeps them: h1<<32 | h2.
@@ -246,8 +251,22 @@ func bloomHashes(key []byte) uint64 {
 	return uint64(uint32(h1))<<32 | uint64(uint32(h2))
 }
 
-// addHashed is add for a key whose hashes are hh (bloomHashes of the hashed bytes).
+// addHashed is add for a key whose hashes are hh (bloomHashes of the hashed bytes). The usual key is
+// queued in the current chunk, which has room (below its batch's capacity: append does not grow it),
+// without calls; a full chunk or batch, the first key of a file and a ROW bloom that follows a
+// RowBloomShare take addHashedChunk.
 func (bw *writeBloomWriter) addHashed(hh uint64, chunkKey []byte) {
+	if c := bw.chunk; c != nil && c.keyCount < c.maxKeys && len(c.pending) < cap(c.pending)-1 && bw.follow == nil {
+		c.pending = append(c.pending, hh)
+		c.keyCount++
+		bw.totalKeys++
+		return
+	}
+	bw.addHashedChunk(hh, chunkKey)
+}
+
+// addHashedChunk is addHashed for any key: it enqueues a full chunk and starts the next.
+func (bw *writeBloomWriter) addHashedChunk(hh uint64, chunkKey []byte) {
 	bw.enqueueReady(false)
 	if bw.chunk == nil {
 		p := bw.params

@@ -111,9 +111,11 @@ func (s *RowBloomShare) setBits() {
 	if c.bits == nil {
 		c.bits = make([]byte, s.params.ByteSize)
 	}
-	for ; s.set < s.n; s.set++ {
-		hh := c.hash(s.set)
-		bloomSet(c.bits, int32(hh>>32), int32(uint32(hh)), s.params.HashCount)
+	for s.set < s.n { // a segment's stretch at a time
+		seg := c.segs[s.set/bloomPendingKeys][s.set%bloomPendingKeys:]
+		seg = seg[:min(len(seg), s.n-s.set)]
+		bloomSetAll(c.bits, seg, s.params.HashCount)
+		s.set += len(seg)
 	}
 }
 
