@@ -542,7 +542,7 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 		if base > 0 {
 			start = ends[base-1]
 		}
-		buf, sum, cells, _ := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+		buf, sum, cells := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
 		return mp.endPlainRecord(out, buf, off, uint64(cells)*uint64(kvRow)+sum, cells, int64(len(at)-cells), pcs[0].family, seq)
 	}
 	var kvBytes uint64
@@ -572,98 +572,119 @@ func (mp *Mapper) appendPlainRecord(b *Batch, i, numCols int, out *CellBatch, se
 }
 
 // plainField is a plain cell of a one-record row (appendPlainFields) under a binding: its field in the
-// row, its one-byte qualifier code and what a cell of it adds to the KeyValue bytes besides the row and
-// the value (family and qualifier lengths).
+// row, its one-byte qualifier code, what a cell of it adds to the KeyValue bytes besides the row and
+// the value (family and qualifier lengths), and whether the cell is left out when its field is NULL
+// (without null_empty, or with skip_empty: a NULL with null_empty alone is an empty value) and when it
+// is empty (skip_empty).
 type plainField struct {
 	f         int32
 	famQual   int32
 	code      byte
-	nullEmpty bool
+	skipNull  bool
 	skipEmpty bool
 }
 
 // appendPlainFields appends the cells of one row of a plain one-record mapping to buf, every cell's
 // field present (rowEnds and rowNulls are the row's, its first field starting at start in data): the
 // loop of appendPlainRecord on locals only, so that it keeps its values in registers. It returns buf,
-// the sum over the cells written of famQual and the value's length, how many it wrote (the others were
-// skipped: NULL without null_empty, or empty with skip_empty) and the index in at of the first written.
-func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int, int) {
-	first := 0
-	// A short value is copied as two 8-byte words, read from data up to its capacity and written into
-	// buf's spare room, instead of through a call to memmove (whose clobbered registers would be
-	// reloaded in every iteration): room for that is made once per row.
-	if cap(buf)-len(buf) < 18*len(at) {
-		buf = slices.Grow(buf, 18*len(at))
+// the sum over the cells written of famQual and the value's length, and how many it wrote (the others
+// were skipped: plainSkipped).
+func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int) {
+	// A value of up to plainWordMax bytes is copied a word at a time, read from data up to its capacity
+	// and written into buf's spare room, instead of through a call to memmove (whose clobbered registers
+	// would be reloaded in every iteration): room for that is made once per row.
+	if cap(buf)-len(buf) < plainCellRoom*len(at) {
+		buf = slices.Grow(buf, plainCellRoom*len(at))
 	}
-	src := data[:cap(data)]
-	// The usual row, every value short and none NULL or skipped, in a leaf loop (plainShort); the rest
-	// of the row, from the first other cell on, below.
-	l, sum, k0 := plainShort(buf[:cap(buf)], len(buf), src, rowEnds, rowNulls, start, at)
+	// The usual row, every value at most plainWordMax bytes, in a leaf loop (plainShort); the rest of
+	// the row, from the first other cell on, below.
+	l, sum, k0, cells := plainShort(buf[:cap(buf)], len(buf), data[:cap(data)], rowEnds, rowNulls, start, at)
 	buf = buf[:l]
 	if k0 == len(at) {
-		return buf, sum, k0, 0
+		return buf, sum, cells
 	}
-	cells := k0
 	for k := k0; k < len(at); k++ {
 		a := &at[k]
 		s, e := start, rowEnds[a.f]
 		if a.f > 0 {
 			s = rowEnds[a.f-1]
 		}
-		if rowNulls[a.f] {
-			if !a.nullEmpty || a.skipEmpty {
-				continue
-			}
-			e = s // NULL with null_empty: an empty value
-		} else if e == s && a.skipEmpty {
+		null := rowNulls[a.f]
+		if a.skipped(null, e == s) {
 			continue
 		}
+		if null {
+			e = s // NULL with null_empty: an empty value
+		}
 		n := e - s
-		if l := len(buf); n <= 16 && int(s)+16 <= len(src) && l+18 <= cap(buf) {
-			w := buf[l : l+18]
-			w[0], w[1] = a.code, byte(n)
-			binary.LittleEndian.PutUint64(w[2:], binary.LittleEndian.Uint64(src[s:]))
-			binary.LittleEndian.PutUint64(w[10:], binary.LittleEndian.Uint64(src[s+8:]))
-			buf = buf[:l+2+int(n)]
+		if n < 0x80 {
+			buf = append(buf, a.code, byte(n))
 		} else {
-			if n < 0x80 {
-				buf = append(buf, a.code, byte(n))
-			} else {
-				buf = binary.AppendUvarint(append(buf, a.code), uint64(n))
-			}
-			buf = append(buf, data[s:e]...)
+			buf = binary.AppendUvarint(append(buf, a.code), uint64(n))
 		}
+		buf = append(buf, data[s:e]...)
 		sum += uint64(a.famQual) + uint64(n)
-		if cells == 0 {
-			first = k
-		}
 		cells++
 	}
-	return buf, sum, cells, first
+	return buf, sum, cells
 }
 
+// skipped reports whether a's cell is left out of its row, whose field is NULL or empty as said.
+func (a *plainField) skipped(null, empty bool) bool {
+	return null && a.skipNull || !null && empty && a.skipEmpty
+}
+
+// firstPlainWritten returns the index in at of the first cell appendPlainFields writes for the row
+// (rowEnds, rowNulls and start as there), 0 when it writes none.
+func firstPlainWritten(rowEnds []int32, rowNulls []bool, start int32, at []plainField) int {
+	for k := range at {
+		a := &at[k]
+		s := start
+		if a.f > 0 {
+			s = rowEnds[a.f-1]
+		}
+		if !a.skipped(rowNulls[a.f], rowEnds[a.f] == s) {
+			return k
+		}
+	}
+	return 0
+}
+
+// plainWordMax is the longest value plainShort copies (a word at a time); plainCellRoom is the room it
+// needs a cell: the code, the one-byte length and the value's words.
+const (
+	plainWordMax  = 64
+	plainCellRoom = 2 + plainWordMax
+)
+
 // plainShort is appendPlainFields' loop for the usual cells: it appends the cells of at from the first
-// on to dst's first l bytes while each value is at most 16 bytes, not NULL and not skipped (empty with
-// skip_empty), and returns dst's new length, the sum of famQual and the value's length over those cells
-// and how many there were. dst's capacity (its length here) has room for 18 bytes a cell of at, and src
-// is the batch's data up to its capacity: each cell is written as its code, its length and two 8-byte
-// words of the field from src (the bytes past the value are overwritten by the next cell or left beyond
-// the record's end).
+// on to dst's first l bytes while each value is at most plainWordMax bytes, leaving out the cells
+// appendPlainFields skips, and returns dst's new length, the sum of famQual and the value's length over
+// the cells written, how many cells of at it took (written or skipped) and how many it wrote. dst's
+// capacity (its length here) has room for plainCellRoom bytes a cell of at, and src is the batch's data
+// up to its capacity: each cell is written as its code, its length and 2, 4 or 8 8-byte words of the
+// field from src (the bytes past the value are overwritten by the next cell or left beyond the record's
+// end).
 //
 // A leaf loop that reads and writes through unsafe pointers, so that its values stay in registers (with
 // checked slices Go's register allocator reloaded them in every step). Every access is in bounds: a cell
-// is written at l with l+18 <= len(dst) (room for 18 bytes a cell of at, checked on entry); a field f is
-// looked up only when f < len(rowEnds) <= len(rowNulls) (checked on entry), and its value's words read
-// only when 0 <= s and s+16 <= len(src).
-func plainShort(dst []byte, l int, src []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) (int, uint64, int) {
-	if len(dst)-l < 18*len(at) || len(rowNulls) < len(rowEnds) {
+// is written at l with l+plainCellRoom <= len(dst) (room for plainCellRoom bytes a cell of at, checked
+// on entry, and l grows by at most that a cell); a field f is looked up only when f < len(rowEnds) <=
+// len(rowNulls) (checked on entry), and its value's words read only when 0 <= s and s+plainWordMax <=
+// len(src).
+func plainShort(dst []byte, l int, src []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) (int, uint64, int, int) {
+	if len(dst)-l < plainCellRoom*len(at) || len(rowNulls) < len(rowEnds) {
 		panic("pipeline: plainShort without room for the cells")
 	}
 	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
 	ep, np := unsafe.Pointer(unsafe.SliceData(rowEnds)), unsafe.Pointer(unsafe.SliceData(rowNulls))
-	nf, ns := uint(len(rowEnds)), len(src)-16
+	if len(src) < plainWordMax {
+		return l, 0, 0, 0
+	}
+	nf, ns := uint(len(rowEnds)), uint(len(src)-plainWordMax)
 	var sum uint64
-	k := 0
+	k, skipped := 0, 0
+loop:
 	for ; k < len(at); k++ {
 		a := &at[k]
 		f := uint(a.f)
@@ -675,17 +696,38 @@ func plainShort(dst []byte, l int, src []byte, rowEnds []int32, rowNulls []bool,
 			s = *(*int32)(unsafe.Add(ep, 4*f-4))
 		}
 		n := e - s
-		if *(*bool)(unsafe.Add(np, f)) || uint32(n) > 16 || n == 0 && a.skipEmpty || s < 0 || int(s) > ns {
+		if null := *(*bool)(unsafe.Add(np, f)); null || uint32(n-1) >= plainWordMax { // or empty, or too long
+			switch {
+			case null && a.skipNull, !null && n == 0 && a.skipEmpty:
+				skipped++
+				continue
+			case null:
+				n = 0 // NULL with null_empty: an empty value
+			case n != 0:
+				break loop
+			}
+		}
+		if uint(int(s)) > ns { // s < 0 is a huge uint
 			break
 		}
-		p := unsafe.Add(dp, l)
+		p, v := unsafe.Add(dp, l), unsafe.Add(sp, s)
 		*(*byte)(p), *(*byte)(unsafe.Add(p, 1)) = a.code, byte(n)
-		*(*uint64)(unsafe.Add(p, 2)) = *(*uint64)(unsafe.Add(sp, s))
-		*(*uint64)(unsafe.Add(p, 10)) = *(*uint64)(unsafe.Add(sp, s+8))
+		*(*uint64)(unsafe.Add(p, 2)) = *(*uint64)(v)
+		*(*uint64)(unsafe.Add(p, 10)) = *(*uint64)(unsafe.Add(v, 8))
+		if n > 16 {
+			*(*uint64)(unsafe.Add(p, 18)) = *(*uint64)(unsafe.Add(v, 16))
+			*(*uint64)(unsafe.Add(p, 26)) = *(*uint64)(unsafe.Add(v, 24))
+			if n > 32 {
+				*(*uint64)(unsafe.Add(p, 34)) = *(*uint64)(unsafe.Add(v, 32))
+				*(*uint64)(unsafe.Add(p, 42)) = *(*uint64)(unsafe.Add(v, 40))
+				*(*uint64)(unsafe.Add(p, 50)) = *(*uint64)(unsafe.Add(v, 48))
+				*(*uint64)(unsafe.Add(p, 58)) = *(*uint64)(unsafe.Add(v, 56))
+			}
+		}
 		l += 2 + int(n)
 		sum += uint64(a.famQual) + uint64(n)
 	}
-	return l, sum, k
+	return l, sum, k, k - skipped
 }
 
 // appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
@@ -708,7 +750,8 @@ func (mp *Mapper) appendPlainRowRecord(b *Batch, i, numCols int, out *CellBatch,
 		// A record that cannot reach rowRecordSplit (its values are at most the row's field bytes, each
 		// after a code and a length of at most 3 bytes) is never cut: the one-family loop makes it.
 		if span := int(ends[base+numCols-1] - start); len(buf)-off+span+4*len(at) < rowRecordSplit {
-			buf, sum, cells, first := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+			buf, sum, cells := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+			first := firstPlainWritten(ends[base:base+numCols], nulls[base:base+numCols], start, at)
 			return mp.endPlainRecord(out, buf, off, uint64(cells)*uint64(kvRow)+sum, cells, int64(len(at)-cells),
 				pcs[first].family, seq)
 		}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -51,6 +52,10 @@ func TestPlainMappingMatchesGeneral(t *testing.T) {
 					}
 					if rng.Intn(4) == 0 { // not UTF-8: refused as a key of type string
 						rows[i][j] = "\xffz"
+						break
+					}
+					if rng.Intn(3) == 0 { // copied a word at a time (plainShort): 2, 4 or 8 words, or more
+						rows[i][j] = strings.Repeat(string(rune('a'+rng.Intn(26))), 9+rng.Intn(64))
 						break
 					}
 					rows[i][j] = fmt.Sprintf("v%d", rng.Intn(1000))
@@ -148,4 +153,106 @@ func randomPlainConfig(rng *rand.Rand) (*MappingConfig, int) {
 		cfg.Timestamp.Value = ptr(int64(rng.Intn(1 << 30)))
 	}
 	return cfg, width
+}
+
+// TestAppendPlainFieldsMatchesReference appends random rows through appendPlainFields (plainShort's
+// word copies, then the general loop) and checks each against a cell-by-cell reference: values of
+// every length from 0 to 130 bytes (one, two, four or eight words, or past plainShort), NULL and empty
+// fields under every skip rule, fields read in any order, and data with and without room past its end.
+func TestAppendPlainFieldsMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	words := 0 // cells plainShort copied with more than two words
+	for iter := 0; iter < 3000; iter++ {
+		nf := 1 + rng.Intn(9)
+		var data []byte
+		var ends []int32
+		var nulls []bool
+		rows := 1 + rng.Intn(4)
+		for range rows * nf {
+			null := rng.Intn(6) == 0
+			n := 0
+			if !null {
+				switch rng.Intn(4) {
+				case 0:
+					n = rng.Intn(17)
+				case 1:
+					n = 17 + rng.Intn(48)
+				default:
+					n = rng.Intn(131)
+				}
+				if rng.Intn(8) == 0 {
+					n = 0
+				}
+			} else if rng.Intn(2) == 0 {
+				n = rng.Intn(10) // bytes under a NULL: not its value
+			}
+			for range n {
+				data = append(data, byte('a'+rng.Intn(26)))
+			}
+			ends = append(ends, int32(len(data)))
+			nulls = append(nulls, null)
+		}
+		if rng.Intn(2) == 0 {
+			data = slices.Clip(data) // no room past the last value: plainShort leaves the end to the loop
+		} else {
+			data = slices.Grow(data, 64)
+		}
+		at := make([]plainField, 1+rng.Intn(nf))
+		for k := range at {
+			nullEmpty, skipEmpty := rng.Intn(3) == 0, rng.Intn(3) == 0
+			at[k] = plainField{f: int32(rng.Intn(nf)), famQual: int32(1 + rng.Intn(20)), code: byte(2*k + 1),
+				skipNull: !nullEmpty || skipEmpty, skipEmpty: skipEmpty}
+		}
+		buf := []byte("xy")
+		for i := range rows {
+			base := i * nf
+			start := int32(0)
+			if base > 0 {
+				start = ends[base-1]
+			}
+			rowEnds, rowNulls := ends[base:base+nf], nulls[base:base+nf]
+			var want []byte
+			var wantSum uint64
+			wantCells, wantFirst := 0, 0
+			for k, a := range at {
+				s, e := start, rowEnds[a.f]
+				if a.f > 0 {
+					s = rowEnds[a.f-1]
+				}
+				null := rowNulls[a.f]
+				if null && a.skipNull || !null && e == s && a.skipEmpty {
+					continue
+				}
+				if null {
+					e = s
+				}
+				if wantCells == 0 {
+					wantFirst = k
+				}
+				want = append(want, a.code)
+				want = binary.AppendUvarint(want, uint64(e-s))
+				want = append(want, data[s:e]...)
+				wantSum += uint64(a.famQual) + uint64(e-s)
+				wantCells++
+				if e-s > 16 && e-s <= plainWordMax {
+					words++
+				}
+			}
+			before := string(buf)
+			var sum uint64
+			var cells int
+			buf, sum, cells = appendPlainFields(buf, data, rowEnds, rowNulls, start, at)
+			if got := buf[len(before):]; !bytes.Equal(got, want) || sum != wantSum || cells != wantCells ||
+				string(buf[:len(before)]) != before {
+				t.Fatalf("iteration %d row %d (at %+v): got %q sum %d cells %d, want %q sum %d cells %d",
+					iter, i, at, got, sum, cells, want, wantSum, wantCells)
+			}
+			if first := firstPlainWritten(rowEnds, rowNulls, start, at); first != wantFirst {
+				t.Fatalf("iteration %d row %d: first written cell %d, want %d", iter, i, first, wantFirst)
+			}
+		}
+	}
+	if words < 1000 {
+		t.Fatalf("only %d cells of 17 to %d bytes", words, plainWordMax)
+	}
 }

@@ -55,7 +55,7 @@ func (mp *Mapper) mapPlainRows(b *Batch, numCols int, out *CellBatch) error {
 		buf = cellrec.AppendHeader(buf, row, fam, ts, kv.TypePut)
 		var sum uint64
 		var n int
-		buf, sum, n, _ = appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+		buf, sum, n = appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
 		kvBytes := uint64(n)*uint64(8+kv.KeyInfrastructureSize+len(row)) + sum
 		if kvBytes > math.MaxUint32 {
 			buf = buf[:off]

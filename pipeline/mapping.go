@@ -314,8 +314,8 @@ func (m *Mapping) plainFields(dst []plainField, pos []int, rows *rowPlan) ([]pla
 		if qidx < 0 || code >= 0x80 || f < 0 || f >= 1<<30 || pc.famQual >= 1<<30 {
 			return nil, 0
 		}
-		dst = append(dst, plainField{f: int32(f), famQual: int32(pc.famQual), code: byte(code), nullEmpty: pc.nullEmpty,
-			skipEmpty: pc.skipEmpty})
+		dst = append(dst, plainField{f: int32(f), famQual: int32(pc.famQual), code: byte(code),
+			skipNull: !pc.nullEmpty || pc.skipEmpty, skipEmpty: pc.skipEmpty})
 		hi = max(hi, f)
 	}
 	return dst, hi
