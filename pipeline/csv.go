@@ -842,7 +842,9 @@ const csvBatchBytes = 8 << 20
 
 // plainLines takes the usual records at the start of data (s.buf[s.pos:]) into b as parseRecord and Next
 // would, one after the other in one loop: a record that is one line (found within MaxRecordBytes+1
-// bytes), not blank, without quote or escape, with the expected number of fields. It stops before any
+// bytes), not blank, without escape (or an escape character at all when it has a quote), whose quotes
+// only enclose whole fields of that line without a quote inside (appendQuotedLine), with the expected
+// number of fields. It stops before any
 // other record, at the end of the data or of the current range, and when the batch is full (Next's
 // conditions), and reports whether it took a record: Next's loop takes the one it stopped at.
 func (s *CSVSource) plainLines(b *Batch, data []byte, rowsWant int) bool {
@@ -856,7 +858,8 @@ func (s *CSVSource) plainLines(b *Batch, data []byte, rowsWant int) bool {
 			break
 		}
 		line := data[:nl]
-		if s.firstQuoteOrEsc(line) >= 0 {
+		qi := s.firstQuoteOrEsc(line)
+		if qi >= 0 && s.esc != 0 {
 			break
 		}
 		if s.crlf && len(line) > 0 && line[len(line)-1] == '\r' {
@@ -866,9 +869,15 @@ func (s *CSVSource) plainLines(b *Batch, data []byte, rowsWant int) bool {
 			break // a blank line
 		}
 		saveData, saveEnds := len(b.Data), len(b.Ends)
-		if s.appendUnquotedLine(b, line) != s.expected {
+		var fields int
+		if qi < 0 {
+			fields = s.appendUnquotedLine(b, line)
+		} else {
+			fields = s.appendQuotedLine(b, line, qi)
+		}
+		if fields != s.expected {
 			b.Data, b.Ends, b.Nulls = b.Data[:saveData], b.Ends[:saveEnds], b.Nulls[:saveEnds]
-			break // short or ragged
+			break // short or ragged, or quoted otherwise than appendQuotedLine takes
 		}
 		b.NumRows++
 		b.Lines = append(b.Lines, s.line)
@@ -880,6 +889,50 @@ func (s *CSVSource) plainLines(b *Batch, data []byte, rowsWant int) bool {
 		took = true
 	}
 	return took
+}
+
+// appendQuotedLine appends the fields of a line (without its terminator) whose first quote is at qi, for
+// plainLines, when every quote in it opens a field (comes first in the line or after a separator) and
+// is closed within the line, "" inside standing for one quote, followed by a separator or the line's
+// end. Such a field is never NULL; the text between quoted fields is split as appendUnquotedLine splits
+// it. It returns how many fields there were, or -1 (with fields appended to b: the caller takes them
+// back) for any other line, which parseQuoted takes: a quoted field that goes on past the line (or is
+// not closed), text after a closing quote, a quote inside an unquoted field. Only without an escape
+// character (SourceOptions.Escape), whose rules parseQuoted applies.
+func (s *CSVSource) appendQuotedLine(b *Batch, line []byte, qi int) int {
+	sep, quote := s.sep, s.quote
+	fields := 0
+	for {
+		rest := line[qi+1:]
+		cq := bytes.IndexByte(rest, quote)
+		if cq < 0 || qi > 0 && line[qi-1] != sep {
+			return -1 // the field goes on past the line, or a quote inside an unquoted field
+		}
+		if qi > 0 {
+			fields += s.appendUnquotedLine(b, line[:qi-1])
+		}
+		for cq+1 < len(rest) && rest[cq+1] == quote { // "" inside: one quote
+			b.Data = append(b.Data, rest[:cq+1]...)
+			rest = rest[cq+2:]
+			if cq = bytes.IndexByte(rest, quote); cq < 0 {
+				return -1
+			}
+		}
+		b.Data = append(b.Data, rest[:cq]...)
+		b.Ends = append(b.Ends, int32(len(b.Data)))
+		b.Nulls = append(b.Nulls, false)
+		fields++
+		if cq+1 == len(rest) {
+			return fields
+		}
+		if rest[cq+1] != sep {
+			return -1 // text after the closing quote
+		}
+		line = rest[cq+2:]
+		if qi = bytes.IndexByte(line, quote); qi < 0 {
+			return fields + s.appendUnquotedLine(b, line)
+		}
+	}
 }
 
 // addBad records a bad row starting at line.

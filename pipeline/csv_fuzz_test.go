@@ -21,6 +21,7 @@ func FuzzCSVParser(f *testing.F) {
 	f.Add([]byte("1\t\\N\n\n2\t\"a\"\"b\"c\n"), byte('\t'), byte('"'), false, true, false, false, false)
 	f.Add([]byte("\xEF\xBB\xBF'a''b',c\n'multi\nline',d\n,\n"), byte(','), byte('\''), false, false, true, false, true)
 	f.Add([]byte("1\ta\\\tb\t\\N\n2\tx\\\ny\t\"q\\\"\"\n3\\"), byte('\t'), byte('"'), false, true, false, true, false)
+	f.Add([]byte("k,v,c\n1,\"a,b\",\"\"\n2,\"x \"\"y\"\" z\",\r\n\"3\",,\"two\nlines\"\n4,a\"b,\"c\"d\n"), byte(','), byte('"'), true, false, false, false, false)
 	f.Fuzz(func(t *testing.T, data []byte, sep, quote byte, header, nullMarker, small, escape, trim bool) {
 		opts := SourceOptions{Separator: sep, Quote: quote, Header: header, BatchRows: 3, TrimSpace: trim}
 		if escape {
@@ -132,6 +133,16 @@ func FuzzCSVParser(f *testing.F) {
 		}
 		if got := csvFuzzSummary(t, whole); got != summary.String() {
 			t.Fatalf("chunking changes the result:\n%s\nvs\n%s", summary.String(), got)
+		}
+		// ... and so must reading every record through parseRecord, without plainLines' fast paths
+		// (appendUnquotedLine, appendQuotedLine, plainShort's callers see the same batches).
+		general, err := NewCSVSource(bytes.NewReader(data), "fuzz.csv", 0, opts)
+		if err != nil {
+			t.Fatalf("third open: %v", err)
+		}
+		general.noPlainLines = true
+		if got := csvFuzzSummary(t, general); got != summary.String() {
+			t.Fatalf("plainLines changes the result:\n%s\nvs parseRecord\n%s", summary.String(), got)
 		}
 		// Lines nobody claimed must be blank, or belong to the header (which precedes every row).
 		firstClaimed := len(lines)

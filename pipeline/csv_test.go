@@ -547,8 +547,11 @@ func TestCSVPlainLinesMatchParseRecord(t *testing.T) {
 		if rng.Intn(4) == 0 {
 			opts.Escape = '\\'
 		}
-		if rng.Intn(4) == 0 {
+		switch rng.Intn(6) {
+		case 0, 1:
 			opts.Dialect = DialectMySQL
+		case 2: // its escape works inside quotes only: plainLines leaves quoted records to parseQuoted
+			opts.Dialect = DialectPostgresCSV
 		}
 		var in []byte
 		for lines := rng.Intn(12); lines > 0; lines-- {
@@ -559,6 +562,18 @@ func TestCSVPlainLinesMatchParseRecord(t *testing.T) {
 			for f := 0; f < fields; f++ {
 				if f > 0 {
 					in = append(in, sep)
+				}
+				if rng.Intn(5) == 0 { // a quoted field: separators, "" and line feeds inside, text after it
+					in = append(in, '"')
+					for n := rng.Intn(12); n > 0; n-- {
+						in = append(in, []string{"a", "b", "0", string(sep), `""`, "\n", "\r", `\`}[rng.Intn(8)]...)
+					}
+					if rng.Intn(8) > 0 {
+						in = append(in, '"')
+					}
+					if rng.Intn(6) > 0 {
+						continue // the field ends with its closing quote
+					}
 				}
 				for n := rng.Intn(12); n > 0; n-- {
 					in = append(in, "abcdefgh0123"[rng.Intn(12)])
@@ -603,7 +618,8 @@ func TestCSVPlainLinesMatchParseRecord(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Next: %v", err)
 				}
-				res[k] = append(res[k], batch{b.NumRows, b.NumCols, b.FirstRow, bytes.Clone(b.Data), bytes.Clone(b.RawData),
+				// Copies that are nil when empty: an empty batch's Data may be nil or not.
+				res[k] = append(res[k], batch{b.NumRows, b.NumCols, b.FirstRow, append([]byte(nil), b.Data...), append([]byte(nil), b.RawData...),
 					slices.Clone(b.Ends), slices.Clone(b.RawEnds), slices.Clone(b.Nulls), slices.Clone(b.Lines), b.Bad})
 				plainSeen += b.NumRows
 			}
