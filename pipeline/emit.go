@@ -588,7 +588,7 @@ type plainField struct {
 // field present (rowEnds and rowNulls are the row's, its first field starting at start in data): the
 // loop of appendPlainRecord on locals only, so that it keeps its values in registers. It returns buf,
 // the sum over the cells written of famQual and the value's length, and how many it wrote (the others
-// were skipped: plainSkipped).
+// were skipped: plainField.skipped).
 func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField) ([]byte, uint64, int) {
 	// A value of up to plainWordMax bytes is copied a word at a time, read from data up to its capacity
 	// and written into buf's spare room, instead of through a call to memmove (whose clobbered registers
@@ -597,13 +597,19 @@ func appendPlainFields(buf, data []byte, rowEnds []int32, rowNulls []bool, start
 		buf = slices.Grow(buf, plainCellRoom*len(at))
 	}
 	// The usual row, every value at most plainWordMax bytes, in a leaf loop (plainShort); the rest of
-	// the row, from the first other cell on, below.
+	// the row, from the first other cell on, in appendPlainRest. mapPlainRows has these lines written out.
 	l, sum, k0, cells := plainShort(buf[:cap(buf)], len(buf), data[:cap(data)], rowEnds, rowNulls, start, at)
-	buf = buf[:l]
 	if k0 == len(at) {
-		return buf, sum, cells
+		return buf[:l], sum, cells
 	}
-	for k := k0; k < len(at); k++ {
+	return appendPlainRest(buf[:l], data, rowEnds, rowNulls, start, at[k0:], sum, cells)
+}
+
+// appendPlainRest appends the cells of at that plainShort left (at starts at the first of them) as
+// appendPlainFields does, after cells written so far whose sum of famQual and value lengths is sum, and
+// returns buf, the sum and the count over all the row's cells written.
+func appendPlainRest(buf, data []byte, rowEnds []int32, rowNulls []bool, start int32, at []plainField, sum uint64, cells int) ([]byte, uint64, int) {
+	for k := range at {
 		a := &at[k]
 		s, e := start, rowEnds[a.f]
 		if a.f > 0 {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/hfload/hfload/internal/cellrec"
@@ -32,6 +33,7 @@ func (mp *Mapper) mapPlainRows(b *Batch, numCols int, out *CellBatch) error {
 	at, fam, family := mp.plainAt, m.plain[0].fam, m.plain[0].family
 	kf, keyUTF8 := mp.pos[mp.keyField], mp.keyUTF8
 	data, ends, nulls := b.Data, b.Ends, b.Nulls
+	src, room := data[:cap(data)], plainCellRoom*len(at)
 	buf, recs := out.Buf, out.Records
 	var keyed, skipped, cells int64
 	for i := 0; i < b.NumRows; i++ {
@@ -53,9 +55,16 @@ func (mp *Mapper) mapPlainRows(b *Batch, numCols int, out *CellBatch) error {
 		}
 		off := len(buf)
 		buf = cellrec.AppendHeader(buf, row, fam, ts, kv.TypePut)
-		var sum uint64
-		var n int
-		buf, sum, n = appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
+		// appendPlainFields, with its usual path (plainShort taking the whole row) written out here.
+		if cap(buf)-len(buf) < room {
+			buf = slices.Grow(buf, room)
+		}
+		rowEnds, rowNulls := ends[base:base+numCols], nulls[base:base+numCols]
+		l, sum, k0, n := plainShort(buf[:cap(buf)], len(buf), src, rowEnds, rowNulls, start, at)
+		buf = buf[:l]
+		if k0 < len(at) {
+			buf, sum, n = appendPlainRest(buf, data, rowEnds, rowNulls, start, at[k0:], sum, n)
+		}
 		kvBytes := uint64(n)*uint64(8+kv.KeyInfrastructureSize+len(row)) + sum
 		if kvBytes > math.MaxUint32 {
 			buf = buf[:off]
