@@ -221,14 +221,21 @@ func putEntry(dst []byte, prev *entryState, v *view, newHdr bool) int {
 	} else {
 		shared = 8 + kv.CommonPrefix(prev.row[8:m], row[8:m])
 	}
-	i := putUvarint(dst, uint64(int64(v.seq-prev.seq)<<1)^uint64(int64(v.seq-prev.seq)>>63)) // zigzag, as binary.AppendVarint
+	z := uint64(int64(v.seq-prev.seq)<<1) ^ uint64(int64(v.seq-prev.seq)>>63) // zigzag, as binary.AppendVarint
 	f := uint64(shared) << 1
 	if newHdr {
 		f |= 1
 	}
-	i += putUvarint(dst[i:], f)
 	suffix := row[shared:]
-	i += putUvarint(dst[i:], uint64(len(suffix)))
+	var i int
+	if z|f|uint64(len(suffix)) < 0x80 && len(dst) >= 3 { // the usual three one-byte varints
+		dst[0], dst[1], dst[2] = byte(z), byte(f), byte(len(suffix))
+		i = 3
+	} else {
+		i = putUvarint(dst, z)
+		i += putUvarint(dst[i:], f)
+		i += putUvarint(dst[i:], uint64(len(suffix)))
+	}
 	if len(suffix) <= 8 {
 		d := dst[i : i+len(suffix)]
 		for k := range d {

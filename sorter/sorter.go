@@ -436,6 +436,7 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 		defer cs.close()
 		src = cs
 	}
+	r, _ := src.(*resolver) // a spill's run: the resolver's next called directly, not through source
 	for n := 0; ; n++ {
 		if ctx != nil && n&1023 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -443,7 +444,16 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 				return nil, err
 			}
 		}
-		ok, err := src.next()
+		var ok bool
+		var err error
+		var v *view
+		if r != nil {
+			ok, err = r.next()
+			v = &r.out
+		} else {
+			ok, err = src.next()
+			v = src.cur()
+		}
 		if err != nil {
 			w.abort()
 			return nil, err
@@ -451,7 +461,7 @@ func (s *Sorter) writeRun(ctx context.Context, sl *slot, src source) (*runInfo, 
 		if !ok {
 			break
 		}
-		if err := w.add(src.cur()); err != nil {
+		if err := w.add(v); err != nil {
 			w.abort()
 			return nil, err
 		}
