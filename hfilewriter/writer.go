@@ -47,6 +47,7 @@ type Writer struct {
 	// coded: AppendRowCoded's table of the last qualifiers it was given, kept for the next file
 	// (NewWriterReusing): the files of a load are given the same qualifiers.
 	coded *codedQuals
+	fdq   *fdQuals // appendRowCodedFastDiff's table of qualifiers, made on first use
 
 	tags, mvcc bool
 	enc        writeBlockEncoder // nil for EncodingNone

@@ -20,6 +20,9 @@ import (
 // takes AppendRow); after the cells it took, the caller goes on with AppendSameRowCells. The bytes,
 // Stats and EstimatedSize are AppendRow's.
 func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals [][]byte, coded []byte) (n, used int) {
+	if w.sameRowFD { // FAST_DIFF blocks: writer_rowcoded_fastdiff.go
+		return w.appendRowCodedFastDiff(row, family, ts, typ, quals, coded)
+	}
 	if len(coded) < 2 || len(quals) == 0 {
 		return 0, 0
 	}
@@ -78,7 +81,7 @@ func RowCodedFits(rowLen, famLen int) bool {
 // when it may not, a caller skips preparing the row for it (AppendRowCoded would take none of its
 // cells).
 func (w *Writer) RowCodedOK(rowLen, famLen int) bool {
-	return w.sameRowFast && RowCodedFits(rowLen, famLen)
+	return w.sameRowFast && RowCodedFits(rowLen, famLen) || w.rowCodedFastDiffOK(rowLen)
 }
 
 // codedQuals is AppendRowCoded's table of the qualifiers it was last given, by code>>1 (a code below

@@ -76,7 +76,7 @@ func TestWriterAppendRowCodedShortHeads(t *testing.T) {
 			if !reflect.DeepEqual(st, want.stats[len(want.stats)-1]) {
 				t.Fatalf("Stats after Close: got %+v, want %+v", st, want.stats[len(want.stats)-1])
 			}
-			if fast := o.Encoding == EncodingNone && o.Bloom != BloomRowCol; fast != (coded > len(cells)/4) {
+			if fast := (o.Encoding == EncodingNone || o.Encoding == EncodingFastDiff) && o.Bloom != BloomRowCol; fast != (coded > len(cells)/4) {
 				t.Fatalf("AppendRowCoded took %d of %d cells", coded, len(cells))
 			}
 		})

@@ -140,7 +140,7 @@ func TestWriterAppendRowCodedMatchesAppend(t *testing.T) {
 			if !reflect.DeepEqual(st, want.stats[len(want.stats)-1]) {
 				t.Fatalf("Stats after Close: got %+v, want %+v", st, want.stats[len(want.stats)-1])
 			}
-			if fast := o.Encoding == EncodingNone && o.Bloom != BloomRowCol; fast != (coded > 0) {
+			if fast := (o.Encoding == EncodingNone || o.Encoding == EncodingFastDiff) && o.Bloom != BloomRowCol; fast != (coded > 0) {
 				t.Fatalf("AppendRowCoded took %d cells", coded)
 			}
 		})
@@ -260,8 +260,9 @@ func TestRowCodedFitsAgreesWithAppendRowCoded(t *testing.T) {
 }
 
 // TestWriterRowCodedOK: RowCodedOK says whether AppendRowCoded takes a row as the writer stands: before
-// the file's first cell, with encoded blocks or a ROWCOL bloom it takes none, and RowCodedOK is false;
-// with unencoded blocks after a cell it takes the row, and RowCodedOK is true; after Close it is false.
+// the file's first cell, with PREFIX or DIFF blocks or a ROWCOL bloom it takes none, and RowCodedOK is
+// false; with unencoded or FAST_DIFF blocks after a cell it takes the row, and RowCodedOK is true; after
+// Close it is false.
 func TestWriterRowCodedOK(t *testing.T) {
 	quals := [][]byte{[]byte("a"), []byte("customer_id")}
 	coded := []byte{1, 1, 'x', 3, 2, 'y', 'z'}
@@ -274,7 +275,7 @@ func TestWriterRowCodedOK(t *testing.T) {
 		{"none", EncodingNone, BloomRow, true},
 		{"no bloom", EncodingNone, BloomNone, true},
 		{"rowcol", EncodingNone, BloomRowCol, false},
-		{"fast_diff", EncodingFastDiff, BloomRow, false},
+		{"fast_diff", EncodingFastDiff, BloomRow, true},
 		{"prefix", EncodingPrefix, BloomNone, false},
 	} {
 		o := DefaultWriterOptions()

@@ -76,7 +76,7 @@ func (w *Writer) appendSameRowRunFastDiff(cells []SameRowCell) int {
 	if n == 0 {
 		return 0
 	}
-	w.endFastDiffRun(&r, cells[:n], end, unencoded, w.lastRow)
+	w.endFastDiffCells(&r, cells[:n], end, unencoded, w.lastRow)
 	return n
 }
 
@@ -119,18 +119,11 @@ func (w *Writer) startFastDiffRun(r *fdRun, rowLen int, tsByte byte) bool {
 	return true
 }
 
-// endFastDiffRun stores what the cells of a run (of row, the writer's family, timestamp and type) added,
-// which end at end in the block, whose unencoded size is then unencoded: the block, the key and value
-// totals, the biggest cell, the encoder's key length and last value, the last qualifier and the entry
-// count.
-func (w *Writer) endFastDiffRun(r *fdRun, cells []SameRowCell, end, unencoded int, row []byte) {
-	n := len(cells)
-	valueSum, biggest := 0, 0
-	for i := range cells {
-		lv := len(cells[i].Value)
-		valueSum += lv
-		biggest = max(biggest, len(cells[i].Qualifier)+lv)
-	}
+// endFastDiffRun stores what the n cells of a run added (their values' bytes valueSum, the last one's
+// qualifier last), which end at end in the block, whose unencoded size is then unencoded: the block, the
+// key and value totals, the encoder's key length and last value, the last qualifier and the entry count.
+// The caller records the biggest cell (runBiggest).
+func (w *Writer) endFastDiffRun(r *fdRun, n, end, unencoded, valueSum int, last []byte) {
 	// Each cell's unencoded size is 8 + its key + its value + the suffix.
 	keySum := unencoded - w.blkUnencoded - n*(8+r.suffixUnencoded) - valueSum
 	w.blkEncoded += end - len(w.blk)
@@ -138,6 +131,27 @@ func (w *Writer) endFastDiffRun(r *fdRun, cells []SameRowCell, end, unencoded in
 	w.blkUnencoded = unencoded
 	w.totalKeyLen += int64(keySum)
 	w.totalValueLen += int64(valueSum)
+	e := w.fd
+	e.klen, e.valOff, e.valLen = r.keyFixed+len(last), r.valOff, r.valLen
+	if cap(w.lastQualOwn) >= 32 { // the run's qualifiers are at most 32 bytes
+		w.lastQualOwn = w.lastQualOwn[:len(last)]
+		copyShort(w.lastQualOwn, last)
+	} else {
+		w.lastQualOwn = append(w.lastQualOwn[:0], last...)
+	}
+	w.lastQual = w.lastQualOwn
+	w.entries += int64(n)
+}
+
+// endFastDiffCells is endFastDiffRun for a run of cells (of row, the writer's family, timestamp and type)
+// with the biggest cell among them.
+func (w *Writer) endFastDiffCells(r *fdRun, cells []SameRowCell, end, unencoded int, row []byte) {
+	valueSum, biggest := 0, 0
+	for i := range cells {
+		lv := len(cells[i].Value)
+		valueSum += lv
+		biggest = max(biggest, len(cells[i].Qualifier)+lv)
+	}
 	// The biggest cell (HFileWriterImpl's keyOfBiggestCell: the first of the largest beyond the file's
 	// biggest so far): a cell's size there is 12 + its key and value.
 	if int64(12+r.keyFixed+biggest) > w.lenBiggest {
@@ -149,17 +163,7 @@ func (w *Writer) endFastDiffRun(r *fdRun, cells []SameRowCell, end, unencoded in
 			}
 		}
 	}
-	last := cells[n-1].Qualifier
-	e := w.fd
-	e.klen, e.valOff, e.valLen = r.keyFixed+len(last), r.valOff, r.valLen
-	if cap(w.lastQualOwn) >= 32 { // the run's qualifiers are at most 32 bytes
-		w.lastQualOwn = w.lastQualOwn[:len(last)]
-		copyShort(w.lastQualOwn, last)
-	} else {
-		w.lastQualOwn = append(w.lastQualOwn[:0], last...)
-	}
-	w.lastQual = w.lastQualOwn
-	w.entries += int64(n)
+	w.endFastDiffRun(r, len(cells), end, unencoded, valueSum, cells[len(cells)-1].Qualifier)
 }
 
 // fdRoom is the window of the block a cell of a FAST_DIFF run is stored into (fdRun.cells): a cell the
@@ -182,6 +186,7 @@ type fdRun struct {
 	suffix, suffixUnencoded int
 	cellFixed, ulimit       int
 	valOff, valLen          int
+	prevIdx, valueSum, big  int // codedCells: the last cell's qualifier index, the values' bytes, the biggest qualifier and value
 }
 
 // cells encodes the first of cells that the run takes into blk (the block's whole capacity) from end on,
@@ -354,17 +359,36 @@ func (w *Writer) appendRowFastDiff(row, family []byte, ts int64, typ Type, cells
 
 // appendNewRowFastDiff appends a put that starts a new row, cells[0], and the cells after it that the
 // run takes (fdRun.cells), to the open FAST_DIFF block, and returns how many: 0, with nothing written,
-// unless the row of 1 to 32 bytes sorts after the last one, in the file's family, the first cell's
-// qualifier has 1 to 32 bytes and its value at most 64, and the block is open, holds cells and has room.
-// It does appendCell's work for the first cell (its bloom key, its bytes, FAST_DIFF's against the
-// last cell: the row's common prefix, the timestamp and type, the statistics a row's first cell sets)
-// without the checks and cases it cannot need.
+// unless startNewRowFastDiff takes the first cell.
 func (w *Writer) appendNewRowFastDiff(row, family []byte, ts int64, typ Type, cells []SameRowCell) int {
+	var r fdRun
 	c := &cells[0]
-	q, v := c.Qualifier, c.Value
+	end, unencoded, ok := w.startNewRowFastDiff(&r, row, family, ts, typ, c.Qualifier, c.Value)
+	if !ok {
+		return 0
+	}
+	n := 1
+	if len(cells) > 1 { // the cells after it, in the run
+		var m int
+		m, end, unencoded = r.cells(w.blk[:cap(w.blk)], end, unencoded, cells[1:], c.Qualifier)
+		n += m
+	}
+	w.endNewRowFastDiff(row, ts)
+	w.endFastDiffCells(&r, cells[:n], end, unencoded, row)
+	return n
+}
+
+// startNewRowFastDiff sets up r and encodes a put that starts a new row, with qualifier q and value v,
+// into the open FAST_DIFF block (not yet counted in it: the caller ends the run, endFastDiffRun), and
+// returns where it ends and the block's unencoded size after it; false, with nothing written, unless
+// the row of 1 to 32 bytes sorts after the last one, in the file's family, the qualifier has 1 to 32
+// bytes and the value at most 64, and the block is open, holds cells and has room. It does appendCell's
+// work for the cell's bytes (FAST_DIFF's against the last cell: the row's common prefix, the timestamp
+// and type) without the checks and cases it cannot need; endNewRowFastDiff records the rest.
+func (w *Writer) startNewRowFastDiff(r *fdRun, row, family []byte, ts int64, typ Type, q, v []byte) (end, unencoded int, ok bool) {
 	rl, lq, lv := len(row), len(q), len(v)
 	if typ != kv.TypePut || uint(rl-1) >= 32 || uint(lq-1) >= 32 || lv > 64 || !w.blkHasFirst || !equalShort(family, w.family) {
-		return 0
+		return 0, 0, false
 	}
 	// The order from the rows' common prefix, which the encoding needs too: row sorts after the last
 	// row when it goes on past the prefix and is greater at the first byte that differs (if any).
@@ -376,11 +400,10 @@ func (w *Writer) appendNewRowFastDiff(row, family []byte, ts int64, typ Type, ce
 		pr = 8 + kv.CommonPrefix(row[8:], prevRow[8:])
 	}
 	if pr == rl || pr < len(prevRow) && row[pr] < prevRow[pr] {
-		return 0 // appendCell says why
+		return 0, 0, false // appendCell says why
 	}
-	var r fdRun
-	if !w.startFastDiffRun(&r, rl, byte(ts)) {
-		return 0
+	if !w.startFastDiffRun(r, rl, byte(ts)) {
+		return 0, 0, false
 	}
 	e := w.fd
 	blk := w.blk[:cap(w.blk)]
@@ -443,25 +466,20 @@ func (w *Writer) appendNewRowFastDiff(row, family []byte, ts int64, typ Type, ce
 		o += lv
 	}
 	b[o], b[o+1] = 0, 0 // the suffix: a tags length of 0 (vint) and the sequence id 0
-	end := start + o + r.suffix
-	unencoded := w.blkUnencoded + 8 + klen + lv + r.suffixUnencoded
 	binary.BigEndian.PutUint64(e.ts[:], uint64(ts))
 	e.typ = byte(kv.TypePut)
+	return start + o + r.suffix, w.blkUnencoded + 8 + klen + lv + r.suffixUnencoded, true
+}
 
-	// The cells after it, in the run.
-	n := 1
-	if len(cells) > 1 {
-		var m int
-		m, end, unencoded = r.cells(blk, end, unencoded, cells[1:], q)
-		n += m
-	}
-
-	// What appendCell records for a row's first cell (a put without tags), before the run's totals.
+// endNewRowFastDiff records what appendCell records for a row's first cell (a put without tags) but the
+// block's and the run's totals (endFastDiffRun): the bloom key, the last row, timestamp and type, the
+// earliest put and the time range.
+func (w *Writer) endNewRowFastDiff(row []byte, ts int64) {
 	if w.bloom != nil { // ROW (sameRowFD excludes ROWCOL): the row, as addToBlooms adds it
 		w.bloom.add(row, row)
 	}
-	if cap(w.lastRow) >= rl {
-		w.lastRow = w.lastRow[:rl]
+	if cap(w.lastRow) >= len(row) {
+		w.lastRow = w.lastRow[:len(row)]
 		copyShort(w.lastRow, row)
 	} else {
 		w.lastRow = append(w.lastRow[:0], row...)
@@ -471,6 +489,4 @@ func (w *Writer) appendNewRowFastDiff(row, family []byte, ts int64, typ Type, ce
 		w.earliestPut = ts
 	}
 	w.includeTimestamp(ts)
-	w.endFastDiffRun(&r, cells[:n], end, unencoded, row)
-	return n
 }

@@ -39,7 +39,7 @@ func fastDiffRowCells(rng *rand.Rand, rows int) []Cell {
 		sorted = append(sorted, r)
 	}
 	slices.Sort(sorted)
-	quals := []string{"a", "ab", "abcdefgh", "abcdefghi", "abcdefghij", "abcdefghijklmnopq", "abcdefghijklmnopqr",
+	quals := []string{"a", "ab", "abcdefgh", "abcdefgh1", "abcdefgh2a", "abcdefgh2b", "abcdefghi", "abcdefghij", "abcdefghijklmnopq", "abcdefghijklmnopqr",
 		"abcdefghijklmnopqrstuvwxyz0123", "abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz0123456",
 		"abcdefghijklmnoz", "abcdefghzz", "abd", "b", "bcdefghijklmnopqrstuvw", "c", "customer_id", "order_ts", "product_id", "qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq",
 		"quantity", "status", "unit_price"}
@@ -232,5 +232,125 @@ func TestWriterAppendRowFastDiffErrors(t *testing.T) {
 			}
 			compareBytes(t, tc.name, many.Bytes(), one.Bytes())
 		})
+	}
+}
+
+// TestWriterAppendRowCodedFastDiffMatchesAppend: in FAST_DIFF blocks, rows given to AppendRowCoded
+// (appendRowCodedFastDiff; then AppendRow or AppendSameRowCells for the cells it does not take) are the
+// file Append writes, with the same Stats, on cells around the limits of the row path
+// (fastDiffRowCells), in a family of 1 byte and of 100 (key lengths and common prefixes of two bytes),
+// and it takes most of the cells.
+func TestWriterAppendRowCodedFastDiffMatchesAppend(t *testing.T) {
+	for i, bs := range []int{1024, 64 << 10} {
+		for _, version := range []int{3, 2} {
+			o := DefaultWriterOptions()
+			o.FormatVersion, o.Compression, o.Bloom, o.Encoding, o.BlockSize = version, CompressionSnappy, BloomRow, EncodingFastDiff, bs
+			o.BulkLoad = &BulkLoadInfo{Time: 1}
+			rng := rand.New(rand.NewPCG(uint64(i), 14))
+			cells := fastDiffRowCells(rng, 400)
+			if version == 2 {
+				fam := bytes.Repeat([]byte{'f'}, 100)
+				for k := range cells {
+					cells[k].Family = fam
+				}
+			}
+			want := partsTestWrite(t, o, cells, partsAPIAppend)
+			file, st, coded := rowCodedWrite(t, o, cells, newCodedDict(cells, rng), 10, rng)
+			name := fmt.Sprintf("v%d-%d-family%d", version, bs, len(cells[0].Family))
+			compareBytes(t, name, file, want.file)
+			if !reflect.DeepEqual(st, want.stats[len(want.stats)-1]) {
+				t.Fatalf("%s: Stats after Close: got %+v, want %+v", name, st, want.stats[len(want.stats)-1])
+			}
+			if coded < len(cells)/6 {
+				t.Fatalf("%s: AppendRowCoded took %d of %d cells: the test should have more", name, coded, len(cells))
+			}
+		}
+	}
+}
+
+// TestWriterAppendRowCodedFastDiffBiggest: in FAST_DIFF blocks, with cells that grow along each row and
+// from row to row (the file's biggest cell, in its file info, changes inside runs), AppendRowCoded writes
+// the file Append writes.
+func TestWriterAppendRowCodedFastDiffBiggest(t *testing.T) {
+	var cells []Cell
+	for r := range 200 {
+		row := fmt.Appendf(nil, "row%05d", r)
+		for k, q := range []string{"a", "b", "customer_id", "d"} {
+			v := bytes.Repeat([]byte{'v'}, min(r/4+k*(r%3), 64))
+			cells = append(cells, Cell{Row: row, Family: []byte("d"), Qualifier: []byte(q), Timestamp: 5, Type: kv.TypePut, Value: v})
+		}
+	}
+	o := DefaultWriterOptions()
+	o.Encoding = EncodingFastDiff
+	rng := rand.New(rand.NewPCG(3, 4))
+	want := partsTestWrite(t, o, cells, partsAPIAppend)
+	d := newCodedDict(cells, rng)
+	if len(d.quals) != 4 {
+		t.Fatalf("the dictionary holds %d qualifiers, want the 4", len(d.quals))
+	}
+	file, _, coded := rowCodedWrite(t, o, cells, d, 10, rng)
+	compareBytes(t, "biggest", file, want.file)
+	if coded < len(cells)/2 {
+		t.Fatalf("AppendRowCoded took %d of %d cells", coded, len(cells))
+	}
+}
+
+// TestWriterAppendRowCodedFastDiffStopsAtDisorder: in FAST_DIFF blocks, AppendRowCoded takes the coded
+// cells of a row up to the first whose qualifier does not sort after the one before (equal, smaller,
+// a prefix of it, smaller after 8 shared bytes), and leaves that one to AppendSameRowCells, which
+// refuses it as AppendSameRow does.
+func TestWriterAppendRowCodedFastDiffStopsAtDisorder(t *testing.T) {
+	quals := [][]byte{[]byte("a"), []byte("b"), []byte("bb"), []byte("c"), []byte("qualifie-12"), []byte("qualifie-3")}
+	for _, tc := range []struct {
+		name  string
+		codes []int // quals indexes, in the row's order
+		n     int   // cells AppendRowCoded takes
+	}{
+		{"in order", []int{0, 1, 2, 3}, 4},
+		{"smaller", []int{1, 3, 0}, 2},
+		{"equal", []int{0, 1, 1}, 2},
+		{"prefix of the previous", []int{0, 2, 1}, 2},
+		{"smaller after 8 shared bytes", []int{0, 5, 4}, 2},
+	} {
+		o := DefaultWriterOptions()
+		o.Encoding = EncodingFastDiff
+		var buf, oneBuf bytes.Buffer
+		w, _ := NewWriter(&buf, o)
+		one, _ := NewWriter(&oneBuf, o)
+		for _, x := range []*Writer{w, one} {
+			// The file's biggest cell: AppendRowCoded stops at a bigger one.
+			if err := x.AppendParts([]byte("1000000"), []byte("d"), []byte("a"), 5, kv.TypePut, make([]byte, 20), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var coded []byte
+		var run []SameRowCell
+		for _, i := range tc.codes {
+			coded = append(coded, byte(2*i+1), 2, 'v', byte('0'+i))
+			run = append(run, SameRowCell{Qualifier: quals[i], Value: []byte{'v', byte('0' + i)}})
+		}
+		n, used := w.AppendRowCoded([]byte("1000001"), []byte("d"), 5, kv.TypePut, quals, coded)
+		if n != tc.n || used != 4*n {
+			t.Fatalf("%s: AppendRowCoded took %d cells in %d bytes, want %d", tc.name, n, used, tc.n)
+		}
+		var err1 error
+		for i, c := range run {
+			if i == 0 {
+				err1 = one.AppendParts([]byte("1000001"), []byte("d"), c.Qualifier, 5, kv.TypePut, c.Value, nil)
+			} else if err1 = one.AppendSameRow(c.Qualifier, c.Value); err1 != nil {
+				break
+			}
+		}
+		if n < len(run) {
+			if _, err := w.AppendSameRowCells(run[n:]); err == nil || err1 == nil || err.Error() != err1.Error() {
+				t.Fatalf("%s: AppendSameRowCells after it: %v, want %v", tc.name, err, err1)
+			}
+		}
+		for _, x := range []*Writer{w, one} {
+			if err := x.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		compareBytes(t, tc.name, buf.Bytes(), oneBuf.Bytes())
 	}
 }
