@@ -756,8 +756,20 @@ func (mp *Mapper) appendPlainRowRecord(b *Batch, i, numCols int, out *CellBatch,
 		// A record that cannot reach rowRecordSplit (its values are at most the row's field bytes, each
 		// after a code and a length of at most 3 bytes) is never cut: the one-family loop makes it.
 		if span := int(ends[base+numCols-1] - start); len(buf)-off+span+4*len(at) < rowRecordSplit {
-			buf, sum, cells := appendPlainFields(buf, data, ends[base:base+numCols], nulls[base:base+numCols], start, at)
-			first := firstPlainWritten(ends[base:base+numCols], nulls[base:base+numCols], start, at)
+			rowEnds, rowNulls := ends[base:base+numCols], nulls[base:base+numCols]
+			// appendPlainFields, written out as in mapPlainRows.
+			if cap(buf)-len(buf) < plainCellRoom*len(at) {
+				buf = slices.Grow(buf, plainCellRoom*len(at))
+			}
+			l, sum, k0, cells := plainShort(buf[:cap(buf)], len(buf), data[:cap(data)], rowEnds, rowNulls, start, at)
+			buf = buf[:l]
+			if k0 < len(at) {
+				buf, sum, cells = appendPlainRest(buf, data, rowEnds, rowNulls, start, at[k0:], sum, cells)
+			}
+			first := 0 // the first cell's family, or the first written when some were skipped
+			if cells < len(at) {
+				first = firstPlainWritten(rowEnds, rowNulls, start, at)
+			}
 			return mp.endPlainRecord(out, buf, off, uint64(cells)*uint64(kvRow)+sum, cells, int64(len(at)-cells),
 				pcs[first].family, seq)
 		}
