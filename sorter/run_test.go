@@ -199,7 +199,7 @@ func TestRunMalformedEntryIsAnError(t *testing.T) {
 // putEntry writes the bytes appendEntryHead and the cells would, for rows that share prefixes of every
 // length (within and past the eight bytes of a view's row prefix, zero bytes that the zero padding of a
 // short row's prefix looks like), families, timestamps and types that change or not, and seqs that go
-// back.
+// back or jump: mostly the usual entry (its three leading varints of one byte each), sometimes not.
 func TestPutEntryMatchesAppendEntryHead(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 7))
 	alphabet := []byte{0, 0, 'a', 'b', 0xff}
@@ -216,7 +216,14 @@ func TestPutEntryMatchesAppendEntryHead(t *testing.T) {
 			row = append(row, alphabet[rng.IntN(len(alphabet))])
 		}
 		cells := cellrec.AppendLiteralCell(nil, []byte("q"), bytes.Repeat([]byte("v"), rng.IntN(300)))
-		tv := testView{row, families[rng.IntN(len(families))], int64(rng.IntN(2)), kv.TypePut + kv.Type(rng.IntN(2)*4), cells, rng.Uint64N(1 << rng.IntN(64))}
+		// Mostly the usual entry (a seq close to the previous one, the same header), sometimes not.
+		tv := testView{row, prev.family, prev.ts, kv.Type(prev.typ), cells, prev.seq + uint64(rng.IntN(81)-40)}
+		if !prev.hdr || rng.IntN(8) == 0 {
+			tv.family, tv.ts, tv.typ = families[rng.IntN(len(families))], int64(rng.IntN(2)), kv.TypePut+kv.Type(rng.IntN(2)*4)
+		}
+		if rng.IntN(4) == 0 {
+			tv.seq = rng.Uint64N(1 << rng.IntN(64))
+		}
 		v := tv.view()
 		want := append(appendEntryHead(nil, &prev, v), v.cells...)
 		newHdr := !prev.hdr || prev.ts != v.h.TS || prev.typ != byte(v.h.Type) || !sameBytes(prev.family, v.h.Family)
