@@ -3,6 +3,7 @@
 package beamrun_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -61,6 +62,7 @@ func TestPrismJobServerProcessWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := freePort(t)
+	started := time.Now()
 	prism := exec.CommandContext(ctx, filepath.Join(bin, "prism"), fmt.Sprintf("--job_port=%d", port), "--serve_http=false")
 	// Prism, the boot programs and the workers it starts share a process group, killed at the end; the
 	// log is a file, so that no pipe held by a worker keeps Wait waiting.
@@ -79,6 +81,7 @@ func TestPrismJobServerProcessWorker(t *testing.T) {
 		syscall.Kill(-prism.Process.Pid, syscall.SIGKILL)
 		prism.Wait()
 		logFile.Close()
+		removeBootCopies(t, "/tmp", filepath.Join(persist, "staged"), started)
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
 			t.Logf("prism log:\n%s", tail(string(b), 4000))
@@ -135,6 +138,49 @@ func TestPrismJobServerProcessWorker(t *testing.T) {
 			beamtest.SameTree(t, want, out)
 		})
 	}
+}
+
+// removeBootCopies removes the copies of the staged worker binary that the boot program left in tmp
+// since started. The boot program (Beam v2.77.0 sdks/go/container/boot.go) copies the staged worker
+// to a fresh /tmp/binNNN/worker (a fixed "/tmp/", not TMPDIR), executes it and never removes it: about
+// 150 MiB per pipeline, which filled this machine's disk after a day of test runs. A copy is ours when
+// it is byte-identical to a file in staged (this test's own semi-persist directory) and was made after
+// started.
+func removeBootCopies(t *testing.T, tmp, staged string, started time.Time) {
+	t.Helper()
+	ours, err := os.ReadDir(staged)
+	if err != nil {
+		t.Logf("boot copies: %v", err)
+		return
+	}
+	var want [][]byte
+	for _, e := range ours {
+		if b, err := os.ReadFile(filepath.Join(staged, e.Name())); err == nil && e.Type().IsRegular() {
+			want = append(want, b)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "bin*"))
+	removed := 0
+	for _, d := range dirs {
+		worker := filepath.Join(d, "worker")
+		st, err := os.Stat(worker)
+		if err != nil || st.ModTime().Before(started) {
+			continue
+		}
+		for _, w := range want {
+			if int64(len(w)) != st.Size() {
+				continue
+			}
+			if b, err := os.ReadFile(worker); err == nil && bytes.Equal(b, w) {
+				if err := os.RemoveAll(d); err != nil {
+					t.Errorf("boot copies: %v", err)
+				}
+				removed++
+				break
+			}
+		}
+	}
+	t.Logf("boot copies: removed %d copies of the worker binary from %s", removed, tmp)
 }
 
 func freePort(t *testing.T) int {
