@@ -270,8 +270,15 @@ func TestRunCloudServerStoppedAndBadCredentials(t *testing.T) {
 			if err := e.Restart(); err != nil {
 				t.Fatal(err)
 			}
-			if got := bulkLoadable(t, st, "orders"); len(got) != 0 {
-				t.Fatalf("committed despite the failure: %v", got)
+			// The run is fast enough that the server may stop during the commit, after the commit record
+			// (written before any upload is completed) and part of the copies: the README's contract is then
+			// that the rerun rolls the commit forward (checked below: the bucket ends up as the local run).
+			// Before the record, nothing may be visible to a bulk load.
+			_, recErr := st.Stat(context.Background(), "orders/_hfload-commit.json")
+			if got := bulkLoadable(t, st, "orders"); len(got) != 0 && recErr != nil {
+				t.Fatalf("committed despite the failure, with no commit record: %v (%v)", got, recErr)
+			} else if recErr == nil {
+				t.Logf("the server stopped during the commit (%d files final): the rerun rolls it forward", len(got))
 			}
 			if _, err := st.Stat(context.Background(), "orders/"+jobs.ManifestName); !errors.Is(err, storage.ErrNotExist) {
 				t.Fatalf("manifest despite the failure: %v", err)
