@@ -40,7 +40,15 @@ func (w *Writer) AppendRow(row, family []byte, ts int64, typ Type, cells []SameR
 			}
 			w.includeTimestamp(ts)
 		}
-	} else {
+	}
+	return w.appendRowRest(row, family, ts, typ, cells, n)
+}
+
+// appendRowRest is AppendRow's end once a fast path appended cells[:n] (n may be 0): cells[0] the
+// usual way (appendCell) when none was, then the cells after those with AppendSameRowCells.
+func (w *Writer) appendRowRest(row, family []byte, ts int64, typ Type, cells []SameRowCell, n int) (int, error) {
+	if n == 0 {
+		c := &cells[0]
 		if err := w.appendCell(row, family, c.Qualifier, ts, typ, c.Value, nil, 0); err != nil {
 			return 0, err
 		}

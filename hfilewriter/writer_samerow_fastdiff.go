@@ -342,19 +342,7 @@ func firstWord(b []byte) uint64 {
 // (appendCell) and the others with AppendSameRowCells. The bytes, Stats and EstimatedSize are
 // AppendRow's (TestWriterAppendRowMatchesAppend).
 func (w *Writer) appendRowFastDiff(row, family []byte, ts int64, typ Type, cells []SameRowCell) (int, error) {
-	n := w.appendNewRowFastDiff(row, family, ts, typ, cells)
-	if n == 0 {
-		c := &cells[0]
-		if err := w.appendCell(row, family, c.Qualifier, ts, typ, c.Value, nil, 0); err != nil {
-			return 0, err
-		}
-		n = 1
-	}
-	if n == len(cells) {
-		return n, nil
-	}
-	m, err := w.AppendSameRowCells(cells[n:])
-	return n + m, err
+	return w.appendRowRest(row, family, ts, typ, cells, w.appendNewRowFastDiff(row, family, ts, typ, cells))
 }
 
 // appendNewRowFastDiff appends a put that starts a new row, cells[0], and the cells after it that the
