@@ -180,35 +180,7 @@ func TestWriterAppendRowErrors(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var run []SameRowCell
-			var err1 error
-			for i, q := range tc.quals {
-				run = append(run, SameRowCell{Qualifier: []byte(q), Value: []byte("value")})
-				if err1 != nil {
-					continue
-				}
-				if i == 0 {
-					err1 = w1.AppendParts([]byte(tc.row), []byte("f"), []byte(q), 5, kv.TypePut, []byte("value"), nil)
-				} else {
-					err1 = w1.AppendSameRow([]byte(q), []byte("value"))
-				}
-				if err1 != nil && i != tc.n {
-					t.Fatalf("one by one: cell %d refused, want %d: %v", i, tc.n, err1)
-				}
-			}
-			n, err2 := w2.AppendRow([]byte(tc.row), []byte("f"), 5, kv.TypePut, run)
-			if n != tc.n || err2 == nil || err1 == nil || err2.Error() != err1.Error() {
-				t.Fatalf("AppendRow: %d, %v; want %d, %v", n, err2, tc.n, err1)
-			}
-			for _, w := range []*Writer{w1, w2} {
-				if err := w.AppendParts([]byte("zz"), []byte("f"), []byte("z"), 5, kv.TypePut, []byte("last"), nil); err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			compareBytes(t, tc.name, many.Bytes(), one.Bytes())
+			checkAppendRowStopsLikeOneByOne(t, tc.name, w1, w2, &one, &many, tc.row, "f", tc.quals, tc.n)
 		})
 	}
 }
@@ -253,4 +225,40 @@ func TestWriterKeyValueBytes(t *testing.T) {
 			i = j
 		}
 	}
+}
+
+// checkAppendRowStopsLikeOneByOne gives w1 the cells of quals (value "value") one by one, AppendParts
+// for the first and AppendSameRow for the others, and w2 the same cells with AppendRow: both must stop at
+// cell n with the same error and, after one more row and Close, have written the same bytes (one, many).
+func checkAppendRowStopsLikeOneByOne(t *testing.T, name string, w1, w2 *Writer, one, many *bytes.Buffer, row, family string, quals []string, n int) {
+	t.Helper()
+	var run []SameRowCell
+	var err1 error
+	for i, q := range quals {
+		run = append(run, SameRowCell{Qualifier: []byte(q), Value: []byte("value")})
+		if err1 != nil {
+			continue
+		}
+		if i == 0 {
+			err1 = w1.AppendParts([]byte(row), []byte(family), []byte(q), 5, kv.TypePut, []byte("value"), nil)
+		} else {
+			err1 = w1.AppendSameRow([]byte(q), []byte("value"))
+		}
+		if err1 != nil && i != n {
+			t.Fatalf("one by one: cell %d refused, want %d: %v", i, n, err1)
+		}
+	}
+	got, err2 := w2.AppendRow([]byte(row), []byte(family), 5, kv.TypePut, run)
+	if got != n || err2 == nil || err1 == nil || err2.Error() != err1.Error() {
+		t.Fatalf("AppendRow: %d, %v; want %d, %v", got, err2, n, err1)
+	}
+	for _, w := range []*Writer{w1, w2} {
+		if err := w.AppendParts([]byte("zz"), []byte("f"), []byte("z"), 5, kv.TypePut, []byte("last"), nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compareBytes(t, name, many.Bytes(), one.Bytes())
 }

@@ -202,35 +202,7 @@ func TestWriterAppendRowFastDiffErrors(t *testing.T) {
 					}
 				}
 			}
-			var run []SameRowCell
-			var err1 error
-			for i, q := range tc.quals {
-				run = append(run, SameRowCell{Qualifier: []byte(q), Value: []byte("value")})
-				if err1 != nil {
-					continue
-				}
-				if i == 0 {
-					err1 = w1.AppendParts([]byte(tc.row), []byte(tc.family), []byte(q), 5, kv.TypePut, []byte("value"), nil)
-				} else {
-					err1 = w1.AppendSameRow([]byte(q), []byte("value"))
-				}
-				if err1 != nil && i != tc.n {
-					t.Fatalf("one by one: cell %d refused, want %d: %v", i, tc.n, err1)
-				}
-			}
-			n, err2 := w2.AppendRow([]byte(tc.row), []byte(tc.family), 5, kv.TypePut, run)
-			if n != tc.n || err2 == nil || err1 == nil || err2.Error() != err1.Error() {
-				t.Fatalf("AppendRow: %d, %v; want %d, %v", n, err2, tc.n, err1)
-			}
-			for _, w := range []*Writer{w1, w2} {
-				if err := w.AppendParts([]byte("zz"), []byte("f"), []byte("z"), 5, kv.TypePut, []byte("last"), nil); err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			compareBytes(t, tc.name, many.Bytes(), one.Bytes())
+			checkAppendRowStopsLikeOneByOne(t, tc.name, w1, w2, &one, &many, tc.row, tc.family, tc.quals, tc.n)
 		})
 	}
 }
