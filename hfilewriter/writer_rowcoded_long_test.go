@@ -16,15 +16,7 @@ import (
 // cells of a timestamp and type (mostly puts), with qualifiers of 0 to 10 bytes and values mostly of 0
 // to 40 bytes (some of 200, longer than a coded cell's).
 func longRowCells(rng *rand.Rand, n int, family []byte) []Cell {
-	rows := make([][]byte, n)
-	for i := range rows {
-		rows[i] = make([]byte, 1+rng.IntN(140))
-		for k := range rows[i] {
-			rows[i][k] = byte('a' + rng.IntN(4))
-		}
-	}
-	slices.SortFunc(rows, bytes.Compare)
-	rows = slices.CompactFunc(rows, bytes.Equal)
+	rows := randomRows(rng, n, 140, 'a')
 	quals := [][]byte{{}, []byte("a"), []byte("b"), []byte("bb"), []byte("c"), []byte("ddddddd"),
 		[]byte("eeeeeeee"), []byte("fffffffff"), []byte("g"), []byte("hhhhhhhhhh")}
 	types := []Type{kv.TypePut, kv.TypePut, kv.TypePut, kv.TypePut, kv.TypePut, kv.TypeDelete}
@@ -99,4 +91,18 @@ func TestWriterAppendRowCodedLongRows(t *testing.T) {
 			}
 		})
 	})
+}
+
+// randomRows returns about n distinct rows of 1 to maxLen random bytes, each one of the four from first
+// on, in order.
+func randomRows(rng *rand.Rand, n, maxLen int, first byte) [][]byte {
+	rows := make([][]byte, n)
+	for i := range rows {
+		rows[i] = make([]byte, 1+rng.IntN(maxLen))
+		for k := range rows[i] {
+			rows[i][k] = first + byte(rng.IntN(4))
+		}
+	}
+	slices.SortFunc(rows, bytes.Compare)
+	return slices.CompactFunc(rows, bytes.Equal)
 }

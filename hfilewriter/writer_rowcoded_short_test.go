@@ -17,15 +17,7 @@ import (
 // and the 16 of codedCellsShort) and values of 0 to 130 bytes (around 8, 16, 32, 64 and a coded cell's
 // 127), as order rows are (7-byte ids, qualifiers such as customer_id, values up to ~60 bytes).
 func shortHeadCells(rng *rand.Rand, n int, family []byte) []Cell {
-	rows := make([][]byte, n)
-	for i := range rows {
-		rows[i] = make([]byte, 1+rng.IntN(14))
-		for k := range rows[i] {
-			rows[i][k] = byte('0' + rng.IntN(4))
-		}
-	}
-	slices.SortFunc(rows, bytes.Compare)
-	rows = slices.CompactFunc(rows, bytes.Equal)
+	rows := randomRows(rng, n, 14, '0')
 	var quals [][]byte
 	for _, l := range []int{0, 1, 6, 7, 8, 8, 9, 10, 11, 15, 16, 16, 17, 18} {
 		q := make([]byte, l)
