@@ -568,6 +568,16 @@ func (w *Writer) lastKeyString() string {
 	return kv.FormatKey(w.lastRow, w.family, w.lastQual, w.lastTs, w.lastType)
 }
 
+// notePut records a put at ts that a row path appended as the last cell: its timestamp and type, the
+// earliest put and the file's time range.
+func (w *Writer) notePut(ts int64) {
+	w.lastTs, w.lastType = ts, kv.TypePut
+	if ts < w.earliestPut {
+		w.earliestPut = ts
+	}
+	w.includeTimestamp(ts)
+}
+
 func (w *Writer) includeTimestamp(ts int64) {
 	if ts < w.trMin {
 		w.trMin = ts

@@ -34,11 +34,7 @@ func (w *Writer) AppendRow(row, family []byte, ts int64, typ Type, cells []SameR
 				w.bloom.add(row, row)
 			}
 			w.lastRow = append(w.lastRow[:0], row...)
-			w.lastTs, w.lastType = ts, kv.TypePut
-			if ts < w.earliestPut {
-				w.earliestPut = ts
-			}
-			w.includeTimestamp(ts)
+			w.notePut(ts)
 		}
 	}
 	return w.appendRowRest(row, family, ts, typ, cells, n)

@@ -59,11 +59,7 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 	} else {
 		w.lastRow = append(w.lastRow[:0], row...)
 	}
-	w.lastTs, w.lastType = ts, kv.TypePut
-	if ts < w.earliestPut {
-		w.earliestPut = ts
-	}
-	w.includeTimestamp(ts)
+	w.notePut(ts)
 	return n, used
 }
 

@@ -130,11 +130,7 @@ func (w *Writer) appendNewRowFast(row, family, qualifier []byte, ts int64, value
 		return err
 	}
 	w.lastRow = append(w.lastRow[:0], row...)
-	w.lastTs, w.lastType = ts, kv.TypePut
-	if ts < w.earliestPut {
-		w.earliestPut = ts
-	}
-	w.includeTimestamp(ts)
+	w.notePut(ts)
 	return nil
 }
 

@@ -472,9 +472,5 @@ func (w *Writer) endNewRowFastDiff(row []byte, ts int64) {
 	} else {
 		w.lastRow = append(w.lastRow[:0], row...)
 	}
-	w.lastTs, w.lastType = ts, kv.TypePut
-	if ts < w.earliestPut {
-		w.earliestPut = ts
-	}
-	w.includeTimestamp(ts)
+	w.notePut(ts)
 }
