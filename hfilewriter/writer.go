@@ -275,6 +275,10 @@ func (w *Writer) AppendSameRowTags(qualifier, value, tags []byte) error {
 	return w.appendCell(w.lastRow, w.family, qualifier, w.lastTs, w.lastType, value, tags, 0)
 }
 
+// LastRow returns the row of the last cell appended (empty before the first). The caller must not
+// change it; it holds until the next cell is appended.
+func (w *Writer) LastRow() []byte { return w.lastRow }
+
 // IsLast reports whether row, family, qualifier, ts and typ are the key of the last cell appended
 // (false before the first): whether a cell with that key would duplicate it.
 func (w *Writer) IsLast(row, family, qualifier []byte, ts int64, typ Type) bool {

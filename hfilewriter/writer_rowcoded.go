@@ -32,6 +32,40 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 		!w.newRowFastOK(row, family, quals[code>>1], typ, coded[2:end], nil) {
 		return 0, 0
 	}
+	return w.appendRowCodedNew(row, ts, quals, coded)
+}
+
+// AppendNewRowCoded is AppendRowCoded for a caller that rolls files at maxSize bytes (0: never) and
+// checks the size before each new row (EstimatedSize() >= maxSize: a new file for the row), with that
+// check in the same call: it takes none of the cells when the file has reached maxSize (the caller then
+// rolls the usual way), and otherwise what AppendRowCoded takes, but only of a row after the last
+// one (one comparison: the row is new, so its first cell is no duplicate) in an unencoded file
+// (sameRowFast; FAST_DIFF files take AppendRowCoded). One call a row instead of the roll check's, the
+// duplicate check's and AppendRowCoded's.
+func (w *Writer) AppendNewRowCoded(row, family []byte, ts int64, typ Type, quals [][]byte, coded []byte, maxSize int64) (n, used int) {
+	if !w.sameRowFast || typ != kv.TypePut || len(coded) < 2 || len(quals) == 0 || !RowCodedFits(len(row), len(family)) {
+		return 0, 0
+	}
+	code, vl := coded[0], coded[1]
+	if code&0x81 != 1 || vl >= 0x80 || int(code>>1) >= len(quals) || 2+int(vl) > len(coded) ||
+		uint64(len(quals[code>>1]))+uint64(vl) > maxCellColumnAndValue || !equalShort(family, w.family) ||
+		bytes.Compare(row, w.lastRow) <= 0 {
+		return 0, 0 // RowCodedFits bounds the row far below kv.MaxRowLength
+	}
+	if maxSize > 0 && w.EstimatedSize() >= maxSize {
+		return 0, 0
+	}
+	return w.appendRowCodedNew(row, ts, quals, coded)
+}
+
+// NewRowCodedOK reports whether AppendNewRowCoded may take rows as the writer stands (unencoded
+// blocks, no ROWCOL bloom, not closed or failed): a caller skips the call when it may not. Small
+// enough to be inlined.
+func (w *Writer) NewRowCodedOK() bool { return w.sameRowFast }
+
+// appendRowCodedNew is AppendRowCoded's work once the row's first cell is known to take the new-row
+// path (newRowFastOK).
+func (w *Writer) appendRowCodedNew(row []byte, ts int64, quals [][]byte, coded []byte) (n, used int) {
 	tab := &w.coded.tab
 	if w.coded.first != &quals[0] || w.coded.n != len(quals) || !w.coded.ok {
 		tab = w.coded.table(quals)

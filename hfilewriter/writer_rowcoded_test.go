@@ -55,6 +55,16 @@ func (d *codedDict) code(dst []byte, run []SameRowCell) ([]byte, int) {
 // after Close and how many cells AppendRowCoded took.
 func rowCodedWrite(t *testing.T, o WriterOptions, cells []Cell, d *codedDict, ownDict int, rng *rand.Rand) (file []byte, st WriterStats, coded int) {
 	t.Helper()
+	return rowCodedWriteBy(t, o, cells, d, ownDict, rng, func(w *Writer, c *Cell, quals [][]byte, enc []byte) (int, int) {
+		return w.AppendRowCoded(c.Row, c.Family, c.Timestamp, c.Type, quals, enc)
+	})
+}
+
+// rowCodedWriteBy is rowCodedWrite with each row's coded cells given to by (AppendRowCoded or a path
+// that is to take what it takes) for c, the row's first cell.
+func rowCodedWriteBy(t *testing.T, o WriterOptions, cells []Cell, d *codedDict, ownDict int, rng *rand.Rand,
+	by func(w *Writer, c *Cell, quals [][]byte, enc []byte) (n, used int)) (file []byte, st WriterStats, coded int) {
+	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, o)
 	if err != nil {
@@ -96,7 +106,7 @@ func rowCodedWrite(t *testing.T, o WriterOptions, cells []Cell, d *codedDict, ow
 		var m int
 		enc, m = rd.code(enc[:0], run)
 		enc = append(enc, 0x80, 1, 2, 3) // not a coded cell: the writer stops there
-		n, used := w.AppendRowCoded(c.Row, c.Family, c.Timestamp, c.Type, rd.quals, enc)
+		n, used := by(w, c, rd.quals, enc)
 		if n > m || n < 0 {
 			t.Fatalf("cells %d to %d: AppendRowCoded took %d of %d coded cells", i, j, n, m)
 		}

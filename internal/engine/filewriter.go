@@ -28,6 +28,7 @@ type fileWriter struct {
 	name    string // the current file's name in its family
 	rel     string // <family>/<name>
 	lastRow []byte
+	rowInW  bool  // the last row is w's (w.LastRow(); appendNewRowCoded), not lastRow
 	rows    int64 // distinct rows in the current file
 
 	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
@@ -116,13 +117,20 @@ func (fw *fileWriter) open() error {
 // current one has reached MaxFileSize, and counts the row. Call it before each view's cells (a view's
 // cells share a row).
 func (fw *fileWriter) startRow(h *cellrec.Header) error {
-	if fw.w != nil && bytes.Equal(h.Row, fw.lastRow) {
-		return nil
+	if fw.w != nil {
+		last := fw.lastRow
+		if fw.rowInW {
+			last = fw.w.LastRow()
+		}
+		if bytes.Equal(h.Row, last) {
+			return nil
+		}
 	}
 	if err := fw.startNewRow(); err != nil {
 		return err
 	}
 	fw.lastRow = append(fw.lastRow[:0], h.Row...)
+	fw.rowInW = false
 	return nil
 }
 
@@ -234,6 +242,24 @@ func (fw *fileWriter) appendRowCoded(h *cellrec.Header, quals [][]byte, cells []
 	before := fw.w.KeyValueBytes()
 	n, used := fw.w.AppendRowCoded(h.Row, h.Family, h.TS, h.Type, quals, cells)
 	fw.countUntagged(n, fw.w.KeyValueBytes()-before)
+	return used
+}
+
+// appendNewRowCoded is startRow and appendRowCoded in one call to the writer for a row after the
+// file's last row (hfilewriter.Writer.AppendNewRowCoded, which checks the size as startNewRow does): it
+// returns the bytes of cells written, 0 when none (nothing changed: the caller then takes startRow
+// and the usual way). The row is then the writer's last row (rowInW), not copied to lastRow. The
+// caller has checked that the writer may take such rows (fw.w not nil, NewRowCodedOK).
+func (fw *fileWriter) appendNewRowCoded(h *cellrec.Header, quals [][]byte, cells []byte) int {
+	w := fw.w
+	before := w.KeyValueBytes()
+	n, used := w.AppendNewRowCoded(h.Row, h.Family, h.TS, h.Type, quals, cells, fw.o.spec.MaxFileSize)
+	if n == 0 {
+		return 0
+	}
+	fw.rows++
+	fw.rowInW = true
+	fw.countUntagged(n, w.KeyValueBytes()-before)
 	return used
 }
 
