@@ -450,22 +450,22 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 	if !tagged {
 		// The usual cells first, in a loop of their own: a dictionary qualifier code and a value length
 		// of one byte each, codes ascending. The general loop below goes on from the first other cell.
-		// The code and the value's length are checked as one word (x&0x8081 == 1: an odd code and both
-		// below 0x80); prevCode 0 before the first cell (codes are odd) lets that one pass the order check.
-		for p+1 < len(rec) {
-			x := uint16(rec[p]) | uint16(rec[p+1])<<8
-			code := byte(x)
-			if x&0x8081 != 1 || int(code>>1) >= nq {
+		// The code and the value's length are checked as one little-endian word (x&0x8081 == 1: an odd
+		// code and both below 0x80); prevCode 0 before the first cell (codes are odd) lets that one pass
+		// the order check. Two checks wait for the loop's end: the codes ascend, so the last is the
+		// largest and only it is checked against the dictionary; and a value running past the record
+		// leaves p beyond its end, which stops the loop.
+		for p < len(rec)-1 {
+			code, vl := rec[p], rec[p+1]
+			if (code|vl<<1)&0x81 != 1 || code <= prevCode {
 				break
 			}
-			if code <= prevCode {
-				return 0, false
-			}
-			if p += 2 + int(x>>8); p > len(rec) {
-				return 0, false
-			}
+			p += 2 + int(vl)
 			prevCode = code
 			n++
+		}
+		if p > len(rec) || n > 0 && int(prevCode>>1) >= nq {
+			return 0, false
 		}
 	}
 	for p < len(rec) {
