@@ -63,6 +63,7 @@ type Sorter struct {
 	state       int
 	err         error
 	records     int64
+	noPlaceRun  bool // tests: every record goes through placeLocked
 }
 
 // NewSorter returns a sorter drawing on the pool's budget. name appears in errors.
@@ -145,6 +146,10 @@ func (s *Sorter) AddRecords(recs []Record) error {
 			s.pleaseSpill.Store(false)
 			job = s.detachLocked(false)
 		} else {
+			if k := s.placeRun(recs[i:]); k > 0 {
+				i += k
+				continue
+			}
 			err := s.placeLocked(recs[i].Rec, recs[i].Seq)
 			switch {
 			case err == nil:
