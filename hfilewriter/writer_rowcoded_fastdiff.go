@@ -177,7 +177,7 @@ func (r *fdRun) codedCells(blk []byte, end, unencoded int, tab *[64]fdQual, code
 			o += 2
 		}
 		// The qualifier after the common prefix: 1 to 32 bytes.
-		d := (*[40]byte)(b[o&7:])
+		d := (*[48]byte)(b[o&7:])
 		switch k, p := lq-k, k; {
 		case lq <= 8:
 			binary.LittleEndian.PutUint64(d[:], qw>>(8*p&63))
@@ -188,7 +188,7 @@ func (r *fdRun) codedCells(blk []byte, end, unencoded int, tab *[64]fdQual, code
 			binary.LittleEndian.PutUint64(d[(k-8)&31:], binary.LittleEndian.Uint64(q[lq-8:]))
 		default:
 			*(*[16]byte)(d[:]) = [16]byte(q[p:])
-			*(*[16]byte)(d[(k-16)&15:]) = [16]byte(q[lq-16:])
+			*(*[16]byte)(d[(k-16)&31:]) = [16]byte(q[lq-16:])
 		}
 		o = (o + lq - k) & 63
 		b[o] = r.tsByte

@@ -283,7 +283,7 @@ func (r *fdRun) cells(blk []byte, end, unencoded int, cells []SameRowCell, prevQ
 			o += 2
 		}
 		// The qualifier after the common prefix: 1 to 32 bytes.
-		d := (*[40]byte)(b[o&7:])
+		d := (*[48]byte)(b[o&7:])
 		switch k := lq - p; {
 		case lq <= 8:
 			binary.LittleEndian.PutUint64(d[:], qw>>(8*p&63))
@@ -294,7 +294,7 @@ func (r *fdRun) cells(blk []byte, end, unencoded int, cells []SameRowCell, prevQ
 			binary.LittleEndian.PutUint64(d[(k-8)&31:], binary.LittleEndian.Uint64(q[lq-8:]))
 		default:
 			*(*[16]byte)(d[:]) = [16]byte(q[p:])
-			*(*[16]byte)(d[(k-16)&15:]) = [16]byte(q[lq-16:])
+			*(*[16]byte)(d[(k-16)&31:]) = [16]byte(q[lq-16:])
 		}
 		o = (o + lq - p) & 63
 		b[o] = r.tsByte
