@@ -2,7 +2,6 @@ package hfilewriter
 
 import (
 	"encoding/binary"
-	"math/bits"
 
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -32,53 +31,109 @@ func (w *Writer) appendRowCodedFastDiff(row, family []byte, ts int64, typ Type, 
 	if w.fdq == nil {
 		w.fdq = new(fdQuals)
 	}
-	tab := w.fdq.table(quals)
+	t := w.fdq
 	// A cell bigger than the file's biggest so far ends the run (AppendSameRowCells then records it):
-	// that is one whose qualifier and value lengths sum to more than r.big.
+	// that is one whose qualifier and value lengths sum to more than big.
 	// (When the first cell is bigger still, it is recorded below, and the run's cells are smaller.)
-	r.big = int(min(w.lenBiggest-int64(12+r.keyFixed), 1<<20))
-	m, more, blkEnd, unencoded := r.codedCells(w.blk[:cap(w.blk)], blkEnd, unencoded, tab, coded[end:], q)
+	t.prepare(quals, r.keyFixed, r.head, r.cellFixed, int(min(w.lenBiggest-int64(12+r.keyFixed), 1<<20)))
+	m, more, blkEnd, unencoded, last := r.codedCells(w.blk[:cap(w.blk)], blkEnd, unencoded, t, coded[end:], int(x&0xff))
 	n, used = 1+m, end+more
 	w.endNewRowFastDiff(row, ts)
 	if cellSize := int64(12 + r.keyFixed + len(q) + end - 2); w.lenBiggest < cellSize {
 		w.lenBiggest = cellSize
 		w.keyBiggest = kv.AppendKey(w.keyBiggest[:0], row, w.family, q, w.lastTs, w.lastType)
 	}
-	valueSum := end - 2 + r.valueSum
-	last := q
-	if m > 0 {
-		last = tab[r.prevIdx&63].q
-	}
-	w.endFastDiffRun(&r, n, blkEnd, unencoded, valueSum, last)
+	// A coded cell is its code, its value's length and its value.
+	w.endFastDiffRun(&r, n, blkEnd, unencoded, used-2*n, t.tab[last>>1&63].q)
 	return n, used
 }
 
 // fdQuals is appendRowCodedFastDiff's table of the qualifiers it was last given, by code>>1 (a code
-// below 0x80 has 64 values): for each, the qualifier and its first 8 bytes as a little-endian word
-// (firstWord); an empty qualifier past the last, which the run takes no cell of.
+// below 0x80 has 64 values; an empty qualifier past the last, which the run takes no cell of), with
+// what codedCells would otherwise compute per cell: from a run's key length without the qualifier
+// (keyFixed), key head (head: 2 + row + 1 + family), cell size without qualifier and value (cellFixed)
+// and biggest cell (big), kept while they stay the same (fixed-width row keys: every run of a file once
+// its biggest cell is known), and for each qualifier the bytes of its cell that depend on the previous
+// cell's qualifier, for the last one it followed (fdQual.pc).
 type fdQuals struct {
-	first *[]byte // &quals[0] of the qualifiers the table is of
-	n     int
-	tab   [64]fdQual
+	first               *[]byte // &quals[0] of the qualifiers the table is of
+	n                   int
+	keyFixed, head, big int // what the entries are for
+	tab                 [64]fdQual
 }
 
+// fdQual is a qualifier's entry in fdQuals: the qualifier, the longest value the run takes with it
+// (maxValue: at most 64; -1, none, for a qualifier of 0 or more than 32 bytes, or none at all) and the
+// cell's unencoded size without the value (size); then, for a cell after one with code pc (0: none yet),
+// the cell's first bytes as a little-endian word (lead: the flag with its same-type, same-key-length and
+// timestamp bits, and the key length's cint when it is not the previous one's; nLead bytes) and the
+// bytes after the value's length (the common prefix's cint and the qualifier after it: rest, then hi;
+// nRest bytes). gate is pc<<8 | (127 - maxValue): a cell with a value of lv bytes after one with code c
+// takes the entry as it is when gate ^ c<<8 + lv <= 127 (c is pc and lv at most maxValue).
 type fdQual struct {
-	q    []byte
-	word uint64
+	gate         int
+	size         int
+	lead         uint64
+	nLead, nRest int
+	rest         [16]byte
+	hi           [24]byte
+	q            []byte
+	maxValue     int
 }
 
-// table returns the table of quals (not empty), made when they are not the last ones.
-func (t *fdQuals) table(quals [][]byte) *[64]fdQual {
+// prepare makes t the table of quals for a run of keyFixed, head, cellFixed and big: the entries when
+// the qualifiers changed, their sizes when the run's changed (and then no pair part).
+func (t *fdQuals) prepare(quals [][]byte, keyFixed, head, cellFixed, big int) {
+	// (head and cellFixed follow keyFixed: the table is the writer's, whose options do not change.)
+	if t.first == &quals[0] && t.n == len(quals) && t.keyFixed == keyFixed && t.big == big {
+		return
+	}
 	if t.first != &quals[0] || t.n != len(quals) {
 		t.first, t.n = &quals[0], len(quals)
 		for i := range t.tab {
 			t.tab[i] = fdQual{}
 			if i < len(quals) {
-				t.tab[i] = fdQual{q: quals[i], word: firstWord(quals[i])}
+				t.tab[i].q = quals[i]
 			}
 		}
 	}
-	return &t.tab
+	t.keyFixed, t.head, t.big = keyFixed, head, big
+	for i := range t.tab {
+		e := &t.tab[i]
+		lq := len(e.q)
+		e.maxValue, e.size = -1, cellFixed+lq
+		if uint(lq-1) < 32 {
+			e.maxValue = max(min(64, big-lq), -1) // so that gate's low byte is at most 128
+		}
+		e.gate = 127 - e.maxValue // pc 0: no code
+	}
+}
+
+// pair sets the entry of code for a cell after one with code pc: false, and the entry unchanged, when
+// its qualifier does not sort after pc's (an order error, which the usual path reports).
+func (t *fdQuals) pair(code, pc int) bool {
+	e, p := &t.tab[code>>1&63], t.tab[pc>>1&63].q
+	q := e.q
+	k := kv.CommonPrefix(q, p)
+	if k == len(q) || k < len(p) && q[k] < p[k] {
+		return false
+	}
+	flag := fastDiffSameType | 7 // the type and the timestamp's first 7 bytes are the previous cell's
+	var b [8]byte
+	lead := b[:1]
+	if len(q) == len(p) { // the key's length: its row and family are the previous cell's
+		flag |= fastDiffSameKeyLength
+	} else {
+		lead = encodeCInt(lead, t.keyFixed+len(q))
+	}
+	b[0] = byte(flag)
+	e.lead, e.nLead = binary.LittleEndian.Uint64(b[:]), len(lead)
+	var r [40]byte
+	rest := encodeCInt(r[:0], t.head+k)
+	rest = append(rest, q[k:]...)
+	e.rest, e.hi, e.nRest = [16]byte(r[:16]), [24]byte(r[16:]), len(rest)
+	e.gate = pc<<8 | (127 - e.maxValue)
+	return true
 }
 
 // rowCodedFastDiffOK is RowCodedOK for a FAST_DIFF writer: whether appendRowCodedFastDiff may take a row
@@ -87,59 +142,46 @@ func (w *Writer) rowCodedFastDiffOK(rowLen int) bool {
 	return w.sameRowFD && w.blkHasFirst && uint(rowLen-1) < 32
 }
 
-// codedCells is fdRun.cells for coded cells (appendRowCodedFastDiff; quals: their qualifiers): it takes
-// them on the same terms and stops at the first that is not a coded cell either. It returns how many it
-// took and the bytes of coded they took, where they end in blk and the block's unencoded size after them,
-// and keeps the last one's qualifier index in r.prevIdx.
-func (r *fdRun) codedCells(blk []byte, end, unencoded int, tab *[64]fdQual, coded []byte, prevQ []byte) (n, used, newEnd, newUnencoded int) {
-	lp := len(prevQ)
-	pw := firstWord(prevQ)
+// codedCells is fdRun.cells for coded cells after one with code pc, with the qualifiers of t (prepared
+// for the run): it takes them on the same terms and stops at the first that is not a coded cell
+// either. It returns how many it took and the bytes of coded they took, where they end in blk and the
+// block's unencoded size after them, and the last one's code (pc when it took none).
+//
+// Each cell's bytes but its value's length, the timestamp's last byte and the value come from its
+// qualifier's entry (fdQual), which codedRun takes while it is for the previous cell's code; when it
+// is not, fdQuals.pair makes it so and codedRun goes on.
+func (r *fdRun) codedCells(blk []byte, end, unencoded int, t *fdQuals, coded []byte, pc int) (n, used, newEnd, newUnencoded, lastCode int) {
+	for {
+		m, p, e, u, c := r.codedRun(blk, end, unencoded, &t.tab, coded[used:], pc)
+		n, used, end, unencoded, pc = n+m, used+p, e, u, c
+		if rest := coded[used:]; len(rest) < 2 || t.tab[rest[0]>>1&63].gate>>8 == pc || !t.pair(int(rest[0]), pc) {
+			return n, used, end, unencoded, pc
+		}
+	}
+}
+
+// codedRun is codedCells while the entries are for the previous cells' codes. Its loop calls nothing
+// and keeps few values, so that they stay in registers: the block and where the next cell starts in
+// it, the coded cells and where the next starts, the table, the previous code, the count and the
+// unencoded size.
+func (r *fdRun) codedRun(blk []byte, end, unencoded int, tab *[64]fdQual, coded []byte, pc int) (n, used, newEnd, newUnencoded, lastCode int) {
 	p := 0 // where the next coded cell starts
 	for ; p+1 < len(coded) && unencoded < r.ulimit; n++ {
-		x := uint16(coded[p]) | uint16(coded[p+1])<<8 // the code, then the value's length
-		i, next := int(x>>1&0x3f), p+2+int(x>>8)
-		if x&0x8081 != 1 || next > len(coded) {
-			break // not a coded cell
+		code, lv := int(coded[p]), int(coded[p+1]) // the code, then the value's length
+		next := p + 2 + lv
+		if code&0x81 != 1 || next > len(coded) {
+			break // not a coded cell (one with a value of 0x80 bytes or more stops below)
 		}
-		e := &tab[i]
-		q, v := e.q, coded[p+2:next:next]
-		lq, lv := len(q), len(v)
-		if uint(lq-1) >= 32 || lv > 64 || lq+lv > r.big { // past the dictionary (empty), too long, or the biggest
+		e := &tab[code>>1&63]
+		if e.gate^(pc<<8)+lv > 127 { // the entry is not for pc, or the value is too long (fdQual)
 			break
 		}
-		qw := e.word // q's first 8 bytes (fewer: zero padded) as a little-endian word
-		// The common prefix k of q and the previous qualifier, and their order: q sorts after it when it
-		// goes on past the prefix and is greater at the first byte that differs (or the previous ends).
-		m := min(lq, lp)
-		k := m
-		if x := qw ^ pw; x != 0 {
-			if d := bits.TrailingZeros64(x) >> 3; d < m {
-				if byte(qw>>(8*d)) < byte(pw>>(8*d)) {
-					break
-				}
-				k = d
-			}
-		} else if m > 8 { // the first 8 bytes are the same (rare): byte by byte from there
-			pq := prevQ
-			if n > 0 {
-				pq = tab[r.prevIdx&63].q
-			}
-			for k = 8; k < m && q[k] == pq[k]; k++ {
-			}
-			if k < m && q[k] < pq[k] {
-				break
-			}
-		}
-		if k == lq {
-			break
-		}
-		flag := fastDiffSameType | 7 // the type and the timestamp's first 7 bytes are the previous cell's
-		if lq == lp {                // the key's length: its row and family are the previous cell's
-			flag |= fastDiffSameKeyLength
-		}
+		v := coded[p+2 : next : next]
+		b := (*[fdRoom]byte)(blk[end : end+fdRoom])
+		lead := e.lead
 		sameValue := false
 		if lv == r.valLen {
-			flag |= fastDiffSameValueLength
+			lead |= fastDiffSameValueLength
 			pv := blk[r.valOff : r.valOff+lv]
 			if lv < 8 {
 				sameValue = loadShort(v) == loadShort(pv)
@@ -150,47 +192,20 @@ func (r *fdRun) codedCells(blk []byte, end, unencoded int, tab *[64]fdQual, code
 				}
 			}
 			if sameValue {
-				flag |= fastDiffSameValue
+				lead |= fastDiffSameValue
 			}
 		}
-		b := (*[fdRoom]byte)(blk[end : end+fdRoom])
-		b[0] = byte(flag)
-		o := 1
-		if flag&fastDiffSameKeyLength == 0 { // cint: one byte below 0x80, else two (startFastDiffRun)
-			if k := r.keyFixed + lq; k < 0x80 {
-				b[1] = byte(k)
-				o = 2
-			} else {
-				b[1], b[2] = byte(k)|0x80, byte(k>>7)
-				o = 3
-			}
-		}
-		if flag&fastDiffSameValueLength == 0 {
+		binary.LittleEndian.PutUint64(b[:], lead)
+		o := e.nLead & 3
+		if lead&fastDiffSameValueLength == 0 {
 			b[o] = byte(lv)
 			o++
 		}
-		if c := r.head + k; c < 0x80 {
-			b[o] = byte(c)
-			o++
-		} else {
-			b[o], b[o+1] = byte(c)|0x80, byte(c>>7)
-			o += 2
+		*(*[16]byte)(b[o&7:]) = e.rest
+		if e.nRest > 16 {
+			*(*[24]byte)(b[o&7+16:]) = e.hi
 		}
-		// The qualifier after the common prefix: 1 to 32 bytes.
-		d := (*[48]byte)(b[o&7:])
-		switch k, p := lq-k, k; {
-		case lq <= 8:
-			binary.LittleEndian.PutUint64(d[:], qw>>(8*p&63))
-		case k <= 8:
-			binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(q[lq-8:])>>(8*(8-k)&63))
-		case k <= 16:
-			binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(q[p:]))
-			binary.LittleEndian.PutUint64(d[(k-8)&31:], binary.LittleEndian.Uint64(q[lq-8:]))
-		default:
-			*(*[16]byte)(d[:]) = [16]byte(q[p:])
-			*(*[16]byte)(d[(k-16)&31:]) = [16]byte(q[lq-16:])
-		}
-		o = (o + lq - k) & 63
+		o = (o + e.nRest) & 63
 		b[o] = r.tsByte
 		o++
 		if !sameValue { // the value: 0 to 64 bytes
@@ -217,11 +232,9 @@ func (r *fdRun) codedCells(blk []byte, end, unencoded int, tab *[64]fdQual, code
 		o &= 127
 		b[o], b[o+1] = 0, 0 // the suffix: a tags length of 0 (vint) and the sequence id 0
 		end += o + r.suffix
-		unencoded += r.cellFixed + lq + lv
-		pw, lp = qw, lq
-		r.prevIdx = i
-		r.valueSum += lv
+		unencoded += e.size + lv
+		pc = code
 		p = next
 	}
-	return n, p, end, unencoded
+	return n, p, end, unencoded, pc
 }

@@ -98,3 +98,27 @@ func TestWriterAppendRowFastDiffFixedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterAppendRowCodedFastDiffTableKeyWidth: the run's table is made again for a row one byte wider
+// even when the file's biggest cell grew by one byte since (the most a cell's qualifier and value may
+// sum to is then the same): the key lengths in the entries are the new row's.
+func TestWriterAppendRowCodedFastDiffTableKeyWidth(t *testing.T) {
+	cell := func(row, q string, n int) Cell {
+		return Cell{Row: []byte(row), Family: []byte("d"), Qualifier: []byte(q), Timestamp: 5, Type: kv.TypePut,
+			Value: bytes.Repeat([]byte{'v'}, n)}
+	}
+	cells := []Cell{
+		cell("1000000", "a", 10), cell("1000000", "b", 10),
+		cell("1000001", "a", 11), cell("1000001", "b", 5), // the biggest cell, one byte bigger
+		cell("1000002x", "a", 5), cell("1000002x", "b", 5), // a key one byte longer
+	}
+	o := DefaultWriterOptions()
+	o.Encoding = EncodingFastDiff
+	rng := rand.New(rand.NewPCG(5, 6))
+	want := partsTestWrite(t, o, cells, partsAPIAppend)
+	file, _, coded := rowCodedWrite(t, o, cells, newCodedDict(cells, rng), 1<<30, rng)
+	compareBytes(t, "key width", file, want.file)
+	if coded != 4 {
+		t.Fatalf("AppendRowCoded took %d cells, want the 4 of the rows after the first", coded)
+	}
+}

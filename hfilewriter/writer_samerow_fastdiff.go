@@ -186,7 +186,6 @@ type fdRun struct {
 	suffix, suffixUnencoded int
 	cellFixed, ulimit       int
 	valOff, valLen          int
-	prevIdx, valueSum, big  int // codedCells: the last cell's qualifier index, the values' bytes, the biggest qualifier and value
 }
 
 // cells encodes the first of cells that the run takes into blk (the block's whole capacity) from end on,
