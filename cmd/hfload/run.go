@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -44,11 +43,9 @@ only when every file is complete and verified.`,
 		if noVerify {
 			mode = jobs.VerifyNone
 		}
-		if os.Getenv("GOMEMLIMIT") == "" {
-			// Collect garbage before the heap outgrows the budget (the sorter accounts its own memory
-			// within it; this bounds what it cannot see: freed index arrays, batches, buffers).
-			debug.SetMemoryLimit(job.MemoryBudget())
-		}
+		// Collect garbage when the heap nears the budget, and not before (the sorter accounts its own
+		// memory within it; the limit bounds what it cannot see: freed index arrays, batches, buffers).
+		defer collectAtBudget(job.MemoryBudget())()
 		workers := 0
 		if os.Getenv("GOMAXPROCS") == "" {
 			// One processor more than cores, workers one per core: a goroutine in a direct write of
