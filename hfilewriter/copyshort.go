@@ -32,3 +32,15 @@ func copyShort(dst, src []byte) {
 		dst[0], dst[n>>1], dst[n-1] = src[0], src[n>>1], src[n-1]
 	}
 }
+
+// copyMid is copyShort for 4 to 15 bytes (a short row key), small enough to be inlined: two
+// overlapping moves of 8 or 4 bytes.
+func copyMid(dst, src []byte) {
+	if n := len(src); n >= 8 {
+		*(*[8]byte)(dst[n-8:]) = [8]byte(src[n-8:])
+		*(*[8]byte)(dst) = [8]byte(src)
+	} else {
+		*(*[4]byte)(dst[n-4:]) = [4]byte(src[n-4:])
+		*(*[4]byte)(dst) = [4]byte(src)
+	}
+}

@@ -23,79 +23,71 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 	if w.sameRowFD { // FAST_DIFF blocks: writer_rowcoded_fastdiff.go
 		return w.appendRowCodedFastDiff(row, family, ts, typ, quals, coded)
 	}
-	if len(coded) < 2 || len(quals) == 0 {
-		return 0, 0
-	}
-	code, vl := coded[0], coded[1]
-	end := 2 + int(vl)
-	if code&0x81 != 1 || vl >= 0x80 || int(code>>1) >= len(quals) || end > len(coded) ||
-		!w.newRowFastOK(row, family, quals[code>>1], typ, coded[2:end], nil) {
-		return 0, 0
-	}
-	return w.appendRowCodedNew(row, ts, quals, coded)
+	return w.AppendNewRowCoded(row, family, ts, typ, quals, coded, 0)
 }
 
 // AppendNewRowCoded is AppendRowCoded for a caller that rolls files at maxSize bytes (0: never) and
 // checks the size before each new row (EstimatedSize() >= maxSize: a new file for the row), with that
 // check in the same call: it takes none of the cells when the file has reached maxSize (the caller then
-// rolls the usual way), and otherwise what AppendRowCoded takes, but only of a row after the last
-// one (one comparison: the row is new, so its first cell is no duplicate) in an unencoded file
-// (sameRowFast; FAST_DIFF files take AppendRowCoded). One call a row instead of the roll check's, the
-// duplicate check's and AppendRowCoded's.
+// rolls the usual way), and otherwise what AppendRowCoded takes in an unencoded file (sameRowFast;
+// none in a FAST_DIFF file): the row after the last one (one comparison: the row is new, so its first
+// cell is no duplicate). One call a row instead of the roll check's, the duplicate check's and
+// AppendRowCoded's.
 func (w *Writer) AppendNewRowCoded(row, family []byte, ts int64, typ Type, quals [][]byte, coded []byte, maxSize int64) (n, used int) {
-	if !w.sameRowFast || typ != kv.TypePut || len(coded) < 2 || len(quals) == 0 || !RowCodedFits(len(row), len(family)) {
+	// newRowFastOK's checks for the first cell (RowCodedFits bounds the row far below kv.MaxRowLength),
+	// and the run's key head.
+	if !w.sameRowFast || typ != kv.TypePut || len(coded) < 2 || !RowCodedFits(len(row), len(family)) {
 		return 0, 0
 	}
 	code, vl := coded[0], coded[1]
 	if code&0x81 != 1 || vl >= 0x80 || int(code>>1) >= len(quals) || 2+int(vl) > len(coded) ||
 		uint64(len(quals[code>>1]))+uint64(vl) > maxCellColumnAndValue || !equalShort(family, w.family) ||
-		bytes.Compare(row, w.lastRow) <= 0 {
-		return 0, 0 // RowCodedFits bounds the row far below kv.MaxRowLength
+		bytes.Compare(row, w.lastRow) <= 0 || !w.blkOpen || !w.blkHasFirst {
+		return 0, 0
 	}
 	if maxSize > 0 && w.EstimatedSize() >= maxSize {
 		return 0, 0
 	}
-	return w.appendRowCodedNew(row, ts, quals, coded)
-}
-
-// NewRowCodedOK reports whether AppendNewRowCoded may take rows as the writer stands (unencoded
-// blocks, no ROWCOL bloom, not closed or failed): a caller skips the call when it may not. Small
-// enough to be inlined.
-func (w *Writer) NewRowCodedOK() bool { return w.sameRowFast }
-
-// appendRowCodedNew is AppendRowCoded's work once the row's first cell is known to take the new-row
-// path (newRowFastOK).
-func (w *Writer) appendRowCodedNew(row []byte, ts int64, quals [][]byte, coded []byte) (n, used int) {
 	tab := &w.coded.tab
 	if w.coded.first != &quals[0] || w.coded.n != len(quals) || !w.coded.ok {
-		tab = w.coded.table(quals)
+		if tab = w.coded.table(quals); tab == nil {
+			return 0, 0
+		}
 	}
-	if n, used = w.appendRowRunCoded(row, w.family, ts, kv.TypePut, tab, coded); n == 0 {
+	if n, used = w.appendRowRunCoded(row, w.family, ts, tab, coded); n == 0 {
 		return 0, 0
 	}
 	// What AppendRow records for the row after its run.
 	if w.bloom != nil { // ROW (newRowFastOK excludes ROWCOL): the row, as addToBlooms adds it
 		w.bloom.add(row, row)
 	}
-	if n := len(row); n >= 16 && cap(w.lastRow) >= n {
-		w.lastRow = w.lastRow[:n]
-		if n < 32 { // 16 to 31 bytes: two overlapping 16-byte moves
-			*(*[16]byte)(w.lastRow) = [16]byte(row)
-			*(*[16]byte)(w.lastRow[n-16:]) = [16]byte(row[n-16:])
-		} else { // 32 to 61 bytes: two overlapping 32-byte moves, through locals (not memmove)
-			a, b := [32]byte(row), [32]byte(row[n-32:])
-			*(*[32]byte)(w.lastRow) = a
-			*(*[32]byte)(w.lastRow[n-32:]) = b
-		}
-	} else if cap(w.lastRow) >= n {
-		w.lastRow = w.lastRow[:n]
-		copyShort(w.lastRow, row) // up to 15 bytes: a few word moves
-	} else {
+	switch n := len(row); {
+	case cap(w.lastRow) < n:
 		w.lastRow = append(w.lastRow[:0], row...)
+	case n >= 32: // 32 to 61 bytes: two overlapping 32-byte moves, through locals (not memmove)
+		w.lastRow = w.lastRow[:n]
+		a, b := [32]byte(row), [32]byte(row[n-32:])
+		*(*[32]byte)(w.lastRow) = a
+		*(*[32]byte)(w.lastRow[n-32:]) = b
+	case n >= 16: // 16 to 31 bytes: two overlapping 16-byte moves
+		w.lastRow = w.lastRow[:n]
+		*(*[16]byte)(w.lastRow) = [16]byte(row)
+		*(*[16]byte)(w.lastRow[n-16:]) = [16]byte(row[n-16:])
+	case n >= 4: // 4 to 15 bytes: two overlapping word moves
+		w.lastRow = w.lastRow[:n]
+		copyMid(w.lastRow, row)
+	default:
+		w.lastRow = w.lastRow[:n]
+		copyShort(w.lastRow, row)
 	}
 	w.notePut(ts)
 	return n, used
 }
+
+// NewRowCodedOK reports whether AppendNewRowCoded may take rows as the writer stands (unencoded
+// blocks, no ROWCOL bloom, not closed or failed): a caller skips the call when it may not. Small
+// enough to be inlined.
+func (w *Writer) NewRowCodedOK() bool { return w.sameRowFast }
 
 // RowCodedFits reports whether AppendRowCoded can take a row of rowLen bytes in a family of famLen
 // bytes: its run stores the key's head (row length, row, family length, family) of up to 64 bytes as
@@ -165,17 +157,14 @@ func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
 }
 
 // appendRowRunCoded is appendRowRun (check 1: the caller has checked the first cell) for coded cells
-// (AppendRowCoded; tab: their qualifiers' table, nil when they are not in order). It takes none when
-// the key's head is longer than the 64 bytes of the run's arrays (RowCodedFits).
-func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, typ Type, tab *[64]codedQual, coded []byte) (n, used int) {
+// of a put (AppendNewRowCoded; tab: their qualifiers' table, in order). The caller has checked that
+// the key's head fits the run's arrays (RowCodedFits) and that the block is open and has a first key.
+func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, tab *[64]codedQual, coded []byte) (n, used int) {
 	head := 2 + len(row) + 1 + len(family)
-	if !w.blkOpen || !w.blkHasFirst || !RowCodedFits(len(row), len(family)) || tab == nil {
-		return 0, 0
-	}
 	// The run's shared values as appendRowRun sets them up.
 	var r rowRun
 	binary.BigEndian.PutUint64(r.tt[:], uint64(ts))
-	r.tt[8] = byte(typ)
+	r.tt[8] = byte(kv.TypePut)
 	extra := 0
 	if w.tags {
 		extra += 2

@@ -93,7 +93,11 @@ func (r *rowRun) codedCellsShort(row, family []byte, blk []byte, end, limit int,
 	}
 	var h [16]byte
 	h[0], h[1] = byte(len(row)>>8), byte(len(row))
-	copyShort(h[2:], row)
+	if len(row) >= 4 {
+		copyMid(h[2:], row) // up to 12 bytes
+	} else {
+		copyShort(h[2:], row)
+	}
 	for i, c := range family { // a byte or two
 		h[3+len(row)+i] = c
 	}

@@ -249,7 +249,8 @@ func (fw *fileWriter) appendRowCoded(h *cellrec.Header, quals [][]byte, cells []
 // file's last row (hfilewriter.Writer.AppendNewRowCoded, which checks the size as startNewRow does): it
 // returns the bytes of cells written, 0 when none (nothing changed: the caller then takes startRow
 // and the usual way). The row is then the writer's last row (rowInW), not copied to lastRow. The
-// caller has checked that the writer may take such rows (fw.w not nil, NewRowCodedOK).
+// caller has checked that the writer may take such rows (fw.w not nil, NewRowCodedOK); quals are the
+// dictionary's usual qualifiers, so the records carry no tags.
 func (fw *fileWriter) appendNewRowCoded(h *cellrec.Header, quals [][]byte, cells []byte) int {
 	w := fw.w
 	before := w.KeyValueBytes()
@@ -259,7 +260,7 @@ func (fw *fileWriter) appendNewRowCoded(h *cellrec.Header, quals [][]byte, cells
 	}
 	fw.rows++
 	fw.rowInW = true
-	fw.countUntagged(n, w.KeyValueBytes()-before)
+	fw.counted(n, int(w.KeyValueBytes()-before)) // countUntagged: the records have no tags (quals)
 	return used
 }
 
