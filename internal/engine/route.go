@@ -25,7 +25,7 @@ type router struct {
 	sampler     *partition.Sampler // SplitSample > 0
 	familyBytes []atomic.Int64     // KeyValue bytes routed per family (of its first cell, for row records)
 	scratch     sync.Pool          // *sinkScratch, reused across batches
-	noSingle    bool               // tests: one sorter's records also go through the counting sort
+	noSingle    bool               // tests: one sorter's records also go through the per-sorter lists
 }
 
 // newRouter makes the sorters of phase 1: one per region and family, or with rows, one per region
@@ -74,7 +74,7 @@ func (rt *router) totalBytes() int64 {
 	return total
 }
 
-// add groups a batch's records by sorter (a counting sort of record indexes) and adds each group under
+// add groups a batch's records by sorter (a list per sorter, in batch order) and adds each group under
 // one lock acquisition. Scratch slices are reused across batches through a sync.Pool.
 func (rt *router) add(cb *pipeline.CellBatch) error {
 	sorters, regions, nf, route := rt.sorters, rt.regions, rt.nf, rt.route
@@ -90,7 +90,7 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 	}
 	if len(sorters) == 1 && !rt.noSingle {
 		// One sorter (one family or row records, one region: the ranged runs' usual case): the records
-		// go to it in batch order, without a target per record and a counting sort.
+		// go to it in batch order, without a routing step per record.
 		err := sorters[0].AddRecords(singleRecords(sc, cb, famBytes))
 		clear(sc.recs[:len(refs)]) // drop references to the batch buffer
 		if err != nil {
@@ -102,49 +102,42 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 		sc.famBytes = famBytes
 		return nil
 	}
-	for i := range refs {
-		famBytes[refs[i].Family] += int64(refs[i].KVBytes)
+	// Each record goes to its sorter's list (its region's, and its family's unless the records are row
+	// records) in batch order, in one pass over the references; the record's row is read in place.
+	buf := cb.Buf
+	if len(sc.per) < len(sorters) {
+		sc.per = make([][]sorter.Record, len(sorters))
 	}
-	// Each record's sorter: its region's, and its family's unless the records are row records.
-	sc.target = sc.target[:0]
-	sc.count = resized(sc.count, len(sorters)+1)
+	per := sc.per[:len(sorters)]
+	rows := rt.rows != nil
 	for i := range refs {
+		r := &refs[i]
+		famBytes[r.Family] += int64(r.KVBytes)
+		rec := buf[r.Off : r.Off+r.Len : r.Off+r.Len]
 		t := 0
-		if rt.rows == nil {
-			t = int(refs[i].Family)
+		if !rows {
+			t = int(r.Family)
 		}
 		if regions > 1 {
-			t += route.Region(cellrec.Row(cb.Record(i))) * nf
+			t += route.Region(cellrec.Row(rec)) * nf
 		}
-		sc.target = append(sc.target, int32(t))
-		sc.count[t+1]++
+		per[t] = append(per[t], sorter.Record{Rec: rec, Seq: r.Seq})
 	}
-	for t := 1; t < len(sc.count); t++ {
-		sc.count[t] += sc.count[t-1]
-	}
-	if cap(sc.recs) < len(refs) {
-		sc.recs = make([]sorter.Record, len(refs))
-	}
-	recs := sc.recs[:len(refs)]
-	next := append(sc.next[:0], sc.count[:len(sorters)]...)
-	for i := range refs {
-		t := sc.target[i]
-		recs[next[t]] = sorter.Record{Rec: cb.Record(i), Seq: refs[i].Seq}
-		next[t]++
-	}
-	sc.next = next
-	for t := range sorters {
-		if lo, hi := sc.count[t], sc.count[t+1]; hi > lo {
-			if err := sorters[t].AddRecords(recs[lo:hi]); err != nil {
-				return err
-			}
+	var err error
+	for t, recs := range per {
+		if len(recs) > 0 && err == nil {
+			err = sorters[t].AddRecords(recs)
 		}
+		clear(recs) // drop references to the batch buffer
+		per[t] = recs[:0]
+	}
+	if err != nil {
+		return err
 	}
 	for f, n := range famBytes {
 		rt.familyBytes[f].Add(n)
 	}
 	sc.famBytes = famBytes
-	clear(recs) // drop references to the batch buffer
 	return nil
 }
 
@@ -191,10 +184,8 @@ func singleRecords(sc *sinkScratch, cb *pipeline.CellBatch, famBytes []int64) []
 
 // sinkScratch holds the per-batch grouping buffers of router.add.
 type sinkScratch struct {
-	target   []int32
-	count    []int
-	next     []int
-	recs     []sorter.Record
+	recs     []sorter.Record   // the one sorter's records (singleRecords)
+	per      [][]sorter.Record // each sorter's records
 	famBytes []int64
 }
 

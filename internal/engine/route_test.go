@@ -23,13 +23,13 @@ type routedView struct {
 	seq         uint64
 }
 
-// TestRouterOneSorterMatchesCountingSort: with one sorter (one family, split points for the ranged
+// TestRouterOneSorterMatchesPerSorterLists: with one sorter (one family, split points for the ranged
 // sort or computed ones; or row records) router.add hands a batch's records to it in batch order
-// without the counting sort, and the sorter then yields the same views, in the same order, with the
-// same bytes per family counted (and with computed splits the same splits), as through the counting
-// sort (noSingle). Batches hold rows repeated across and within batches, equal keys with different
-// seqs, and records of several cells.
-func TestRouterOneSorterMatchesCountingSort(t *testing.T) {
+// without a routing step per record, and the sorter then yields the same views, in the same order, with
+// the same bytes per family counted (and with computed splits the same splits), as through the
+// per-sorter lists (noSingle). Batches hold rows repeated across and within batches, equal keys with
+// different seqs, and records of several cells.
+func TestRouterOneSorterMatchesPerSorterLists(t *testing.T) {
 	for _, sample := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sample=%v", sample), func(t *testing.T) { testRouterOneSorter(t, sample) })
 	}
@@ -104,19 +104,19 @@ func testRouterOneSorter(t *testing.T, sample bool) {
 	got, gotBytes, gotSplits := run(false)
 	want, wantBytes, wantSplits := run(true)
 	if sample && (len(gotSplits) < 10 || fmt.Sprint(gotSplits) != fmt.Sprint(wantSplits)) {
-		t.Fatalf("computed splits %q, counting sort %q", gotSplits, wantSplits)
+		t.Fatalf("computed splits %q, per-sorter lists %q", gotSplits, wantSplits)
 	}
 	if gotBytes != wantBytes || gotBytes == 0 {
-		t.Fatalf("routed %d KeyValue bytes, counting sort %d", gotBytes, wantBytes)
+		t.Fatalf("routed %d KeyValue bytes, per-sorter lists %d", gotBytes, wantBytes)
 	}
 	if len(got) != len(want) || len(got) < 1000 {
-		t.Fatalf("%d views, counting sort %d", len(got), len(want))
+		t.Fatalf("%d views, per-sorter lists %d", len(got), len(want))
 	}
 	for i := range got {
 		g, w := got[i], want[i]
 		if string(g.row) != string(w.row) || string(g.family) != string(w.family) || g.ts != w.ts || g.typ != w.typ ||
 			string(g.cells) != string(w.cells) || g.seq != w.seq {
-			t.Fatalf("view %d: %+v, counting sort %+v", i, g, w)
+			t.Fatalf("view %d: %+v, per-sorter lists %+v", i, g, w)
 		}
 	}
 }
