@@ -244,9 +244,18 @@ func radixStep(v []entry, depth int, sub func(b []entry, depth int)) bool {
 			depth = firstDiffByte(v, depth+1)
 			continue
 		}
-		distribute(v, depth, &count)
+		// The buckets from the first to the last non-empty one: keys are often digits or letters,
+		// and the passes over the buckets need not visit the other two hundred.
+		lo, hi := 0, 255
+		for count[lo] == 0 {
+			lo++
+		}
+		for count[hi] == 0 {
+			hi--
+		}
+		distribute(v, depth, &count, lo, hi)
 		start := 0
-		for b := range count {
+		for b := lo; b <= hi; b++ {
 			if n := count[b]; n > 1 {
 				sub(v[start:start+n], depth+1)
 			}
@@ -283,20 +292,19 @@ func firstDiffByte(v []entry, depth int) int {
 }
 
 // distribute permutes v in place into the buckets of byte depth of the entries' cached row bytes
-// (count: the size of each bucket), in bucket order.
-func distribute(v []entry, depth int, count *[256]int) {
-	var next, end [256]int
+// (count: the size of each bucket; the non-empty ones lie from lo to hi), in bucket order.
+func distribute(v []entry, depth int, count *[256]int, lo, hi int) {
+	var next [256]int
 	sum := 0
-	for b := range count {
+	for b := lo; b <= hi; b++ {
 		next[b] = sum
 		sum += count[b]
-		end[b] = sum
 	}
 	// The byte's word and shift are chosen once, not per entry: one loop for each word.
 	sh := uint(56 - 8*(depth&7))
 	if depth >= 8 {
-		for b := range count {
-			for next[b] < end[b] {
+		for b, end := lo, 0; b <= hi; b++ {
+			for end += count[b]; next[b] < end; {
 				e := v[next[b]]
 				d := int(byte(e.next >> sh))
 				for d != b {
@@ -310,8 +318,8 @@ func distribute(v []entry, depth int, count *[256]int) {
 		}
 		return
 	}
-	for b := range count {
-		for next[b] < end[b] {
+	for b, end := lo, 0; b <= hi; b++ {
+		for end += count[b]; next[b] < end; {
 			e := v[next[b]]
 			d := int(byte(e.prefix >> sh))
 			for d != b {
@@ -325,6 +333,20 @@ func distribute(v []entry, depth int, count *[256]int) {
 	}
 }
 
+// rowWords returns the row words w and w+1 of e's record (word's: big-endian, zero padded) and whether
+// the row has bytes beyond them. A record and row of one-byte lengths that hold both words are read
+// in place with two loads; any other through row and word.
+func (a *arena) rowWords(e *entry, w int) (k0, k1 uint64, more bool) {
+	s := a.slabs[e.slab][e.off:]
+	if end := 8*w + 16; len(s) > 2+end && s[0] < 0x80 && s[1] < 0x80 && int(s[1]) >= end {
+		return binary.BigEndian.Uint64(s[2+8*w:]), binary.BigEndian.Uint64(s[10+8*w:]), int(s[1]) > end
+	}
+	row := a.row(e)
+	k0, _ = word(row, w)
+	k1, more = word(row, w+1)
+	return k0, k1, more
+}
+
 // sortTies sorts a group of entries whose rows share their first 8*(w+keyWords) bytes, the last 16 of
 // them held in the entries (keys with a long shared prefix: [host][event][time]): it radix sorts them
 // on the first later pair of words in which their rows differ, held in the prefix and next fields
@@ -336,10 +358,8 @@ func (a *arena) sortTies(v []entry, w int) {
 		w += keyWords
 		more, differ := false, false
 		for i := range v {
-			row := a.row(&v[i])
-			v[i].prefix, _ = word(row, w)
 			var m bool
-			v[i].next, m = word(row, w+1)
+			v[i].prefix, v[i].next, m = a.rowWords(&v[i], w)
 			more = more || m
 			differ = differ || !keyEqual(&v[i], &v[0])
 		}

@@ -60,3 +60,36 @@ func TestSharedPrefixKeysMatchReference(t *testing.T) {
 		sameRecords(t, drain(t, s), reference(recs))
 	}
 }
+
+// TestRowWordsMatchesWord: rowWords gives the row words w and w+1 of an arena's records, and whether
+// the row goes on past them, as word does on the row, for rows of 1 to 140 bytes in records whose
+// lengths take one or two bytes (the in-place loads and the general path) and words 0 to 8.
+func TestRowWordsMatchesWord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	p := newTestPool(t, 64<<20, 1)
+	s := p.NewSorter("words", SorterOptions{})
+	var rows [][]byte
+	for rl := 1; rl <= 140; rl++ {
+		row := make([]byte, rl)
+		for j := range row {
+			row[j] = byte(rng.IntN(3))
+		}
+		val := make([]byte, []int{1, 60, 200, 5000}[rng.IntN(4)])
+		if err := s.Add(rc(kv.AppendKeyValue(nil, row, []byte("f"), []byte("q0"), 1, kv.TypePut, val)), uint64(rl)); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, row)
+	}
+	for i, row := range rows {
+		e := &s.a.idx[i]
+		for w := 0; w <= 8; w += 2 {
+			k0, k1, more := s.a.rowWords(e, w)
+			w0, _ := word(row, w)
+			w1, wmore := word(row, w+1)
+			if k0 != w0 || k1 != w1 || more != wmore {
+				t.Fatalf("row of %d bytes, words %d and %d: rowWords %x %x %v, word %x %x %v", len(row), w, w+1,
+					k0, k1, more, w0, w1, wmore)
+			}
+		}
+	}
+}
