@@ -133,12 +133,11 @@ func (w *Writer) endFastDiffRun(r *fdRun, n, end, unencoded, valueSum int, last 
 	w.totalValueLen += int64(valueSum)
 	e := w.fd
 	e.klen, e.valOff, e.valLen = r.keyFixed+len(last), r.valOff, r.valLen
-	if cap(w.lastQualOwn) >= 32 { // the run's qualifiers are at most 32 bytes
-		w.lastQualOwn = w.lastQualOwn[:len(last)]
-		copyShort(w.lastQualOwn, last)
-	} else {
-		w.lastQualOwn = append(w.lastQualOwn[:0], last...)
+	if cap(w.lastQualOwn) < 32 { // the run's qualifiers are at most 32 bytes
+		w.lastQualOwn = make([]byte, 0, 32)
 	}
+	w.lastQualOwn = w.lastQualOwn[:len(last)]
+	copyShort(w.lastQualOwn, last)
 	w.lastQual = w.lastQualOwn
 	w.entries += int64(n)
 }
@@ -381,7 +380,8 @@ func (w *Writer) startNewRowFastDiff(r *fdRun, row, family []byte, ts int64, typ
 	// row when it goes on past the prefix and is greater at the first byte that differs (if any).
 	prevRow := w.lastRow
 	pr := min(rl, len(prevRow))
-	if x := firstWord(row) ^ firstWord(prevRow); x != 0 {
+	rw := firstWord(row)
+	if x := rw ^ firstWord(prevRow); x != 0 {
 		pr = min(bits.TrailingZeros64(x)>>3, pr)
 	} else if pr > 8 {
 		pr = 8 + kv.CommonPrefix(row[8:], prevRow[8:])
@@ -416,8 +416,14 @@ func (w *Writer) startNewRowFastDiff(r *fdRun, row, family []byte, ts int64, typ
 	}
 	b[0] = byte(flag)
 	o := 1
-	if flag&fastDiffSameKeyLength == 0 {
-		o = len(encodeCInt(b[:o], klen))
+	if flag&fastDiffSameKeyLength == 0 { // cint: one byte below 0x80, else two (startFastDiffRun)
+		if klen < 0x80 {
+			b[1] = byte(klen)
+			o = 2
+		} else {
+			b[1], b[2] = byte(klen)|0x80, byte(klen>>7)
+			o = 3
+		}
 	}
 	if flag&fastDiffSameValueLength == 0 {
 		b[o] = byte(lv)
@@ -428,7 +434,12 @@ func (w *Writer) startNewRowFastDiff(r *fdRun, row, family []byte, ts int64, typ
 	switch lr := len(prevRow); {
 	case rl == lr:
 		b[o] = byte(2 + pr) // below 0x80: rows of up to 32 bytes
-		copyShort(b[o+1:], row[pr:])
+		// The row after the common bytes: up to 8 bytes as one word.
+		if rl <= 8 {
+			binary.LittleEndian.PutUint64(b[(o+1)&7:], rw>>(8*pr&63))
+		} else {
+			copyShort(b[o+1:], row[pr:])
+		}
 		o += 1 + rl - pr
 	case rl>>8 == lr>>8:
 		b[o], b[o+1] = 1, byte(rl)
@@ -439,7 +450,15 @@ func (w *Writer) startNewRowFastDiff(r *fdRun, row, family []byte, ts int64, typ
 		copyShort(b[o+3:], row)
 		o += 3 + rl
 	}
-	copyShort(b[o:], q)
+	switch o &= 63; { // (at most 39)
+	case lq <= 8:
+		binary.LittleEndian.PutUint64(b[o:], loadShort(q))
+	case lq <= 16:
+		binary.LittleEndian.PutUint64(b[o:], binary.LittleEndian.Uint64(q))
+		binary.LittleEndian.PutUint64(b[o+(lq-8)&15:], binary.LittleEndian.Uint64(q[lq-8:]))
+	default:
+		copyShort(b[o:], q)
+	}
 	o += lq
 	binary.BigEndian.PutUint64(b[o:], uint64(ts)<<(8*tsCommon))
 	o += 8 - tsCommon
@@ -449,7 +468,18 @@ func (w *Writer) startNewRowFastDiff(r *fdRun, row, family []byte, ts int64, typ
 	}
 	if !sameValue {
 		r.valOff, r.valLen = start+o, lv
-		copyShort(b[o:], v)
+		switch d := (*[48]byte)(b[o : o+48]); { // (o is at most 80)
+		case lv <= 8:
+			binary.LittleEndian.PutUint64(d[:], loadShort(v))
+		case lv <= 16:
+			binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(v))
+			binary.LittleEndian.PutUint64(d[(lv-8)&15:], binary.LittleEndian.Uint64(v[lv-8:]))
+		case lv <= 32:
+			*(*[16]byte)(d[:]) = [16]byte(v)
+			*(*[16]byte)(d[(lv-16)&31:]) = [16]byte(v[lv-16:])
+		default:
+			copyShort(b[o:], v)
+		}
 		o += lv
 	}
 	b[o], b[o+1] = 0, 0 // the suffix: a tags length of 0 (vint) and the sequence id 0
@@ -465,8 +495,11 @@ func (w *Writer) endNewRowFastDiff(row []byte, ts int64) {
 	if w.bloom != nil { // ROW (sameRowFD excludes ROWCOL): the row, as addToBlooms adds it
 		w.bloom.add(row, row)
 	}
-	if cap(w.lastRow) >= len(row) {
-		w.lastRow = w.lastRow[:len(row)]
+	if n := len(row); n <= 8 && cap(w.lastRow) >= 8 {
+		w.lastRow = w.lastRow[:n]
+		binary.LittleEndian.PutUint64(w.lastRow[:8], loadShort(row))
+	} else if cap(w.lastRow) >= n {
+		w.lastRow = w.lastRow[:n]
 		copyShort(w.lastRow, row)
 	} else {
 		w.lastRow = append(w.lastRow[:0], row...)
