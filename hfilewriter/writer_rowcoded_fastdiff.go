@@ -162,11 +162,12 @@ func (r *fdRun) codedCells(blk []byte, end, unencoded int, t *fdQuals, coded []b
 
 // codedRun is codedCells while the entries are for the previous cells' codes. Its loop calls nothing
 // and keeps few values, so that they stay in registers: the block and where the next cell starts in
-// it, the coded cells and where the next starts, the table, the previous code, the count and the
-// unencoded size.
+// it, the coded cells and where the next starts, the table, the previous code and the unencoded size;
+// the count is kept in the run (r.n: one fewer register to spill and reload in every cell).
 func (r *fdRun) codedRun(blk []byte, end, unencoded int, tab *[64]fdQual, coded []byte, pc int) (n, used, newEnd, newUnencoded, lastCode int) {
 	p := 0 // where the next coded cell starts
-	for ; p+1 < len(coded) && unencoded < r.ulimit; n++ {
+	r.n = 0
+	for ; len(coded)-1 > p && unencoded < r.ulimit; r.n++ {
 		code, lv := int(coded[p]), int(coded[p+1]) // the code, then the value's length
 		next := p + 2 + lv
 		if code&0x81 != 1 || next > len(coded) {
@@ -236,5 +237,5 @@ func (r *fdRun) codedRun(blk []byte, end, unencoded int, tab *[64]fdQual, coded 
 		pc = code
 		p = next
 	}
-	return n, p, end, unencoded, pc
+	return r.n, p, end, unencoded, pc
 }

@@ -122,3 +122,22 @@ func TestWriterAppendRowCodedFastDiffTableKeyWidth(t *testing.T) {
 		t.Fatalf("AppendRowCoded took %d cells, want the 4 of the rows after the first", coded)
 	}
 }
+
+// TestWriterAppendRowCodedFastDiffTakesToTheEnd: AppendRowCoded takes every coded cell of a row up to
+// the end of coded, the last one with an empty value (two bytes) too.
+func TestWriterAppendRowCodedFastDiffTakesToTheEnd(t *testing.T) {
+	o := DefaultWriterOptions()
+	o.Encoding = EncodingFastDiff
+	w, err := NewWriter(&bytes.Buffer{}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quals := [][]byte{[]byte("a"), []byte("b"), []byte("c")}
+	if err := w.AppendParts([]byte("1000000"), []byte("d"), []byte("a"), 5, kv.TypePut, []byte("vv"), nil); err != nil {
+		t.Fatal(err)
+	}
+	coded := []byte{1, 2, 'v', 'v', 3, 1, 'w', 5, 0} // a: "vv", b: "w", c: ""
+	if n, used := w.AppendRowCoded([]byte("1000001"), []byte("d"), 5, kv.TypePut, quals, coded); n != 3 || used != len(coded) {
+		t.Fatalf("AppendRowCoded took %d cells in %d bytes, want 3 in %d", n, used, len(coded))
+	}
+}

@@ -185,6 +185,7 @@ type fdRun struct {
 	suffix, suffixUnencoded int
 	cellFixed, ulimit       int
 	valOff, valLen          int
+	n                       int // codedRun's count
 }
 
 // cells encodes the first of cells that the run takes into blk (the block's whole capacity) from end on,
