@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
@@ -10,8 +9,6 @@ import (
 	"runtime/debug"
 	"syscall"
 	"testing"
-
-	"github.com/hfload/hfload/internal/gen"
 )
 
 // gcPercent reads the runtime's GOGC setting without changing it.
@@ -61,20 +58,7 @@ func TestRunCollectsAtBudget(t *testing.T) {
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "orders.csv")
-	f, err := os.Create(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if _, err := gen.Write(bw, gen.Options{Dataset: "orders", TargetBytes: 24 << 20, Seed: 7, Header: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := bw.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeOrdersTo(t, in, 24<<20, 7)
 	gcLine := regexp.MustCompile(`(?m)^gc \d+ @`)
 	load := func(memory string, budget int64) (collections int, maxRSS int64) {
 		t.Helper()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hfload/hfload/internal/gen"
 	"github.com/hfload/hfload/jobs"
 )
 
@@ -24,19 +22,7 @@ func TestRunKilledMidWriteLeavesNothingVisible(t *testing.T) {
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "orders.csv")
-	f, err := os.Create(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	rows, err := gen.Write(bw, gen.Options{Dataset: "orders", TargetBytes: 50 << 20, Seed: 7, Header: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bw.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	rows := writeOrdersTo(t, in, 50<<20, 7)
 	out := filepath.Join(dir, "out")
 	job := filepath.Join(dir, "orders.yaml")
 	if err := os.WriteFile(job, []byte(`input: [`+in+`]
@@ -95,7 +81,7 @@ mapping:
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err = <-exited
+	err := <-exited
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the run was not killed (it finished first?): %v", err)

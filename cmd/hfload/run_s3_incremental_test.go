@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hfload/hfload/internal/gen"
 	"github.com/hfload/hfload/internal/storage"
 	"github.com/hfload/hfload/jobs"
 )
@@ -35,21 +34,6 @@ func runPrefixes(t *testing.T, st storage.Store, prefix string) []string {
 	}
 	sort.Strings(runs)
 	return runs
-}
-
-// writeOrdersTo writes a small orders export to path.
-func writeOrdersTo(t *testing.T, path string, size int64, seed uint64) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := gen.Write(f, gen.Options{Dataset: "orders", TargetBytes: size, Seed: seed, Header: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // Issue 20: an incremental job (state_dir local) into a bucket, on S3, Cloud Storage and Azure. Three

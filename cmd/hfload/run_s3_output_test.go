@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hfload/hfload/internal/gen"
 	"github.com/hfload/hfload/internal/storage"
 )
 
@@ -93,17 +91,7 @@ func readObject(t *testing.T, st storage.Store, key string) string {
 func ordersJob(t *testing.T, dir string, size int64) (job string, rows int64) {
 	t.Helper()
 	in := filepath.Join(dir, "orders.csv")
-	f, err := os.Create(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	rows, err = gen.Write(bw, gen.Options{Dataset: "orders", TargetBytes: size, Seed: 7, Header: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bw.Flush()
-	f.Close()
+	rows = writeOrdersTo(t, in, size, 7)
 	job = filepath.Join(dir, "orders.yaml")
 	os.WriteFile(job, []byte("input: ["+in+"]\n"+s3OrdersMapping+"memory: 256MiB\n"), 0o644)
 	return job, rows
