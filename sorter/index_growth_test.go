@@ -39,3 +39,76 @@ func TestSortersSharingTheBudgetDoNotSpill(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexGrowsToTheProjectedInput: when WillFit says the whole input fits and InputScale says a quarter
+// of it has been read, an index growing past 64Ki entries grows straight to its records scaled to the
+// whole input (plus an eighth), not by a quarter; without the projection, or when the input does not
+// fit, it grows as before.
+func TestIndexGrowsToTheProjectedInput(t *testing.T) {
+	const records = 1<<16 + 10
+	const memory = 24 << 20 // the spill size's projection is below four times the records at the first growth
+	grown := func(opts PoolOptions) int {
+		opts.Memory, opts.Parallelism = memory, 2
+		p := newTestPoolOpts(t, opts)
+		s := p.NewSorter("one", SorterOptions{})
+		defer s.Close()
+		for i := 0; i < records; i++ {
+			row := fmt.Appendf(nil, "r%07d", (i*7919)%records)
+			if err := s.Add(rc(kv.AppendKeyValue(nil, row, []byte("f"), []byte("q"), 1, kv.TypePut, []byte("v"))), uint64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if got := len(s.a.idx); got != records {
+			t.Fatalf("index holds %d records, want %d", got, records)
+		}
+		return cap(s.a.idx)
+	}
+	fits := func(int64) bool { return true }
+	quarter := func() float64 { return 4 }
+	plain := grown(PoolOptions{})
+	projected := grown(PoolOptions{WillFit: fits, InputScale: quarter})
+	n := float64(1 << 16) // the records when the index first grows past 64Ki entries
+	if want := int(n * 4 * 1.125); projected < want || projected > want+64 {
+		t.Fatalf("projected index capacity %d, want about %d (the first growth past 64Ki scaled by 4, plus an eighth)", projected, want)
+	}
+	if plain >= projected {
+		t.Fatalf("without a projection the index grew to %d, not less than the projected %d", plain, projected)
+	}
+	if got := grown(PoolOptions{WillFit: func(int64) bool { return false }, InputScale: quarter}); got != plain {
+		t.Fatalf("an input that does not fit grew the index to %d, want %d as without a projection", got, plain)
+	}
+	if got := grown(PoolOptions{WillFit: fits, InputScale: func() float64 { return 0 }}); got != plain {
+		t.Fatalf("an unknown projection grew the index to %d, want %d", got, plain)
+	}
+}
+
+// TestProjectedIndexKeepsToItsShare: a sorter whose records come first (an input in key order fills one
+// region after another) projects the whole input onto itself; its index still grows to no more than its
+// fair share of the arena memory among the pool's sorters (or the usual step of a quarter).
+func TestProjectedIndexKeepsToItsShare(t *testing.T) {
+	const records, sorters = 1<<16 + 10, 8
+	p := newTestPoolOpts(t, PoolOptions{Memory: 24 << 20, Parallelism: 2,
+		WillFit: func(int64) bool { return true }, InputScale: func() float64 { return 4 }})
+	ss := make([]*Sorter, sorters)
+	for i := range ss {
+		ss[i] = p.NewSorter(fmt.Sprintf("region%d", i), SorterOptions{})
+		defer ss[i].Close()
+	}
+	s := ss[0]
+	for i := 0; i < records; i++ {
+		row := fmt.Appendf(nil, "r%07d", (i*7919)%records)
+		if err := s.Add(rc(kv.AppendKeyValue(nil, row, []byte("f"), []byte("q"), 1, kv.TypePut, []byte("v"))), uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	got := int64(cap(s.a.idx)) * entrySize
+	s.mu.Unlock()
+	// The usual step past 64Ki entries (a quarter more) is allowed; the projection (four times the records)
+	// is not, beyond the sorter's share.
+	if share := (p.budget - p.reserveIO) / sorters; got > max(share, (1<<16+1<<14)*entrySize) {
+		t.Fatalf("the index took %d bytes, more than its fair share %d of %d sorters", got, share, sorters)
+	}
+}

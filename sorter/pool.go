@@ -58,6 +58,11 @@ type PoolOptions struct {
 	// read back. Should the budget run out after all, sorters spill then, as they do without WillFit.
 	// It is called with a sorter's lock held and must not call the pool.
 	WillFit func(arenaBytes int64) bool
+	// InputScale, if set with WillFit, returns the inputs' size over the part read so far (>= 1; 0 when it
+	// cannot be projected). When WillFit says the whole input fits, a sorter's index that must grow past
+	// 64Ki entries grows straight to its records scaled to the whole input (plus an eighth), instead of
+	// in steps of a quarter that allocate and copy about three times the final index.
+	InputScale func() float64
 }
 
 // Pool shares one memory budget and one spill directory among many Sorters.
@@ -73,6 +78,7 @@ type Pool struct {
 	share     int64                       // merge read-buffer share of one sorter
 	spillAt   int64                       // a sorter holding this much spills on its own, leaving room to keep adding meanwhile
 	willFit   func(arenaBytes int64) bool // PoolOptions.WillFit
+	scale     func() float64              // PoolOptions.InputScale
 
 	slots chan *slot // spill/merge work slots, one per unit of Parallelism
 
@@ -119,7 +125,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 		opts.TempDir = os.TempDir()
 	}
 	p := &Pool{budget: opts.Memory, par: opts.Parallelism, dict: opts.Dict, compress: opts.CompressRuns,
-		willFit: opts.WillFit, sorters: map[*Sorter]struct{}{}}
+		willFit: opts.WillFit, scale: opts.InputScale, sorters: map[*Sorter]struct{}{}}
 	p.cond = sync.NewCond(&p.mu)
 	// Small enough that one merge of ~100 runs (each holding a raw and a compressed chunk buffer) fits a
 	// merge share without intermediate passes.
@@ -164,6 +170,19 @@ func (p *Pool) spillEarly() bool {
 	arena := p.used - p.freeBytes - p.reserveIO
 	p.mu.Unlock()
 	return !p.willFit(arena)
+}
+
+// fitIndex is the index capacity for n records of a sorter when the whole input is projected to fit in
+// memory (InputScale and WillFit): n scaled to the whole input, plus an eighth; 0 otherwise.
+func (p *Pool) fitIndex(n int64) int64 {
+	if p.scale == nil || p.willFit == nil {
+		return 0
+	}
+	sc := p.scale()
+	if sc < 1 || p.spillEarly() {
+		return 0
+	}
+	return int64(float64(n) * sc * 1.125)
 }
 
 // slabLimit caps slab growth at Memory/16 (at most 4 MiB) and at a fair share of the arena memory among

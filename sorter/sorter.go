@@ -251,9 +251,16 @@ func (s *Sorter) growIndex() error {
 		// reaches the spill size, and indexes reserved for it took the budget and spilled the others.
 		if n := int64(len(s.a.idx)); n > 0 {
 			slabBytes := s.held - int64(old+cap(s.spare))*entrySize
-			target := min(s.p.spillAt, (s.p.budget-s.p.reserveIO)/max(1, s.p.nSorters.Load()))
-			if want := target / (slabBytes/n + entrySize); want > int64(newCap) {
+			fair := (s.p.budget - s.p.reserveIO) / max(1, s.p.nSorters.Load())
+			perRecord := slabBytes/n + entrySize
+			if want := min(s.p.spillAt, fair) / perRecord; want > int64(newCap) {
 				newCap = int(want + want/8)
+			}
+			// When the whole input fits (it will not spill at spillAt), grow straight to what the whole
+			// input will need, up to the sorter's fair share: a sorter whose records came early (an input
+			// in key order fills one region after another) does not take the others' share.
+			if want := min(s.p.fitIndex(n), fair/perRecord); want > int64(newCap) && s.held+want*entrySize <= s.p.budget-s.p.reserveIO {
+				newCap = int(want)
 			}
 		}
 	case old > 0:

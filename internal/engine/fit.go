@@ -51,6 +51,16 @@ func (f *inputFit) counting(report func(rows, bytes int64)) func(rows, bytes int
 	}
 }
 
+// scale is the inputs' bytes over the bytes read so far, the factor that projects what was read to the
+// whole input (sorter.PoolOptions.InputScale), or 0 when that cannot be projected.
+func (f *inputFit) scale() float64 {
+	done := min(f.read.Load(), f.total)
+	if f.total <= 0 || done <= 0 {
+		return 0
+	}
+	return float64(f.total) / float64(done)
+}
+
 // willFit reports whether the arena bytes held now, and the KeyValue bytes routed, scaled by the share
 // of the input read, fit the budget with the write phase's buffers.
 func (f *inputFit) willFit(arena int64) bool {

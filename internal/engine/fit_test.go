@@ -259,3 +259,18 @@ func TestRegionTasksAtOnce(t *testing.T) {
 		t.Errorf("a sorter with runs: %d at once, want 2", got)
 	}
 }
+
+// TestInputFitScale: the factor that projects what was read to the whole input, 0 when it cannot be
+// projected, never below 1.
+func TestInputFitScale(t *testing.T) {
+	for _, c := range []struct {
+		total, read int64
+		want        float64
+	}{{1000, 250, 4}, {1000, 1000, 1}, {1000, 1500, 1}, {0, 250, 0}, {1000, 0, 0}} {
+		f := &inputFit{total: c.total}
+		f.read.Store(c.read)
+		if got := f.scale(); got != c.want {
+			t.Errorf("total %d, read %d: scale %v, want %v", c.total, c.read, got, c.want)
+		}
+	}
+}

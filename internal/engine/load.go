@@ -46,7 +46,7 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 	}
 	fit := &inputFit{total: inputBytes(spec.Inputs)}
 	pool, err := sorter.NewPool(sorter.PoolOptions{Memory: spec.sortBudget(), TempDir: spec.TempDir, Parallelism: workers,
-		Dict: dict, WillFit: fit.willFit})
+		Dict: dict, WillFit: fit.willFit, InputScale: fit.scale})
 	if err != nil {
 		return nil, fmt.Errorf("run: sorter: %w", err)
 	}
