@@ -184,6 +184,9 @@ func (mp *Mapper) mapBatch(b *Batch, header []string, out *CellBatch) error {
 	if mp.plainBatch(b, numCols) {
 		return mp.mapPlainRows(b, numCols, out)
 	}
+	if mp.plainRowRecordsBatch(b, numCols) {
+		return mp.mapPlainRowRecords(b, numCols, out)
+	}
 	for i := 0; i < b.NumRows; i++ {
 		if nextBad < len(b.Bad) {
 			flushBad(rowLine(b, i))

@@ -69,6 +69,7 @@ func splitCells(t *testing.T, cb *CellBatch, rd *cellrec.RowDict) []string {
 func TestRowRecordsSameCells(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	oneRecordRows, plainOne, fieldsSeen := 0, 0, 0
+	batchSeen := 0 // batches whose plain row records were made by mapPlainRowRecords
 	for iter := 0; iter < 300; iter++ {
 		var m *Mapping
 		var rows [][]string
@@ -134,6 +135,9 @@ func TestRowRecordsSameCells(t *testing.T) {
 		if mps[1].plainAt != nil && mps[1].plainRows == plan && mps[1].plainMax < b.NumCols {
 			fieldsSeen++ // the plain row records were made by appendPlainFields
 		}
+		if mps[1].plainRowRecordsBatch(b, b.NumCols) {
+			batchSeen++
+		}
 		if mps[0].counts != mps[1].counts || mps[0].rejects.n != mps[1].rejects.n {
 			t.Fatalf("mapping %d: counts differ: %+v and %+v", iter, mps[0].counts, mps[1].counts)
 		}
@@ -152,9 +156,9 @@ func TestRowRecordsSameCells(t *testing.T) {
 			oneRecordRows += len(seqs)
 		}
 	}
-	if oneRecordRows < 100 || plainOne < 20 || fieldsSeen < 20 {
-		t.Fatalf("only %d rows had ascending cells, %d mappings one plain row record per row, %d through appendPlainFields",
-			oneRecordRows, plainOne, fieldsSeen)
+	if oneRecordRows < 100 || plainOne < 20 || fieldsSeen < 20 || batchSeen < 20 {
+		t.Fatalf("only %d rows had ascending cells, %d mappings one plain row record per row, %d through appendPlainFields, %d batches through mapPlainRowRecords",
+			oneRecordRows, plainOne, fieldsSeen, batchSeen)
 	}
 }
 
