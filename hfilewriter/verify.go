@@ -341,6 +341,49 @@ func (v *verifyState) walkNoneBlockCells(payload []byte, ref *verifyBlockRef) er
 // block again and says precisely what is wrong.
 func (v *verifyState) walkNoneBlockFast(p []byte, ref *verifyBlockRef) bool {
 	o := v.opts
+	var t walkTotals
+	ok := false
+	if o.Tags && o.Mvcc && o.DecodeMvcc { // the stream verifier's layout: most blocks' cells end in 3 zero bytes
+		t, ok = walkZeroTails(p)
+	}
+	if !ok {
+		if t, ok = walkNoneTotals(p, o); !ok {
+			return false
+		}
+	}
+	if t.n == 0 {
+		return false
+	}
+	first := p[8 : 8+int(binary.BigEndian.Uint32(p))]
+	if v.prevKey != nil && kv.CompareKeys(v.prevKey, first) > 0 {
+		return false
+	}
+	v.deleteFamilyCells += t.deleteFamilies
+	v.keyLenSum += int64(t.keySum)
+	v.valSum += int64(t.valSum)
+	v.maxSeq = max(v.maxSeq, t.maxSeq)
+	v.maxTags = max(v.maxTags, t.maxTags)
+	v.cells += uint64(t.n)
+	ref.FirstKey = v.copyBytes(first)
+	ref.LastKey = v.copyBytes(p[t.lastAt : t.lastAt+t.lastLen])
+	ref.Cells = t.n
+	v.prevKey = ref.LastKey
+	return true
+}
+
+// walkTotals is what walkNoneBlockFast's loops find in a block: the cells, their key and value bytes,
+// the largest tags length and sequence id, the delete-family cells, and where the last cell's key
+// starts and how long it is.
+type walkTotals struct {
+	n, keySum, valSum, maxTags, lastAt, lastLen int
+	deleteFamilies                              int64
+	maxSeq                                      uint64
+}
+
+// walkNoneTotals is walkNoneBlockFast's loop for any layout o: it reports false on anything the
+// cell-by-cell walk would refuse or could not take in one pass (a truncated cell, a bad key, a longer
+// sequence id).
+func walkNoneTotals(p []byte, o *decodeCellOptions) (walkTotals, bool) {
 	tags, mvcc, decodeMvcc := o.Tags, o.Mvcc, o.Mvcc && o.DecodeMvcc
 	var n, maxTags, keySum, valSum int
 	var deleteFamilies int64
@@ -350,39 +393,39 @@ func (v *verifyState) walkNoneBlockFast(p []byte, ref *verifyBlockRef) bool {
 	for pos := 0; pos < len(p); {
 		c := p[pos:]
 		if len(c) < 8 {
-			return false
+			return walkTotals{}, false
 		}
 		lens := binary.BigEndian.Uint64(c)
 		klen, vlen := int(int32(lens>>32)), int(int32(lens))
 		if klen < kv.KeyInfrastructureSize || vlen < 0 || klen > len(c)-8 || vlen > len(c)-8-klen {
-			return false
+			return walkTotals{}, false
 		}
 		key := c[8 : 8+klen]
 		// The row and family fit the key before its timestamp and type: 2+rl+1+fl <= klen-9.
 		if rl := int(binary.BigEndian.Uint16(key)); rl > kv.MaxRowLength || rl > klen-12 || rl+int(key[2+rl]) > klen-12 {
-			return false
+			return walkTotals{}, false
 		}
 		end := 8 + klen + vlen
 		if tags {
 			if len(c)-end < 2 {
-				return false
+				return walkTotals{}, false
 			}
 			t := int(binary.BigEndian.Uint16(c[end:]))
 			end += 2
 			if t > len(c)-end {
-				return false
+				return walkTotals{}, false
 			}
 			end += t
 			maxTags = max(maxTags, t)
 		}
 		if mvcc {
 			if end >= len(c) {
-				return false
+				return walkTotals{}, false
 			}
 			if decodeMvcc {
 				b := int8(c[end])
 				if b < -112 { // a longer vlong
-					return false
+					return walkTotals{}, false
 				}
 				maxSeq = max(maxSeq, uint64(int64(b)))
 			}
@@ -397,24 +440,50 @@ func (v *verifyState) walkNoneBlockFast(p []byte, ref *verifyBlockRef) bool {
 		valSum += vlen
 		pos += end
 	}
-	if n == 0 {
-		return false
+	return walkTotals{n: n, keySum: keySum, valSum: valSum, maxTags: maxTags, lastAt: lastAt, lastLen: lastLen,
+		deleteFamilies: deleteFamilies, maxSeq: maxSeq}, true
+}
+
+// walkZeroTails is walkNoneTotals for a block with tags and decoded one-byte sequence ids whose cells
+// all end in a tags length of 0 and a sequence id of 0 and none is a delete-family cell (what the
+// writer writes for a bulk load): the same checks, with fewer values to carry per cell (the totals
+// of tags, sequence ids and delete-family cells are 0, the value bytes are the block's bytes less the
+// cells' fixed and key bytes, the last key's length is read at its end). It reports false on any other
+// cell, and walkNoneTotals then walks the block.
+func walkZeroTails(p []byte) (walkTotals, bool) {
+	n, keySum, lastLeft := 0, 0, 0
+	for c := p; len(c) > 0; n++ {
+		// A cell with its tags length and sequence id is at least 23 bytes.
+		if len(c) < 8+kv.KeyInfrastructureSize+3 {
+			return walkTotals{}, false
+		}
+		lens := binary.BigEndian.Uint64(c)
+		klen, vlen := int(int32(lens>>32)), int(int32(lens))
+		// The cell, its tags length and its sequence id fit: 8+klen+vlen+3 <= len(c) (klen and vlen are
+		// below 1<<31, so the sum does not overflow).
+		if klen < kv.KeyInfrastructureSize || vlen < 0 || klen+vlen > len(c)-11 {
+			return walkTotals{}, false
+		}
+		// The row and family fit the key before its timestamp and type: 2+rl+1+fl <= klen-9.
+		rl := int(binary.BigEndian.Uint16(c[8:]))
+		if rl > kv.MaxRowLength || rl > klen-12 || rl+int(c[10+rl]) > klen-12 {
+			return walkTotals{}, false
+		}
+		end := 8 + klen + vlen
+		if t := c[7+klen]; t|4 == byte(kv.TypeDeleteFamily) || // 14 or 10: TypeDeleteFamily(Version)
+			c[end]|c[end+1]|c[end+2] != 0 { // the tags length and the sequence id
+			return walkTotals{}, false
+		}
+		lastLeft = len(c)
+		keySum += klen
+		c = c[end+3:]
 	}
-	first := p[8 : 8+int(binary.BigEndian.Uint32(p))]
-	if v.prevKey != nil && kv.CompareKeys(v.prevKey, first) > 0 {
-		return false
+	if n == 0 { // an empty block: no cells (the caller refuses it)
+		return walkTotals{}, true
 	}
-	v.deleteFamilyCells += deleteFamilies
-	v.keyLenSum += int64(keySum)
-	v.valSum += int64(valSum)
-	v.maxSeq = max(v.maxSeq, maxSeq)
-	v.maxTags = max(v.maxTags, maxTags)
-	v.cells += uint64(n)
-	ref.FirstKey = v.copyBytes(first)
-	ref.LastKey = v.copyBytes(p[lastAt : lastAt+lastLen])
-	ref.Cells = n
-	v.prevKey = ref.LastKey
-	return true
+	last := len(p) - lastLeft
+	lastLen := int(binary.BigEndian.Uint32(p[last:]))
+	return walkTotals{n: n, keySum: keySum, valSum: len(p) - 11*n - keySum, lastAt: last + 8, lastLen: lastLen}, true
 }
 
 func (v *verifyState) checkCell(c *Cell) error {
