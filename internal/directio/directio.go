@@ -23,9 +23,10 @@ func alignedBuf(n int) []byte {
 	return b[off : off+n : off+n]
 }
 
-// File is an open file and whether it bypasses the page cache.
+// File is an open file and whether it bypasses the page cache. Its descriptor is released by Close
+// only (a Writer's or Reader's).
 type File struct {
-	*os.File
+	sysFile
 	direct bool
 	// promote: created by CreateSmall; a Writer turns O_DIRECT on when the file outgrows its first
 	// buffer.
@@ -49,7 +50,7 @@ func CreateSmall(path string, perm os.FileMode) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{File: f, promote: true}, nil
+	return &File{sysFile: f, promote: true}, nil
 }
 
 // Writer buffers writes in aligned buffers that a background goroutine writes to the file in order, so
@@ -171,10 +172,13 @@ func (w *Writer) loop() {
 	}
 }
 
+// error returns the first write error (without a defer: it runs for every Write of thousands of
+// small files).
 func (w *Writer) error() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
+	err := w.err
+	w.mu.Unlock()
+	return err
 }
 
 func (w *Writer) setError(err error) {
@@ -264,9 +268,9 @@ func (w *Writer) close(stat bool) (int64, error) {
 	err := w.flushTail()
 	size := int64(-1)
 	if err == nil && stat {
-		var fi os.FileInfo
-		if fi, err = w.f.Stat(); err == nil {
-			size = fi.Size()
+		var n int64
+		if n, err = w.f.size(); err == nil {
+			size = n
 		}
 	}
 	if cerr := w.f.Close(); err == nil {
@@ -368,12 +372,12 @@ func Open(path string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
+	size, err := f.size()
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &Reader{f: f, size: st.Size(), win: alignedBuf(1 << 20), winOff: -1}, nil
+	return &Reader{f: f, size: size, win: alignedBuf(1 << 20), winOff: -1}, nil
 }
 
 // Size returns the file's size.

@@ -13,15 +13,15 @@ import (
 const atFDCWD = -100
 
 func openFile(path string, flag int, perm os.FileMode) (*File, error) {
-	return openFileAt(atFDCWD, path, path, flag, perm)
+	return openFileAt(atFDCWD, "", path, flag, perm)
 }
 
 // openFileAt is openFile of name relative to directory descriptor dirfd (AT_FDCWD: the working
-// directory); path is the file's whole path, for its name and errors.
-func openFileAt(dirfd int, name, path string, flag int, perm os.FileMode) (*File, error) {
-	f, err := openAt(dirfd, name, path, flag|syscall.O_DIRECT, perm)
+// directory); dir is the directory's path (the file's is dir + "/" + name), or "" with name a path.
+func openFileAt(dirfd int, dir, name string, flag int, perm os.FileMode) (*File, error) {
+	f, err := openAt(dirfd, dir, name, flag|syscall.O_DIRECT, perm)
 	if err == nil {
-		return &File{File: f, direct: true}, nil
+		return &File{sysFile: f, direct: true}, nil
 	}
 	if !isInvalid(err) {
 		return nil, err
@@ -32,31 +32,33 @@ func openFileAt(dirfd int, name, path string, flag int, perm os.FileMode) (*File
 	if flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL {
 		syscall.Unlinkat(dirfd, name)
 	}
-	f, err = openAt(dirfd, name, path, flag, perm)
+	f, err = openAt(dirfd, dir, name, flag, perm)
 	if err != nil {
 		return nil, err
 	}
-	return &File{File: f}, nil
+	return &File{sysFile: f}, nil
 }
 
 // open is os.OpenFile for a regular file, in one system call: os.OpenFile also tries to register the
 // descriptor with the network poller, which a regular file refuses (four fcntl and an epoll_ctl more,
-// for every one of thousands of small HFiles).
-func open(path string, flag int, perm os.FileMode) (*os.File, error) {
-	return openAt(atFDCWD, path, path, flag, perm)
+// for every one of thousands of small HFiles), and os.NewFile checks its flags (one fcntl more).
+func open(path string, flag int, perm os.FileMode) (sysFile, error) {
+	return openAt(atFDCWD, "", path, flag, perm)
 }
 
-// openAt is open of name relative to directory descriptor dirfd; path is the file's whole path.
-func openAt(dirfd int, name, path string, flag int, perm os.FileMode) (*os.File, error) {
+// openAt is open of name relative to directory descriptor dirfd; dir is the directory's path (the
+// file's is dir + "/" + name), or "" with name a path.
+func openAt(dirfd int, dir, name string, flag int, perm os.FileMode) (sysFile, error) {
 	for {
 		fd, err := syscall.Openat(dirfd, name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
 		if err == syscall.EINTR {
 			continue
 		}
+		f := newSysFile(fd, dir, name)
 		if err != nil {
-			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+			return sysFile{fd: -1}, f.err("open", err)
 		}
-		return os.NewFile(uintptr(fd), path), nil
+		return f, nil
 	}
 }
 
@@ -81,47 +83,37 @@ func OpenDir(path string) (*Dir, error) {
 
 // Create is Create of the file name in d.
 func (d *Dir) Create(name string, perm os.FileMode) (*File, error) {
-	return openFileAt(d.fd, name, d.join(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	return openFileAt(d.fd, d.path, name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 }
 
 // CreateSmall is CreateSmall of the file name in d.
 func (d *Dir) CreateSmall(name string, perm os.FileMode) (*File, error) {
-	f, err := openAt(d.fd, name, d.join(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	f, err := openAt(d.fd, d.path, name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 	if err != nil {
 		return nil, err
 	}
-	return &File{File: f, promote: true}, nil
+	return &File{sysFile: f, promote: true}, nil
 }
 
 func isInvalid(err error) bool { return errors.Is(err, syscall.EINVAL) }
 
 // setDirect turns O_DIRECT on or off for an open file.
 func setDirect(f *File, on bool) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
+	if f.fd < 0 {
+		return f.closedErr("fcntl")
 	}
-	var ferr error
-	err = rc.Control(func(fd uintptr) {
-		flags, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-		if e != 0 {
-			ferr = e
-			return
-		}
-		if on {
-			flags |= syscall.O_DIRECT
-		} else {
-			flags &^= syscall.O_DIRECT
-		}
-		if _, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETFL, flags); e != 0 {
-			ferr = e
-		}
-	})
-	if err != nil {
-		return err
+	fd := uintptr(f.fd)
+	flags, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+	if e != 0 {
+		return e
 	}
-	if ferr != nil {
-		return ferr
+	if on {
+		flags |= syscall.O_DIRECT
+	} else {
+		flags &^= syscall.O_DIRECT
+	}
+	if _, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETFL, flags); e != 0 {
+		return e
 	}
 	f.direct = on
 	return nil
@@ -132,7 +124,3 @@ func (d *Dir) Close() error { return d.f.Close() }
 
 // Path returns the directory's path, as given to OpenDir.
 func (d *Dir) Path() string { return d.path }
-
-// join is the path of the file name in d, for its name and errors (the path is d's as given: clean
-// or not, the file is the same).
-func (d *Dir) join(name string) string { return d.path + "/" + name }

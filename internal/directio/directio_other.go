@@ -12,11 +12,12 @@ func openFile(path string, flag int, perm os.FileMode) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{File: f}, nil
+	return &File{sysFile: sysFile{f}}, nil
 }
 
-func open(path string, flag int, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(path, flag, perm)
+func open(path string, flag int, perm os.FileMode) (sysFile, error) {
+	f, err := os.OpenFile(path, flag, perm)
+	return sysFile{f}, err
 }
 
 func isInvalid(error) bool { return false }

@@ -2,12 +2,15 @@ package directio
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -346,8 +349,9 @@ func TestDirCreate(t *testing.T) {
 			if got, err := os.ReadFile(filepath.Join(sub, name)); err != nil || !bytes.Equal(got, data) {
 				t.Fatalf("%s small %v: file differs (%d bytes read, %v)", sub, small, len(got), err)
 			}
-			if _, err := create(name, 0o644); err == nil {
-				t.Fatalf("%s small %v: created over an existing file", sub, small)
+			var perr *os.PathError
+			if _, err := create(name, 0o644); !errors.As(err, &perr) || perr.Path != filepath.Join(sub, name) || !errors.Is(err, fs.ErrExist) {
+				t.Fatalf("%s small %v: create over an existing file: %v, want its path and ErrExist", sub, small, err)
 			}
 		}
 		if err := d.Close(); err != nil {
@@ -360,5 +364,49 @@ func TestDirCreate(t *testing.T) {
 	}
 	if _, err := OpenDir(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Fatal("OpenDir of a missing directory succeeded")
+	}
+}
+
+// TestFileSizeAndClose: CloseSize reports the size written; a second Close of a file reports
+// os.ErrClosed and leaves alone the descriptor number, which another file may hold by then; calls on a
+// closed file fail with its path.
+func TestFileSizeAndClose(t *testing.T) {
+	for _, dir := range dirs(t) {
+		for i, size := range []int{0, 100, 3*Align + 17, 1<<20 + 5} {
+			path := filepath.Join(dir, fmt.Sprintf("s%d", i))
+			create := CreateSmall
+			if i%2 == 1 {
+				create = Create
+			}
+			f, err := create(path, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := NewWriter(f, 64<<10)
+			if _, err := w.Write(bytes.Repeat([]byte{byte(i + 1)}, size)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := w.CloseSize()
+			if err != nil || got != int64(size) {
+				t.Fatalf("%s: CloseSize = %d, %v, want %d", path, got, err, size)
+			}
+			other, err := os.Create(filepath.Join(dir, fmt.Sprintf("other%d", i))) // likely the freed number
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); !errors.Is(err, os.ErrClosed) {
+				t.Fatalf("%s: second Close: %v, want ErrClosed", path, err)
+			}
+			if _, err := f.Write([]byte("x")); !errors.Is(err, os.ErrClosed) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("%s: Write after Close: %v, want ErrClosed with the path", path, err)
+			}
+			if _, err := other.WriteString("still open"); err != nil {
+				t.Fatalf("second Close closed another file's descriptor: %v", err)
+			}
+			other.Close()
+		}
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("Open of a missing file: %v", err)
 	}
 }
