@@ -149,7 +149,7 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 	if o.SizeHint > 0 && o.SizeHint <= smallFile {
 		// One write through the page cache at Close, with no O_DIRECT to switch off for its tail and
 		// no background writer (a file larger than expected goes on with O_DIRECT).
-		f, path, err := d.create(o, family, name, true)
+		f, err := d.create(o, family, name, true)
 		if err != nil {
 			return nil, fmt.Errorf("output: %w", err)
 		}
@@ -157,51 +157,53 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 		for int64(first) < o.SizeHint && first < size {
 			first *= 2
 		}
-		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), path: path, family: family, name: name,
+		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), dir: d.Dir, family: family, name: name,
 			closed: d.Closed}, nil
 	}
-	f, path, err := d.create(o, family, name, false)
+	f, err := d.create(o, family, name, false)
 	if err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), path: path, family: family, name: name,
+	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), dir: d.Dir, family: family, name: name,
 		closed: d.Closed}, nil
 }
 
-// create creates <family>/<name> under d.Dir (small: with directio.CreateSmall), holding o.CreateLock
-// if set; with o.Dir set too, relative to the family's directory held there. It returns the file and
-// its path.
-func (d DirSink) create(o FileOptions, family, name string, small bool) (*directio.File, string, error) {
+// create creates <family>/<name> under d.Dir (small: with directio.CreateSmall), at
+// joinFile(d.Dir, family, name), holding o.CreateLock if set; with o.Dir set too, relative to the
+// family's directory held there.
+func (d DirSink) create(o FileOptions, family, name string, small bool) (*directio.File, error) {
 	how, howIn := directio.Create, (*directio.Dir).Create
 	if small {
 		how, howIn = directio.CreateSmall, (*directio.Dir).CreateSmall
 	}
 	if o.CreateLock == nil {
-		path := joinFile(d.Dir, family, name)
-		f, err := create(path, how)
-		return f, path, err
+		return create(joinFile(d.Dir, family, name), how)
 	}
 	o.CreateLock.Lock()
 	defer o.CreateLock.Unlock()
 	if o.Dir == nil || !(filepath.Separator == '/' && plainName(family) && plainName(name) && o.Dir.cleanDir(d.Dir)) {
-		path := joinFile(d.Dir, family, name)
-		f, err := create(path, how)
-		return f, path, err
+		return create(joinFile(d.Dir, family, name), how)
 	}
-	path := d.Dir + "/" + family + "/" + name // plainJoin: filepath.Join's result
-	famDir := path[:len(path)-len(name)-1]
-	if dir := o.Dir.dir; dir != nil && dir.Path() == famDir {
+	// plainJoin: the file's path is d.Dir + "/" + family + "/" + name, filepath.Join's result; it is
+	// joined only when no family directory is held (the first file of a family).
+	if dir := o.Dir.dir; dir != nil && isJoin(dir.Path(), d.Dir, family) {
 		f, err := howIn(dir, name, 0o644)
 		if !errors.Is(err, fs.ErrNotExist) {
-			return f, path, err
+			return f, err
 		}
 		o.Dir.drop() // the directory is gone: make it again by path, as the first create does
 	}
-	f, err := create(path, how)
+	famDir := d.Dir + "/" + family
+	f, err := create(famDir+"/"+name, how)
 	if err == nil {
 		o.Dir.keep(famDir)
 	}
-	return f, path, err
+	return f, err
+}
+
+// isJoin reports whether p is dir + "/" + name, without joining them.
+func isJoin(p, dir, name string) bool {
+	return len(p) == len(dir)+1+len(name) && p[len(dir)] == '/' && p[:len(dir)] == dir && p[len(dir)+1:] == name
 }
 
 // joinFile is filepath.Join(dir, family, name) without cleaning the whole path again for each of
@@ -273,10 +275,12 @@ func (d DirSink) Open(family, name string) (ReadFile, error) {
 // builds blocks in the write buffer.
 type dirFile struct {
 	*directio.Writer
-	path         string
-	family, name string
-	closed       func(family, name string, size int64) // DirSink.Closed
+	dir, family, name string                                // the file is joinFile(dir, family, name)
+	closed            func(family, name string, size int64) // DirSink.Closed
 }
+
+// path returns the file's path (joined when asked for: only Abort needs it).
+func (f *dirFile) path() string { return joinFile(f.dir, f.family, f.name) }
 
 // Close closes the file and tells DirSink.Closed.
 func (f *dirFile) Close() error {
@@ -292,5 +296,5 @@ func (f *dirFile) Close() error {
 
 func (f *dirFile) Abort() {
 	f.Writer.Close()
-	os.Remove(f.path)
+	os.Remove(f.path())
 }

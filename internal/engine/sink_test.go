@@ -273,13 +273,17 @@ func TestDirSinkFamilyDirBases(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", base, err)
 			}
-			if got, want := f.(*dirFile).path, filepath.Join(base, "fam", name); got != want {
+			if got, want := f.(*dirFile).path(), filepath.Join(base, "fam", name); got != want {
 				t.Fatalf("%s: file path %q, want %q", base, got, want)
 			}
-			if err := f.Close(); err != nil {
+			if j == 1 { // Abort removes the file at that path
+				f.Abort()
+				if _, err := os.Stat(filepath.Join(base, "fam", name)); !os.IsNotExist(err) {
+					t.Fatalf("%s: aborted file still there (%v)", base, err)
+				}
+			} else if err := f.Close(); err != nil {
 				t.Fatal(err)
-			}
-			if _, err := os.Stat(filepath.Join(base, "fam", name)); err != nil {
+			} else if _, err := os.Stat(filepath.Join(base, "fam", name)); err != nil {
 				t.Fatalf("%s: %v", base, err)
 			}
 			if fd.base != base || fd.clean != cleanSlashDir(base) {
@@ -301,4 +305,17 @@ func TestDirSinkFamilyDirBases(t *testing.T) {
 	lock.Lock()
 	fd.Close()
 	lock.Unlock()
+}
+
+// TestIsJoin: isJoin(p, dir, name) is p == dir + "/" + name.
+func TestIsJoin(t *testing.T) {
+	for _, p := range []string{"", "/", "a", "/a/fam", "/a/famx", "/a/fa", "/ab/fam", "/a//fam", "/a/fam/", "/b/fam", "/a-fam"} {
+		for _, dir := range []string{"", "/a", "/ab", "/a/", "a"} {
+			for _, name := range []string{"", "fam", "fa", "famx"} {
+				if got, want := isJoin(p, dir, name), p == dir+"/"+name; got != want {
+					t.Fatalf("isJoin(%q, %q, %q) = %v, want %v", p, dir, name, got, want)
+				}
+			}
+		}
+	}
 }
