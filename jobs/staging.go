@@ -70,7 +70,7 @@ type Staging struct {
 	syncer    *stagingSyncer // makes the staged files durable at commit
 
 	sizesMu sync.Mutex
-	sizes   map[string]int64 // <family>/<name> → size at close, of the files FileWritten heard of
+	sizes   closedSizes // the files FileWritten heard of
 
 	// afterMove, if set (tests only), runs after each entry is moved during
 	// an in-place commit; it simulates a crash in the middle of a commit.
@@ -167,9 +167,9 @@ func (s *Staging) Dir() string { return s.dir }
 func (s *Staging) FileWritten(family, name string, size int64) {
 	s.sizesMu.Lock()
 	if s.sizes == nil {
-		s.sizes = map[string]int64{}
+		s.sizes = closedSizes{}
 	}
-	s.sizes[family+"/"+name] = size
+	s.sizes.put(family, name, size)
 	s.sizesMu.Unlock()
 	s.syncer.fileWritten()
 }
@@ -373,31 +373,36 @@ func stagedEntries(dir string) ([]string, error) {
 // m.Files (relative paths <family>/<file>) with matching sizes. It reads the
 // staging dir and each family dir once (no path joined or made relative per
 // file: a run may stage tens of thousands of files). A file's size is the one
-// in closed (<family>/<name> → size at close, FileWritten; may be nil) if it
-// is there: the file system's own figure, taken by fstat of the file's
+// in closed (FileWritten's; may be nil) if it is there: the file system's own figure, taken by fstat of the file's
 // descriptor right before hfload closed it, after which nothing of the run
 // writes it (the staging dir is the run's, under the output lock). Otherwise
 // it is taken by a stat of the file now. The stat of every path was most of
 // the commit's CPU at 10,000 files (~6–15 µs a file, serial, after the
 // writing has ended; perf record); fstat at close costs ~1 µs, in the write
 // workers.
-func verifyStaged(dir string, m *Manifest, closed map[string]int64) error {
-	want := make(map[string]int64, len(m.Files))
-	for _, f := range m.Files {
+func verifyStaged(dir string, m *Manifest, closed closedSizes) error {
+	// want: each listed path's index in m.Files; seen: found staged. The paths of staged files are
+	// looked up in a buffer (a map lookup of string(bytes) makes no string), not joined.
+	want := make(map[string]int, len(m.Files))
+	for i, f := range m.Files {
 		if _, dup := want[filepath.ToSlash(f.Path)]; dup {
 			return fmt.Errorf("%s listed twice", f.Path)
 		}
-		want[filepath.ToSlash(f.Path)] = f.Bytes
+		want[filepath.ToSlash(f.Path)] = i
 	}
+	seen := make([]bool, len(m.Files))
 	var problems []string
-	check := func(rel string, d fs.DirEntry) error {
-		size, ok := want[rel]
-		if !ok {
-			problems = append(problems, rel+": staged but not in the manifest")
+	// check checks the staged file rel (family/name in the family's closed sizes, or a top-level file
+	// with here nil).
+	check := func(rel []byte, here map[string]int64, name string, d fs.DirEntry) error {
+		i, ok := want[string(rel)]
+		if !ok || seen[i] {
+			problems = append(problems, string(rel)+": staged but not in the manifest")
 			return nil
 		}
-		delete(want, rel)
-		got, ok := closed[rel]
+		seen[i] = true
+		size := m.Files[i].Bytes
+		got, ok := here[name]
 		if !ok {
 			fi, err := d.Info()
 			if err != nil {
@@ -410,6 +415,7 @@ func verifyStaged(dir string, m *Manifest, closed map[string]int64) error {
 		}
 		return nil
 	}
+	var rel []byte
 	top, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -420,11 +426,12 @@ func verifyStaged(dir string, m *Manifest, closed map[string]int64) error {
 			if name == ManifestName || strings.HasPrefix(name, "_") {
 				continue // side files such as _rejects.jsonl: completebulkload skips files under <out>
 			}
-			if err := check(name, e); err != nil {
+			if err := check(append(rel[:0], name...), nil, name, e); err != nil {
 				return err
 			}
 			continue
 		}
+		here := closed[name]
 		files, err := readDirUnsorted(filepath.Join(dir, name))
 		if err != nil {
 			return err
@@ -432,14 +439,14 @@ func verifyStaged(dir string, m *Manifest, closed map[string]int64) error {
 		before := len(problems)
 		var names []string // the entry each problem found here is about (one problem at most per entry)
 		for _, f := range files {
-			rel := name + "/" + f.Name()
+			rel = append(append(append(rel[:0], name...), '/'), f.Name()...)
 			if f.IsDir() {
-				problems = append(problems, rel+": unexpected sub-directory")
+				problems = append(problems, string(rel)+": unexpected sub-directory")
 				names = append(names, f.Name())
 				continue
 			}
 			n := len(problems)
-			if err := check(rel, f); err != nil {
+			if err := check(rel, here, f.Name(), f); err != nil {
 				return err
 			}
 			if len(problems) > n {
@@ -448,9 +455,11 @@ func verifyStaged(dir string, m *Manifest, closed map[string]int64) error {
 		}
 		sortByNames(problems[before:], names)
 	}
-	missing := make([]string, 0, len(want))
-	for p := range want {
-		missing = append(missing, p+": in the manifest but not staged")
+	var missing []string
+	for i, ok := range seen {
+		if !ok {
+			missing = append(missing, filepath.ToSlash(m.Files[i].Path)+": in the manifest but not staged")
+		}
 	}
 	sort.Strings(missing)
 	problems = append(problems, missing...)
@@ -458,6 +467,20 @@ func verifyStaged(dir string, m *Manifest, closed map[string]int64) error {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// closedSizes are the sizes of files at their close (Staging.FileWritten): family → file name → size.
+// Keyed by the names as given, no path is joined per file.
+type closedSizes map[string]map[string]int64
+
+// put records the size of family/name.
+func (c closedSizes) put(family, name string, size int64) {
+	here := c[family]
+	if here == nil {
+		here = map[string]int64{}
+		c[family] = here
+	}
+	here[name] = size
 }
 
 // readDirUnsorted is os.ReadDir in the directory's own order: a family directory holds a file per
