@@ -21,7 +21,7 @@ import (
 // Stats and EstimatedSize are AppendRow's.
 func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals [][]byte, coded []byte) (n, used int) {
 	if w.sameRowFD { // FAST_DIFF blocks: writer_rowcoded_fastdiff.go
-		return w.appendRowCodedFastDiff(row, family, ts, typ, quals, coded)
+		return w.appendRowCodedFastDiff(row, family, ts, typ, quals, coded, 0)
 	}
 	return w.AppendNewRowCoded(row, family, ts, typ, quals, coded, 0)
 }
@@ -29,11 +29,14 @@ func (w *Writer) AppendRowCoded(row, family []byte, ts int64, typ Type, quals []
 // AppendNewRowCoded is AppendRowCoded for a caller that rolls files at maxSize bytes (0: never) and
 // checks the size before each new row (EstimatedSize() >= maxSize: a new file for the row), with that
 // check in the same call: it takes none of the cells when the file has reached maxSize (the caller then
-// rolls the usual way), and otherwise what AppendRowCoded takes in an unencoded file (sameRowFast;
-// none in a FAST_DIFF file): the row after the last one (one comparison: the row is new, so its first
+// rolls the usual way), and otherwise what AppendRowCoded takes in an unencoded file (sameRowFast)
+// or a FAST_DIFF one (sameRowFD, appendRowCodedFastDiff): the row after the last one (one comparison: the row is new, so its first
 // cell is no duplicate). One call a row instead of the roll check's, the duplicate check's and
 // AppendRowCoded's.
 func (w *Writer) AppendNewRowCoded(row, family []byte, ts int64, typ Type, quals [][]byte, coded []byte, maxSize int64) (n, used int) {
+	if w.sameRowFD { // FAST_DIFF blocks: writer_rowcoded_fastdiff.go
+		return w.appendRowCodedFastDiff(row, family, ts, typ, quals, coded, maxSize)
+	}
 	// newRowFastOK's checks for the first cell (RowCodedFits bounds the row far below kv.MaxRowLength),
 	// and the run's key head.
 	if !w.sameRowFast || typ != kv.TypePut || len(coded) < 2 || !RowCodedFits(len(row), len(family)) {
@@ -84,10 +87,10 @@ func (w *Writer) AppendNewRowCoded(row, family []byte, ts int64, typ Type, quals
 	return n, used
 }
 
-// NewRowCodedOK reports whether AppendNewRowCoded may take rows as the writer stands (unencoded
-// blocks, no ROWCOL bloom, not closed or failed): a caller skips the call when it may not. Small
+// NewRowCodedOK reports whether AppendNewRowCoded may take rows as the writer stands (unencoded or
+// FAST_DIFF blocks, no ROWCOL bloom, not closed or failed): a caller skips the call when it may not. Small
 // enough to be inlined.
-func (w *Writer) NewRowCodedOK() bool { return w.sameRowFast }
+func (w *Writer) NewRowCodedOK() bool { return w.sameRowFast || w.sameRowFD }
 
 // RowCodedFits reports whether AppendRowCoded can take a row of rowLen bytes in a family of famLen
 // bytes: its run stores the key's head (row length, row, family length, family) of up to 64 bytes as

@@ -2,6 +2,7 @@ package hfilewriter
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -10,11 +11,17 @@ import (
 // put that starts a new row and the cells after it, from coded cells (a one-byte code 2·i+1 for
 // qualifier quals[i], a one-byte value length below 0x80 and the value: an input record's usual cells),
 // in one pass without first decoding them into SameRowCells: the first cell as appendNewRowFastDiff
-// takes it (startNewRowFastDiff), the others in the run (fdRun.codedCells). It returns how many cells it
+// takes it (startNewRowFastDiff), the others in the run (fdRun.codedRun). It returns how many cells it
 // appended and the bytes of coded they took: 0 and 0, with nothing written, when it takes none. The
 // bytes, Stats and EstimatedSize are AppendRow's (TestWriterAppendRowCodedMatchesAppend, TestWriterAppendRowCodedFastDiffMatchesAppend).
-func (w *Writer) appendRowCodedFastDiff(row, family []byte, ts int64, typ Type, quals [][]byte, coded []byte) (n, used int) {
-	if len(coded) < 2 {
+//
+// It is also AppendNewRowCoded for a FAST_DIFF writer, with maxSize (0: none): it takes none of the
+// cells when the file has reached maxSize (EstimatedSize() >= maxSize). It takes a row only when it
+// sorts after the last one (startNewRowFastDiff), so its first cell is no duplicate: the engine's
+// per-row call in FAST_DIFF files (fileWriter.appendNewRowCoded) instead of the roll check's, the
+// duplicate check's and AppendRowCoded's (TestWriterAppendNewRowCodedMatchesAppendRowCoded).
+func (w *Writer) appendRowCodedFastDiff(row, family []byte, ts int64, typ Type, quals [][]byte, coded []byte, maxSize int64) (n, used int) {
+	if len(coded) < 2 || maxSize > 0 && w.EstimatedSize() >= maxSize {
 		return 0, 0
 	}
 	x := uint16(coded[0]) | uint16(coded[1])<<8 // the code, then the value's length
@@ -28,16 +35,28 @@ func (w *Writer) appendRowCodedFastDiff(row, family []byte, ts int64, typ Type, 
 	if !ok {
 		return 0, 0
 	}
-	if w.fdq == nil {
-		w.fdq = new(fdQuals)
-	}
 	t := w.fdq
+	if t == nil {
+		t = new(fdQuals)
+		w.fdq = t
+	}
 	// A cell bigger than the file's biggest so far ends the run (AppendSameRowCells then records it):
 	// that is one whose qualifier and value lengths sum to more than big.
 	// (When the first cell is bigger still, it is recorded below, and the run's cells are smaller.)
-	t.prepare(quals, r.keyFixed, r.head, r.cellFixed, int(min(w.lenBiggest-int64(12+r.keyFixed), 1<<20)))
-	m, more, blkEnd, unencoded, last := r.codedCells(w.blk[:cap(w.blk)], blkEnd, unencoded, t, coded[end:], int(x&0xff))
-	n, used = 1+m, end+more
+	if big := int(min(w.lenBiggest-int64(12+r.keyFixed), 1<<20)); !t.ready(quals, r.keyFixed, big) {
+		t.prepare(quals, r.keyFixed, r.head, r.cellFixed, big)
+	}
+	// The cells after the first (fdRun.codedRun while the entries are for the previous
+	// cells' codes; fdQuals.pair makes the next one so).
+	blk, last := w.blk[:cap(w.blk)], int(x&0xff)
+	n, used = 1, end
+	for {
+		m, p, e, u, c := r.codedRun(blk, blkEnd, unencoded, &t.tab, coded[used:], last)
+		n, used, blkEnd, unencoded, last = n+m, used+p, e, u, c
+		if rest := coded[used:]; len(rest) < 2 || t.tab[rest[0]>>1&63].gate>>8 == last || !t.pair(int(rest[0]), last) {
+			break
+		}
+	}
 	w.endNewRowFastDiff(row, ts)
 	if cellSize := int64(12 + r.keyFixed + len(q) + end - 2); w.lenBiggest < cellSize {
 		w.lenBiggest = cellSize
@@ -50,7 +69,7 @@ func (w *Writer) appendRowCodedFastDiff(row, family []byte, ts int64, typ Type, 
 
 // fdQuals is appendRowCodedFastDiff's table of the qualifiers it was last given, by code>>1 (a code
 // below 0x80 has 64 values; an empty qualifier past the last, which the run takes no cell of), with
-// what codedCells would otherwise compute per cell: from a run's key length without the qualifier
+// what codedRun would otherwise compute per cell: from a run's key length without the qualifier
 // (keyFixed), key head (head: 2 + row + 1 + family), cell size without qualifier and value (cellFixed)
 // and biggest cell (big), kept while they stay the same (fixed-width row keys: every run of a file once
 // its biggest cell is known), and for each qualifier the bytes of its cell that depend on the previous
@@ -81,11 +100,16 @@ type fdQual struct {
 	maxValue     int
 }
 
+// ready reports whether t is the table of quals for a run of keyFixed and big (prepare).
+func (t *fdQuals) ready(quals [][]byte, keyFixed, big int) bool {
+	return t.first == &quals[0] && t.n == len(quals) && t.keyFixed == keyFixed && t.big == big
+}
+
 // prepare makes t the table of quals for a run of keyFixed, head, cellFixed and big: the entries when
 // the qualifiers changed, their sizes when the run's changed (and then no pair part).
 func (t *fdQuals) prepare(quals [][]byte, keyFixed, head, cellFixed, big int) {
 	// (head and cellFixed follow keyFixed: the table is the writer's, whose options do not change.)
-	if t.first == &quals[0] && t.n == len(quals) && t.keyFixed == keyFixed && t.big == big {
+	if t.ready(quals, keyFixed, big) {
 		return
 	}
 	if t.first != &quals[0] || t.n != len(quals) {
@@ -142,100 +166,105 @@ func (w *Writer) rowCodedFastDiffOK(rowLen int) bool {
 	return w.sameRowFD && w.blkHasFirst && uint(rowLen-1) < 32
 }
 
-// codedCells is fdRun.cells for coded cells after one with code pc, with the qualifiers of t (prepared
-// for the run): it takes them on the same terms and stops at the first that is not a coded cell
-// either. It returns how many it took and the bytes of coded they took, where they end in blk and the
-// block's unencoded size after them, and the last one's code (pc when it took none).
+// codedRun is fdRun.cells for coded cells after one with code pc, with the qualifiers of tab (fdQuals,
+// prepared for the run), while their entries are for the previous cells' codes: it takes them on the
+// same terms and stops at the first that is not a coded cell either, or whose entry is not for the
+// previous cell's code (appendRowCodedFastDiff then has fdQuals.pair make it so and goes on). It
+// returns how many it took and the bytes of coded they took, where they end in blk and the block's
+// unencoded size after them, and the last one's code (pc when it took none).
 //
 // Each cell's bytes but its value's length, the timestamp's last byte and the value come from its
-// qualifier's entry (fdQual), which codedRun takes while it is for the previous cell's code; when it
-// is not, fdQuals.pair makes it so and codedRun goes on.
-func (r *fdRun) codedCells(blk []byte, end, unencoded int, t *fdQuals, coded []byte, pc int) (n, used, newEnd, newUnencoded, lastCode int) {
-	for {
-		m, p, e, u, c := r.codedRun(blk, end, unencoded, &t.tab, coded[used:], pc)
-		n, used, end, unencoded, pc = n+m, used+p, e, u, c
-		if rest := coded[used:]; len(rest) < 2 || t.tab[rest[0]>>1&63].gate>>8 == pc || !t.pair(int(rest[0]), pc) {
-			return n, used, end, unencoded, pc
-		}
-	}
-}
-
-// codedRun is codedCells while the entries are for the previous cells' codes. Its loop calls nothing
-// and keeps few values, so that they stay in registers: the block and where the next cell starts in
-// it, the coded cells and where the next starts, the table, the previous code and the unencoded size;
-// the count is kept in the run (r.n: one fewer register to spill and reload in every cell).
+// qualifier's entry (fdQual). It is a leaf loop that reads and writes through unsafe pointers, so that
+// its values stay in registers (with checked slices Go's register allocator spilled and reloaded about
+// a dozen of them in every cell, pipeline.plainShort's reason too). Every access is in bounds:
+//   - a cell is written only at end <= len(blk)-fdRoom (checked in each step), and each store of it
+//     lies within its first 8 + 3 + 1 + 16 + 24 (lead, its cints, rest and hi), then, with o masked to
+//     63 after the rest, 1 + 64 (the timestamp byte and the value: gate bounds lv by maxValue, at most
+//     64, and each of its stores lies within lv bytes but the first case's 8) and, with o masked to 127,
+//     2 (the suffix) bytes: at most 130 < fdRoom;
+//   - the previous value, which the same-value check compares with byte by byte, lies in the block
+//     before end (r.valOff and r.valLen, which the run's first cell set);
+//   - a cell's code and length are read only at p+1 < len(coded), and its value, which ends at
+//     next <= len(coded) (checked), only within [p+2, next), but for a value of up to 8 bytes, read as
+//     the word at p+2 when p+10 <= len(coded) (the bytes past the value are stored past it, and the
+//     next field or cell overwrites them or they are past the block's end), else as the word that ends
+//     at next when next >= 8 (shifted down), else byte by byte (TestWriterAppendRowCodedFastDiffStaysInCoded).
 func (r *fdRun) codedRun(blk []byte, end, unencoded int, tab *[64]fdQual, coded []byte, pc int) (n, used, newEnd, newUnencoded, lastCode int) {
+	bp, cp := unsafe.Pointer(unsafe.SliceData(blk)), unsafe.Pointer(unsafe.SliceData(coded))
+	r.last = len(blk) - fdRoom
+	nc := len(coded)
 	p := 0 // where the next coded cell starts
-	r.n = 0
-	for ; len(coded)-1 > p && unencoded < r.ulimit; r.n++ {
-		code, lv := int(coded[p]), int(coded[p+1]) // the code, then the value's length
+	for ; p < nc-1 && unencoded < r.ulimit && end <= r.last; n++ {
+		x := *(*uint16)(unsafe.Add(cp, p)) // the code, then the value's length
+		code, lv := int(x&0xff), int(x>>8)
 		next := p + 2 + lv
-		if code&0x81 != 1 || next > len(coded) {
+		if code&0x81 != 1 || next > nc {
 			break // not a coded cell (one with a value of 0x80 bytes or more stops below)
 		}
 		e := &tab[code>>1&63]
 		if e.gate^(pc<<8)+lv > 127 { // the entry is not for pc, or the value is too long (fdQual)
 			break
 		}
-		v := coded[p+2 : next : next]
-		b := (*[fdRoom]byte)(blk[end : end+fdRoom])
+		b := unsafe.Add(bp, end)
 		lead := e.lead
-		sameValue := false
 		if lv == r.valLen {
-			lead |= fastDiffSameValueLength
-			pv := blk[r.valOff : r.valOff+lv]
-			if lv < 8 {
-				sameValue = loadShort(v) == loadShort(pv)
-			} else {
-				sameValue = binary.LittleEndian.Uint64(v[lv-8:]) == binary.LittleEndian.Uint64(pv[lv-8:])
-				for i := 0; sameValue && i < lv-8; i += 8 {
-					sameValue = binary.LittleEndian.Uint64(v[i:]) == binary.LittleEndian.Uint64(pv[i:])
+			lead |= fastDiffSameValueLength | fastDiffSameValue
+			v, pv := unsafe.Add(cp, p+2), unsafe.Add(bp, r.valOff)
+			for i := range lv {
+				if *(*byte)(unsafe.Add(v, i)) != *(*byte)(unsafe.Add(pv, i)) {
+					lead &^= fastDiffSameValue
+					break
 				}
 			}
-			if sameValue {
-				lead |= fastDiffSameValue
-			}
 		}
-		binary.LittleEndian.PutUint64(b[:], lead)
+		*(*uint64)(b) = lead
 		o := e.nLead & 3
 		if lead&fastDiffSameValueLength == 0 {
-			b[o] = byte(lv)
+			*(*byte)(unsafe.Add(b, o)) = byte(lv)
 			o++
 		}
-		*(*[16]byte)(b[o&7:]) = e.rest
+		*(*[16]byte)(unsafe.Add(b, o)) = e.rest
 		if e.nRest > 16 {
-			*(*[24]byte)(b[o&7+16:]) = e.hi
+			*(*[24]byte)(unsafe.Add(b, o+16)) = e.hi
 		}
 		o = (o + e.nRest) & 63
-		b[o] = r.tsByte
+		*(*byte)(unsafe.Add(b, o)) = r.tsByte
 		o++
-		if !sameValue { // the value: 0 to 64 bytes
+		if lead&fastDiffSameValue == 0 { // the value: 0 to 64 bytes
 			r.valOff, r.valLen = end+o, lv
-			d := (*[96]byte)(b[o:])
+			d, v := unsafe.Add(b, o), unsafe.Add(cp, p+2)
 			switch {
 			case lv <= 8:
-				binary.LittleEndian.PutUint64(d[:], loadShort(v))
+				var w uint64
+				switch {
+				case p+10 <= nc:
+					w = *(*uint64)(v)
+				case next >= 8:
+					w = *(*uint64)(unsafe.Add(cp, next-8)) >> (64 - 8*lv)
+				default: // (coded is under 8 bytes long)
+					for i := range lv {
+						w |= uint64(*(*byte)(unsafe.Add(v, i))) << (8 * i)
+					}
+				}
+				*(*uint64)(d) = w
 			case lv <= 16:
-				binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(v))
-				binary.LittleEndian.PutUint64(d[(lv-8)&15:], binary.LittleEndian.Uint64(v[lv-8:]))
+				*(*uint64)(d) = *(*uint64)(v)
+				*(*uint64)(unsafe.Add(d, lv-8)) = *(*uint64)(unsafe.Add(v, lv-8))
 			case lv <= 32:
-				*(*[16]byte)(d[:]) = [16]byte(v)
-				*(*[16]byte)(d[(lv-16)&31:]) = [16]byte(v[lv-16:])
+				*(*[16]byte)(d) = *(*[16]byte)(v)
+				*(*[16]byte)(unsafe.Add(d, lv-16)) = *(*[16]byte)(unsafe.Add(v, lv-16))
 			default:
-				t := d[(lv-32)&63:]
-				*(*[16]byte)(d[:]) = [16]byte(v)
-				*(*[16]byte)(d[16:]) = [16]byte(v[16:])
-				*(*[16]byte)(t) = [16]byte(v[lv-32:])
-				*(*[16]byte)(t[16:]) = [16]byte(v[lv-16:])
+				*(*[32]byte)(d) = *(*[32]byte)(v)
+				*(*[32]byte)(unsafe.Add(d, lv-32)) = *(*[32]byte)(unsafe.Add(v, lv-32))
 			}
 			o += lv
 		}
 		o &= 127
-		b[o], b[o+1] = 0, 0 // the suffix: a tags length of 0 (vint) and the sequence id 0
+		*(*uint16)(unsafe.Add(b, o)) = 0 // the suffix: a tags length of 0 (vint) and the sequence id 0
 		end += o + r.suffix
 		unencoded += e.size + lv
 		pc = code
 		p = next
 	}
-	return r.n, p, end, unencoded, pc
+	return n, p, end, unencoded, pc
 }

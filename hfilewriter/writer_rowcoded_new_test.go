@@ -10,7 +10,7 @@ import (
 )
 
 // TestWriterAppendNewRowCodedMatchesAppendRowCoded: AppendNewRowCoded takes, row by row, exactly the
-// cells AppendRowCoded takes in an unencoded file without a ROWCOL bloom (none in other files), except
+// cells AppendRowCoded takes in an unencoded or FAST_DIFF file without a ROWCOL bloom (none in other files), except
 // that it takes none of a row once EstimatedSize() has reached maxSize (a limit equal to an estimate the
 // rows pass through, so the boundary itself is checked); the files are Append's, for every format
 // version, codec, encoding and bloom type.
@@ -38,7 +38,7 @@ func TestWriterAppendNewRowCodedMatchesAppendRowCoded(t *testing.T) {
 				takes = append(takes, n)
 				return n, used
 			})
-			fast := o.Encoding == EncodingNone && o.Bloom != BloomRowCol
+			fast := (o.Encoding == EncodingNone || o.Encoding == EncodingFastDiff) && o.Bloom != BloomRowCol
 			for _, maxSize := range []int64{0, sizes[len(sizes)/2]} {
 				k, taken, refused := 0, 0, 0
 				write(func(w *Writer, c *Cell, quals [][]byte, enc []byte) (int, int) {

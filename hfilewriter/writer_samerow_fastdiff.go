@@ -185,7 +185,7 @@ type fdRun struct {
 	suffix, suffixUnencoded int
 	cellFixed, ulimit       int
 	valOff, valLen          int
-	n                       int // codedRun's count
+	last                    int // codedRun's last cell start in the block (len(blk) - fdRoom)
 }
 
 // cells encodes the first of cells that the run takes into blk (the block's whole capacity) from end on,
