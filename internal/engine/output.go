@@ -300,12 +300,7 @@ func (o *outputWriter) writeStream(ctx context.Context, it *sorter.Iterator, spl
 	st := o.newStream(it, fws)
 	var err error
 	if o.rows != nil {
-		if st.share = rowBloomShare(fws); st.share != nil {
-			st.shareGot = make([]int64, len(fws))
-			for rank := range st.shareGot {
-				st.shareGot[rank] = -1
-			}
-		}
+		st.share = rowBloomShare(fws)
 		fw := newFamilyWriters(fws, o.rows)
 		err = st.runRows(fw)
 		if ferr := fw.finish(err == nil); err == nil {

@@ -22,6 +22,9 @@ import (
 type rowRecords struct {
 	rd  *cellrec.RowDict
 	fam []int // rank -> the mapping's family index
+	// usualRank gives the family's rank of a usual cell (cellrec.Dict.NextUsual's form) by its first
+	// byte, and 0xff (past every rank: at most maxRowFamilies) for a byte that is not a usual cell's.
+	usualRank [256]uint8
 }
 
 // maxRowFamilies is the most families Load sorts as row records. A region's row records are written
@@ -57,7 +60,23 @@ func newRowRecords(m *pipeline.Mapping, families []string) (*rowRecords, error) 
 		r, _ := rd.Rank(name)
 		rr.fam[r] = i
 	}
+	rr.usualRank = usualRanks(rd.Dict().UsualQualifiers(), len(families))
 	return rr, nil
+}
+
+// usualRanks returns rowRecords.usualRank for a row dictionary of families families whose usual
+// qualifiers (cellrec.Dict.UsualQualifiers) are qs: by a cell's first byte, the rank of the family
+// (the qualifier's first byte) when the byte is a usual cell's (code<<1|1, the code below 0x40 and
+// one of qs), 0xff otherwise.
+func usualRanks(qs [][]byte, families int) [256]uint8 {
+	var r [256]uint8
+	for b := range r {
+		r[b] = 0xff
+		if c := b >> 1; b&0x81 == 1 && c < len(qs) && len(qs[c]) > 0 && int(qs[c][0]) < families {
+			r[b] = qs[c][0]
+		}
+	}
+	return r
 }
 
 // combine is c for the cells of row records: c sees each cell's own family and qualifier.

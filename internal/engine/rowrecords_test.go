@@ -298,3 +298,78 @@ func TestRowRecordsWriteError(t *testing.T) {
 		t.Fatalf("%d files kept, %d aborted", len(sink.files), len(sink.aborted))
 	}
 }
+
+// usualRanks gives, for every first byte of a cell, the family's rank of the usual cell it starts
+// (cellrec.Dict.NextUsual decodes it; rd.Split gives the rank) and 0xff for every other byte.
+func TestUsualRanks(t *testing.T) {
+	fams := [][]byte{[]byte("a"), []byte("b"), []byte("c")}
+	for _, n := range []int{7, 30} { // 21 codes, and 90: more than the 64 one-byte codes
+		var quals [][]byte
+		for i := 0; i < n; i++ {
+			quals = append(quals, []byte(fmt.Sprintf("q%02d", i)))
+		}
+		rd, err := cellrec.NewRowDict(cellrec.NewDict(quals), fams)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := rd.Dict()
+		qs := d.UsualQualifiers()
+		r := usualRanks(qs, len(fams))
+		usual := 0
+		for b := range 256 {
+			want := 0xff
+			if b&0x81 == 1 && b>>1 < len(qs) {
+				q, _, _, ok := d.NextUsual([]byte{byte(b), 1, 'v'})
+				if !ok {
+					t.Fatalf("byte %#x: not a usual cell", b)
+				}
+				want, _ = rd.Split(q)
+				usual++
+			}
+			if int(r[b]) != want {
+				t.Fatalf("%d qualifiers, byte %#x: rank %d, want %d", n, b, r[b], want)
+			}
+		}
+		if usual != min(64, len(fams)*n) {
+			t.Fatalf("%d usual bytes, want %d", usual, min(64, len(fams)*n))
+		}
+		if tr := usualRanks(cellrec.NewTaggedDict(quals).UsualQualifiers(), len(fams)); tr != usualRanks(nil, 0) || tr[1] != 0xff {
+			t.Fatal("a tagged dictionary has usual cells")
+		}
+	}
+}
+
+// shareRow drops from the shared bloom each family that did not get a written cell of the previous row
+// (sharePut), once, and keeps the others; before the first row none is dropped.
+func TestShareRowDropsMissingFamilies(t *testing.T) {
+	opts := hfilewriter.DefaultWriterOptions()
+	share, err := hfilewriter.NewRowBloomShare(opts, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &stream{share: share, fws: make([]*fileWriter, 4)}
+	s.shareStart()
+	for row, got := range [][]int{{0, 1, 2, 3}, {0, 2, 3}, {0, 1, 2, 3}, {3}, {0, 1, 2, 3}, {}} {
+		s.shareRow(hfilewriter.HashRow([]byte{byte(row)}))
+		for _, rank := range got {
+			s.sharePut(rank)
+		}
+	}
+	s.shareRow(hfilewriter.HashRow([]byte("last")))
+	// Family 1 missed the second row, 0 and 2 the fourth, 3 the sixth.
+	if s.shareLive != 0 || s.shareGot != 0 {
+		t.Fatalf("families in the share %04b, got the row %04b; want none", s.shareLive, s.shareGot)
+	}
+	s = &stream{share: share, fws: make([]*fileWriter, 4)}
+	s.shareStart()
+	for row, got := range [][]int{{0, 1, 2, 3}, {0, 2, 3}, {0, 2, 3}, {0, 1, 2}} {
+		s.shareRow(hfilewriter.HashRow([]byte{byte(row)}))
+		for _, rank := range got {
+			s.sharePut(rank)
+		}
+	}
+	s.shareRow(hfilewriter.HashRow([]byte("last")))
+	if s.shareLive != 0b0101 {
+		t.Fatalf("families in the share %04b, want 0101 (1 missed the second row, 3 the fourth)", s.shareLive)
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"sync"
 
@@ -33,11 +34,12 @@ type stream struct {
 	// of them (hfilewriter.HashRow) instead of once in each family's writer.
 	hashRows bool
 	// share: with rows, the region's shared ROW bloom (bloomshare.go), nil without. The stream adds each
-	// row's hash to it and drops a family that did not get the previous row (shareGot: by rank, the
-	// number of the last row put in that family's file; shareDropped once dropped).
+	// row's hash to it and drops a family that did not get the previous row: by rank bit (rows have at
+	// most maxRowFamilies families), shareLive holds the families not dropped and shareGot those that
+	// got a written cell of the current row (all of them before the first row).
 	share     *hfilewriter.RowBloomShare
-	shareGot  []int64
-	shareRows int64
+	shareLive uint32
+	shareGot  uint32
 	// rowNo numbers the rows of a row-record stream (views of one row share it): a family's writer
 	// starts a row in its file where the number changes.
 	rowNo int64
@@ -91,7 +93,7 @@ func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream
 // releaseStream keeps s, whose region is written, for the next region's stream (newStream).
 func (o *outputWriter) releaseStream(s *stream) {
 	clear(s.same[:cap(s.same)]) // they point into the sorter's memory
-	s.it, s.fws, s.hdrs, s.share, s.shareGot = nil, nil, nil, nil, nil
+	s.it, s.fws, s.hdrs, s.share = nil, nil, nil, nil
 	o.spareStreams.put(s)
 }
 
@@ -407,6 +409,7 @@ func (s *stream) writeRest(fw *fileWriter, h *cellrec.Header, q, rest []byte, wr
 func (s *stream) runRows(fw *familyWriters) error {
 	last := s.pol == DuplicatesLast
 	ranges := make([]uint32, len(s.fws)+1)
+	s.shareStart()
 	pending := -1 // policy last: the family of the previous view's last cell, until this view shows whether it is replaced
 	for s.it.Next() {
 		vh, seq := s.it.Header(), s.it.Seq()
@@ -422,7 +425,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 		if s.hashRows {
 			rh, flags = hfilewriter.HashRow(vh.Row), viewHashed
 		}
-		dup := s.hasPrev && cellrec.Compare(&s.prev, s.prevKQ, h, q) == 0
+		dup := !newRow && cellrec.Compare(&s.prev, s.prevKQ, h, q) == 0 // a new row has no duplicate
 		if dup {
 			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
 			s.o.recordDup(s.keyBuf, s.pseq, seq)
@@ -517,27 +520,25 @@ func (s *stream) runRows(fw *familyWriters) error {
 // (cellrec.Dict.NextUsual), in a loop that calls nothing: for each it sets the ranges of the families
 // up to the cell's, from family w on (ranges), and notes a family that gets a written cell in the
 // shared bloom (sharePut; shared: family w has, last: policy last, whose view's last cell is pending).
+// A cell's family comes from its code byte (rowRecords.usualRank, which also refuses a code of another
+// form: its rank is past the ranges).
 // It returns the rest from the first cell of another form (or one out of family order, or past the
 // cells: runRows reports or fails on it), the last cell's qualifier (rq if none; with its rank byte),
 // the family and shared of the last cell, and whether it took a cell (the qualifier is then a
 // dictionary's).
 func (s *stream) usualCells(cells, rest []byte, ranges []uint32, rq []byte, w int, shared, last bool) ([]byte, []byte, int, bool, bool) {
-	qs := s.d.UsualQualifiers()
-	var got []int64
-	if s.share != nil {
-		got = s.shareGot
-	}
-	gotRow := s.shareRows - 1
+	rank, got := &s.rows.usualRank, s.shareGot
 	// Indexes into cells, not slices, and the last cell's code: fewer values across the loop.
 	at, rc := len(cells)-len(rest), -1
 	for at+1 < len(cells) {
 		b0, b1 := cells[at], cells[at+1]
-		c, end := int(b0>>1), at+2+int(b1)
-		if b0&0x81 != 1 || b1 >= 0x80 || c >= len(qs) || end > len(cells) || len(qs[c]) == 0 {
+		end := at + 2 + int(b1)
+		if b1 >= 0x80 || end > len(cells) {
 			break
 		}
-		if w2 := int(qs[c][0]); w2 != w { // the family's rank (rowRecords.rd.Split)
-			if w2 < w || w2 >= len(ranges) {
+		// The family's rank (rowRecords.rd.Split); the family w's rank is a usual code's.
+		if w2 := int(rank[b0]); w2 != w {
+			if w2 < w || w2 >= len(ranges) { // out of family order, or not a usual code
 				break
 			}
 			for r := w + 1; r <= w2; r++ {
@@ -545,41 +546,44 @@ func (s *stream) usualCells(cells, rest []byte, ranges []uint32, rq []byte, w in
 			}
 			w, shared = w2, false
 		}
-		at, rc = end, c
+		at, rc = end, int(b0>>1)
 		if !shared && (at != len(cells) || !last) {
-			if w < len(got) && got[w] != shareDropped {
-				got[w] = gotRow
-			}
+			got |= 1 << w
 			shared = true
 		}
 	}
+	s.shareGot = got
 	if rc >= 0 {
-		rq = qs[rc]
+		rq = s.d.UsualQualifiers()[rc]
 	}
 	return cells[at:], rq, w, shared, rc >= 0
 }
 
-// shareDropped marks in stream.shareGot a family dropped from the shared bloom.
-const shareDropped = -2
+// shareStart sets up the shared bloom's families before the first row: every family is in it and is
+// taken to have got the row before.
+func (s *stream) shareStart() {
+	if s.share != nil {
+		s.shareLive = 1<<len(s.fws) - 1
+		s.shareGot = s.shareLive
+	}
+}
 
-// shareRow starts row number s.shareRows in the shared bloom, with hash rh: first every family that did
-// not get the previous row is dropped (its writer will see the difference and set its own bits).
+// shareRow starts a row in the shared bloom, with hash rh: first every family that did not get the
+// previous row is dropped (its writer will see the difference and set its own bits).
 func (s *stream) shareRow(rh hfilewriter.RowHash) {
-	for rank, got := range s.shareGot {
-		if got != shareDropped && got != s.shareRows-1 {
-			s.share.Drop(rank)
-			s.shareGot[rank] = shareDropped
+	if miss := s.shareLive &^ s.shareGot; miss != 0 {
+		s.shareLive &^= miss
+		for ; miss != 0; miss &= miss - 1 {
+			s.share.Drop(bits.TrailingZeros32(miss))
 		}
 	}
+	s.shareGot = 0
 	s.share.Add(rh)
-	s.shareRows++
 }
 
 // sharePut notes that family rank got a cell of the current shared row.
 func (s *stream) sharePut(rank int) {
-	if s.share != nil && s.shareGot[rank] != shareDropped {
-		s.shareGot[rank] = s.shareRows - 1
-	}
+	s.shareGot |= 1 << rank
 }
 
 // maxDupExamples is how many duplicate keys a run reports as examples.
