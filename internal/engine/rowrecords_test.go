@@ -38,6 +38,23 @@ cells:
 ttl: ttl
 `
 
+// literalYAML maps a row to one cell in each of three families, a's and c's qualifier built from data:
+// literal cells (without tags), each its family's only cell of the row, which a family's writer must
+// not gather as rows of one cell (collectNewRows: those are of the usual form), while b's are.
+const literalYAML = `
+columns:
+  - {name: id}
+  - {name: host}
+  - {name: v}
+  - {name: w}
+  - {name: ttl}
+rowkey: [{column: id}]
+cells:
+  - {family: a, qualifier: "${host}", value: v}
+  - {family: b, qualifier: q, value: w}
+  - {family: c, qualifier: "${host}", value: v}
+`
+
 // familiesSpec is a load of rows CSV rows (row keys repeat every `keys` rows: duplicates) with the
 // mapping src (YAML) or columns (an ImportTsv spec).
 func familiesSpec(t *testing.T, src, columns string, rows, keys, valueLen int) *Spec {
@@ -120,7 +137,8 @@ func TestRowRecordsSameFiles(t *testing.T) {
 		rows    int
 		keys    int
 		pad     int
-		columns string // an ImportTsv spec; "": familiesYAML
+		columns string // an ImportTsv spec; "": familiesYAML, or yaml
+		yaml    string
 		spills  bool
 	}{
 		{name: "keep", mod: func(s *Spec) { s.Duplicates = DuplicatesKeep }},
@@ -156,6 +174,9 @@ func TestRowRecordsSameFiles(t *testing.T) {
 		{name: "shared-blooms-one-column", mod: func(s *Spec) { s.Family = smallBlooms }, columns: oneColumn, keys: 1200},
 		{name: "shared-blooms-one-column-roll", mod: func(s *Spec) { s.Family, s.MaxFileSize = smallBlooms, 12<<10 },
 			columns: oneColumn, keys: 1200},
+		// Literal cells alone in their family, as long as a usual cell would be: not rows of one cell.
+		{name: "literal-one-column", mod: func(s *Spec) {}, yaml: literalYAML, keys: 1200},
+		{name: "literal-one-column-blooms", mod: func(s *Spec) { s.Family = smallBlooms }, yaml: literalYAML, keys: 1200},
 		// One region, and more workers than regions: a region's families are written in parallel.
 		{name: "one-region-last", mod: func(s *Spec) { s.Duplicates, s.Splits = DuplicatesLast, nil }, columns: ordered},
 		{name: "one-region-4-workers", mod: func(s *Spec) { s.Splits, s.Pipeline.Workers = nil, 4 }, columns: ordered,
@@ -170,7 +191,9 @@ func TestRowRecordsSameFiles(t *testing.T) {
 			rows, keys := max(c.rows, 1200), max(c.keys, 400)
 			load := func(familyRecords bool) (*Result, error, map[string][]byte) {
 				var spec *Spec
-				if c.columns == "" {
+				if c.yaml != "" {
+					spec = familiesSpec(t, c.yaml, "", rows, keys, c.pad)
+				} else if c.columns == "" {
 					spec = familiesSpec(t, familiesYAML, "", rows, keys, c.pad)
 				} else {
 					spec = familiesSpec(t, "", c.columns, rows, keys, c.pad)

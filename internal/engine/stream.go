@@ -541,14 +541,15 @@ func (s *stream) usualCells(cells, rest []byte, ranges []uint32, rq []byte, w in
 			if w2 < w || w2 >= len(ranges) { // out of family order, or not a usual code
 				break
 			}
-			for r := w + 1; r <= w2; r++ {
+			ranges[w2] = uint32(at)
+			for r := w + 1; r < w2; r++ { // families without a cell
 				ranges[r] = uint32(at)
 			}
 			w, shared = w2, false
 		}
 		at, rc = end, int(b0>>1)
 		if !shared && (at != len(cells) || !last) {
-			got |= 1 << w
+			got |= 1 << (w & 31) // w < maxRowFamilies
 			shared = true
 		}
 	}
@@ -583,7 +584,7 @@ func (s *stream) shareRow(rh hfilewriter.RowHash) {
 
 // sharePut notes that family rank got a cell of the current shared row.
 func (s *stream) sharePut(rank int) {
-	s.shareGot |= 1 << rank
+	s.shareGot |= 1 << (rank & 31) // rank < maxRowFamilies
 }
 
 // maxDupExamples is how many duplicate keys a run reports as examples.
