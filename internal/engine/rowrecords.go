@@ -9,7 +9,7 @@ import (
 // rowRecords is how Load sorts a mapping of several families: one record per input row carrying every
 // family's cells (cellrec.RowDict), emitted so by the pipeline (pipeline.RunOptions.Rows), sorted once
 // per region, and split back into one HFile stream per family while the region is written
-// (stream.cell). Rows whose families the mapping lists out of byte order give several row records,
+// (stream.rowHeader). Rows whose families the mapping lists out of byte order give several row records,
 // which the sorter merges like any records of one row that overlap.
 //
 // Without, the pipeline emits one record per (row, family). Sorted so, five one-column families make

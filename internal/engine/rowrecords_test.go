@@ -177,6 +177,10 @@ func TestRowRecordsSameFiles(t *testing.T) {
 		// Literal cells alone in their family, as long as a usual cell would be: not rows of one cell.
 		{name: "literal-one-column", mod: func(s *Spec) {}, yaml: literalYAML, keys: 1200},
 		{name: "literal-one-column-blooms", mod: func(s *Spec) { s.Family = smallBlooms }, yaml: literalYAML, keys: 1200},
+		// With duplicate rows: a row's records differ in a's qualifier, so a view of several cells is
+		// followed by one whose first cell (b's) duplicates its last.
+		{name: "literal-one-column-first", mod: func(s *Spec) { s.Duplicates = DuplicatesFirst }, yaml: literalYAML},
+		{name: "literal-one-column-last", mod: func(s *Spec) { s.Duplicates = DuplicatesLast }, yaml: literalYAML},
 		// One region, and more workers than regions: a region's families are written in parallel.
 		{name: "one-region-last", mod: func(s *Spec) { s.Duplicates, s.Splits = DuplicatesLast, nil }, columns: ordered},
 		{name: "one-region-4-workers", mod: func(s *Spec) { s.Splits, s.Pipeline.Workers = nil, 4 }, columns: ordered,

@@ -44,6 +44,9 @@ type stream struct {
 	// starts a row in its file where the number changes.
 	rowNo int64
 
+	// prevRank: in runRows, the family of prev's cell (prev's row and family are set only to compare).
+	prevRank int
+
 	// The last cell handed on: its seq, and with policy last its key (copies).
 	prev    cellrec.Header
 	prevQ   []byte
@@ -123,16 +126,12 @@ func (p *streamSpares) put(s *stream) {
 	p.free = append(p.free, s)
 }
 
-// cell takes a cell of the current view (header h, qualifier q) to its family: its header, qualifier
-// and fileWriter's index. Without row records that is the cell itself and the one fileWriter.
-func (s *stream) cell(h *cellrec.Header, q []byte) (*cellrec.Header, []byte, int) {
-	if s.rows == nil {
-		return h, q, 0
-	}
-	rank, q := s.rows.rd.Split(q)
+// rowHeader takes the header of the current view (h) of row records to family rank: the header of the
+// view's cells of that family.
+func (s *stream) rowHeader(h *cellrec.Header, rank int) *cellrec.Header {
 	fh := &s.hdrs[rank]
 	fh.Row, fh.TS, fh.Type = h.Row, h.TS, h.Type
-	return fh, q, rank
+	return fh
 }
 
 // setPrev remembers the key of the last cell of a view.
@@ -150,21 +149,30 @@ func (s *stream) setPrev(h *cellrec.Header, q []byte, seq uint64) {
 	s.hasPrev = true
 }
 
-// setPrevRow is setPrev for runRows, which knows whether the view starts a row (newRow: else its row is
-// prevRow already), whose families are the row dictionary's (stable: prev takes them as they are) and
-// whether q is a dictionary qualifier (qDict: prev takes it too, instead of a copy).
-func (s *stream) setPrevRow(h *cellrec.Header, q []byte, seq uint64, newRow, qDict bool) {
+// setPrevRow is setPrev for runRows: the last cell of view vh is of family rank, qualifier q. runRows
+// knows whether the view starts a row (newRow: else its row is prevRow already) and whether q is a
+// dictionary qualifier (qDict: prev takes it as it is, instead of a copy). Only the key's scalars are
+// stored: prev's row and family are set by samePrev, the one that compares (views of a row after its
+// first are few).
+func (s *stream) setPrevRow(vh *cellrec.Header, rank int, q []byte, seq uint64, newRow, qDict bool) {
 	if newRow {
-		s.prevRow = append(s.prevRow[:0], h.Row...)
+		s.prevRow = append(s.prevRow[:0], vh.Row...)
 	}
 	if !qDict {
 		s.prevQ = append(s.prevQ[:0], q...)
 		q = s.prevQ
 	}
-	s.prev = cellrec.Header{Row: s.prevRow, Family: h.Family, TS: h.TS, Type: h.Type}
+	s.prevRank, s.prev.TS, s.prev.Type = rank, vh.TS, vh.Type
 	s.prevKQ = q
 	s.pseq = seq
 	s.hasPrev = true
+}
+
+// samePrev reports whether the first cell of view vh (family rank, qualifier q) has the key of the last
+// cell handed on (setPrevRow), for a view of the row of that cell.
+func (s *stream) samePrev(vh *cellrec.Header, rank int, q []byte) bool {
+	s.prev.Row, s.prev.Family = s.prevRow, s.hdrs[s.prevRank].Family
+	return cellrec.Compare(&s.prev, s.prevKQ, s.rowHeader(vh, rank), q) == 0
 }
 
 // hold keeps a copy of a cell (policy last) until the next view shows whether a later duplicate replaces it.
@@ -419,15 +427,15 @@ func (s *stream) runRows(fw *familyWriters) error {
 		}
 		cells := s.it.Cells()
 		q, _, _, rest := s.d.NextTags(cells)
-		h, q, w := s.cell(vh, q)
+		w, q := s.rows.rd.Split(q)
 		var flags uint8
 		var rh hfilewriter.RowHash
 		if s.hashRows {
 			rh, flags = hfilewriter.HashRow(vh.Row), viewHashed
 		}
-		dup := !newRow && cellrec.Compare(&s.prev, s.prevKQ, h, q) == 0 // a new row has no duplicate
+		dup := !newRow && s.samePrev(vh, w, q) // a new row has no duplicate
 		if dup {
-			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], h, q)
+			s.keyBuf = cellrec.AppendKey(s.keyBuf[:0], s.rowHeader(vh, w), q)
 			s.o.recordDup(s.keyBuf, s.pseq, seq)
 		}
 		if pending >= 0 {
@@ -493,8 +501,8 @@ func (s *stream) runRows(fw *familyWriters) error {
 				shared = true
 			}
 		}
-		if more { // the view's last cell's key
-			h, q, _ = s.cell(vh, rq)
+		if more { // the view's last cell's key (of family w)
+			_, q = s.rows.rd.Split(rq)
 			if last {
 				pending = w
 			}
@@ -505,7 +513,7 @@ func (s *stream) runRows(fw *familyWriters) error {
 		if err := fw.add(vh, cells, ranges, s.rowNo, flags, rh); err != nil {
 			return err
 		}
-		s.setPrevRow(h, q, seq, newRow, more && rqDict)
+		s.setPrevRow(vh, w, q, seq, newRow, more && rqDict)
 	}
 	if err := s.it.Err(); err != nil {
 		return nil // reported by writeStream
