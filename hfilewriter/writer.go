@@ -53,6 +53,7 @@ type Writer struct {
 	enc        writeBlockEncoder // nil for EncodingNone
 	cenc       cellEncoder       // enc, when it encodes from the key's parts
 	fd         *encodeFastDiff   // enc, when it is FAST_DIFF (the same-row path, writer_samerow_fastdiff.go)
+	px         *encodePrefix     // enc, when it is PREFIX (the same-row run, writer_samerow_prefix.go)
 	dataType   BlockType
 
 	// Current data block: BlockHeaderSize bytes of room + payload.
@@ -108,6 +109,7 @@ type Writer struct {
 
 	sameRowFast bool // the next same-row cell may take appendSameRowFast (writer_samerow.go)
 	sameRowFD   bool // the next same-row cell may take appendSameRowFastDiff (writer_samerow_fastdiff.go)
+	sameRowPX   bool // the next same-row cells may take appendSameRowRunPrefix (writer_samerow_prefix.go)
 
 	est sizeEstimate // EstimatedSize's parts that change only with the blocks written (size_estimate.go)
 
@@ -208,6 +210,7 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 		}
 		wr.cenc, _ = wr.enc.(cellEncoder)
 		wr.fd, _ = wr.enc.(*encodeFastDiff)
+		wr.px, _ = wr.enc.(*encodePrefix)
 		wr.dataType = BlockEncodedData
 	}
 	// The bloom writers: the previous file's, emptied, when their kind is the same (their chunks, chunk
@@ -625,7 +628,7 @@ func (w *Writer) addToBlooms(row, family, qualifier []byte, typ Type, newRow, ne
 }
 
 func (w *Writer) fail(err error) error {
-	w.sameRowFast, w.sameRowFD = false, false
+	w.sameRowFast, w.sameRowFD, w.sameRowPX = false, false, false
 	w.err = fmt.Errorf("hfilewriter: %w", err)
 	return w.err
 }
@@ -756,7 +759,7 @@ func (w *Writer) Close() error {
 		return ErrWriterClosed
 	}
 	w.done = true
-	w.sameRowFast, w.sameRowFD = false, false
+	w.sameRowFast, w.sameRowFD, w.sameRowPX = false, false, false
 	if w.err != nil {
 		return w.err
 	}

@@ -23,6 +23,7 @@ func (w *Writer) setSameRowFast(typ Type) {
 	ok := w.opts.Bloom != BloomRowCol && typ != kv.TypeDeleteFamily && typ != kv.TypeDeleteFamilyVersion
 	w.sameRowFast = ok && w.enc == nil
 	w.sameRowFD = ok && w.fd != nil
+	w.sameRowPX = ok && w.px != nil
 }
 
 // appendSameRowFast appends a cell with the last cell's row, family, timestamp and type, qualifier and
@@ -156,6 +157,10 @@ func (w *Writer) AppendSameRowCells(cells []SameRowCell) (int, error) {
 			}
 		} else if w.sameRowFD {
 			if i += w.appendSameRowRunFastDiff(cells[i:]); i == len(cells) {
+				break
+			}
+		} else if w.sameRowPX { // PREFIX blocks: writer_samerow_prefix.go
+			if i += w.appendSameRowRunPrefix(cells[i:]); i == len(cells) {
 				break
 			}
 		}

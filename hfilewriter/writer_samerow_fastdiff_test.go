@@ -166,7 +166,10 @@ func TestWriterFastDiffRowPathTakesCells(t *testing.T) {
 // TestWriterAppendRowFastDiffErrors: in FAST_DIFF blocks, AppendRow stops at the cell AppendParts (the
 // first) or AppendSameRow (the others) refuses, with their error, whether the row path or appendCell
 // sees it first; the cells before it are in the file, and the writer goes on as theirs does.
-func TestWriterAppendRowFastDiffErrors(t *testing.T) {
+func TestWriterAppendRowFastDiffErrors(t *testing.T) { testAppendRowErrors(t, EncodingFastDiff) }
+
+// testAppendRowErrors is TestWriterAppendRowFastDiffErrors in blocks of encoding enc.
+func testAppendRowErrors(t *testing.T, enc DataBlockEncoding) {
 	const last = "row-with-a-head-of-twenty" // the last row written before each case
 	for _, tc := range []struct {
 		name   string
@@ -191,7 +194,7 @@ func TestWriterAppendRowFastDiffErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := DefaultWriterOptions()
-			o.Encoding = EncodingFastDiff
+			o.Encoding = enc
 			var one, many bytes.Buffer
 			w1, _ := NewWriter(&one, o)
 			w2, _ := NewWriter(&many, o)
