@@ -3,6 +3,7 @@ package hfilewriter
 import (
 	"bytes"
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -121,6 +122,7 @@ type codedQuals struct {
 	tab   [64]codedQual
 	hi    [64]uint64
 	short shortQuals // codedCellsShort's table for a run's key head and biggest cell
+	mid   shortQuals // codedCells' and codedCellsLong's (qualifiers of up to 8 bytes, values of up to 32)
 }
 
 // noCodedQual is codedQual.len for a code the run takes no cell of.
@@ -137,6 +139,7 @@ func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
 	if c.first != &quals[0] || c.n != len(quals) {
 		c.first, c.n, c.ok = &quals[0], len(quals), true
 		c.short.reset()
+		c.mid.reset()
 		for i := range c.tab {
 			e, hi := codedQual{len: noCodedQual}, uint64(0)
 			if i < len(quals) && len(quals[i]) <= maxShortQual {
@@ -183,30 +186,36 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, tab *[64]codedQ
 	// A cell bigger than the file's biggest so far ends the run (the usual way then records it): that
 	// is a cell whose qualifier and value lengths sum to more than big.
 	big := max(w.lenBiggest-int64(12+kbase), -1)
-	var end, lastCode, lastSize int
-	switch {
-	case head <= maxShortHead: // the key's head as one 16-byte array, which codedCellsShort makes
+	// lastStart: where the last cell taken starts in blk.
+	var end, lastCode, lastStart int
+	if head <= maxShortHead { // the key's head as one 16-byte array, which codedCellsShort makes
 		limit := min(r.limit, cap(blk)-runRoomShort+1)
-		var lastStart int
 		sq := w.coded.short.table(w.coded, kbase, fixed, int(min(big, maxShortQual+maxShortValue)))
 		n, used, end, lastCode, lastStart = r.codedCellsShort(row, family, blk[:cap(blk)], len(blk), limit, sq, coded)
-		lastSize = end - lastStart
-	case head > 32: // the key's head as one 64-byte array, which codedCellsLong makes
-		n, used, end, lastCode, lastSize = r.codedCellsLong(row, family, blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
-	default: // the key's head as one 32-byte array
-		hd := &r.hd
-		hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
-		if n := len(row); n >= 16 { // 16 to 29 bytes: two overlapping 16-byte moves
-			*(*[16]byte)(hd[2:18]) = [16]byte(row)
-			*(*[16]byte)(hd[n-14 : n+2]) = [16]byte(row[n-16:])
-		} else {
-			copyShort(hd[2:], row)
+	} else {
+		// codedCells' and codedCellsLong's table of the qualifiers (up to 8 bytes, values of up to 32)
+		// for the run's kbase, fixed and big, made when they changed.
+		mq := &w.coded.mid
+		if big64 := int(min(big, 64)); !mq.fresh(kbase, fixed, big64) {
+			mq.build(w.coded, kbase, fixed, big64, 8, 32)
 		}
-		hd[2+len(row)] = byte(len(family))
-		for i, c := range family { // a byte or two
-			hd[3+len(row)+i] = c
+		if head > 32 { // the key's head as one 64-byte array, which codedCellsLong makes
+			n, used, end, lastCode, lastStart = r.codedCellsLong(row, family, blk[:cap(blk)], len(blk), &mq.tab, coded)
+		} else { // the key's head as one 32-byte array
+			hd := &r.hd
+			hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
+			if n := len(row); n >= 16 { // 16 to 29 bytes: two overlapping 16-byte moves
+				*(*[16]byte)(hd[2:18]) = [16]byte(row)
+				*(*[16]byte)(hd[n-14 : n+2]) = [16]byte(row[n-16:])
+			} else {
+				copyShort(hd[2:], row)
+			}
+			hd[2+len(row)] = byte(len(family))
+			for i, c := range family { // a byte or two
+				hd[3+len(row)+i] = c
+			}
+			n, used, end, lastCode, lastStart = r.codedCells(blk[:cap(blk)], len(blk), &mq.tab, coded)
 		}
-		n, used, end, lastCode, lastSize = r.codedCells(blk[:cap(blk)], len(blk), tab, coded, int(min(big, 64)))
 	}
 	if n == 0 {
 		return 0, 0
@@ -217,59 +226,69 @@ func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, tab *[64]codedQ
 	qSum := added - n*fixed - valueSum
 	keySum := n*kbase + qSum
 	lastQLen := tab[lastCode>>1].len
-	lastQ := len(blk) - lastSize + 8 + head
+	lastQ := lastStart + 8 + head
 	return w.endSameRowRun(blk, n, w.blkUnencoded+added, lastQ, lastQLen, keySum, valueSum), used
 }
 
-// codedCells is cells for coded cells (AppendRowCoded), their qualifiers from tab, which is in order (a
-// greater code is a greater qualifier): it takes them on the same terms, while end < r.limit (a block
-// with room and not full), and stops at the first that is not a coded cell either. It returns how many
-// it took, the bytes of coded they took, where they end in blk, the largest one's size and the last
-// one's code and size. It calls nothing: its loop keeps its variables in registers.
-func (r *rowRun) codedCells(blk []byte, end int, tab *[64]codedQual, coded []byte, big int) (n, used, newEnd, lastCode, lastSize int) {
+// codedCells is cells for coded cells (AppendRowCoded), their qualifiers from tab (shortQuals for
+// qualifiers of up to 8 bytes and values of up to 32: each entry's sizes and offsets for the run's key
+// head and biggest cell), whose codes are in order (a greater code is a greater qualifier): it takes
+// them on the same terms, while end < r.limit (a block with room and not full), and stops at the first
+// that is not a coded cell either. It returns how many it took, the bytes of coded they took, where
+// they end in blk and the last one's code and start. It calls nothing.
+//
+// It reads coded and writes blk through unsafe pointers (with checked slices the compiler kept half of
+// the loop's values on the stack and loaded and stored them in every cell). What keeps each access in
+// bounds: a cell's 2 bytes and value are within coded (i+1 < len(coded), 2+vl <= len(coded)-i), and
+// every move reads within the value; a cell starts before limit, which leaves the 128-byte window
+// (runRoom) before len(blk) (checked on entry), and every store is within the window: the head at 8 to
+// 40, the qualifier's word at qo (at most 40), the timestamp at e.ts (at most 48), the value (at most
+// 32 bytes: maxValue) and 4 zero bytes 9 bytes after it.
+func (r *rowRun) codedCells(blk []byte, end int, tab *[64]shortQual, coded []byte) (n, used, newEnd, lastCode, lastStart int) {
 	h, ts := r.hd, r.tt // copies: a store from a local array is two moves, not a call to memmove
-	fixed, kbase, limit := r.fixed, r.kbase, r.limit
-	qo := r.qo & 63 // (at most 40) so that the compiler sees the stores below are within the window
-	pc := 0         // the previous code: whatever the first cell's is, it passes
-	rest := coded
-	for ; len(rest) > 1 && end < limit; n++ {
-		code, vl := int(rest[0]), int(rest[1])
-		if code&0x81 != 1 || code <= pc || vl > 32 || 2+vl > len(rest) {
+	limit := r.limit
+	qo := r.qo & 63 // (at most 40)
+	if limit > len(blk)-runRoom+1 || end < 0 {
+		panic("hfilewriter: codedCells' window past the block's room")
+	}
+	bp, cp := unsafe.Pointer(unsafe.SliceData(blk)), unsafe.Pointer(unsafe.SliceData(coded))
+	pc := 0 // the previous code: whatever the first cell's is, it passes
+	i := 0  // coded[i:] is the cells left
+	lastStart = end
+	for ; i+1 < len(coded) && end < limit; n++ {
+		code, vl := int(*(*byte)(unsafe.Add(cp, i))), int(*(*byte)(unsafe.Add(cp, i+1)))
+		if code&0x81 != 1 || code <= pc || 2+vl > len(coded)-i {
 			break // not a coded cell, not after the previous one, or too long
 		}
-		e := tab[code>>1&63]
-		if e.len > 8 || e.len+vl > big { // longer than 8 bytes, no qualifier, or the biggest cell
+		e := &tab[code>>1&63]
+		if vl > e.maxValue { // longer than 32 bytes, the biggest cell, or no qualifier
 			break
 		}
 		pc = code
-		v := rest[2 : 2+vl]
-		o := (*[runRoom]byte)(blk[end : end+runRoom])
-		binary.BigEndian.PutUint64(o[:], uint64(kbase+e.len)<<32|uint64(vl))
-		*(*[32]byte)(o[8:40]) = h
-		binary.LittleEndian.PutUint64(o[qo:], e.word)
-		t := (*[48]byte)(o[qo+e.len&15:]) // the timestamp: at most 48
-		*(*[16]byte)(t[:16]) = ts
-		switch {
-		case vl <= 8:
-			binary.LittleEndian.PutUint64(t[9:], loadShort(v))
-			binary.LittleEndian.PutUint32(t[9+vl:], 0) // tags length and sequence id (extra <= 3 bytes)
-		case vl <= 16:
-			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[vl-8:])
-			binary.LittleEndian.PutUint64(t[9:], a)
-			binary.LittleEndian.PutUint64(t[1+vl:], b)
-			binary.LittleEndian.PutUint32(t[9+vl:], 0)
+		v := unsafe.Add(cp, i+2)
+		o := unsafe.Add(bp, end)
+		binary.BigEndian.PutUint64((*[8]byte)(o)[:], e.lens|uint64(vl))
+		*(*[32]byte)(unsafe.Add(o, 8)) = h
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(o, qo))[:], e.word)
+		t := unsafe.Add(o, e.ts&63) // the timestamp
+		*(*[16]byte)(t) = ts
+		switch { // the value, as two overlapping moves, then a tags length and a sequence id of 0
+		case vl > 16:
+			*(*[16]byte)(unsafe.Add(t, 9)) = *(*[16]byte)(v)
+			*(*[16]byte)(unsafe.Add(t, vl-7)) = *(*[16]byte)(unsafe.Add(v, vl-16))
+		case vl >= 8:
+			*(*[8]byte)(unsafe.Add(t, 9)) = *(*[8]byte)(v)
+			*(*[8]byte)(unsafe.Add(t, vl+1)) = *(*[8]byte)(unsafe.Add(v, vl-8))
+		case vl >= 4:
+			*(*[4]byte)(unsafe.Add(t, 9)) = *(*[4]byte)(v)
+			*(*[4]byte)(unsafe.Add(t, 5+vl)) = *(*[4]byte)(unsafe.Add(v, vl-4))
 		default:
-			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[8:])
-			c, d := binary.LittleEndian.Uint64(v[vl-16:]), binary.LittleEndian.Uint64(v[vl-8:])
-			binary.LittleEndian.PutUint64(t[9:], a)
-			binary.LittleEndian.PutUint64(t[17:], b)
-			binary.LittleEndian.PutUint64(t[vl-7:], c)
-			binary.LittleEndian.PutUint64(t[1+vl:], d)
-			binary.LittleEndian.PutUint32(t[9+vl:], 0)
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(t, 9))[:], loadShort(unsafe.Slice((*byte)(v), vl)))
 		}
-		lastSize = fixed + e.len + vl
-		end += lastSize
-		rest = rest[2+vl:]
+		binary.LittleEndian.PutUint32((*[4]byte)(unsafe.Add(t, 9+vl))[:], 0) // (extra <= 3 bytes)
+		lastStart = end
+		end += e.size + vl
+		i += 2 + vl
 	}
-	return n, len(coded) - len(rest), end, pc, lastSize
+	return n, i, end, pc, lastStart
 }

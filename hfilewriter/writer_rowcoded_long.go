@@ -1,6 +1,9 @@
 package hfilewriter
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // maxCodedHead is the longest key head (row length, row, family length, family) AppendRowCoded takes:
 // with the run's longest qualifier (8 bytes) and value (32), a cell is 8 + 64 + 8 + 9 + 32 + 3 = 124
@@ -38,56 +41,57 @@ func (l *longHead) set(row, family []byte) {
 // as one 64-byte array (longHead, made here rather than by the caller, whose frame customer-order's
 // shorter heads share), and the qualifier and what follows it start up to 32 bytes later in the cell's
 // window. It is a copy of codedCells' loop rather than the same loop: the longer store and the wider
-// offsets cost customer-order's heads of up to 32 bytes about 1% of their instructions there.
-func (r *rowRun) codedCellsLong(row, family []byte, blk []byte, end int, tab *[64]codedQual, coded []byte, big int) (n, used, newEnd, lastCode, lastSize int) {
+// offsets cost customer-order's heads of up to 32 bytes about 1% of their instructions there. Its
+// accesses are in bounds as codedCells' are, with the head at 8 to 72, the qualifier's word at qo (at
+// most 72) and the timestamp at e.ts (at most 80): the value's 4 zero bytes end at most 125 bytes into
+// the window.
+func (r *rowRun) codedCellsLong(row, family []byte, blk []byte, end int, tab *[64]shortQual, coded []byte) (n, used, newEnd, lastCode, lastStart int) {
 	var h longHead
 	h.set(row, family)
 	ts := r.tt // a copy: a store from a local array is moves, not a call to memmove
-	fixed, kbase, limit := r.fixed, r.kbase, r.limit
-	// (at most 72, which min tells the compiler: the stores below are then within the window without
-	// checks)
-	qo := min(r.qo&127, 8+maxCodedHead)
+	limit := r.limit
+	qo := min(r.qo&127, 8+maxCodedHead) // (at most 72)
+	if limit > len(blk)-runRoom+1 || end < 0 {
+		panic("hfilewriter: codedCellsLong's window past the block's room")
+	}
+	bp, cp := unsafe.Pointer(unsafe.SliceData(blk)), unsafe.Pointer(unsafe.SliceData(coded))
 	pc := 0 // the previous code: whatever the first cell's is, it passes
-	rest := coded
-	for ; len(rest) > 1 && end < limit; n++ {
-		code, vl := int(rest[0]), int(rest[1])
-		if code&0x81 != 1 || code <= pc || vl > 32 || 2+vl > len(rest) {
+	i := 0  // coded[i:] is the cells left
+	lastStart = end
+	for ; i+1 < len(coded) && end < limit; n++ {
+		code, vl := int(*(*byte)(unsafe.Add(cp, i))), int(*(*byte)(unsafe.Add(cp, i+1)))
+		if code&0x81 != 1 || code <= pc || 2+vl > len(coded)-i {
 			break // not a coded cell, not after the previous one, or too long
 		}
-		e := tab[code>>1&63]
-		ql := e.len
-		if uint(ql) > 8 || ql+vl > big { // longer than 8 bytes, no qualifier, or the biggest cell
+		e := &tab[code>>1&63]
+		if vl > e.maxValue { // longer than 32 bytes, the biggest cell, or no qualifier
 			break
 		}
 		pc = code
-		v := rest[2 : 2+vl]
-		o := (*[runRoom]byte)(blk[end : end+runRoom])
-		binary.BigEndian.PutUint64(o[:], uint64(kbase+ql)<<32|uint64(vl))
-		*(*[maxCodedHead]byte)(o[8 : 8+maxCodedHead]) = h
-		binary.LittleEndian.PutUint64(o[qo:], e.word)
-		t := (*[48]byte)(o[qo+ql:]) // the timestamp: at most 80
-		*(*[16]byte)(t[:16]) = ts
-		switch {
-		case vl <= 8:
-			binary.LittleEndian.PutUint64(t[9:], loadShort(v))
-			binary.LittleEndian.PutUint32(t[9+vl:], 0) // tags length and sequence id (extra <= 3 bytes)
-		case vl <= 16:
-			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[vl-8:])
-			binary.LittleEndian.PutUint64(t[9:], a)
-			binary.LittleEndian.PutUint64(t[1+vl:], b)
-			binary.LittleEndian.PutUint32(t[9+vl:], 0)
+		v := unsafe.Add(cp, i+2)
+		o := unsafe.Add(bp, end)
+		binary.BigEndian.PutUint64((*[8]byte)(o)[:], e.lens|uint64(vl))
+		*(*longHead)(unsafe.Add(o, 8)) = h
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(o, qo))[:], e.word)
+		t := unsafe.Add(o, e.ts&127) // the timestamp
+		*(*[16]byte)(t) = ts
+		switch { // the value, as two overlapping moves, then a tags length and a sequence id of 0
+		case vl > 16:
+			*(*[16]byte)(unsafe.Add(t, 9)) = *(*[16]byte)(v)
+			*(*[16]byte)(unsafe.Add(t, vl-7)) = *(*[16]byte)(unsafe.Add(v, vl-16))
+		case vl >= 8:
+			*(*[8]byte)(unsafe.Add(t, 9)) = *(*[8]byte)(v)
+			*(*[8]byte)(unsafe.Add(t, vl+1)) = *(*[8]byte)(unsafe.Add(v, vl-8))
+		case vl >= 4:
+			*(*[4]byte)(unsafe.Add(t, 9)) = *(*[4]byte)(v)
+			*(*[4]byte)(unsafe.Add(t, 5+vl)) = *(*[4]byte)(unsafe.Add(v, vl-4))
 		default:
-			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[8:])
-			c, d := binary.LittleEndian.Uint64(v[vl-16:]), binary.LittleEndian.Uint64(v[vl-8:])
-			binary.LittleEndian.PutUint64(t[9:], a)
-			binary.LittleEndian.PutUint64(t[17:], b)
-			binary.LittleEndian.PutUint64(t[vl-7:], c)
-			binary.LittleEndian.PutUint64(t[1+vl:], d)
-			binary.LittleEndian.PutUint32(t[9+vl:], 0)
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(t, 9))[:], loadShort(unsafe.Slice((*byte)(v), vl)))
 		}
-		lastSize = fixed + ql + vl
-		end += lastSize
-		rest = rest[2+vl:]
+		binary.LittleEndian.PutUint32((*[4]byte)(unsafe.Add(t, 9+vl))[:], 0) // (extra <= 3 bytes)
+		lastStart = end
+		end += e.size + vl
+		i += 2 + vl
 	}
-	return n, len(coded) - len(rest), end, pc, lastSize
+	return n, i, end, pc, lastStart
 }

@@ -60,20 +60,32 @@ func (s *shortQuals) reset() {
 
 // table returns the table for c's qualifiers (in order), made when kbase, fixed or big changed.
 func (s *shortQuals) table(c *codedQuals, kbase, fixed, big int) *[64]shortQual {
-	if !s.ok || s.kbase != kbase || s.fixed != fixed || s.big != big {
-		s.kbase, s.fixed, s.big, s.ok = kbase, fixed, big, true
-		qo := kbase - (kv.KeyInfrastructureSize - 3) + 8 // 8 + the key head
-		for i := range min(c.n, len(s.tab)) {
-			ql := c.tab[i].len
-			e := shortQual{maxValue: -1}
-			if ql <= maxShortQual {
-				e = shortQual{word: c.tab[i].word, hi: c.hi[i], lens: uint64(kbase+ql) << 32, size: fixed + ql,
-					ts: qo + ql, maxValue: min(maxShortValue, big-ql)}
-			}
-			s.tab[i] = e
-		}
+	if !s.fresh(kbase, fixed, big) {
+		s.build(c, kbase, fixed, big, maxShortQual, maxShortValue)
 	}
 	return &s.tab
+}
+
+// fresh reports whether s's table is for kbase, fixed and big (and the qualifiers: reset marks it
+// out of date when they change). Small enough to be inlined.
+func (s *shortQuals) fresh(kbase, fixed, big int) bool {
+	return s.ok && s.kbase == kbase && s.fixed == fixed && s.big == big
+}
+
+// build makes s's table for kbase, fixed and big, for a run that takes qualifiers of up to maxQual
+// bytes and values of up to maxValue (the same for every call on s).
+func (s *shortQuals) build(c *codedQuals, kbase, fixed, big, maxQual, maxValue int) {
+	s.kbase, s.fixed, s.big, s.ok = kbase, fixed, big, true
+	qo := kbase - (kv.KeyInfrastructureSize - 3) + 8 // 8 + the key head
+	for i := range min(c.n, len(s.tab)) {
+		ql := c.tab[i].len
+		e := shortQual{maxValue: -1}
+		if ql <= maxQual {
+			e = shortQual{word: c.tab[i].word, hi: c.hi[i], lens: uint64(kbase+ql) << 32, size: fixed + ql,
+				ts: qo + ql, maxValue: min(maxValue, big-ql)}
+		}
+		s.tab[i] = e
+	}
 }
 
 // codedCellsShort is codedCells for a key head of up to 15 bytes (row and family's): the head is stored
