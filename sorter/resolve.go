@@ -108,13 +108,27 @@ func (r *resolver) less(x, y cursor) bool {
 
 // alone hands on the record just taken (the heap's only cursor, at its first cell) whole, as next does,
 // when the next record is not of its row (the usual case: no overlap to resolve), and reports whether it
-// did; otherwise next goes on. For a light resolver: the view's header, cells and seq only.
+// did; otherwise next goes on. For a light resolver: the view's header, cells and seq only. The cached
+// row bytes decide when they differ; when they tie (rows with a long common prefix, such as
+// host-event-revts'), the rows in place do, as next would compare them.
 func (r *resolver) alone() bool {
 	e := &r.a.idx[r.heap.s[0].i]
 	if r.la >= 0 && keyEqual(&r.a.idx[r.la], e) {
-		return false // maybe the same row: next compares the rows
+		return r.aloneTied(e) // maybe the same row
 	}
 	h, cells, _ := cellrec.ParseHeader(r.a.record(e)) // validated when added
+	r.out.h, r.out.cells, r.out.seq, r.out.prefix = h, cells, e.seq, e.prefix
+	r.done, r.emitted = true, len(cells)
+	return true
+}
+
+// aloneTied is alone for a record e whose cached row bytes tie with the next record's: it hands e on
+// whole when the rows, compared in place, differ; when they are equal next goes on and merges.
+func (r *resolver) aloneTied(e *entry) bool {
+	h, cells, _ := cellrec.ParseHeader(r.a.record(e)) // validated when added
+	if bytes.Equal(r.a.row(&r.a.idx[r.la]), h.Row) {
+		return false
+	}
 	r.out.h, r.out.cells, r.out.seq, r.out.prefix = h, cells, e.seq, e.prefix
 	r.done, r.emitted = true, len(cells)
 	return true
