@@ -1,6 +1,7 @@
 package hfilewriter
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
 	"testing"
@@ -101,4 +102,27 @@ func TestWalkZeroTailsMatchesTotals(t *testing.T) {
 	if taken < 8000 || refused < 3000 {
 		t.Fatalf("walkZeroTails took %d and refused %d of 20000 blocks; the test needs many of each", taken, refused)
 	}
+}
+
+// FuzzWalkZeroTails: on any bytes, walkZeroTails takes a block only when walkNoneTotals takes it with
+// the same totals (and it never reads out of the block: a fault fails the target).
+func FuzzWalkZeroTails(f *testing.F) {
+	o := &decodeCellOptions{Tags: true, Mvcc: true, DecodeMvcc: true}
+	var p []byte
+	for i, row := range []string{"r", "row-0001", "a-longer-row-of-some-bytes"} {
+		key := kv.AppendKey(nil, []byte(row), []byte("cf"), []byte("q")[:i%2], int64(i), kv.TypePut)
+		p = binary.BigEndian.AppendUint32(p, uint32(len(key)))
+		p = binary.BigEndian.AppendUint32(p, uint32(i*5))
+		p = append(append(append(p, key...), make([]byte, i*5)...), 0, 0, 0)
+		f.Add(bytes.Clone(p))
+	}
+	f.Add(append(bytes.Clone(p[:len(p)-1]), 1))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, p []byte) {
+		z, zok := walkZeroTails(p)
+		all, aok := walkNoneTotals(p, o)
+		if zok && (!aok || z != all) {
+			t.Fatalf("walkZeroTails %+v %v, walkNoneTotals %+v %v", z, zok, all, aok)
+		}
+	})
 }
