@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hfload/hfload/hfilewriter"
 	"github.com/hfload/hfload/internal/cellrec"
@@ -250,34 +251,50 @@ func (f *familyWriters) writeViews(fw *fileWriter, rank int, b *viewBatch, lastR
 // batch's buffer and its qualifier's code (hfilewriter.NewRowCell, four words without pointers). It
 // returns the view it stopped at (len(b.views) at the end), its j, the number of the row last gathered
 // and rows.
+//
+// The loop reads the views, their ranges and the cells' first bytes, and writes rows, through unsafe
+// pointers at offsets from the slices' starts (with checked slices Go's register allocator reloaded
+// half of its values in every step). Every access is in bounds, checked once on entry: view i+x for
+// x < m = len(b.views)-i, its ranges j+x*n and j+x*n+1 < len(b.ranges), rows' element len(rows)+x <
+// cap(rows); a cell's two bytes at at and at+1 only when at+2 <= len(b.buf).
 func (f *familyWriters) collectNewRows(b *viewBatch, i, j, n int, lastRow int64, rows []hfilewriter.NewRowCell) (int, int, int64, []hfilewriter.NewRowCell) {
-	nq, views, ranges, buf := len(f.quals), b.views, b.ranges, b.buf
+	views, ranges, buf := b.views, b.ranges, b.buf
 	k, out := len(rows), rows[:cap(rows)]
-	for ; i < len(views) && j+1 < len(ranges); i, j = i+1, j+n {
-		lo, hi := ranges[j], ranges[j+1]
+	m := len(views) - i
+	if i < 0 || j < 0 || n < 2 || m <= 0 || (len(ranges)-j-2)/n < m-1 || len(ranges) < j+2 || len(out)-k < m {
+		return i, j, lastRow, out[:k] // not a batch's views (or no room): none gathered
+	}
+	nq := uint(len(f.quals))
+	vp, rp := unsafe.Pointer(&views[i]), unsafe.Pointer(&ranges[j])
+	op, bp := unsafe.Pointer(unsafe.SliceData(out)), unsafe.Pointer(unsafe.SliceData(buf))
+	nb, stride := len(buf), uintptr(n)*4
+	x := 0 // views taken (gathered or skipped)
+	for ; x < m; x++ {
+		r := unsafe.Add(rp, uintptr(x)*stride)
+		lo, hi := *(*uint32)(r), *(*uint32)(unsafe.Add(r, 4))
 		if lo == hi {
 			continue
 		}
-		v := &views[i]
+		v := (*rowView)(unsafe.Add(vp, uintptr(x)*unsafe.Sizeof(rowView{})))
 		if v.row == lastRow || v.flags&viewNewRows == 0 {
 			break
 		}
 		// The family's only cell, of the usual form (cellrec.Dict.NextUsual), decoded here: its code
 		// byte, its value's length (the cells' length less 2), then the value.
 		at := int(v.off) + int(v.rl) + int(lo)
-		if at+2 > len(buf) {
+		if at+2 > nb {
 			break
 		}
-		c0, c1 := buf[at], buf[at+1]
-		if c0&0x81 != 1 || c1 >= 0x80 || uint32(c1)+2 != hi-lo || int(c0>>1) >= nq || k >= len(out) {
+		c0, c1 := *(*byte)(unsafe.Add(bp, at)), *(*byte)(unsafe.Add(bp, at+1))
+		if c0&0x81 != 1 || c1 >= 0x80 || uint32(c1)+2 != hi-lo || uint(c0>>1) >= nq {
 			break
 		}
-		c := &out[k] // set in place: no composite literal built and copied
+		c := (*hfilewriter.NewRowCell)(unsafe.Add(op, uintptr(k)*unsafe.Sizeof(hfilewriter.NewRowCell{})))
 		k++
 		c.TS, c.Hash, c.Row, c.Value, c.ValueLen, c.RowLen, c.Qual = v.ts, v.rh, v.off, uint32(at)+2, uint32(c1), v.rl, uint16(c0>>1)
 		lastRow = v.row
 	}
-	return i, j, lastRow, out[:k]
+	return i + x, j + x*n, lastRow, out[:k]
 }
 
 func (f *familyWriters) fail(err error) {

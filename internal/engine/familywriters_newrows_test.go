@@ -175,3 +175,47 @@ func TestFamilyWritersNewRowCells(t *testing.T) {
 		})
 	}
 }
+
+// collectNewRows gathers the usual views' cells of a family and stops where its entry checks say the
+// views, their ranges or the rows' room end: it never reads or writes past them.
+func TestCollectNewRowsBounds(t *testing.T) {
+	f := &familyWriters{quals: [][]byte{[]byte("v"), []byte("w")}}
+	// Views of two families (n = 3 ranges each): family 0's cell is code 1 ("w"), family 1 has none.
+	b := &viewBatch{}
+	for i := 0; i < 6; i++ {
+		row := fmt.Appendf(nil, "row%d", i)
+		cells := []byte{3, 2, 'x', byte('0' + i)}
+		b.views = append(b.views, rowView{off: uint32(len(b.buf)), cl: uint32(len(cells)), rl: uint16(len(row)),
+			flags: viewHashed | viewNewRows, typ: kv.TypePut, ts: int64(i), rh: hfilewriter.HashRow(row), row: int64(i + 1)})
+		b.ranges = append(b.ranges, 0, uint32(len(cells)), uint32(len(cells)))
+		b.buf = append(append(b.buf, row...), cells...)
+	}
+	check := func(name string, b *viewBatch, room, want int) {
+		t.Helper()
+		rows := make([]hfilewriter.NewRowCell, 0, room)
+		i, j, last, got := f.collectNewRows(b, 1, 3, 3, 1, rows)
+		if len(got) != want || i != 1+want || j != 3+3*want || last != int64(1+want) {
+			t.Fatalf("%s: %d cells gathered (views to %d, ranges %d, last row %d), want %d", name, len(got), i, j, last, want)
+		}
+		for k, c := range got {
+			v := &b.views[1+k]
+			if c.Row != v.off || c.RowLen != v.rl || c.Qual != 1 || c.ValueLen != 2 || c.Value != v.off+uint32(v.rl)+2 || c.TS != v.ts {
+				t.Fatalf("%s: cell %d is %+v, view %+v", name, k, c, *v)
+			}
+		}
+	}
+	check("all", b, 5, 5)
+	check("no room for every view", b, 4, 0)
+	short := &viewBatch{views: b.views, ranges: b.ranges[:len(b.ranges)-2], buf: b.buf} // the last view's ranges cut
+	check("ranges short", short, 5, 0)
+	short.ranges, short.buf = b.ranges, b.buf[:len(b.buf)-3] // the last cell's bytes cut
+	check("buffer short", short, 5, 4)
+	stop := &viewBatch{views: append([]rowView(nil), b.views...), ranges: b.ranges, buf: b.buf}
+	stop.views[3].flags &^= viewNewRows
+	check("a view not of new rows", stop, 5, 2)
+	stop.views[3].flags |= viewNewRows
+	stop.views[3].row = 3 // the row of the view before
+	check("a row in two views", stop, 5, 2)
+	f.quals = f.quals[:1]
+	check("a code past the qualifiers", b, 5, 0)
+}
