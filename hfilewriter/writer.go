@@ -54,6 +54,7 @@ type Writer struct {
 	cenc       cellEncoder       // enc, when it encodes from the key's parts
 	fd         *encodeFastDiff   // enc, when it is FAST_DIFF (the same-row path, writer_samerow_fastdiff.go)
 	px         *encodePrefix     // enc, when it is PREFIX (the same-row run, writer_samerow_prefix.go)
+	dx         *encodeDiff       // enc, when it is DIFF (the same-row run, writer_samerow_diff.go)
 	dataType   BlockType
 
 	// Current data block: BlockHeaderSize bytes of room + payload.
@@ -109,7 +110,7 @@ type Writer struct {
 
 	sameRowFast bool // the next same-row cell may take appendSameRowFast (writer_samerow.go)
 	sameRowFD   bool // the next same-row cell may take appendSameRowFastDiff (writer_samerow_fastdiff.go)
-	sameRowPX   bool // the next same-row cells may take appendSameRowRunPrefix (writer_samerow_prefix.go)
+	sameRowPX   bool // the next same-row cells may take appendSameRowRunPrefix or appendSameRowRunDiff (px or dx)
 
 	est sizeEstimate // EstimatedSize's parts that change only with the blocks written (size_estimate.go)
 
@@ -211,6 +212,7 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 		wr.cenc, _ = wr.enc.(cellEncoder)
 		wr.fd, _ = wr.enc.(*encodeFastDiff)
 		wr.px, _ = wr.enc.(*encodePrefix)
+		wr.dx, _ = wr.enc.(*encodeDiff)
 		wr.dataType = BlockEncodedData
 	}
 	// The bloom writers: the previous file's, emptied, when their kind is the same (their chunks, chunk

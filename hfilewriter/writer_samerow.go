@@ -23,7 +23,7 @@ func (w *Writer) setSameRowFast(typ Type) {
 	ok := w.opts.Bloom != BloomRowCol && typ != kv.TypeDeleteFamily && typ != kv.TypeDeleteFamilyVersion
 	w.sameRowFast = ok && w.enc == nil
 	w.sameRowFD = ok && w.fd != nil
-	w.sameRowPX = ok && w.px != nil
+	w.sameRowPX = ok && (w.px != nil || w.dx != nil)
 }
 
 // appendSameRowFast appends a cell with the last cell's row, family, timestamp and type, qualifier and
@@ -159,8 +159,8 @@ func (w *Writer) AppendSameRowCells(cells []SameRowCell) (int, error) {
 			if i += w.appendSameRowRunFastDiff(cells[i:]); i == len(cells) {
 				break
 			}
-		} else if w.sameRowPX { // PREFIX blocks: writer_samerow_prefix.go
-			if i += w.appendSameRowRunPrefix(cells[i:]); i == len(cells) {
+		} else if w.sameRowPX { // PREFIX and DIFF blocks: writer_samerow_prefix.go, writer_samerow_diff.go
+			if i += w.appendSameRowRunEncoded(cells[i:]); i == len(cells) {
 				break
 			}
 		}

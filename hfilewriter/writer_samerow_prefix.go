@@ -22,6 +22,15 @@ import (
 // (a qualifier over 32 bytes, a value over 64, the block full, an order error) goes the usual way; the
 // bytes, Stats and EstimatedSize are the same either way (TestWriterAppendRowPrefixMatchesAppend).
 
+// appendSameRowRunEncoded is appendSameRowRunPrefix in a PREFIX writer, appendSameRowRunDiff in a DIFF
+// one (w.sameRowPX).
+func (w *Writer) appendSameRowRunEncoded(cells []SameRowCell) int {
+	if w.px != nil {
+		return w.appendSameRowRunPrefix(cells)
+	}
+	return w.appendSameRowRunDiff(cells)
+}
+
 // appendSameRowRunPrefix appends the first cells of cells that appendCell would take as same-row cells
 // while the open PREFIX block has room, in one pass, and returns how many. The caller has checked
 // w.sameRowPX. The writer's last qualifier, the block's, key and value totals and the encoder's last key
@@ -150,7 +159,18 @@ func (w *Writer) appendSameRowRunPrefix(cells []SameRowCell) int {
 	if n == 0 {
 		return 0
 	}
-	run := cells[:n]
+	w.endSameRowRunEncoded(cells[:n], head, end, unencoded, valueSum, biggest, suffixUnencoded)
+	e.prev.key = kv.AppendKey(e.prev.key[:0], w.lastRow, w.family, w.lastQual, w.lastTs, w.lastType)
+	return n
+}
+
+// endSameRowRunEncoded stores what a PREFIX or DIFF run of cells (of the writer's last row, family,
+// timestamp and type, with a key head of head bytes) added, which end at end in the block, whose
+// unencoded size is then unencoded (valueSum their values' bytes, biggest their largest qualifier and
+// value, suffixUnencoded the bytes each cell ends with): the block, the key and value totals, the biggest
+// cell, the last qualifier and the entry count. The caller sets the encoder's previous cell.
+func (w *Writer) endSameRowRunEncoded(run []SameRowCell, head, end, unencoded, valueSum, biggest, suffixUnencoded int) {
+	n := len(run)
 	keySum := unencoded - w.blkUnencoded - n*(8+suffixUnencoded) - valueSum
 	// The biggest cell (appendCell's: the first of the largest beyond the file's biggest so far).
 	if int64(12+head+9+biggest) > w.lenBiggest {
@@ -167,10 +187,7 @@ func (w *Writer) appendSameRowRunPrefix(cells []SameRowCell) int {
 	w.blkUnencoded = unencoded
 	w.totalKeyLen += int64(keySum)
 	w.totalValueLen += int64(valueSum)
-	last := run[n-1].Qualifier
-	w.lastQualOwn = append(w.lastQualOwn[:0], last...)
+	w.lastQualOwn = append(w.lastQualOwn[:0], run[n-1].Qualifier...)
 	w.lastQual = w.lastQualOwn
 	w.entries += int64(n)
-	e.prev.key = kv.AppendKey(e.prev.key[:0], w.lastRow, w.family, last, w.lastTs, w.lastType)
-	return n
 }

@@ -18,6 +18,17 @@ import (
 // values of 0 to 70 bytes) and on fixed-width rows (fixedRowCells: qualifiers of 32 bytes after ones
 // they share no byte with).
 func TestWriterAppendRowPrefixMatchesAppend(t *testing.T) {
+	testAppendRowEncodedMatchesAppend(t, EncodingPrefix)
+}
+
+// TestWriterAppendRowDiffMatchesAppend is TestWriterAppendRowPrefixMatchesAppend in DIFF blocks
+// (appendSameRowRunDiff).
+func TestWriterAppendRowDiffMatchesAppend(t *testing.T) {
+	testAppendRowEncodedMatchesAppend(t, EncodingDiff)
+}
+
+// testAppendRowEncodedMatchesAppend is TestWriterAppendRowPrefixMatchesAppend in blocks of encoding enc.
+func testAppendRowEncodedMatchesAppend(t *testing.T, enc DataBlockEncoding) {
 	i := 0
 	for _, version := range []int{3, 2} {
 		for _, comp := range []Compression{CompressionNone, CompressionSnappy} {
@@ -25,7 +36,7 @@ func TestWriterAppendRowPrefixMatchesAppend(t *testing.T) {
 				for _, bs := range []int{1024, 64 << 10} {
 					i++
 					o := DefaultWriterOptions()
-					o.FormatVersion, o.Compression, o.Bloom, o.Encoding, o.BlockSize = version, comp, bloom, EncodingPrefix, bs
+					o.FormatVersion, o.Compression, o.Bloom, o.Encoding, o.BlockSize = version, comp, bloom, enc, bs
 					o.BulkLoad = &BulkLoadInfo{Time: 1} // the file info then holds the time range and the earliest put
 					name := fmt.Sprintf("v%d-%s-%s-%d", version, comp, bloom, bs)
 					t.Run(name, func(t *testing.T) {
@@ -49,14 +60,15 @@ func TestWriterAppendRowPrefixMatchesAppend(t *testing.T) {
 }
 
 // TestWriterPrefixRunTakesCells: the cells after a row's first in fastDiffRowCells and fixedRowCells
-// mostly take the PREFIX run (so that TestWriterAppendRowPrefixMatchesAppend tests it), and none do in
-// another encoding or with a ROWCOL bloom.
+// mostly take the PREFIX or DIFF run (so that TestWriterAppendRowPrefixMatchesAppend and
+// TestWriterAppendRowDiffMatchesAppend test it), and none do in other blocks or with a ROWCOL bloom.
 func TestWriterPrefixRunTakesCells(t *testing.T) {
 	for _, c := range []struct {
 		enc   DataBlockEncoding
 		bloom BloomType
 		takes bool
-	}{{EncodingPrefix, BloomRow, true}, {EncodingPrefix, BloomRowCol, false}, {EncodingDiff, BloomRow, false}} {
+	}{{EncodingPrefix, BloomRow, true}, {EncodingPrefix, BloomRowCol, false}, {EncodingDiff, BloomRow, true},
+		{EncodingDiff, BloomRowCol, false}, {EncodingFastDiff, BloomRow, false}, {EncodingNone, BloomRow, false}} {
 		o := DefaultWriterOptions()
 		o.Encoding, o.Bloom = c.enc, c.bloom
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -83,7 +95,7 @@ func TestWriterPrefixRunTakesCells(t *testing.T) {
 				for len(run) > 0 {
 					n := 0
 					if w.sameRowPX {
-						n = w.appendSameRowRunPrefix(run)
+						n = w.appendSameRowRunEncoded(run)
 					}
 					taken += n
 					if run = run[n:]; len(run) > 0 {
@@ -111,21 +123,27 @@ func TestWriterPrefixRunTakesCells(t *testing.T) {
 // bytes); the cells before it are in the file, and the writer goes on as theirs does.
 func TestWriterAppendRowPrefixErrors(t *testing.T) { testAppendRowErrors(t, EncodingPrefix) }
 
-// TestWriterAppendRowPrefixLongQualifiers: the run takes qualifiers of up to 32 bytes, also after one they
-// share no byte with, and leaves longer ones to appendCell; the file is Append's.
+// TestWriterAppendRowDiffErrors is TestWriterAppendRowPrefixErrors in DIFF blocks.
+func TestWriterAppendRowDiffErrors(t *testing.T) { testAppendRowErrors(t, EncodingDiff) }
+
+// TestWriterAppendRowPrefixLongQualifiers: the PREFIX and DIFF runs take qualifiers of up to 32 bytes, also
+// after one they share no byte with, and leave longer ones to appendCell; the file is Append's, with
+// timestamps of one, two and six bytes (DIFF stores the timestamp, or the difference 0 when shorter).
 func TestWriterAppendRowPrefixLongQualifiers(t *testing.T) {
-	o := DefaultWriterOptions()
-	o.Encoding = EncodingPrefix
-	var cells []Cell
-	for r := range 50 {
-		row := fmt.Appendf(nil, "%07d", 1000000+r)
-		for _, q := range []string{"a", strings.Repeat("b", 31+r%4), strings.Repeat("c", 32), strings.Repeat("d", 33), "e"} {
-			cells = append(cells, Cell{Row: row, Family: []byte("d"), Qualifier: []byte(q), Timestamp: 5, Type: kv.TypePut,
-				Value: bytes.Repeat([]byte{'v'}, r)})
+	for _, enc := range []DataBlockEncoding{EncodingPrefix, EncodingDiff} {
+		o := DefaultWriterOptions()
+		o.Encoding = enc
+		var cells []Cell
+		for r := range 50 {
+			row := fmt.Appendf(nil, "%07d", 1000000+r)
+			for _, q := range []string{"a", strings.Repeat("b", 31+r%4), strings.Repeat("c", 32), strings.Repeat("d", 33), "e"} {
+				cells = append(cells, Cell{Row: row, Family: []byte("d"), Qualifier: []byte(q), Timestamp: []int64{5, 300, 1 << 40}[r%3], Type: kv.TypePut,
+					Value: bytes.Repeat([]byte{'v'}, r)})
+			}
 		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		want := partsTestWrite(t, o, cells, partsAPIAppend)
+		got := rowRunWrite(t, o, cells, rng)
+		compareBytes(t, fmt.Sprint(enc), got.file, want.file)
 	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	want := partsTestWrite(t, o, cells, partsAPIAppend)
-	got := rowRunWrite(t, o, cells, rng)
-	compareBytes(t, "long qualifiers", got.file, want.file)
 }
