@@ -2,6 +2,7 @@ package hfilewriter
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -96,9 +97,14 @@ func (s *shortQuals) build(c *codedQuals, kbase, fixed, big, maxQual, maxValue i
 // cell or that it does not take, as codedCells does. It returns where the last cell it took starts
 // rather than its size.
 //
-// Its loop keeps few values (the block as a window that shrinks from the front, the coded cells
-// likewise, the previous code, the count, the last start, the table and the qualifier's offset): with
-// more, the compiler keeps some on the stack and loads and stores them in every cell.
+// It reads coded and writes blk through unsafe pointers, as codedCells does (with checked slices, and
+// the block as a window that shrank from the front, the compiler still kept a third of the loop's
+// values on the stack). What keeps each access in bounds: a cell's 2 bytes and value are within coded
+// (i+1 < len(coded), 2+vl <= len(coded)-i), and every move reads within the value; a cell starts
+// before limit, which leaves runRoomShort bytes before len(blk) (checked on entry), and every store is
+// within that window: the head at 8 to 24, the qualifier's two words at qo (at most 23) to qo+16, the
+// timestamp at e.ts (at most 39), the value (at most 127 bytes: maxValue) and 4 zero bytes 9 bytes
+// after it: at most 179 bytes.
 func (r *rowRun) codedCellsShort(row, family []byte, blk []byte, end, limit int, tab *[64]shortQual, coded []byte) (n, used, newEnd, lastCode, lastStart int) {
 	if end >= limit { // a full block (or one past its size by a big cell), or no room
 		return 0, 0, end, 0, end
@@ -115,15 +121,17 @@ func (r *rowRun) codedCellsShort(row, family []byte, blk []byte, end, limit int,
 	}
 	h[2+len(row)&15] = byte(len(family))
 	ts := r.tt      // a copy: a store from a local array is two moves, not a call to memmove
-	qo := r.qo & 31 // (at most 23) so that the compiler sees the stores below are within the window
+	qo := r.qo & 31 // (at most 23)
 	pc := 0         // the previous code: whatever the first cell's is, it passes
-	// The block from end on, to limit + the window: a cell starts where it has the window's room.
-	win := blk[end : limit+runRoomShort-1]
-	rest := coded
-	last := win
-	for ; len(rest) > 1 && len(win) >= runRoomShort; n++ {
-		code, vl := int(rest[0]), int(rest[1])
-		if code&0x81 != 1 || code <= pc || 2+vl > len(rest) {
+	if limit > len(blk)-runRoomShort+1 || end < 0 {
+		panic("hfilewriter: codedCellsShort's window past the block's room")
+	}
+	bp, cp := unsafe.Pointer(unsafe.SliceData(blk)), unsafe.Pointer(unsafe.SliceData(coded))
+	i := 0 // coded[i:] is the cells left
+	lastStart = end
+	for ; i+1 < len(coded) && end < limit; n++ {
+		code, vl := int(*(*byte)(unsafe.Add(cp, i))), int(*(*byte)(unsafe.Add(cp, i+1)))
+		if code&0x81 != 1 || code <= pc || 2+vl > len(coded)-i {
 			break // not a coded cell, not after the previous one, or past the end
 		}
 		e := &tab[code>>1&63]
@@ -131,39 +139,37 @@ func (r *rowRun) codedCellsShort(row, family []byte, blk []byte, end, limit int,
 			break
 		}
 		pc = code
-		v := rest[2 : 2+vl]
-		o := (*[runRoomShort]byte)(win)
-		binary.BigEndian.PutUint64(o[:], e.lens|uint64(vl))
-		*(*[16]byte)(o[8:24]) = h
-		binary.LittleEndian.PutUint64(o[qo:], e.word)
-		binary.LittleEndian.PutUint64(o[qo+8:], e.hi)
-		t := (*[144]byte)(o[e.ts&63:]) // the timestamp: at most 39 (8 + 15 + 16)
-		*(*[16]byte)(t[:16]) = ts
-		switch {
-		case vl <= 8:
-			binary.LittleEndian.PutUint64(t[9:], loadShort(v))
-		case vl <= 16:
-			a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[vl-8:])
-			binary.LittleEndian.PutUint64(t[9:], a)
-			binary.LittleEndian.PutUint64(t[1+vl:], b)
-		case vl <= 32:
-			a, b := [16]byte(v), [16]byte(v[vl-16:])
-			*(*[16]byte)(t[9:25]) = a
-			*(*[16]byte)(t[vl-7 : vl+9]) = b
-		case vl <= 64:
-			a, b := [32]byte(v), [32]byte(v[vl-32:])
-			*(*[32]byte)(t[9:41]) = a
-			*(*[32]byte)(t[vl-23 : vl+9]) = b
+		v := unsafe.Add(cp, i+2)
+		o := unsafe.Add(bp, end)
+		binary.BigEndian.PutUint64((*[8]byte)(o)[:], e.lens|uint64(vl))
+		*(*[16]byte)(unsafe.Add(o, 8)) = h
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(o, qo))[:], e.word)
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(o, qo+8))[:], e.hi)
+		t := unsafe.Add(o, e.ts&63) // the timestamp: at most 39 (8 + 15 + 16)
+		*(*[16]byte)(t) = ts
+		switch { // the value, as two overlapping moves, then a tags length and a sequence id of 0
+		case vl > 64:
+			*(*[64]byte)(unsafe.Add(t, 9)) = *(*[64]byte)(v)
+			*(*[64]byte)(unsafe.Add(t, vl-55)) = *(*[64]byte)(unsafe.Add(v, vl-64))
+		case vl > 32:
+			*(*[32]byte)(unsafe.Add(t, 9)) = *(*[32]byte)(v)
+			*(*[32]byte)(unsafe.Add(t, vl-23)) = *(*[32]byte)(unsafe.Add(v, vl-32))
+		case vl > 16:
+			*(*[16]byte)(unsafe.Add(t, 9)) = *(*[16]byte)(v)
+			*(*[16]byte)(unsafe.Add(t, vl-7)) = *(*[16]byte)(unsafe.Add(v, vl-16))
+		case vl >= 8:
+			*(*[8]byte)(unsafe.Add(t, 9)) = *(*[8]byte)(v)
+			*(*[8]byte)(unsafe.Add(t, vl+1)) = *(*[8]byte)(unsafe.Add(v, vl-8))
+		case vl >= 4:
+			*(*[4]byte)(unsafe.Add(t, 9)) = *(*[4]byte)(v)
+			*(*[4]byte)(unsafe.Add(t, 5+vl)) = *(*[4]byte)(unsafe.Add(v, vl-4))
 		default:
-			a, b := [64]byte(v), [64]byte(v[vl-64:])
-			*(*[64]byte)(t[9:73]) = a
-			*(*[64]byte)(t[vl-55 : vl+9]) = b
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(t, 9))[:], loadShort(unsafe.Slice((*byte)(v), vl)))
 		}
-		binary.LittleEndian.PutUint32(t[9+vl:], 0) // tags length and sequence id (extra <= 3 bytes)
-		last = win
-		win = win[(e.size+vl)&255:]
-		rest = rest[2+vl:]
+		binary.LittleEndian.PutUint32((*[4]byte)(unsafe.Add(t, 9+vl))[:], 0) // (extra <= 3 bytes)
+		lastStart = end
+		end += (e.size + vl) & 255
+		i += 2 + vl
 	}
-	newEnd = limit + runRoomShort - 1 - len(win)
-	return n, len(coded) - len(rest), newEnd, pc, limit + runRoomShort - 1 - len(last)
+	return n, i, end, pc, lastStart
 }

@@ -148,7 +148,7 @@ func TestWriterAppendRowCodedShortHeadTakes(t *testing.T) {
 
 // TestWriterAppendRowCodedShortHeadBiggest: with a short key head, a run stops before a cell bigger
 // than the file's biggest so far and takes one as big; once a bigger cell is in the file, it takes the
-// cells up to that size; and it stops at a code past the qualifiers.
+// cells up to that size; and it stops at a code past the qualifiers and at codes out of order.
 func TestWriterAppendRowCodedShortHeadBiggest(t *testing.T) {
 	fam := []byte("d")
 	quals := [][]byte{[]byte("a"), []byte("b"), []byte("customer_id")}
@@ -171,6 +171,7 @@ func TestWriterAppendRowCodedShortHeadBiggest(t *testing.T) {
 		{"1000002", append(cell(1, 5), cell(5, 11)...), 1},  // customer_id: 11 + 11, one byte bigger
 		{"1000003", append(cell(1, 5), cell(5, 10)...), 2},  // 11 + 10: as big
 		{"1000004", append(cell(1, 5), cell(7, 0)...), 1},   // a code past the qualifiers
+		{"10000045", append(cell(3, 5), cell(1, 0)...), 1},  // codes out of order
 	} {
 		if n, _ := w.AppendRowCoded([]byte(tc.row), fam, 5, kv.TypePut, quals, tc.coded); n != tc.want {
 			t.Fatalf("row %s: AppendRowCoded took %d cells, want %d", tc.row, n, tc.want)
