@@ -2,7 +2,6 @@ package hfilewriter
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"slices"
 
 	"github.com/hfload/hfload/internal/kv"
@@ -67,27 +66,15 @@ func (w *Writer) appendSameRowRunDiff(cells []SameRowCell) int {
 		}
 		qw := firstWord(q)
 		// The common prefix p of q and the previous qualifier, and their order (fdRun.cells).
-		m := min(lq, lp)
-		p := m
-		if x := qw ^ pw; x != 0 {
-			if d := bits.TrailingZeros64(x) >> 3; d < m {
-				if byte(qw>>(8*d)) < byte(pw>>(8*d)) {
-					break
-				}
-				p = d
-			}
-		} else if m > 8 { // the first 8 bytes are the same (rare): byte by byte from there
+		p, slow := qualPrefix(lq, lp, qw, pw)
+		if slow { // the first 8 bytes are the same (rare): byte by byte from there
 			pq := prevQ
 			if n > 0 {
 				pq = cells[n-1].Qualifier
 			}
-			for p = 8; p < m && q[p] == pq[p]; p++ {
-			}
-			if p < m && q[p] < pq[p] {
-				break
-			}
+			p = qualPrefixTail(q, pq)
 		}
-		if p == lq {
+		if p < 0 || p == lq {
 			break
 		}
 		b := (*[fdRoom]byte)(blk[end : end+fdRoom])

@@ -215,27 +215,15 @@ func (r *fdRun) cells(blk []byte, end, unencoded int, cells []SameRowCell, prevQ
 		}
 		// The common prefix p of q and the previous qualifier, and their order: q sorts after it when it
 		// goes on past the prefix and is greater at the first byte that differs (or the previous ends).
-		m := min(lq, lp)
-		p := m
-		if x := qw ^ pw; x != 0 {
-			if d := bits.TrailingZeros64(x) >> 3; d < m {
-				if byte(qw>>(8*d)) < byte(pw>>(8*d)) {
-					break
-				}
-				p = d
-			}
-		} else if m > 8 { // the first 8 bytes are the same (rare): byte by byte from there
+		p, slow := qualPrefix(lq, lp, qw, pw)
+		if slow { // the first 8 bytes are the same (rare): byte by byte from there
 			pq := prevQ
 			if n > 0 {
 				pq = cells[n-1].Qualifier
 			}
-			for p = 8; p < m && q[p] == pq[p]; p++ {
-			}
-			if p < m && q[p] < pq[p] {
-				break
-			}
+			p = qualPrefixTail(q, pq)
 		}
-		if p == lq {
+		if p < 0 || p == lq {
 			break
 		}
 		flag := fastDiffSameType | 7 // the type and the timestamp's first 7 bytes are the previous cell's
@@ -506,4 +494,37 @@ func (w *Writer) endNewRowFastDiff(row []byte, ts int64) {
 		w.lastRow = append(w.lastRow[:0], row...)
 	}
 	w.notePut(ts)
+}
+
+// qualPrefix is the first step of the same-row runs' order check (FAST_DIFF, PREFIX and DIFF): the
+// length p of the common prefix of a qualifier of lq bytes and the previous one of lp bytes, from their
+// first 8 bytes as little-endian words (zero padded), or -1 when the qualifier sorts before the previous
+// one at a byte that differs. slow: their first 8 bytes are the same and both go on, so the prefix is
+// qualPrefixTail's to find. A p of lq means the qualifier does not sort after the previous one either.
+func qualPrefix(lq, lp int, qw, pw uint64) (p int, slow bool) {
+	m := min(lq, lp)
+	if x := qw ^ pw; x != 0 {
+		if d := bits.TrailingZeros64(x) >> 3; d < m {
+			if byte(qw>>(8*d)) < byte(pw>>(8*d)) {
+				return -1, false
+			}
+			return d, false
+		}
+		return m, false
+	}
+	return m, m > 8
+}
+
+// qualPrefixTail is qualPrefix's slow case: q and the previous qualifier pq share their first 8 bytes;
+// the common prefix's length, byte by byte from there, or -1 when q sorts before pq.
+func qualPrefixTail(q, pq []byte) int {
+	m := min(len(q), len(pq))
+	p := 8
+	for p < m && q[p] == pq[p] {
+		p++
+	}
+	if p < m && q[p] < pq[p] {
+		return -1
+	}
+	return p
 }
