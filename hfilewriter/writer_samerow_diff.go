@@ -103,20 +103,7 @@ func (w *Writer) appendSameRowRunDiff(cells []SameRowCell) int {
 			b[o], b[o+1] = byte(c)|0x80, byte(c>>7)
 			o += 2
 		}
-		// The qualifier after the common prefix: 1 to 32 bytes.
-		d := (*[48]byte)(b[o&7:])
-		switch k := lq - p; {
-		case lq <= 8:
-			binary.LittleEndian.PutUint64(d[:], qw>>(8*p&63))
-		case k <= 8:
-			binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(q[lq-8:])>>(8*(8-k)&63))
-		case k <= 16:
-			binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(q[p:]))
-			binary.LittleEndian.PutUint64(d[(k-8)&31:], binary.LittleEndian.Uint64(q[lq-8:]))
-		default:
-			*(*[16]byte)(d[:]) = [16]byte(q[p:])
-			*(*[16]byte)(d[(k-16)&31:]) = [16]byte(q[lq-16:])
-		}
+		putQualRest((*[48]byte)(b[o&7:]), q, qw, p) // the qualifier after the common prefix
 		o = (o + lq - p) & 63
 		b[o] = tsByte
 		o++

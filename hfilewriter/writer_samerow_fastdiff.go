@@ -269,20 +269,7 @@ func (r *fdRun) cells(blk []byte, end, unencoded int, cells []SameRowCell, prevQ
 			b[o], b[o+1] = byte(c)|0x80, byte(c>>7)
 			o += 2
 		}
-		// The qualifier after the common prefix: 1 to 32 bytes.
-		d := (*[48]byte)(b[o&7:])
-		switch k := lq - p; {
-		case lq <= 8:
-			binary.LittleEndian.PutUint64(d[:], qw>>(8*p&63))
-		case k <= 8:
-			binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(q[lq-8:])>>(8*(8-k)&63))
-		case k <= 16:
-			binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(q[p:]))
-			binary.LittleEndian.PutUint64(d[(k-8)&31:], binary.LittleEndian.Uint64(q[lq-8:]))
-		default:
-			*(*[16]byte)(d[:]) = [16]byte(q[p:])
-			*(*[16]byte)(d[(k-16)&31:]) = [16]byte(q[lq-16:])
-		}
+		putQualRest((*[48]byte)(b[o&7:]), q, qw, p) // the qualifier after the common prefix
 		o = (o + lq - p) & 63
 		b[o] = r.tsByte
 		o++
@@ -527,4 +514,24 @@ func qualPrefixTail(q, pq []byte) int {
 		return -1
 	}
 	return p
+}
+
+// putQualRest stores the 1 to 32 bytes of q after its common prefix p with the previous qualifier at
+// the start of d, as whole words (the same-row runs of FAST_DIFF, PREFIX and DIFF; qw is q's first 8
+// bytes as a little-endian word, zero padded). The words may run past the rest's end into d: the
+// caller writes what follows over them. Two moves that overlap when the rest is not a whole word.
+func putQualRest(d *[48]byte, q []byte, qw uint64, p int) {
+	lq := len(q)
+	switch k := lq - p; {
+	case lq <= 8:
+		binary.LittleEndian.PutUint64(d[:], qw>>(8*p&63))
+	case k <= 8:
+		binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(q[lq-8:])>>(8*(8-k)&63))
+	case k <= 16:
+		binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(q[p:]))
+		binary.LittleEndian.PutUint64(d[(k-8)&31:], binary.LittleEndian.Uint64(q[lq-8:]))
+	default:
+		*(*[16]byte)(d[:]) = [16]byte(q[p:])
+		*(*[16]byte)(d[(k-16)&31:]) = [16]byte(q[lq-16:])
+	}
 }
