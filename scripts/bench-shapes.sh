@@ -39,7 +39,8 @@
 #
 # OLD_BIN=path/to/previous/hfload runs the previous code in the same rounds, the two builds taking turns
 # at going first (each bracketed by sorts the same way), and checks that both write byte-identical HFiles (sha256 of every file,
-# by family) in the first round. Build one with e.g.
+# by family) in the first round; COMPARE=cells compares each family's cells instead (`hfload hfile dump` of
+# all its files), for builds whose bytes differ on purpose (e.g. another snappy encoder). Build one with e.g.
 #   git worktree add /tmp/hfload-old <commit> && (cd /tmp/hfload-old && go build -o /tmp/hfload-old.bin ./cmd/hfload)
 #
 #   SHAPE_ROWS=2000000 SHAPE_ROUNDS=3 MEMORY=256MiB OLD_BIN=/tmp/hfload-old.bin bash scripts/bench-shapes.sh
@@ -121,7 +122,15 @@ run_hfload() { # binary, workload, outdir: prints "wall-seconds cpu-seconds syst
   measure "$w" "$b" run --input "$work/${input[$w]}.csv" --columns "${cols[$w]}" --table shapes --out "$out" \
     --timestamp 1700000000000 --compression snappy --memory "$memory" --no-progress ${flags[$w]}
 }
-digest() { # outdir: "family sha256" of every HFile, sorted
+digest() { # outdir: "family sha256" of every HFile, sorted; with COMPARE=cells one line per family: the
+  # sha256 of its cells, dumped by the new build (which reads both builds' files) and sorted
+  if [ "${COMPARE:-bytes}" = cells ]; then
+    local b d; b=$(realpath "$bin")
+    for d in "$1"/*/; do
+      printf '%s %s\n' "$(basename "$d")" "$(find "$d" -type f -print0 | sort -z | xargs -0 -r "$b" hfile dump | LC_ALL=C sort | sha256sum | cut -d' ' -f1)"
+    done
+    return
+  fi
   (cd "$1" && find . -mindepth 2 -type f -exec sha256sum {} + | awk '{n = split($2, p, "/"); print p[n-1], $1}' | sort)
 }
 ratio() { awk -v a="$1" -v b="$2" -v c="$3" 'BEGIN{printf "%.2f", a/((b+c)/2)}'; }
@@ -165,7 +174,11 @@ for r in $(seq "$rounds"); do
         if ! cmp -s <(digest "$work/new") <(digest "$work/old"); then
           echo "$w: HFiles differ between $bin and $old:" >&2; diff <(digest "$work/new") <(digest "$work/old") | head >&2; exit 1
         fi
-        line+=" identical HFiles ($(digest "$work/new" | wc -l))"
+        if [ "${COMPARE:-bytes}" = cells ]; then
+          line+=" same cells ($(find "$work/new" -mindepth 2 -type f | wc -l) / $(find "$work/old" -mindepth 2 -type f | wc -l) HFiles)"
+        else
+          line+=" identical HFiles ($(digest "$work/new" | wc -l))"
+        fi
       fi
     fi
     echo "$line"

@@ -131,27 +131,37 @@ func openHFile(path string) (*hfilewriter.Reader, func(), error) {
 func newHFileDumpCmd() *cobra.Command {
 	var labelsPath string
 	cmd := &cobra.Command{
-		Use:   "dump [--labels FILE] FILE",
-		Short: "Print every cell in the cell text format that `hfile write` reads (tags as a sixth column)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "dump [--labels FILE] FILE...",
+		Short: "Print every cell in the cell text format that `hfile write` reads (tags as a sixth column); several files one after another",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, done, err := openHFile(args[0])
-			if err != nil {
-				return err
-			}
-			defer done()
 			labels, err := readLabelsFile(labelsPath)
 			if err != nil {
 				return err
 			}
-			if _, err := r.DumpCellTextLabels(cmd.OutOrStdout(), labels); err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
+			for _, path := range args {
+				if err := dumpHFile(cmd.OutOrStdout(), path, labels); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&labelsPath, "labels", "", "print visibility tags as expressions over these label names (label=ordinal lines)")
 	return cmd
+}
+
+// dumpHFile writes the cells of the HFile at path to w.
+func dumpHFile(w io.Writer, path string, labels map[string]int) error {
+	r, done, err := openHFile(path)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, err := r.DumpCellTextLabels(w, labels); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 func newHFileInspectCmd() *cobra.Command {

@@ -71,6 +71,40 @@ func TestHFileWriteMatchesHBaseGolden(t *testing.T) {
 	}
 }
 
+// TestHFileDumpSeveralFiles: dump with several files prints each file's cells in the order given
+// (bench-shapes.sh COMPARE=cells dumps a family's files in one process), and a missing one fails
+// naming it after the cells before it.
+func TestHFileDumpSeveralFiles(t *testing.T) {
+	one, err := runHFile(t, "", "dump", simpleGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cells := filepath.Join(dir, "dump.txt")
+	if err := os.WriteFile(cells, []byte(one), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.hfile")
+	if _, err := runHFile(t, "", "write", "--compression", "snappy", cells, other); err != nil {
+		t.Fatal(err)
+	}
+	both, err := runHFile(t, "", "dump", simpleGolden, other, simpleGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := one + one + one; both != want {
+		t.Fatalf("dump of three files:\n%s\nwant:\n%s", both, want)
+	}
+	missing := filepath.Join(dir, "missing.hfile")
+	out, err := runHFile(t, "", "dump", simpleGolden, missing)
+	if err == nil || !strings.Contains(err.Error(), "missing.hfile") {
+		t.Fatalf("dump with a missing file: %v", err)
+	}
+	if !strings.HasPrefix(out, one) {
+		t.Fatalf("dump with a missing second file printed %q, want the first file's cells first", out)
+	}
+}
+
 func TestHFileDumpRoundTrip(t *testing.T) {
 	dump, err := runHFile(t, "", "dump", simpleGolden)
 	if err != nil {
