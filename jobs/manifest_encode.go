@@ -98,7 +98,16 @@ func appendFiles(b []byte, files []OutputFile) ([]byte, error) {
 // escaped; a string with any other byte is handed to encoding/json whole.
 func appendJSONString(b []byte, s string) ([]byte, error) {
 	plain := true
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight bytes at a time while none needs a look
+		if !jsonPlainWord(load64(s[i : i+8])) {
+			break
+		}
+	}
+	if i < len(s) && len(s) >= 8 && i+8 > len(s) && jsonPlainWord(load64(s[len(s)-8:])) {
+		i = len(s) // the last eight bytes, over the ones checked already
+	}
+	for ; i < len(s); i++ {
 		if c := s[i]; c < ' ' || c > '~' {
 			return appendJSONStringSlow(b, s)
 		} else if c == '"' || c == '\\' {
@@ -128,4 +137,30 @@ func appendJSONStringSlow(b []byte, s string) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+}
+
+// SWAR constants: a byte's value in every byte of a word, and each byte's top bit.
+const (
+	swarOnes  = 0x0101010101010101
+	swarHighs = 0x8080808080808080
+)
+
+// jsonPlainWord reports whether each of the eight bytes of x is printable ASCII other than `"` and
+// `\`: what appendJSONString writes as itself. The SWAR tests (Bit Twiddling Hacks' hasless,
+// hasmore, haszero) are exact as a yes/no for the word: a borrow or carry that crosses into the
+// next byte starts only at a byte the test flags already.
+func jsonPlainWord(x uint64) bool {
+	below := (x - ' '*swarOnes) & ^x      // top bit set for a byte < ' '
+	above := (x + (127-'~')*swarOnes) | x // top bit set for a byte > '~'
+	q := x ^ '"'*swarOnes                 // a quote is a zero byte of q
+	bs := x ^ '\\'*swarOnes               // a backslash is a zero byte of bs
+	zeros := (q-swarOnes)&^q | (bs-swarOnes)&^bs
+	return (below|above|zeros)&swarHighs == 0
+}
+
+// load64 is the first eight bytes of s as a little-endian word (one load: the compiler combines them).
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }

@@ -86,3 +86,29 @@ func BenchmarkManifestMarshal(b *testing.B) {
 		}
 	}
 }
+
+// appendJSONString writes what encoding/json writes for every byte value at every position of
+// strings of several lengths: the eight-byte checks (and the overlapping last word) must send each
+// byte that needs escaping, or that is not ASCII, to the byte loop.
+func TestAppendJSONStringEveryByte(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		base := bytes.Repeat([]byte("k"), n)
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				s := bytes.Clone(base)
+				s[pos] = byte(c)
+				got, err := appendJSONString([]byte("pre"), string(s))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := appendJSONStringSlow([]byte("pre"), string(s))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+				}
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math/rand"
@@ -236,5 +237,27 @@ func TestFromStringBinaryPlain(t *testing.T) {
 	}
 	if got, err := FromStringBinary(`a\x41\x7fb`); err != nil || string(got) != "aA\x7fb" {
 		t.Fatalf("escaped: %q, %v", got, err)
+	}
+}
+
+// plainWord says yes exactly when each of the word's eight bytes is one ToStringBinary keeps as
+// itself: random words of the bytes at the edges of the printable range and around the backslash,
+// where a borrow or carry between bytes could hide one.
+func TestPlainWordIsPerByte(t *testing.T) {
+	edges := []byte{0x00, 0x01, 0x1f, ' ', '!', '[', '\\', ']', '}', '~', 0x7f, 0x80, 0x81, 0xdc, 0xfe, 0xff}
+	rng := rand.New(rand.NewSource(7))
+	var w [8]byte
+	for i := 0; i < 200000; i++ {
+		want := true
+		for j := range w {
+			w[j] = edges[rng.Intn(len(edges))]
+			if rng.Intn(3) == 0 {
+				w[j] = 'k'
+			}
+			want = want && w[j] >= ' ' && w[j] <= '~' && w[j] != '\\'
+		}
+		if got := plainWord(binary.LittleEndian.Uint64(w[:])); got != want {
+			t.Fatalf("plainWord(%q) = %v, want %v", w[:], got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -40,10 +41,7 @@ func AppendStringBinary(dst, b []byte) []byte { return appendStringBinary(dst, b
 
 // appendStringBinary appends ToStringBinary(b) to dst.
 func appendStringBinary(dst, b []byte) []byte {
-	i := 0 // the bytes that are themselves, up to the first one that is not, in one append
-	for i < len(b) && b[i] >= ' ' && b[i] <= '~' && b[i] != '\\' {
-		i++
-	}
+	i := plainPrefix(b) // the bytes that are themselves, up to the first one that is not, in one append
 	dst = append(dst, b[:i]...)
 	for _, c := range b[i:] {
 		if c >= ' ' && c <= '~' && c != '\\' {
@@ -94,4 +92,41 @@ func Unhex(c byte) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// SWAR constants: a byte's value in every byte of a word, and each byte's top bit.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainPrefix returns how many bytes at the start of b ToStringBinary keeps as themselves (printable
+// ASCII other than backslash), eight at a time while a word holds none of the others: a key's
+// formatted text (every file's bounds and first and last keys) costs a few instructions a word, not
+// a few a byte.
+func plainPrefix(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if !plainWord(binary.LittleEndian.Uint64(b[i:])) {
+			break
+		}
+	}
+	if i < len(b) && len(b) >= 8 && i+8 > len(b) && plainWord(binary.LittleEndian.Uint64(b[len(b)-8:])) {
+		return len(b) // the last eight bytes, over the ones checked already
+	}
+	for i < len(b) && b[i] >= ' ' && b[i] <= '~' && b[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+// plainWord reports whether every byte of x is in [' ', '~'] and not a backslash: the SWAR tests
+// (Bit Twiddling Hacks' hasless, hasmore, haszero) are exact as a yes/no for the word. A borrow or
+// carry that crosses into the next byte starts only at a byte the test flags already.
+func plainWord(x uint64) bool {
+	below := (x - ' '*ones) & ^x      // top bit set for a byte < ' '
+	above := (x + (127-'~')*ones) | x // top bit set for a byte > '~'
+	y := x ^ '\\'*ones                // a backslash is a zero byte of y
+	bs := (y - ones) & ^y             // top bit set for a zero byte of y
+	return (below|above|bs)&highs == 0
 }
