@@ -25,6 +25,8 @@ func readFileInfo(b []byte) ([]FileInfoEntry, error) { return readFileInfoInto(n
 // the form Writer and HBase write. With a layout (the stream verifier's Reader, which parses the file
 // info of every file of a load), a payload that has the last one's layout takes its entries from it
 // (fileInfoLayout.match); otherwise the payload is parsed and, in the usual form, its layout kept.
+// With a layout the caller does not change the entries returned: passed back as dst with a payload
+// in the same bytes, they may be returned again as they are.
 func readFileInfoInto(dst []FileInfoEntry, b []byte, layout *fileInfoLayout) ([]FileInfoEntry, error) {
 	if layout != nil {
 		if out, ok := layout.match(dst, b); ok {
@@ -433,6 +435,13 @@ type fileInfoLayout struct {
 	keys    []string      // its entries' keys
 	values  [][2]int32    // its entries' values: offset and length in payload, in payload order
 	index   fileInfoIndex // indexFileInfo of its entries
+
+	// last and base: the entries match or readFileInfoInto last returned, and the address of the
+	// payload they point into. The stream verifier reads each file's info into the same place of its
+	// arena and hands the last entries back as dst: entries of a payload there with the layout's
+	// bytes outside the values are those, as they are.
+	last []FileInfoEntry
+	base *byte
 }
 
 // match returns the entries of payload b in dst[:0] if b has the layout's bytes outside the values.
@@ -451,11 +460,16 @@ func (l *fileInfoLayout) match(dst []FileInfoEntry, b []byte) ([]FileInfoEntry, 
 	if string(b[pos:]) != string(l.payload[pos:]) {
 		return nil, false
 	}
+	n := len(l.values)
+	if n > 0 && len(l.last) == n && cap(dst) >= n && &dst[:n][0] == &l.last[0] && l.base == &b[0] {
+		return dst[:n], true // the entries returned last, into the same bytes
+	}
 	out := dst[:0]
 	for i, v := range l.values {
 		off, end := int(v[0]), int(v[0])+int(v[1])
 		out = append(out, FileInfoEntry{Key: l.keys[i], Value: b[off:end:end]})
 	}
+	l.last, l.base = out, &b[0]
 	return out, true
 }
 
@@ -463,6 +477,7 @@ func (l *fileInfoLayout) match(dst []FileInfoEntry, b []byte) ([]FileInfoEntry, 
 // otherwise it forgets the last one.
 func (l *fileInfoLayout) remember(b []byte, entries []FileInfoEntry, ok bool) {
 	l.payload, l.keys, l.values = l.payload[:0], l.keys[:0], l.values[:0]
+	l.last, l.base = nil, nil // dst's entries are b's now, or nothing kept
 	pos := 0
 	for _, e := range entries {
 		// A value is a slice of b, in order, ending within it: its offset is how much shorter its

@@ -156,6 +156,50 @@ func TestFileInfoLayoutAgreesWithParse(t *testing.T) {
 	if layout.payload == nil {
 		t.Fatal("no layout kept")
 	}
+	// The stream verifier's way: each payload copied to the same place of one arena, the last entries
+	// passed back as dst; now and then the payload elsewhere, or another dst.
+	layout, dst = fileInfoLayout{}, nil
+	arena := make([]byte, 0, 4096)
+	var reused int
+	for i, b := range seq {
+		at := arena[:len(b):len(b)]
+		if i%7 == 3 {
+			at = make([]byte, len(b)) // elsewhere
+		}
+		copy(at, b)
+		in := dst
+		if i%11 == 5 {
+			in = make([]FileInfoEntry, 0, len(dst))
+		}
+		before := layout.last
+		want, werr := readFileInfo(append([]byte(nil), b...))
+		got, gerr := readFileInfoInto(in, at, &layout)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("arena payload %d: error %v, whole parse %v", i, gerr, werr)
+		}
+		if gerr != nil {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("arena payload %d: entries %q, whole parse %q", i, got, want)
+		}
+		for j, e := range got {
+			in := len(e.Value) == 0
+			for k := range at {
+				in = in || &at[k] == &e.Value[0]
+			}
+			if !in {
+				t.Fatalf("arena payload %d: entry %d does not point into the payload", i, j)
+			}
+		}
+		if len(before) > 0 && len(got) > 0 && &got[0] == &before[0] {
+			reused++
+		}
+		dst = got
+	}
+	if reused < 100 {
+		t.Fatalf("the last entries were returned again %d times of %d", reused, len(seq))
+	}
 }
 
 // appendProtoOrder with a cache writes what appendProto writes without one, whether it takes the last

@@ -52,11 +52,12 @@ type StreamVerifier struct {
 	layout decodeCellOptions
 	v      *verifyState
 
-	off       int64  // file offset of the first byte not yet checked (where pend starts)
-	pend      []byte // bytes of the block (or trailer) that started at off, when it spans Writes
-	pendSize  int    // on-disk size of the pending block once its header is parsed, else 0
-	inTrailer bool   // the trailer magic was found at off: pend collects the trailer
-	payload   []byte // decompressed payloads, reused from block to block
+	off       int64           // file offset of the first byte not yet checked (where pend starts)
+	pend      []byte          // bytes of the block (or trailer) that started at off, when it spans Writes
+	pendSize  int             // on-disk size of the pending block once its header is parsed, else 0
+	pendHdr   readBlockHeader // the pending block's header, parsed (when pendSize > 0)
+	inTrailer bool            // the trailer magic was found at off: pend collects the trailer
+	payload   []byte          // decompressed payloads, reused from block to block
 	blk       readBlock
 
 	err  error // sticky
@@ -170,7 +171,7 @@ func (s *StreamVerifier) consume(p []byte) error {
 		}
 		if len(s.pend) == 0 {
 			// Whole blocks straight from p, without copying them.
-			size, trailer, err := s.unitSize(p)
+			size, trailer, err := s.unitSize(p, &s.pendHdr)
 			if err != nil {
 				return err
 			}
@@ -179,7 +180,7 @@ func (s *StreamVerifier) consume(p []byte) error {
 				continue
 			}
 			if size > 0 && size <= len(p) {
-				if err := s.block(p[:size]); err != nil {
+				if err := s.block(p[:size], &s.pendHdr); err != nil {
 					return err
 				}
 				p = p[size:]
@@ -200,7 +201,7 @@ func (s *StreamVerifier) consume(p []byte) error {
 			take := min(want-len(s.pend), len(p))
 			s.pend = append(s.pend, p[:take]...)
 			p = p[take:]
-			size, trailer, err := s.unitSize(s.pend)
+			size, trailer, err := s.unitSize(s.pend, &s.pendHdr)
 			if err != nil {
 				return err
 			}
@@ -211,7 +212,7 @@ func (s *StreamVerifier) consume(p []byte) error {
 		s.pend = append(s.pend, p[:take]...)
 		p = p[take:]
 		if len(s.pend) == s.pendSize {
-			if err := s.block(s.pend); err != nil {
+			if err := s.block(s.pend, &s.pendHdr); err != nil {
 				return err
 			}
 			s.pendSize = 0
@@ -226,9 +227,10 @@ func (s *StreamVerifier) consume(p []byte) error {
 }
 
 // unitSize looks at the bytes b of the file from s.off on: the trailer starts there (trailer), or a
-// block of size bytes, or (size 0) b is too short to tell. It decides only from whole fields, so the
-// outcome does not depend on how the bytes were split into writes.
-func (s *StreamVerifier) unitSize(b []byte) (size int, trailer bool, err error) {
+// block of size bytes whose parsed header it puts in *h, or (size 0) b is too short to tell. It
+// decides only from whole fields, so the outcome does not depend on how the bytes were split into
+// writes.
+func (s *StreamVerifier) unitSize(b []byte, h *readBlockHeader) (size int, trailer bool, err error) {
 	if len(b) < len(TrailerMagic) {
 		return 0, false, nil
 	}
@@ -238,24 +240,20 @@ func (s *StreamVerifier) unitSize(b []byte) (size int, trailer bool, err error) 
 	if len(b) < BlockHeaderSize {
 		return 0, false, nil
 	}
-	h, err := readParseBlockHeader(b)
-	if err != nil {
+	if *h, err = readParseBlockHeader(b); err != nil {
 		return 0, false, fmt.Errorf("block at offset %d: %w", s.off, err)
 	}
 	return h.OnDiskSize(), false, nil
 }
 
-// block checks the whole block raw found at s.off and moves s.off past it.
-func (s *StreamVerifier) block(raw []byte) error {
-	h, err := readParseBlockHeader(raw)
-	if err != nil { // parsed already by unitSize
-		return fmt.Errorf("block at offset %d: %w", s.off, err)
-	}
-	payload, err := decodeRawPayload(raw, s.off, h, s.codec, false, false, &s.payload)
+// block checks the whole block raw found at s.off, whose header unitSize parsed into *h from raw's
+// first bytes, and moves s.off past it.
+func (s *StreamVerifier) block(raw []byte, h *readBlockHeader) error {
+	payload, err := decodeRawPayload(raw, s.off, *h, s.codec, false, false, &s.payload)
 	if err != nil {
 		return err
 	}
-	s.blk = readBlock{Offset: s.off, Header: h, Payload: payload} // addBlock keeps no reference to it
+	s.blk = readBlock{Offset: s.off, Header: *h, Payload: payload} // addBlock keeps no reference to it
 	if err := s.v.addBlock(&s.blk); err != nil {
 		return err
 	}
