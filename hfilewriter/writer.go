@@ -873,7 +873,21 @@ func (w *Writer) AppendFileInfo(key string, value []byte) error {
 // serialize the file info block, right after.
 func (w *Writer) fileInfo() *writeFileInfoMap {
 	fi := &w.fi
+	// The files of a load have the same keys, mostly with values of the same lengths: first try
+	// putting the values straight into the last file's message (writeFileInfoMap.direct).
+	if fi.resetDirect(&w.fiOrder) {
+		w.putFileInfo(fi)
+		if fi.directDone() {
+			return fi
+		}
+	}
 	fi.reset()
+	w.putFileInfo(fi)
+	return fi
+}
+
+// putFileInfo puts the file's info entries into fi.
+func (w *Writer) putFileInfo(fi *writeFileInfoMap) {
 	for i, k := range w.userInfo.keys {
 		fi.put(k, w.userInfo.values[i])
 	}
@@ -931,7 +945,6 @@ func (w *Writer) fileInfo() *writeFileInfoMap {
 		fi.putInt32(FileInfoMaxTagsLen, int32(w.maxTagsLen))
 		fi.putBool(FileInfoTagsCompressed, false)
 	}
-	return fi
 }
 
 // KeyValueBytes returns the size of the cells appended so far as KeyValue records without tags and

@@ -26,12 +26,26 @@ type writeFileInfoMap struct {
 	// or a value replaced leaves it as it was), so fileInfoOrder knows the keys it checked are still
 	// there.
 	gen uint64
+
+	// direct, when set (resetDirect), is the last message's template: each put writes its value
+	// straight into its slot there, keys, values and order untouched, if it is the key put at its
+	// place in the last message's order with a value of the same length (n counts the puts); a put
+	// that is not is missed (miss), and the caller puts the file's info again after reset.
+	direct *fileInfoOrder
+	n      int
+	miss   bool
 }
 
 // fileInfoEntries is about how many entries a file's info holds (Writer.fileInfo).
 const fileInfoEntries = 20
 
 func (m *writeFileInfoMap) put(key string, value []byte) {
+	if m.direct != nil {
+		if s := m.slot(key, len(value)); s != nil {
+			copy(s, value)
+		}
+		return
+	}
 	if i := len(m.keys); m.inOrder && i < m.last && m.keys[:m.last][i] == key {
 		// The keys before it are the first i of the last reset's, which are distinct: key is not among them.
 		m.keys = m.keys[:i+1]
@@ -56,13 +70,49 @@ func (m *writeFileInfoMap) put(key string, value []byte) {
 
 // reset empties m for another file's info, keeping its storage.
 func (m *writeFileInfoMap) reset() {
+	m.direct, m.n, m.miss = nil, 0, false
 	clear(m.values)
 	m.last, m.inOrder = len(m.keys), true
 	m.keys, m.values, m.num = m.keys[:0], m.values[:0], m.num[:0]
 }
 
+// resetDirect starts another file's info put straight into c's last message (see direct), when c
+// has one; it reports whether it did.
+func (m *writeFileInfoMap) resetDirect(c *fileInfoOrder) bool {
+	if c.payload == nil || len(c.slots) != len(c.keys) || len(c.keys) == 0 {
+		return false
+	}
+	m.direct, m.n, m.miss, m.num = c, 0, false, m.num[:0]
+	return true
+}
+
+// directDone reports whether every put since resetDirect went into its slot, and every slot got one:
+// the template is the message of the file's info.
+func (m *writeFileInfoMap) directDone() bool {
+	return m.direct != nil && !m.miss && m.n == len(m.direct.slots)
+}
+
+// slot returns the template's bytes for the value of the next put (direct mode) if key is the one
+// put there last time and n its value's length; otherwise nil, and the put is missed.
+func (m *writeFileInfoMap) slot(key string, n int) []byte {
+	c, i := m.direct, m.n
+	m.n++
+	if i < len(c.slots) && int(c.slots[i][1]) == n && c.keys[i] == key {
+		off := int(c.slots[i][0])
+		return c.payload[off : off+n : off+n]
+	}
+	m.miss = true
+	return nil
+}
+
 // putCopy puts a copy of value (in m.num).
 func (m *writeFileInfoMap) putCopy(key string, value []byte) {
+	if m.direct != nil {
+		if s := m.slot(key, len(value)); s != nil {
+			copy(s, value)
+		}
+		return
+	}
 	m.grow(len(value))
 	m.num = append(m.num, value...)
 	m.putNum(key, len(value))
@@ -70,6 +120,12 @@ func (m *writeFileInfoMap) putCopy(key string, value []byte) {
 
 // putString puts the bytes of value (in m.num).
 func (m *writeFileInfoMap) putString(key, value string) {
+	if m.direct != nil {
+		if s := m.slot(key, len(value)); s != nil {
+			copy(s, value)
+		}
+		return
+	}
 	m.grow(len(value))
 	m.num = append(m.num, value...)
 	m.putNum(key, len(value))
@@ -87,12 +143,24 @@ func (m *writeFileInfoMap) grow(n int) {
 }
 
 func (m *writeFileInfoMap) putInt32(key string, v int32) {
+	if m.direct != nil {
+		if s := m.slot(key, 4); s != nil {
+			binary.BigEndian.PutUint32(s, uint32(v))
+		}
+		return
+	}
 	m.grow(4)
 	m.num = binary.BigEndian.AppendUint32(m.num, uint32(v))
 	m.putNum(key, 4)
 }
 
 func (m *writeFileInfoMap) putInt64(key string, v int64) {
+	if m.direct != nil {
+		if s := m.slot(key, 8); s != nil {
+			binary.BigEndian.PutUint64(s, uint64(v))
+		}
+		return
+	}
 	m.grow(8)
 	m.num = binary.BigEndian.AppendUint64(m.num, uint64(v))
 	m.putNum(key, 8)
@@ -102,6 +170,12 @@ func (m *writeFileInfoMap) putBool(key string, v bool) {
 	b := byte(0)
 	if v {
 		b = 0xFF
+	}
+	if m.direct != nil {
+		if s := m.slot(key, 1); s != nil {
+			s[0] = b
+		}
+		return
 	}
 	m.grow(1)
 	m.num = append(m.num, b)
@@ -128,6 +202,7 @@ type fileInfoOrder struct {
 
 	payload []byte     // the last message appendProtoOrder wrote with keys (nil: none)
 	values  [][2]int32 // its values in payload order (order[j]'s): offset in payload and length
+	slots   [][2]int32 // the same in put order (keys[i]'s value is at slots[i])
 }
 
 // of returns the indexes of keys in sorted order (from the cache when keys are the last ones).
@@ -166,6 +241,9 @@ func (c *fileInfoOrder) ofMap(m *writeFileInfoMap) []int {
 // appendProtoOrder is appendProto taking the sort order from cache (nil: none), and the message's
 // bytes from the last one's when every value has the length it had there.
 func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []byte {
+	if m.direct != nil && m.direct == cache && m.directDone() {
+		return append(dst, cache.payload...) // every value put in its place (resetDirect)
+	}
 	idx := cache.ofMap(m)
 	start := len(dst)
 	if cache != nil && cache.payload != nil && len(cache.values) == len(idx) {
@@ -215,6 +293,10 @@ func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []
 	}
 	if remember {
 		cache.payload = append(cache.payload[:0], dst[start:]...)
+		cache.slots = append(cache.slots[:0], make([][2]int32, len(idx))...)
+		for j, i := range idx {
+			cache.slots[i] = cache.values[j]
+		}
 	}
 	return dst
 }

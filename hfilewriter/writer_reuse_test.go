@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand"
 	"testing"
 
 	"github.com/hfload/hfload/internal/kv"
@@ -148,5 +149,83 @@ func TestStreamVerifierReusing(t *testing.T) {
 			t.Fatalf("file %d (%d rows, damaged %v): Finish returned %v", i, f.rows, f.damage, err)
 		}
 		prev = sv
+	}
+}
+
+// The file info put straight into the last file's message (writeFileInfoMap.direct) is the one a
+// fresh Writer writes: a chain of reused Writers over small files whose info has the same keys with
+// values of the same lengths (taken in place) or not (other row lengths, user keys, options, no
+// cells: put again), against fresh Writers.
+func TestWriterReusingFileInfoDirect(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	optsList := []WriterOptions{
+		{Compression: CompressionSnappy, Encoding: EncodingFastDiff},
+		{},
+		{Bloom: BloomRowCol},
+		{FormatVersion: 2, NoTags: true},
+		{BulkLoad: &BulkLoadInfo{Time: 1700000000000, SourceTask: "t"}},
+		{BulkLoad: &BulkLoadInfo{Time: 1700000000001, SourceTask: "task", MajorCompaction: true}},
+	}
+	infos := [][]string{nil, {"user.a"}, {"user.b"}, {"user.a", "user.c"}}
+	var prev *Writer
+	direct := 0
+	opt, info, rowLen := 0, 0, 9
+	for i := 0; i < 400; i++ {
+		switch rng.Intn(12) { // mostly the same shape as the file before
+		case 0:
+			opt = rng.Intn(len(optsList))
+		case 1:
+			info = rng.Intn(len(infos))
+		case 2:
+			rowLen = 9 + rng.Intn(2)
+		}
+		rows := 1 + rng.Intn(3)
+		if rng.Intn(40) == 0 {
+			rows = 0
+		}
+		write := func(w *Writer) {
+			for _, k := range infos[info] {
+				if err := w.AppendFileInfo(k, []byte(fmt.Sprint("v", i%3))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for r := 0; r < rows; r++ {
+				row := []byte(fmt.Sprintf("%0*d", rowLen, i*10+r))
+				v := bytes.Repeat([]byte{'v'}, 1+rng.Intn(30))
+				ts := int64(1700000000000 + rng.Intn(1000))
+				if err := w.AppendParts(row, []byte("f"), []byte("q"), ts, kv.TypePut, v, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		state := rng.Int63()
+		var want bytes.Buffer
+		fresh, err := NewWriter(&want, optsList[opt])
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng.Seed(state)
+		write(fresh)
+		var got bytes.Buffer
+		r, err := NewWriterReusing(&got, optsList[opt], prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng.Seed(state)
+		write(r)
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("file %d (%+v, %d rows of %d bytes, info %v): the reused writer's bytes differ from a fresh one's",
+				i, optsList[opt], rows, rowLen, infos[info])
+		}
+		if r.fi.direct != nil {
+			direct++
+		}
+		prev = r
+	}
+	if direct < 100 {
+		t.Fatalf("file info put in place for %d files of 400", direct)
 	}
 }
