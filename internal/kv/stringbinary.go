@@ -41,7 +41,14 @@ func AppendStringBinary(dst, b []byte) []byte { return appendStringBinary(dst, b
 
 // appendStringBinary appends ToStringBinary(b) to dst.
 func appendStringBinary(dst, b []byte) []byte {
-	i := plainPrefix(b) // the bytes that are themselves, up to the first one that is not, in one append
+	i := 0 // the bytes that are themselves, up to the first one that is not, in one append
+	if len(b) >= 8 {
+		i = plainPrefix(b)
+	} else {
+		for i < len(b) && b[i] >= ' ' && b[i] <= '~' && b[i] != '\\' { // a family or qualifier
+			i++
+		}
+	}
 	dst = append(dst, b[:i]...)
 	for _, c := range b[i:] {
 		if c >= ' ' && c <= '~' && c != '\\' {
