@@ -157,17 +157,45 @@ func (t *Trailer) readWritable(b []byte) error {
 	return nil
 }
 
-// readProto parses a varint32-delimited FileTrailerProto.
+// readProto parses a varint32-delimited FileTrailerProto. It walks the fields itself (a varint field
+// with a one-byte tag in place, others with nextProtoField, as readProtoFields does) rather than
+// through a callback: every file of a load has one.
 func (t *Trailer) readProto(b []byte) error {
 	l, n := binary.Uvarint(b)
 	if n <= 0 || l > uint64(len(b)-n) {
 		return errors.New("bad FileTrailerProto length prefix")
 	}
 	msg := b[n : n+int(l)]
-	seen := false
-	err := readProtoFields(msg, func(num int, wt int, v uint64, data []byte) error {
-		seen = true
-		switch num {
+	if len(msg) == 0 {
+		return errors.New("empty FileTrailerProto")
+	}
+	var f protoField
+	for len(msg) > 0 {
+		if c := msg[0]; c < 0x80 && c&7 == 0 && c >= 8 {
+			// A varint field with a one-byte tag (all but the comparator's): walked here, a value
+			// of one or two bytes (a trailer's counts, sizes and offsets of small files) without
+			// the general varint loop.
+			var x uint64
+			var n int
+			switch {
+			case len(msg) > 1 && msg[1] < 0x80:
+				x, n = uint64(msg[1]), 1
+			case len(msg) > 2 && msg[2] < 0x80:
+				x, n = uint64(msg[1]&0x7f)|uint64(msg[2])<<7, 2
+			default:
+				if x, n = binary.Uvarint(msg[1:]); n <= 0 {
+					return fmt.Errorf("bad varint in protobuf field %d", c>>3)
+				}
+			}
+			f.num, f.wt, f.v, f.data, msg = int(c>>3), 0, x, nil, msg[1+n:]
+		} else {
+			var err error
+			if msg, err = nextProtoField(msg, &f); err != nil {
+				return err
+			}
+		}
+		v := f.v
+		switch f.num {
 		case 1:
 			t.FileInfoOffset = int64(v)
 		case 2:
@@ -189,26 +217,19 @@ func (t *Trailer) readProto(b []byte) error {
 		case 10:
 			t.LastDataBlockOffset = int64(v)
 		case 11:
-			if wt != 2 {
-				return fmt.Errorf("comparator_class_name has wire type %d", wt)
+			if f.wt != 2 {
+				return fmt.Errorf("comparator_class_name has wire type %d", f.wt)
 			}
-			if string(data) == ComparatorKV { // what Writer and HBase write: no copy
+			if string(f.data) == ComparatorKV { // what Writer and HBase write: no copy
 				t.ComparatorClassName = ComparatorKV
 			} else {
-				t.ComparatorClassName = string(data)
+				t.ComparatorClassName = string(f.data)
 			}
 		case 12:
 			t.Compression = CompressionCodec(v)
 		case 13:
-			t.Encrypted = wt == 2
+			t.Encrypted = f.wt == 2
 		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if !seen {
-		return errors.New("empty FileTrailerProto")
 	}
 	return nil
 }
@@ -216,50 +237,74 @@ func (t *Trailer) readProto(b []byte) error {
 // readProtoFields walks a protobuf message, calling fn for every field. Varint fields pass their value
 // in v; length-delimited fields pass their bytes in data; fixed32/64 fields pass their value in v.
 func readProtoFields(msg []byte, fn func(num, wt int, v uint64, data []byte) error) error {
+	var f protoField
 	for len(msg) > 0 {
-		tag, n := binary.Uvarint(msg)
-		if n <= 0 {
-			return errors.New("bad protobuf field tag")
+		var err error
+		if msg, err = nextProtoField(msg, &f); err != nil {
+			return err
 		}
-		msg = msg[n:]
-		num, wt := int(tag>>3), int(tag&7)
-		if num <= 0 {
-			return fmt.Errorf("bad protobuf field number %d", num)
-		}
-		var v uint64
-		var data []byte
-		switch wt {
-		case 0:
-			v, n = binary.Uvarint(msg)
-			if n <= 0 {
-				return fmt.Errorf("bad varint in protobuf field %d", num)
-			}
-			msg = msg[n:]
-		case 1:
-			if len(msg) < 8 {
-				return fmt.Errorf("truncated fixed64 protobuf field %d", num)
-			}
-			v = binary.LittleEndian.Uint64(msg)
-			msg = msg[8:]
-		case 2:
-			l, n := binary.Uvarint(msg)
-			if n <= 0 || l > uint64(len(msg)-n) {
-				return fmt.Errorf("bad length of protobuf field %d", num)
-			}
-			data = msg[n : n+int(l)]
-			msg = msg[n+int(l):]
-		case 5:
-			if len(msg) < 4 {
-				return fmt.Errorf("truncated fixed32 protobuf field %d", num)
-			}
-			v = uint64(binary.LittleEndian.Uint32(msg))
-			msg = msg[4:]
-		default:
-			return fmt.Errorf("unsupported protobuf wire type %d (field %d)", wt, num)
-		}
-		if err := fn(num, wt, v, data); err != nil {
+		if err := fn(f.num, f.wt, f.v, f.data); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// protoField is one field of a protobuf message: its number and wire type, a varint's or fixed
+// field's value (v) or a length-delimited field's bytes (data).
+type protoField struct {
+	num, wt int
+	v       uint64
+	data    []byte
+}
+
+// nextProtoField parses the field msg starts with into *f and returns the bytes after it. A one-byte
+// tag or varint (most of a trailer's) is taken without the general varint loop.
+func nextProtoField(msg []byte, f *protoField) ([]byte, error) {
+	var tag uint64
+	if c := msg[0]; c < 0x80 {
+		tag, msg = uint64(c), msg[1:]
+	} else {
+		t, n := binary.Uvarint(msg)
+		if n <= 0 {
+			return nil, errors.New("bad protobuf field tag")
+		}
+		tag, msg = t, msg[n:]
+	}
+	num, wt := int(tag>>3), int(tag&7)
+	if num <= 0 {
+		return nil, fmt.Errorf("bad protobuf field number %d", num)
+	}
+	f.num, f.wt, f.v, f.data = num, wt, 0, nil
+	switch wt {
+	case 0:
+		if len(msg) > 0 && msg[0] < 0x80 {
+			f.v, msg = uint64(msg[0]), msg[1:]
+			break
+		}
+		v, n := binary.Uvarint(msg)
+		if n <= 0 {
+			return nil, fmt.Errorf("bad varint in protobuf field %d", num)
+		}
+		f.v, msg = v, msg[n:]
+	case 1:
+		if len(msg) < 8 {
+			return nil, fmt.Errorf("truncated fixed64 protobuf field %d", num)
+		}
+		f.v, msg = binary.LittleEndian.Uint64(msg), msg[8:]
+	case 2:
+		l, n := binary.Uvarint(msg)
+		if n <= 0 || l > uint64(len(msg)-n) {
+			return nil, fmt.Errorf("bad length of protobuf field %d", num)
+		}
+		f.data, msg = msg[n:n+int(l)], msg[n+int(l):]
+	case 5:
+		if len(msg) < 4 {
+			return nil, fmt.Errorf("truncated fixed32 protobuf field %d", num)
+		}
+		f.v, msg = uint64(binary.LittleEndian.Uint32(msg)), msg[4:]
+	default:
+		return nil, fmt.Errorf("unsupported protobuf wire type %d (field %d)", wt, num)
+	}
+	return msg, nil
 }
