@@ -429,9 +429,10 @@ func fileInfoKey(d []byte) string {
 // bytes, and each entry's key and where its value lies. The files of a load have the same keys in the
 // same order and mostly values of the same lengths: a payload whose bytes outside the values are the
 // last one's parses into the same entries with values at the same offsets, which match takes without
-// parsing the entries again.
+// parsing the entries again. match puts each payload's values into payload: outside the values it
+// stays the bytes of the payload remembered.
 type fileInfoLayout struct {
-	payload []byte        // a copy of the last payload parsed in the usual form (nil: none)
+	payload []byte        // a copy of the last payload parsed in the usual form (nil: none), values of later matches in
 	keys    []string      // its entries' keys
 	values  [][2]int32    // its entries' values: offset and length in payload, in payload order
 	index   fileInfoIndex // indexFileInfo of its entries
@@ -449,15 +450,24 @@ func (l *fileInfoLayout) match(dst []FileInfoEntry, b []byte) ([]FileInfoEntry, 
 	if l.payload == nil || len(b) != len(l.payload) {
 		return nil, false
 	}
-	pos := 0
+	// b's values into the layout's payload, then one compare of the whole: equal when b's bytes
+	// outside the values are the layout's. (Either way the payload is the layout's bytes with some
+	// values replaced: outside the values, unchanged.)
+	p := l.payload
 	for _, v := range l.values {
-		off := int(v[0])
-		if string(b[pos:off]) != string(l.payload[pos:off]) {
-			return nil, false
+		off, n := int(v[0]), int(v[1])
+		switch n {
+		case 8:
+			binary.LittleEndian.PutUint64(p[off:off+8], binary.LittleEndian.Uint64(b[off:off+8]))
+		case 4:
+			binary.LittleEndian.PutUint32(p[off:off+4], binary.LittleEndian.Uint32(b[off:off+4]))
+		case 1:
+			p[off] = b[off]
+		default:
+			copy(p[off:off+n], b[off:off+n])
 		}
-		pos = off + int(v[1])
 	}
-	if string(b[pos:]) != string(l.payload[pos:]) {
+	if string(b) != string(p) {
 		return nil, false
 	}
 	n := len(l.values)
