@@ -1,6 +1,9 @@
 package hfilewriter
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // HashType is the hash function of a bloom filter (HBase Hash.*_HASH).
 type HashType int32
@@ -47,8 +50,8 @@ const murmurPairWords = 16
 
 // murmurHashPair returns MurmurHash(key, 0) and MurmurHash(key, h1), a bloom key's two hashes. The
 // words' mixing and the tail's bytes do not depend on the seed, so for keys of up to murmurPairWords
-// words they are taken once for both; keys of up to two words (row keys such as order ids) take a
-// path without a loop.
+// words they are taken once for both; keys of up to four words (row keys such as order ids and customer
+// order keys) take a path without a loop, longer ones read two words at a time (one 8-byte load).
 func murmurHashPair(key []byte) (h1, h2 int32) {
 	n := len(key) >> 2
 	if n > murmurPairWords {
@@ -66,22 +69,56 @@ func murmurHashPair(key []byte) (h1, h2 int32) {
 		h1 = murmurFinish(l*murmurM^k0, t, tl)
 		return h1, murmurFinish((uint32(h1)^l)*murmurM^k0, t, tl)
 	case 2:
-		k0 := murmurMix(binary.LittleEndian.Uint32(key))
-		k1 := murmurMix(binary.LittleEndian.Uint32(key[4:]))
+		w := binary.LittleEndian.Uint64(key)
+		k0, k1 := murmurMix(uint32(w)), murmurMix(uint32(w>>32))
 		h1 = murmurFinish((l*murmurM^k0)*murmurM^k1, t, tl)
 		return h1, murmurFinish(((uint32(h1)^l)*murmurM^k0)*murmurM^k1, t, tl)
+	case 3:
+		w := binary.LittleEndian.Uint64(key)
+		k0, k1 := murmurMix(uint32(w)), murmurMix(uint32(w>>32))
+		k2 := murmurMix(binary.LittleEndian.Uint32(key[8:]))
+		h1 = murmurFinish(((l*murmurM^k0)*murmurM^k1)*murmurM^k2, t, tl)
+		return h1, murmurFinish((((uint32(h1)^l)*murmurM^k0)*murmurM^k1)*murmurM^k2, t, tl)
+	case 4:
+		w, x := binary.LittleEndian.Uint64(key), binary.LittleEndian.Uint64(key[8:])
+		k0, k1 := murmurMix(uint32(w)), murmurMix(uint32(w>>32))
+		k2, k3 := murmurMix(uint32(x)), murmurMix(uint32(x>>32))
+		h1 = murmurFinish((((l*murmurM^k0)*murmurM^k1)*murmurM^k2)*murmurM^k3, t, tl)
+		return h1, murmurFinish(((((uint32(h1)^l)*murmurM^k0)*murmurM^k1)*murmurM^k2)*murmurM^k3, t, tl)
 	}
-	var mixed [murmurPairWords]uint32
-	ks := mixed[:n]
-	h := l
-	for i := range ks {
-		ks[i] = murmurMix(binary.LittleEndian.Uint32(key[4*i:]))
-		h = h*murmurM ^ ks[i]
+	return murmurHashPairLong(key, n)
+}
+
+// murmurHashPairLong is murmurHashPair for keys of 5 to murmurPairWords words (n): two words at a time
+// (one 8-byte load), the mixed words kept two to an entry for the second hash, an odd last word after;
+// the tail taken after the words (its values live through the loops spilled the loop's).
+func murmurHashPairLong(key []byte, n int) (h1, h2 int32) {
+	if n > murmurPairWords || n<<2 > len(key) {
+		panic("hfilewriter: murmurHashPairLong's key shorter than its words")
 	}
+	var mixed [murmurPairWords / 2]uint64
+	p := unsafe.Pointer(unsafe.SliceData(key))
+	l := uint32(len(key))
+	h, np := l, n>>1
+	for j := 0; j < np; j++ { // 8*j+8 <= 4*n <= len(key)
+		w := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, 8*j))[:])
+		k0, k1 := murmurMix(uint32(w)), murmurMix(uint32(w>>32))
+		mixed[j&(murmurPairWords/2-1)] = uint64(k1)<<32 | uint64(k0)
+		h = (h*murmurM^k0)*murmurM ^ k1
+	}
+	var odd uint32
+	if n&1 != 0 {
+		odd = murmurMix(binary.LittleEndian.Uint32(key[n<<2-4:]))
+		h = h*murmurM ^ odd
+	}
+	t, tl := murmurTail(key[n<<2:])
 	h1 = murmurFinish(h, t, tl)
 	h = uint32(h1) ^ l
-	for _, k := range ks {
-		h = h*murmurM ^ k
+	for _, m := range mixed[:np] {
+		h = (h*murmurM^uint32(m))*murmurM ^ uint32(m>>32)
+	}
+	if n&1 != 0 {
+		h = h*murmurM ^ odd
 	}
 	return h1, murmurFinish(h, t, tl)
 }
