@@ -50,6 +50,50 @@ func (w *Writer) EstimatedSize() int64 {
 	return n
 }
 
+// rowEstimate is EstimatedSize as a writer taking one new row after another sees it (estimateBelow):
+// with an open block holding a cell and both bloom writers (ROW), it is base plus the block's length
+// and twice the last row's and qualifier's lengths while no block is written (offset), the ROW bloom
+// has fewer than until keys and the delete-family bloom dfKeys. Every other part EstimatedSize adds is
+// fixed then: the fixed part (sizeEstimate: no block written and no chunk started: a ROW chunk starts
+// only when the current one is full, at maxKeys, and until is below that), the family, the ROW chunk's
+// folded size (until is also below the key count from which currentChunkSize's size may change) and
+// the delete-family bloom's share (no key added). A bloom's total keys grow with its current chunk's
+// key count. until is 0 when the writer was not in that state (or had no estimate yet).
+type rowEstimate struct {
+	offset int64
+	until  int64 // the ROW bloom's total keys from which its chunk or its folded size may change
+	dfKeys int64 // the delete-family bloom's total keys
+	base   int64
+}
+
+// estimateBelow reports whether EstimatedSize() < maxSize, from rowEstimate while it holds (a few
+// loads and compares instead of EstimatedSize's call), else from EstimatedSize, whose parts it then
+// keeps when the writer is in rowEstimate's state: the same answer as EstimatedSize's, every row. The
+// roll check of a caller that writes rows one call each (AppendNewRowCoded, appendRowCodedFastDiff).
+func (w *Writer) estimateBelow(maxSize int64) bool {
+	q := &w.rowEst
+	if q.until > 0 && q.offset == w.out.offset && w.bloom.totalKeys < q.until && w.dfBloom.totalKeys == q.dfKeys && w.blkOpen {
+		return q.base+int64(len(w.blk))+2*int64(len(w.lastRow)+len(w.lastQual)) < maxSize
+	}
+	return w.estimateBelowSlow(maxSize)
+}
+
+// estimateBelowSlow is estimateBelow from EstimatedSize, keeping rowEstimate when its state holds.
+func (w *Writer) estimateBelowSlow(maxSize int64) bool {
+	e := w.EstimatedSize() // (brings the chunks' folded sizes and the key counts they hold to up to date)
+	q := &w.rowEst
+	q.until = 0
+	if bw, dw := w.bloom, w.dfBloom; bw != nil && dw != nil && bw.chunk != nil && w.blkOpen && w.entries > 0 {
+		c := bw.chunk
+		*q = rowEstimate{offset: w.out.offset, until: bw.totalKeys + int64(min(c.estUntil, c.maxKeys)-c.keyCount),
+			dfKeys: dw.totalKeys, base: e - int64(len(w.blk)) - 2*int64(len(w.lastRow)+len(w.lastQual))}
+		// (A full chunk: until is totalKeys, which the fast check refuses: the next key starts another.
+		// blkOpen and entries: EstimatedSize's block and last key parts are in e; with a cell in the
+		// open block they stay while the fast check holds.)
+	}
+	return e < maxSize
+}
+
 // estimatedFixed is EstimatedSize but for the open data block, the chunks being filled and the
 // last key.
 func (w *Writer) estimatedFixed() int64 {

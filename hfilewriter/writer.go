@@ -112,7 +112,8 @@ type Writer struct {
 	sameRowFD   bool // the next same-row cell may take appendSameRowFastDiff (writer_samerow_fastdiff.go)
 	sameRowPX   bool // the next same-row cells may take appendSameRowRunPrefix or appendSameRowRunDiff (px or dx)
 
-	est sizeEstimate // EstimatedSize's parts that change only with the blocks written (size_estimate.go)
+	est    sizeEstimate // EstimatedSize's parts that change only with the blocks written (size_estimate.go)
+	rowEst rowEstimate  // estimateBelow's EstimatedSize less its parts that change with each row (size_estimate.go)
 
 	trailer trailerBuf // the last trailer's bytes, kept by NewWriterReusing
 	scratch []byte     // bloom keys, index keys

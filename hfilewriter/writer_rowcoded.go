@@ -49,7 +49,7 @@ func (w *Writer) AppendNewRowCoded(row, family []byte, ts int64, typ Type, quals
 		bytes.Compare(row, w.lastRow) <= 0 || !w.blkOpen || !w.blkHasFirst {
 		return 0, 0
 	}
-	if maxSize > 0 && w.EstimatedSize() >= maxSize {
+	if maxSize > 0 && !w.estimateBelow(maxSize) {
 		return 0, 0
 	}
 	tab := &w.coded.tab

@@ -21,7 +21,7 @@ import (
 // per-row call in FAST_DIFF files (fileWriter.appendNewRowCoded) instead of the roll check's, the
 // duplicate check's and AppendRowCoded's (TestWriterAppendNewRowCodedMatchesAppendRowCoded).
 func (w *Writer) appendRowCodedFastDiff(row, family []byte, ts int64, typ Type, quals [][]byte, coded []byte, maxSize int64) (n, used int) {
-	if len(coded) < 2 || maxSize > 0 && w.EstimatedSize() >= maxSize {
+	if len(coded) < 2 || maxSize > 0 && !w.estimateBelow(maxSize) {
 		return 0, 0
 	}
 	x := uint16(coded[0]) | uint16(coded[1])<<8 // the code, then the value's length
