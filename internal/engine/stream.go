@@ -231,6 +231,19 @@ func (s *stream) run() error {
 			// starts the row) unless the first is a duplicate to drop; usual cells straight from the
 			// record when the writer's run takes them.
 			if quals != nil {
+				// A row after the file's last: the roll check, the row's start and its first cells
+				// in one call (writeUsual's first way, here: a call a row less).
+				if fw.w != nil && fw.w.NewRowCodedOK() {
+					if used := fw.appendNewRowCoded(h, quals, cells); used > 0 { // a new row: no duplicate, no roll
+						if used < len(cells) {
+							if _, err := s.writeRest(fw, h, nil, cells[used:], true); err != nil {
+								return err
+							}
+						}
+						s.pseq = seq
+						continue
+					}
+				}
 				if done, err := s.writeUsual(fw, h, seq, quals, cells); done || err != nil {
 					if err != nil {
 						return err
@@ -324,21 +337,12 @@ func (s *stream) writeView(fw *fileWriter, h *cellrec.Header, seq uint64, same [
 
 // writeUsual is writeView for a view whose first cells are usual cells (quals: the dictionary's
 // qualifiers), handed to the writer as they are in the record when its first cell starts a row in an
-// open file: for a row after the file's last, the roll check, the row's start and its first cells in
-// one call (fileWriter.appendNewRowCoded); otherwise startRow and fileWriter.appendRowCoded. It reports
+// open file, when fileWriter.appendNewRowCoded (run's first way: for a row after the file's last, the
+// roll check, the row's start and its first cells in one call) took none: startRow and
+// fileWriter.appendRowCoded. It reports
 // whether it wrote the view, and writes nothing when it did not (the caller then takes writeView;
 // startRow may have been called).
 func (s *stream) writeUsual(fw *fileWriter, h *cellrec.Header, seq uint64, quals [][]byte, cells []byte) (bool, error) {
-	if fw.w != nil && fw.w.NewRowCodedOK() {
-		if used := fw.appendNewRowCoded(h, quals, cells); used > 0 { // a new row: no duplicate, no roll
-			var err error
-			if rest := cells[used:]; len(rest) > 0 {
-				_, err = s.writeRest(fw, h, nil, rest, true)
-			}
-			s.pseq = seq
-			return true, err
-		}
-	}
 	if fw.w == nil || !fw.w.RowCodedOK(len(h.Row), len(h.Family)) {
 		return false, nil // a row key too long, or a file the writer's coded run does not take: writeView
 	}
