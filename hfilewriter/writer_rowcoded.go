@@ -58,31 +58,108 @@ func (w *Writer) AppendNewRowCoded(row, family []byte, ts int64, typ Type, quals
 			return 0, 0
 		}
 	}
-	if n, used = w.appendRowRunCoded(row, w.family, ts, tab, coded); n == 0 {
-		return 0, 0
+	// The run (appendRowRun, check 1: the first cell is checked above) of the coded cells of a put, in
+	// this call: the key's head fits the run's arrays (RowCodedFits), the block is open and has a first
+	// key, tab is the qualifiers' table, in order.
+	{
+		family := w.family
+		head := 2 + len(row) + 1 + len(family)
+		// The run's shared values as appendRowRun sets them up.
+		var r rowRun
+		binary.BigEndian.PutUint64(r.tt[:], uint64(ts))
+		r.tt[8] = byte(kv.TypePut)
+		extra := 0
+		if w.tags {
+			extra += 2
+		}
+		if w.mvcc {
+			extra++
+		}
+		blk := w.blk
+		kbase := kv.KeyInfrastructureSize + head - 3
+		fixed := 8 + kbase + extra
+		r.kbase, r.fixed, r.qo = kbase, fixed, 8+head
+		r.limit = min(len(blk)-w.blkUnencoded+w.opts.BlockSize, cap(blk)-runRoom+1) // end < limit: full block, or no room
+		// A cell bigger than the file's biggest so far ends the run (the usual way then records it): that
+		// is a cell whose qualifier and value lengths sum to more than big.
+		big := max(w.lenBiggest-int64(12+kbase), -1)
+		// lastStart: where the last cell taken starts in blk.
+		var end, lastCode, lastStart int
+		if head <= maxShortHead { // the key's head as one 16-byte array, which codedCellsShort makes
+			limit := min(r.limit, cap(blk)-runRoomShort+1)
+			sq := w.coded.short.table(w.coded, kbase, fixed, int(min(big, maxShortQual+maxShortValue)))
+			n, used, end, lastCode, lastStart = r.codedCellsShort(row, family, blk[:cap(blk)], len(blk), limit, sq, coded)
+		} else {
+			// codedCells' and codedCellsLong's table of the qualifiers (up to 8 bytes, values of up to 32)
+			// for the run's kbase, fixed and big, made when they changed.
+			mq := &w.coded.mid
+			if big64 := int(min(big, 64)); !mq.fresh(kbase, fixed, big64) {
+				mq.build(w.coded, kbase, fixed, big64, 8, 32)
+			}
+			if head > 32 { // the key's head as one 64-byte array, which codedCellsLong makes
+				n, used, end, lastCode, lastStart = r.codedCellsLong(row, family, blk[:cap(blk)], len(blk), &mq.tab, coded)
+			} else { // the key's head as one 32-byte array
+				hd := &r.hd
+				hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
+				if n := len(row); n >= 16 { // 16 to 29 bytes: two overlapping 16-byte moves
+					*(*[16]byte)(hd[2:18]) = [16]byte(row)
+					*(*[16]byte)(hd[n-14 : n+2]) = [16]byte(row[n-16:])
+				} else {
+					copyShort(hd[2:], row)
+				}
+				hd[2+len(row)] = byte(len(family))
+				if len(family) == 1 { // the usual one-byte family
+					hd[3+len(row)] = family[0]
+				} else {
+					for i, c := range family {
+						hd[3+len(row)+i] = c
+					}
+				}
+				n, used, end, lastCode, lastStart = r.codedCells(blk[:cap(blk)], len(blk), &mq.tab, coded)
+			}
+		}
+		if n == 0 {
+			return 0, 0
+		}
+		blk = blk[:end]
+		added := len(blk) - len(w.blk)
+		valueSum := used - 2*n // a coded cell is 2 bytes and its value
+		qSum := added - n*fixed - valueSum
+		keySum := n*kbase + qSum
+		lastQLen := tab[lastCode>>1].len
+		lastQ := lastStart + 8 + head
+		w.endSameRowRun(blk, n, w.blkUnencoded+added, lastQ, lastQLen, keySum, valueSum)
 	}
 	// What AppendRow records for the row after its run.
 	if w.bloom != nil { // ROW (newRowFastOK excludes ROWCOL): the row, as addToBlooms adds it
 		w.bloom.add(row, row)
 	}
+	// The row into lastRow: up to two overlapping moves through pointers (cap(lastRow) >= n checked;
+	// RowCodedFits: n <= 61).
 	switch n := len(row); {
-	case cap(w.lastRow) < n:
+	case cap(w.lastRow) < n || n < 4:
 		w.lastRow = append(w.lastRow[:0], row...)
-	case n >= 32: // 32 to 61 bytes: two overlapping 32-byte moves, through locals (not memmove)
-		w.lastRow = w.lastRow[:n]
-		a, b := [32]byte(row), [32]byte(row[n-32:])
-		*(*[32]byte)(w.lastRow) = a
-		*(*[32]byte)(w.lastRow[n-32:]) = b
-	case n >= 16: // 16 to 31 bytes: two overlapping 16-byte moves
-		w.lastRow = w.lastRow[:n]
-		*(*[16]byte)(w.lastRow) = [16]byte(row)
-		*(*[16]byte)(w.lastRow[n-16:]) = [16]byte(row[n-16:])
-	case n >= 4: // 4 to 15 bytes: two overlapping word moves
-		w.lastRow = w.lastRow[:n]
-		copyMid(w.lastRow, row)
 	default:
 		w.lastRow = w.lastRow[:n]
-		copyShort(w.lastRow, row)
+		d, s := unsafe.Pointer(unsafe.SliceData(w.lastRow)), unsafe.Pointer(unsafe.SliceData(row))
+		switch {
+		case n >= 32: // 32 to 61 bytes, through locals (not memmove)
+			a, b := *(*[32]byte)(s), *(*[32]byte)(unsafe.Add(s, n-32))
+			*(*[32]byte)(d) = a
+			*(*[32]byte)(unsafe.Add(d, n-32)) = b
+		case n >= 16:
+			a, b := *(*[16]byte)(s), *(*[16]byte)(unsafe.Add(s, n-16))
+			*(*[16]byte)(d) = a
+			*(*[16]byte)(unsafe.Add(d, n-16)) = b
+		case n >= 8:
+			a, b := *(*[8]byte)(s), *(*[8]byte)(unsafe.Add(s, n-8))
+			*(*[8]byte)(d) = a
+			*(*[8]byte)(unsafe.Add(d, n-8)) = b
+		default: // 4 to 7 bytes
+			a, b := *(*[4]byte)(s), *(*[4]byte)(unsafe.Add(s, n-4))
+			*(*[4]byte)(d) = a
+			*(*[4]byte)(unsafe.Add(d, n-4)) = b
+		}
 	}
 	w.notePut(ts)
 	return n, used
@@ -160,74 +237,6 @@ func (c *codedQuals) table(quals [][]byte) *[64]codedQual {
 		return nil
 	}
 	return &c.tab
-}
-
-// appendRowRunCoded is appendRowRun (check 1: the caller has checked the first cell) for coded cells
-// of a put (AppendNewRowCoded; tab: their qualifiers' table, in order). The caller has checked that
-// the key's head fits the run's arrays (RowCodedFits) and that the block is open and has a first key.
-func (w *Writer) appendRowRunCoded(row, family []byte, ts int64, tab *[64]codedQual, coded []byte) (n, used int) {
-	head := 2 + len(row) + 1 + len(family)
-	// The run's shared values as appendRowRun sets them up.
-	var r rowRun
-	binary.BigEndian.PutUint64(r.tt[:], uint64(ts))
-	r.tt[8] = byte(kv.TypePut)
-	extra := 0
-	if w.tags {
-		extra += 2
-	}
-	if w.mvcc {
-		extra++
-	}
-	blk := w.blk
-	kbase := kv.KeyInfrastructureSize + head - 3
-	fixed := 8 + kbase + extra
-	r.kbase, r.fixed, r.qo = kbase, fixed, 8+head
-	r.limit = min(len(blk)-w.blkUnencoded+w.opts.BlockSize, cap(blk)-runRoom+1) // end < limit: full block, or no room
-	// A cell bigger than the file's biggest so far ends the run (the usual way then records it): that
-	// is a cell whose qualifier and value lengths sum to more than big.
-	big := max(w.lenBiggest-int64(12+kbase), -1)
-	// lastStart: where the last cell taken starts in blk.
-	var end, lastCode, lastStart int
-	if head <= maxShortHead { // the key's head as one 16-byte array, which codedCellsShort makes
-		limit := min(r.limit, cap(blk)-runRoomShort+1)
-		sq := w.coded.short.table(w.coded, kbase, fixed, int(min(big, maxShortQual+maxShortValue)))
-		n, used, end, lastCode, lastStart = r.codedCellsShort(row, family, blk[:cap(blk)], len(blk), limit, sq, coded)
-	} else {
-		// codedCells' and codedCellsLong's table of the qualifiers (up to 8 bytes, values of up to 32)
-		// for the run's kbase, fixed and big, made when they changed.
-		mq := &w.coded.mid
-		if big64 := int(min(big, 64)); !mq.fresh(kbase, fixed, big64) {
-			mq.build(w.coded, kbase, fixed, big64, 8, 32)
-		}
-		if head > 32 { // the key's head as one 64-byte array, which codedCellsLong makes
-			n, used, end, lastCode, lastStart = r.codedCellsLong(row, family, blk[:cap(blk)], len(blk), &mq.tab, coded)
-		} else { // the key's head as one 32-byte array
-			hd := &r.hd
-			hd[0], hd[1] = byte(len(row)>>8), byte(len(row))
-			if n := len(row); n >= 16 { // 16 to 29 bytes: two overlapping 16-byte moves
-				*(*[16]byte)(hd[2:18]) = [16]byte(row)
-				*(*[16]byte)(hd[n-14 : n+2]) = [16]byte(row[n-16:])
-			} else {
-				copyShort(hd[2:], row)
-			}
-			hd[2+len(row)] = byte(len(family))
-			for i, c := range family { // a byte or two
-				hd[3+len(row)+i] = c
-			}
-			n, used, end, lastCode, lastStart = r.codedCells(blk[:cap(blk)], len(blk), &mq.tab, coded)
-		}
-	}
-	if n == 0 {
-		return 0, 0
-	}
-	blk = blk[:end]
-	added := len(blk) - len(w.blk)
-	valueSum := used - 2*n // a coded cell is 2 bytes and its value
-	qSum := added - n*fixed - valueSum
-	keySum := n*kbase + qSum
-	lastQLen := tab[lastCode>>1].len
-	lastQ := lastStart + 8 + head
-	return w.endSameRowRun(blk, n, w.blkUnencoded+added, lastQ, lastQLen, keySum, valueSum), used
 }
 
 // codedCells is cells for coded cells (AppendRowCoded), their qualifiers from tab (shortQuals for
