@@ -143,14 +143,14 @@ func (w *Writer) AppendNewRowCoded(row, family []byte, ts int64, typ Type, quals
 		w.lastRow = w.lastRow[:n]
 		d, s := unsafe.Pointer(unsafe.SliceData(w.lastRow)), unsafe.Pointer(unsafe.SliceData(row))
 		switch {
-		case n >= 32: // 32 to 61 bytes, through locals (not memmove)
-			a, b := *(*[32]byte)(s), *(*[32]byte)(unsafe.Add(s, n-32))
-			*(*[32]byte)(d) = a
-			*(*[32]byte)(unsafe.Add(d, n-32)) = b
+		case n >= 32: // 32 to 61 bytes: 16-byte moves (a wider array goes through a copy on the stack)
+			*(*[16]byte)(d) = *(*[16]byte)(s)
+			*(*[16]byte)(unsafe.Add(d, 16)) = *(*[16]byte)(unsafe.Add(s, 16))
+			*(*[16]byte)(unsafe.Add(d, n-32)) = *(*[16]byte)(unsafe.Add(s, n-32))
+			*(*[16]byte)(unsafe.Add(d, n-16)) = *(*[16]byte)(unsafe.Add(s, n-16))
 		case n >= 16:
-			a, b := *(*[16]byte)(s), *(*[16]byte)(unsafe.Add(s, n-16))
-			*(*[16]byte)(d) = a
-			*(*[16]byte)(unsafe.Add(d, n-16)) = b
+			*(*[16]byte)(d) = *(*[16]byte)(s)
+			*(*[16]byte)(unsafe.Add(d, n-16)) = *(*[16]byte)(unsafe.Add(s, n-16))
 		case n >= 8:
 			a, b := *(*[8]byte)(s), *(*[8]byte)(unsafe.Add(s, n-8))
 			*(*[8]byte)(d) = a

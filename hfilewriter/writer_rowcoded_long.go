@@ -17,23 +17,34 @@ const maxCodedHead = 64
 // overwritten by the qualifier and what follows.
 type longHead [maxCodedHead]byte
 
-// set sets l to the key head of row and family, 33 to 64 bytes.
+// set sets l to the key head of row and family, 33 to 64 bytes: the row as up to two overlapping
+// moves through pointers (2+len(row)+1+len(family) <= 64 checked, so every move is within l and row).
 func (l *longHead) set(row, family []byte) {
-	l[0], l[1] = byte(len(row)>>8), byte(len(row))
-	switch n := len(row); {
-	case n >= 32: // 32 to 61 bytes: two overlapping 32-byte moves, through locals (not memmove)
-		a, b := [32]byte(row), [32]byte(row[n-32:])
-		*(*[32]byte)(l[2:34]) = a
-		*(*[32]byte)(l[n-30 : n+2]) = b
+	n := len(row)
+	if 3+n+len(family) > len(l) {
+		panic("hfilewriter: longHead.set's head longer than 64 bytes")
+	}
+	l[0], l[1] = byte(n>>8), byte(n)
+	d, s := unsafe.Pointer(&l[2]), unsafe.Pointer(unsafe.SliceData(row))
+	switch {
+	case n >= 32: // 32 to 61 bytes: 16-byte moves (a wider array goes through a copy on the stack)
+		*(*[16]byte)(d) = *(*[16]byte)(s)
+		*(*[16]byte)(unsafe.Add(d, 16)) = *(*[16]byte)(unsafe.Add(s, 16))
+		*(*[16]byte)(unsafe.Add(d, n-32)) = *(*[16]byte)(unsafe.Add(s, n-32))
+		*(*[16]byte)(unsafe.Add(d, n-16)) = *(*[16]byte)(unsafe.Add(s, n-16))
 	case n >= 16:
-		*(*[16]byte)(l[2:18]) = [16]byte(row)
-		*(*[16]byte)(l[n-14 : n+2]) = [16]byte(row[n-16:])
+		*(*[16]byte)(d) = *(*[16]byte)(s)
+		*(*[16]byte)(unsafe.Add(d, n-16)) = *(*[16]byte)(unsafe.Add(s, n-16))
 	default:
 		copyShort(l[2:], row)
 	}
-	l[2+len(row)] = byte(len(family))
+	l[2+n] = byte(len(family))
+	if len(family) == 1 { // the usual one-byte family
+		l[3+n] = family[0]
+		return
+	}
 	for i, c := range family {
-		l[3+len(row)+i] = c
+		l[3+n+i] = c
 	}
 }
 
