@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -72,6 +73,7 @@ type CSVSource struct {
 	hintData, hintRaw int  // capacity hints from the previous batch
 	wholeQuoted       bool // tests: parseQuoted takes every record with a quote whole (no parseQuotedAfter split)
 	noPlainLines      bool // tests: Next takes every record through parseRecord (no plainLines)
+	cleanWindow       int  // how many bytes plainLines searches for the next quote at once (tests: fewer)
 
 	// free holds released batches whose buffers Next reuses (Batch.Release hands them back), so that
 	// a long file does not allocate (and the collector scan) fresh megabytes per batch.
@@ -101,7 +103,7 @@ func newCSVSource(r io.Reader, name string, fileIndex int, opts SourceOptions, r
 	s := &CSVSource{
 		name: name, fileIndex: fileIndex, r: r, opts: opts,
 		sep: opts.Separator, quote: opts.Quote, esc: opts.Escape, null: opts.Null, quoting: opts.Quote != 0,
-		buf: make([]byte, csvChunk), line: 1, expected: opts.ExpectedFields,
+		buf: make([]byte, csvChunk), line: 1, expected: opts.ExpectedFields, cleanWindow: cleanWindow,
 	}
 	s.escRules, s.crlf = csvRules(opts)
 	if s.escRules != escQuoted {
@@ -276,6 +278,17 @@ func (s *CSVSource) parseRecord(b *Batch, data []byte, atEOF bool) csvRecord {
 	}
 }
 
+// cleanWindow is how many bytes plainLines searches for the next quote (or escape byte) at once.
+const cleanWindow = 4096
+
+// firstOrEnd returns the position of the first c in p, len(p) if none.
+func firstOrEnd(p []byte, c byte) int {
+	if i := bytes.IndexByte(p, c); i >= 0 {
+		return i
+	}
+	return len(p)
+}
+
 // firstQuoteOrEsc returns the position of the first quote (or escape character) in line, -1 if none.
 func (s *CSVSource) firstQuoteOrEsc(line []byte) int {
 	qi := -1
@@ -338,10 +351,15 @@ func (s *CSVSource) appendUnquotedLine(b *Batch, line []byte) int {
 	n := splitUnquoted(ends[first:first+len(line)+1], d, line, s.sep, base)
 	ends = ends[:first+n]
 	// A field is NULL when it is empty (isNull without a --null text): when its end equals the one before.
+	// The loop reads and writes through unsafe pointers within ends[first:first+n] and
+	// nulls[first:first+n] (n >= 1), which the slices above hold: with checked indexes it cost about 12
+	// instructions a field.
 	nulls := slices.Grow(b.Nulls[:first], n)[:first+n]
+	ep, np := unsafe.Pointer(&ends[first]), unsafe.Pointer(&nulls[first])
 	prev := int32(base)
-	for k, e := range ends[first:] {
-		nulls[first+k] = e == prev
+	for k := 0; k < n; k++ {
+		e := *(*int32)(unsafe.Add(ep, 4*k))
+		*(*bool)(unsafe.Add(np, k)) = e == prev
 		prev = e
 	}
 	b.Data, b.Ends, b.Nulls = b.Data[:int(prev)], ends, nulls
@@ -849,6 +867,16 @@ const csvBatchBytes = 8 << 20
 // conditions), and reports whether it took a record: Next's loop takes the one it stopped at.
 func (s *CSVSource) plainLines(b *Batch, data []byte, rowsWant int) bool {
 	took := false
+	// data[:cq] holds no quote and data[:ce] no escape byte (positions in data, moved back with it):
+	// each is searched for over the next s.cleanWindow bytes at once, up to the first one found, and again
+	// only when a line reaches past it, instead of in every line (two calls of IndexByte a line).
+	cq, ce := -1, -1
+	if !s.quoting {
+		cq = math.MaxInt
+	}
+	if s.uesc == 0 {
+		ce = math.MaxInt
+	}
 	for b.NumRows < rowsWant && len(b.Bad) < rowsWant && len(b.RawData)+s.badBytes < csvBatchBytes {
 		if s.rng != nil && s.base+int64(s.pos) >= s.rng.To {
 			break
@@ -858,7 +886,20 @@ func (s *CSVSource) plainLines(b *Batch, data []byte, rowsWant int) bool {
 			break
 		}
 		line := data[:nl]
-		qi := s.firstQuoteOrEsc(line)
+		// qi: the first quote or escape byte in line (firstQuoteOrEsc), -1 if none.
+		if cq < nl {
+			cq = firstOrEnd(data[:min(len(data), max(nl, s.cleanWindow))], s.quote)
+		}
+		if ce < nl {
+			ce = firstOrEnd(data[:min(len(data), max(nl, s.cleanWindow))], s.uesc)
+		}
+		qi := -1
+		if cq < nl {
+			qi = cq
+		}
+		if ce < nl && (qi < 0 || ce < qi) {
+			qi = ce
+		}
 		if qi >= 0 && s.esc != 0 {
 			break
 		}
@@ -886,6 +927,7 @@ func (s *CSVSource) plainLines(b *Batch, data []byte, rowsWant int) bool {
 		s.pos += nl + 1
 		s.line++
 		data = data[nl+1:]
+		cq, ce = cq-(nl+1), ce-(nl+1)
 		took = true
 	}
 	return took

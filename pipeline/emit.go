@@ -692,11 +692,14 @@ func plainShort(dst []byte, l int, src []byte, rowEnds []int32, rowNulls []bool,
 	}
 	nf, ns := uint(len(rowEnds)), uint(len(src)-plainWordMax)
 	var sum uint64
-	k, skipped := 0, 0
+	// a walks at by pointer up to aEnd (k = a's index at the end), with fewer values live in the loop.
+	a0 := unsafe.Pointer(unsafe.SliceData(at))
+	a, aEnd := a0, unsafe.Add(a0, uintptr(len(at))*unsafe.Sizeof(plainField{}))
+	written := 0
 loop:
-	for ; k < len(at); k++ {
-		a := &at[k]
-		f := uint(a.f)
+	for ; a != aEnd; a = unsafe.Add(a, unsafe.Sizeof(plainField{})) {
+		pf := (*plainField)(a)
+		f := uint(pf.f)
 		if f >= nf {
 			break
 		}
@@ -707,8 +710,7 @@ loop:
 		n := e - s
 		if null := *(*bool)(unsafe.Add(np, f)); null || uint32(n-1) >= plainWordMax { // or empty, or too long
 			switch {
-			case null && a.skipNull, !null && n == 0 && a.skipEmpty:
-				skipped++
+			case null && pf.skipNull, !null && n == 0 && pf.skipEmpty:
 				continue
 			case null:
 				n = 0 // NULL with null_empty: an empty value
@@ -720,7 +722,7 @@ loop:
 			break
 		}
 		p, v := unsafe.Add(dp, l), unsafe.Add(sp, s)
-		*(*byte)(p), *(*byte)(unsafe.Add(p, 1)) = a.code, byte(n)
+		*(*byte)(p), *(*byte)(unsafe.Add(p, 1)) = pf.code, byte(n)
 		*(*uint64)(unsafe.Add(p, 2)) = *(*uint64)(v)
 		*(*uint64)(unsafe.Add(p, 10)) = *(*uint64)(unsafe.Add(v, 8))
 		if n > 16 {
@@ -734,9 +736,11 @@ loop:
 			}
 		}
 		l += 2 + int(n)
-		sum += uint64(a.famQual) + uint64(n)
+		sum += uint64(pf.famQual) + uint64(n)
+		written++
 	}
-	return l, sum, k, k - skipped
+	k := int((uintptr(a) - uintptr(a0)) / unsafe.Sizeof(plainField{}))
+	return l, sum, k, written
 }
 
 // appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
