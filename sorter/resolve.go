@@ -116,8 +116,8 @@ func (r *resolver) alone() bool {
 	if r.la >= 0 && keyEqual(&r.a.idx[r.la], e) {
 		return r.aloneTied(e) // maybe the same row
 	}
-	h, cells, _ := cellrec.ParseHeader(r.a.record(e)) // validated when added
-	r.out.h, r.out.cells, r.out.seq, r.out.prefix = h, cells, e.seq, e.prefix
+	cells, _ := cellrec.ParseHeaderTo(&r.out.h, r.a.record(e)) // validated when added
+	r.out.cells, r.out.seq, r.out.prefix = cells, e.seq, e.prefix
 	r.done, r.emitted = true, len(cells)
 	return true
 }

@@ -162,6 +162,26 @@ func ParseHeader(rec []byte) (Header, []byte, error) {
 	return parseHeader(rec)
 }
 
+// ParseHeaderTo is ParseHeader writing the header into *h (left as ParseHeader would return it), for a
+// caller that keeps it in a struct: no Header is returned and copied (eight words) per record.
+func ParseHeaderTo(h *Header, rec []byte) ([]byte, error) {
+	if len(rec) > 0 && rec[0] < 0x80 {
+		f := 1 + int(rec[0])
+		if f < len(rec) && rec[f] < 0x80 {
+			e := f + 1 + int(rec[f])
+			if e+9 <= len(rec) {
+				h.Row, h.Family = rec[1:f:f], rec[f+1:e:e]
+				h.TS, h.Type = int64(binary.BigEndian.Uint64(rec[e:])), kv.Type(rec[e+8])
+				return rec[e+9:], nil
+			}
+		}
+	}
+	var cells []byte
+	var err error
+	*h, cells, err = parseHeader(rec)
+	return cells, err
+}
+
 // parseHeader is ParseHeader for any record.
 func parseHeader(rec []byte) (Header, []byte, error) {
 	var h Header

@@ -110,6 +110,50 @@ func TestParseHeaderFastPathAgrees(t *testing.T) {
 	}
 }
 
+// ParseHeaderTo gives what ParseHeader gives (header, cells, error), over a header left by another
+// record, on records and every damage to them.
+func TestParseHeaderToAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	d := NewDict([][]byte{[]byte("a")})
+	var into Header
+	for iter := 0; iter < 20000; iter++ {
+		row := make([]byte, r.IntN(4))
+		if r.IntN(8) == 0 {
+			row = make([]byte, 120+r.IntN(20)) // around the one-byte length's end
+		}
+		for i := range row {
+			row[i] = byte(r.IntN(256))
+		}
+		fam := make([]byte, r.IntN(3))
+		if r.IntN(8) == 0 {
+			fam = make([]byte, 127+r.IntN(3))
+		}
+		rec := AppendHeader(nil, row, fam, r.Int64(), kv.Type(r.IntN(256)))
+		if r.IntN(2) == 0 {
+			rec = d.AppendCell(rec, 0, []byte("v"))
+		}
+		if r.IntN(3) == 0 {
+			rec[r.IntN(len(rec))] ^= byte(1 << r.IntN(8))
+		}
+		if r.IntN(4) == 0 {
+			rec = rec[:r.IntN(len(rec)+1)]
+		}
+		wh, wcells, werr := ParseHeader(rec)
+		cells, err := ParseHeaderTo(&into, rec)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("iteration %d: error %v, ParseHeader says %v (record %x)", iter, err, werr, rec)
+		}
+		if err != nil {
+			continue
+		}
+		if !bytes.Equal(into.Row, wh.Row) || !bytes.Equal(into.Family, wh.Family) || into.TS != wh.TS ||
+			into.Type != wh.Type || !bytes.Equal(cells, wcells) || cap(into.Row) != cap(wh.Row) ||
+			cap(into.Family) != cap(wh.Family) || len(cells) != len(wcells) || cap(cells) != cap(wcells) {
+			t.Fatalf("iteration %d: %+v %x, ParseHeader says %+v %x (record %x)", iter, into, cells, wh, wcells, rec)
+		}
+	}
+}
+
 // Next and NextTags (with their one-byte paths) decode what the checked decoder (nextCode) decodes, cell
 // by cell, on regions with dictionary and literal cells, one- and two-byte codes and lengths, and tags.
 func TestNextAgreesWithCheckedDecoder(t *testing.T) {
