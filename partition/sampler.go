@@ -160,9 +160,10 @@ func (sm *Sampler) Offer(row []byte, bytes int64) {
 func (sm *Sampler) mergeLocked(b *sampleBatch) {
 	base := len(sm.rows)
 	sm.rows = append(sm.rows, b.rows...)
-	for _, e := range b.entries {
-		e.off += base
-		sm.entries = append(sm.entries, e)
+	n := len(sm.entries)
+	sm.entries = append(sm.entries, b.entries...)
+	for es, i := sm.entries[n:], 0; i < len(es); i++ {
+		es[i].off += base
 	}
 	b.entries, b.rows = b.entries[:0], b.rows[:0]
 }
@@ -196,10 +197,15 @@ func (sm *Sampler) selectLocked() {
 	}
 	sm.sortEntries()
 	es := sm.entries
+	// Up to the first pair of one key's offers, every candidate stays where it is; from there on they
+	// move down over the merged ones.
 	n := 1
-	for i := 1; i < len(es); i++ {
+	for n < len(es) && !sm.sameKey(&es[n], &es[n-1]) {
+		n++
+	}
+	for i := n; i < len(es); i++ {
 		e, last := &es[i], &es[n-1]
-		if e.prio == last.prio && e.n == last.n && bytes.Equal(sm.row(e), sm.row(last)) {
+		if sm.sameKey(e, last) {
 			last.bytes += e.bytes
 			continue
 		}
@@ -221,6 +227,11 @@ func (sm *Sampler) selectLocked() {
 	}
 	sm.entries, sm.sorted = es, n
 	sm.rows, sm.spare = rows, sm.rows[:0]
+}
+
+// sameKey reports whether candidates a and b are offers of one row (sm.sel held).
+func (sm *Sampler) sameKey(a, b *sampleEntry) bool {
+	return a.prio == b.prio && a.n == b.n && bytes.Equal(sm.row(a), sm.row(b))
 }
 
 // sortEntries sorts the candidates by (priority, row), up to the order of equal (priority, row) pairs,

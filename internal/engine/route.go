@@ -146,10 +146,14 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 func (rt *router) offerRows(cb *pipeline.CellBatch) {
 	var sampleRow []byte
 	var sampleBytes, sampleRows, sampleTotal int64
+	buf := cb.Buf
 	for i := range cb.Records {
 		r := &cb.Records[i]
-		row := cellrec.Row(cb.Record(i))
-		if sampleRow == nil || !bytes.Equal(row, sampleRow) {
+		row := cellrec.Row(buf[r.Off : r.Off+r.Len : r.Off+r.Len])
+		// Rows of neighbouring records differ mostly in their last byte (distinct keys in input order):
+		// comparing it first skips most calls to bytes.Equal's loop.
+		if sampleRow == nil || len(row) != len(sampleRow) || (len(row) > 0 && row[len(row)-1] != sampleRow[len(row)-1]) ||
+			!bytes.Equal(row, sampleRow) {
 			if sampleRow != nil {
 				rt.sampler.Offer(sampleRow, sampleBytes)
 			}
