@@ -187,6 +187,13 @@ func (sm *Sampler) settleLocked() {
 // selectLocked merges the candidates of one key, keeps the capacity best keys by (priority, row), drops
 // the others, moves the kept rows into a compact row buffer and lowers the threshold to the worst kept
 // priority (sm.sel held).
+//
+// The new candidates above a cutoff that leaves a little more than capacity of them and the kept keys
+// (cutoff) are set aside before the sort: a key's offers all have its priority, so when the capacity
+// best keys after the sort are all at or below the cutoff, the ones set aside are all worse than them
+// and are dropped unsorted (half of the first selection's candidates). Otherwise (keys offered many
+// times, or kept keys above the cutoff whose new offers were set aside) they are sorted and merged in
+// after all.
 func (sm *Sampler) selectLocked() {
 	if len(sm.entries) <= 1 {
 		sm.sorted = len(sm.entries)
@@ -195,7 +202,81 @@ func (sm *Sampler) selectLocked() {
 	if sm.sorted == len(sm.entries) {
 		return // nothing offered since the last selection
 	}
+	var aside []sampleEntry
+	cut, ok := sm.cutoff()
+	if ok {
+		es := sm.entries
+		j := len(es)
+		for i := sm.sorted; i < j; {
+			if es[i].prio > cut {
+				j--
+				es[i], es[j] = es[j], es[i]
+			} else {
+				i++
+			}
+		}
+		aside, sm.entries = es[j:], es[:j]
+	}
 	sm.sortEntries()
+	n := sm.mergeKeys()
+	if len(aside) > 0 && (n < sm.capacity || sm.entries[sm.capacity-1].prio > cut) {
+		// The ones set aside are needed. They are still where the partition left them (sortEntries and
+		// mergeKeys write below them, or into the other buffer), and copy overlapping ones down.
+		sm.entries = append(sm.entries[:n], aside...)
+		sm.sorted, aside = n, nil
+		sm.sortEntries()
+		n = sm.mergeKeys()
+	}
+	es := sm.entries
+	if n > sm.capacity || len(aside) > 0 {
+		n = min(n, sm.capacity)
+		sm.evicted = true
+		sm.threshold.Store(es[n-1].prio)
+	}
+	es = es[:n]
+	rows := sm.spare[:0]
+	for i := range es {
+		e := &es[i]
+		off := len(rows)
+		rows = append(rows, sm.row(e)...)
+		e.off = off
+	}
+	sm.entries, sm.sorted = es, n
+	sm.rows, sm.spare = rows, sm.rows[:0]
+}
+
+// cutoff returns the end of the first of 2,048 ranges of priorities (the top 11 bits below the
+// threshold, which every candidate passed) at which the kept keys and the new candidates at or below it
+// number capacity and a margin for keys offered more than once, and false when only the last range
+// would do (sm.sel held; entries[:sorted] are sorted).
+func (sm *Sampler) cutoff() (uint64, bool) {
+	es, k := sm.entries, sm.sorted
+	want := sm.capacity + sm.capacity>>6 + 8
+	if len(es) <= want {
+		return 0, false
+	}
+	shift := uint(max(0, bits.Len64(sm.threshold.Load())-radixBits)) & 63
+	var counts [1 << radixBits]uint32
+	for _, e := range es[k:] {
+		counts[e.prio>>shift&radixMask]++
+	}
+	kept, seen := 0, 0
+	for b := 0; b < len(counts)-1; b++ {
+		end := uint64(b+1)<<shift - 1
+		for kept < k && es[kept].prio <= end {
+			kept++
+		}
+		seen += int(counts[b])
+		if kept+seen >= want {
+			return end, true
+		}
+	}
+	return 0, false
+}
+
+// mergeKeys merges the offers of one key in the sorted candidates into one candidate with their bytes
+// and returns the number of keys, now entries[:n] (sm.sel held).
+func (sm *Sampler) mergeKeys() int {
 	es := sm.entries
 	// Up to the first pair of one key's offers, every candidate stays where it is; from there on they
 	// move down over the merged ones.
@@ -212,21 +293,7 @@ func (sm *Sampler) selectLocked() {
 		es[n] = *e
 		n++
 	}
-	if n > sm.capacity {
-		n = sm.capacity
-		sm.evicted = true
-		sm.threshold.Store(es[n-1].prio)
-	}
-	es = es[:n]
-	rows := sm.spare[:0]
-	for i := range es {
-		e := &es[i]
-		off := len(rows)
-		rows = append(rows, sm.row(e)...)
-		e.off = off
-	}
-	sm.entries, sm.sorted = es, n
-	sm.rows, sm.spare = rows, sm.rows[:0]
+	return n
 }
 
 // sameKey reports whether candidates a and b are offers of one row (sm.sel held).

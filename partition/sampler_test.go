@@ -431,3 +431,120 @@ func BenchmarkSamplerSplitsOrders(b *testing.B) {
 		}
 	}
 }
+
+// The selection sets aside the new candidates above a cutoff and drops them unsorted only when the
+// capacity best keys are all below it: the sample stays the exact bottom-k with exact bytes when keys
+// are offered once, many times within one batch, again after they were kept (their new offers above the
+// cutoff while they are kept), or in waves of one key set.
+func TestSamplerCutoffKeepsBottomK(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	type offer struct {
+		row   string
+		bytes int64
+	}
+	patterns := map[string]func(capacity int) []offer{
+		"distinct": func(capacity int) []offer {
+			var o []offer
+			for i := 0; i < 7*capacity; i++ {
+				o = append(o, offer{fmt.Sprintf("d%07d", i), int64(1 + i%50)})
+			}
+			return o
+		},
+		"repeated in a batch": func(capacity int) []offer {
+			var o []offer
+			for i := 0; i < 3*capacity; i++ {
+				for r := 0; r < 1+i%7; r++ {
+					o = append(o, offer{fmt.Sprintf("r%07d", i), int64(1 + r)})
+				}
+			}
+			return o
+		},
+		"again after kept": func(capacity int) []offer {
+			var o []offer
+			for wave := 0; wave < 4; wave++ {
+				for i := 0; i < 2*capacity; i++ {
+					o = append(o, offer{fmt.Sprintf("w%07d", (i*7919)%(2*capacity)), int64(1 + wave + i%9)})
+				}
+			}
+			return o
+		},
+		"random": func(capacity int) []offer {
+			var o []offer
+			for i := 0; i < 10*capacity; i++ {
+				o = append(o, offer{fmt.Sprintf("x%07d", rng.Intn(3*capacity)), int64(1 + rng.Intn(100))})
+			}
+			return o
+		},
+	}
+	for name, gen := range patterns {
+		for _, capacity := range []int{1, 7, 64, 1000} {
+			offers := gen(capacity)
+			sm := NewSampler(capacity, 21)
+			want := map[string]int64{}
+			for _, o := range offers {
+				sm.Add([]byte(o.row), o.bytes)
+				want[o.row] += o.bytes
+			}
+			rows := make([]string, 0, len(want))
+			for r := range want {
+				rows = append(rows, r)
+			}
+			slices.SortFunc(rows, func(a, b string) int {
+				if c := cmp.Compare(sm.priority([]byte(a)), sm.priority([]byte(b))); c != 0 {
+					return c
+				}
+				return strings.Compare(a, b)
+			})
+			keep := rows[:min(capacity, len(rows))]
+			slices.Sort(keep)
+			got := sm.Sample()
+			if len(got) != len(keep) {
+				t.Fatalf("%s, capacity %d: kept %d keys, want %d", name, capacity, len(got), len(keep))
+			}
+			for i, k := range got {
+				if string(k.Row) != keep[i] || k.Bytes != want[keep[i]] {
+					t.Fatalf("%s, capacity %d: key %d is %q with %d bytes, want %q with %d", name, capacity, i,
+						k.Row, k.Bytes, keep[i], want[keep[i]])
+				}
+			}
+			if st := sm.Stats(); st.Complete != (len(rows) <= capacity) {
+				t.Fatalf("%s, capacity %d: complete %v with %d distinct keys", name, capacity, st.Complete, len(rows))
+			}
+		}
+	}
+}
+
+// A selection that drops candidates set aside above its cutoff evicts keys even when exactly capacity
+// keys lie below the cutoff: the sample is no longer complete and the threshold falls to the worst kept.
+func TestSelectDropsAsideEvicts(t *testing.T) {
+	const capacity = 10
+	sm := NewSampler(capacity, 1)
+	add := func(prio uint64, row string) {
+		sm.entries = append(sm.entries, sampleEntry{prio: prio, bytes: 1, off: len(sm.rows), n: len(row)})
+		sm.rows = append(sm.rows, row...)
+	}
+	// Ten keys in the first range of priorities, each offered twice (20 candidates: capacity and a margin
+	// of 8), the last one at the range's end; thirty keys far above.
+	for i := 0; i < capacity; i++ {
+		p := uint64(i + 1)
+		if i == capacity-1 {
+			p = 1<<53 - 1
+		}
+		add(p, fmt.Sprintf("low%02d", i))
+		add(p, fmt.Sprintf("low%02d", i))
+	}
+	for i := 0; i < 30; i++ {
+		add(5<<53+uint64(i), fmt.Sprintf("high%02d", i))
+	}
+	sm.selectLocked()
+	if len(sm.entries) != capacity || !sm.evicted || sm.threshold.Load() != 1<<53-1 {
+		t.Fatalf("kept %d, evicted %v, threshold %#x; want %d, true, %#x", len(sm.entries), sm.evicted,
+			sm.threshold.Load(), capacity, uint64(1<<53-1))
+	}
+	for i := range sm.entries {
+		e := &sm.entries[i]
+		if want := fmt.Sprintf("low%02d", i); string(sm.row(e)) != want || e.bytes != 2 {
+			t.Fatalf("key %d is %q with %d bytes, want %q with 2", i, sm.row(e), e.bytes, want)
+		}
+	}
+}
