@@ -209,9 +209,9 @@ func (r *fdRun) codedRun(blk []byte, end, unencoded int, tab *[64]fdQual, coded 
 		lead := e.lead
 		if lv == r.valLen {
 			lead |= fastDiffSameValueLength | fastDiffSameValue
-			v, pv := unsafe.Add(cp, p+2), unsafe.Add(bp, r.valOff)
+			v, pv := unsafe.Add(cp, p+1), unsafe.Add(bp, r.valOff) // v: the value length's byte (see below)
 			for i := range lv {
-				if *(*byte)(unsafe.Add(v, i)) != *(*byte)(unsafe.Add(pv, i)) {
+				if *(*byte)(unsafe.Add(v, i+1)) != *(*byte)(unsafe.Add(pv, i)) {
 					lead &^= fastDiffSameValue
 					break
 				}
@@ -232,30 +232,32 @@ func (r *fdRun) codedRun(blk []byte, end, unencoded int, tab *[64]fdQual, coded 
 		o++
 		if lead&fastDiffSameValue == 0 { // the value: 0 to 64 bytes
 			r.valOff, r.valLen = end+o, lv
-			d, v := unsafe.Add(b, o), unsafe.Add(cp, p+2)
+			// v: the value length's byte, in coded also before an empty last value (its start is
+			// past coded's end, where no pointer may point).
+			d, v := unsafe.Add(b, o), unsafe.Add(cp, p+1)
 			switch {
 			case lv <= 8:
 				var w uint64
 				switch {
 				case p+10 <= nc:
-					w = *(*uint64)(v)
+					w = *(*uint64)(unsafe.Add(v, 1))
 				case next >= 8:
 					w = *(*uint64)(unsafe.Add(cp, next-8)) >> (64 - 8*lv)
 				default: // (coded is under 8 bytes long)
 					for i := range lv {
-						w |= uint64(*(*byte)(unsafe.Add(v, i))) << (8 * i)
+						w |= uint64(*(*byte)(unsafe.Add(v, i+1))) << (8 * i)
 					}
 				}
 				*(*uint64)(d) = w
 			case lv <= 16:
-				*(*uint64)(d) = *(*uint64)(v)
-				*(*uint64)(unsafe.Add(d, lv-8)) = *(*uint64)(unsafe.Add(v, lv-8))
+				*(*uint64)(d) = *(*uint64)(unsafe.Add(v, 1))
+				*(*uint64)(unsafe.Add(d, lv-8)) = *(*uint64)(unsafe.Add(v, lv-7))
 			case lv <= 32:
-				*(*[16]byte)(d) = *(*[16]byte)(v)
-				*(*[16]byte)(unsafe.Add(d, lv-16)) = *(*[16]byte)(unsafe.Add(v, lv-16))
+				*(*[16]byte)(d) = *(*[16]byte)(unsafe.Add(v, 1))
+				*(*[16]byte)(unsafe.Add(d, lv-16)) = *(*[16]byte)(unsafe.Add(v, lv-15))
 			default:
-				*(*[32]byte)(d) = *(*[32]byte)(v)
-				*(*[32]byte)(unsafe.Add(d, lv-32)) = *(*[32]byte)(unsafe.Add(v, lv-32))
+				*(*[32]byte)(d) = *(*[32]byte)(unsafe.Add(v, 1))
+				*(*[32]byte)(unsafe.Add(d, lv-32)) = *(*[32]byte)(unsafe.Add(v, lv-31))
 			}
 			o += lv
 		}

@@ -79,25 +79,27 @@ func (r *rowRun) codedCellsLong(row, family []byte, blk []byte, end int, tab *[6
 			break
 		}
 		pc = code
-		v := unsafe.Add(cp, i+2)
 		o := unsafe.Add(bp, end)
 		binary.BigEndian.PutUint64((*[8]byte)(o)[:], e.lens|uint64(vl))
 		*(*longHead)(unsafe.Add(o, 8)) = h
 		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(o, qo))[:], e.word)
 		t := unsafe.Add(o, e.ts&127) // the timestamp
 		*(*[16]byte)(t) = ts
-		switch { // the value, as two overlapping moves, then a tags length and a sequence id of 0
+		// The value, as two overlapping moves, then a tags length and a sequence id of 0. (No pointer to
+		// the value's start is made before its length is known: an empty last value starts past
+		// coded's end, where no pointer may point; a value under 4 bytes is read back from its last byte.)
+		switch {
 		case vl > 16:
-			*(*[16]byte)(unsafe.Add(t, 9)) = *(*[16]byte)(v)
-			*(*[16]byte)(unsafe.Add(t, vl-7)) = *(*[16]byte)(unsafe.Add(v, vl-16))
+			*(*[16]byte)(unsafe.Add(t, 9)) = *(*[16]byte)(unsafe.Add(cp, i+2))
+			*(*[16]byte)(unsafe.Add(t, vl-7)) = *(*[16]byte)(unsafe.Add(cp, i+2+vl-16))
 		case vl >= 8:
-			*(*[8]byte)(unsafe.Add(t, 9)) = *(*[8]byte)(v)
-			*(*[8]byte)(unsafe.Add(t, vl+1)) = *(*[8]byte)(unsafe.Add(v, vl-8))
+			*(*[8]byte)(unsafe.Add(t, 9)) = *(*[8]byte)(unsafe.Add(cp, i+2))
+			*(*[8]byte)(unsafe.Add(t, vl+1)) = *(*[8]byte)(unsafe.Add(cp, i+2+vl-8))
 		case vl >= 4:
-			*(*[4]byte)(unsafe.Add(t, 9)) = *(*[4]byte)(v)
-			*(*[4]byte)(unsafe.Add(t, 5+vl)) = *(*[4]byte)(unsafe.Add(v, vl-4))
+			*(*[4]byte)(unsafe.Add(t, 9)) = *(*[4]byte)(unsafe.Add(cp, i+2))
+			*(*[4]byte)(unsafe.Add(t, 5+vl)) = *(*[4]byte)(unsafe.Add(cp, i+2+vl-4))
 		default:
-			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(t, 9))[:], loadShort(unsafe.Slice((*byte)(v), vl)))
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(t, 9))[:], loadShortTo(unsafe.Add(cp, i+1+vl), vl))
 		}
 		binary.LittleEndian.PutUint32((*[4]byte)(unsafe.Add(t, 9+vl))[:], 0) // (extra <= 3 bytes)
 		lastStart = end

@@ -139,7 +139,6 @@ func (r *rowRun) codedCellsShort(row, family []byte, blk []byte, end, limit int,
 			break
 		}
 		pc = code
-		v := unsafe.Add(cp, i+2)
 		o := unsafe.Add(bp, end)
 		binary.BigEndian.PutUint64((*[8]byte)(o)[:], e.lens|uint64(vl))
 		*(*[16]byte)(unsafe.Add(o, 8)) = h
@@ -147,24 +146,27 @@ func (r *rowRun) codedCellsShort(row, family []byte, blk []byte, end, limit int,
 		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(o, qo+8))[:], e.hi)
 		t := unsafe.Add(o, e.ts&63) // the timestamp: at most 39 (8 + 15 + 16)
 		*(*[16]byte)(t) = ts
-		switch { // the value, as two overlapping moves, then a tags length and a sequence id of 0
+		// The value, as two overlapping moves, then a tags length and a sequence id of 0. (No pointer to
+		// the value's start is made before its length is known: an empty last value starts past
+		// coded's end, where no pointer may point; a value under 4 bytes is read back from its last byte.)
+		switch {
 		case vl > 64:
-			*(*[64]byte)(unsafe.Add(t, 9)) = *(*[64]byte)(v)
-			*(*[64]byte)(unsafe.Add(t, vl-55)) = *(*[64]byte)(unsafe.Add(v, vl-64))
+			*(*[64]byte)(unsafe.Add(t, 9)) = *(*[64]byte)(unsafe.Add(cp, i+2))
+			*(*[64]byte)(unsafe.Add(t, vl-55)) = *(*[64]byte)(unsafe.Add(cp, i+2+vl-64))
 		case vl > 32:
-			*(*[32]byte)(unsafe.Add(t, 9)) = *(*[32]byte)(v)
-			*(*[32]byte)(unsafe.Add(t, vl-23)) = *(*[32]byte)(unsafe.Add(v, vl-32))
+			*(*[32]byte)(unsafe.Add(t, 9)) = *(*[32]byte)(unsafe.Add(cp, i+2))
+			*(*[32]byte)(unsafe.Add(t, vl-23)) = *(*[32]byte)(unsafe.Add(cp, i+2+vl-32))
 		case vl > 16:
-			*(*[16]byte)(unsafe.Add(t, 9)) = *(*[16]byte)(v)
-			*(*[16]byte)(unsafe.Add(t, vl-7)) = *(*[16]byte)(unsafe.Add(v, vl-16))
+			*(*[16]byte)(unsafe.Add(t, 9)) = *(*[16]byte)(unsafe.Add(cp, i+2))
+			*(*[16]byte)(unsafe.Add(t, vl-7)) = *(*[16]byte)(unsafe.Add(cp, i+2+vl-16))
 		case vl >= 8:
-			*(*[8]byte)(unsafe.Add(t, 9)) = *(*[8]byte)(v)
-			*(*[8]byte)(unsafe.Add(t, vl+1)) = *(*[8]byte)(unsafe.Add(v, vl-8))
+			*(*[8]byte)(unsafe.Add(t, 9)) = *(*[8]byte)(unsafe.Add(cp, i+2))
+			*(*[8]byte)(unsafe.Add(t, vl+1)) = *(*[8]byte)(unsafe.Add(cp, i+2+vl-8))
 		case vl >= 4:
-			*(*[4]byte)(unsafe.Add(t, 9)) = *(*[4]byte)(v)
-			*(*[4]byte)(unsafe.Add(t, 5+vl)) = *(*[4]byte)(unsafe.Add(v, vl-4))
+			*(*[4]byte)(unsafe.Add(t, 9)) = *(*[4]byte)(unsafe.Add(cp, i+2))
+			*(*[4]byte)(unsafe.Add(t, 5+vl)) = *(*[4]byte)(unsafe.Add(cp, i+2+vl-4))
 		default:
-			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(t, 9))[:], loadShort(unsafe.Slice((*byte)(v), vl)))
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(t, 9))[:], loadShortTo(unsafe.Add(cp, i+1+vl), vl))
 		}
 		binary.LittleEndian.PutUint32((*[4]byte)(unsafe.Add(t, 9+vl))[:], 0) // (extra <= 3 bytes)
 		lastStart = end
