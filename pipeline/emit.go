@@ -692,13 +692,12 @@ func plainShort(dst []byte, l int, src []byte, rowEnds []int32, rowNulls []bool,
 	}
 	nf, ns := uint(len(rowEnds)), uint(len(src)-plainWordMax)
 	var sum uint64
-	// a walks at by pointer up to aEnd (k = a's index at the end), with fewer values live in the loop.
-	a0 := unsafe.Pointer(unsafe.SliceData(at))
-	a, aEnd := a0, unsafe.Add(a0, uintptr(len(at))*unsafe.Sizeof(plainField{}))
-	written := 0
+	// at is walked by index: a pointer walk to its end (one past its last element) is an invalid
+	// pointer for the compiler's checkptr mode (make test-checkptr) when at fills its allocation.
+	k, skipped := 0, 0
 loop:
-	for ; a != aEnd; a = unsafe.Add(a, unsafe.Sizeof(plainField{})) {
-		pf := (*plainField)(a)
+	for ; k < len(at); k++ {
+		pf := &at[k]
 		f := uint(pf.f)
 		if f >= nf {
 			break
@@ -711,6 +710,7 @@ loop:
 		if null := *(*bool)(unsafe.Add(np, f)); null || uint32(n-1) >= plainWordMax { // or empty, or too long
 			switch {
 			case null && pf.skipNull, !null && n == 0 && pf.skipEmpty:
+				skipped++
 				continue
 			case null:
 				n = 0 // NULL with null_empty: an empty value
@@ -737,10 +737,8 @@ loop:
 		}
 		l += 2 + int(n)
 		sum += uint64(pf.famQual) + uint64(n)
-		written++
 	}
-	k := int((uintptr(a) - uintptr(a0)) / unsafe.Sizeof(plainField{}))
-	return l, sum, k, written
+	return l, sum, k, k - skipped
 }
 
 // appendPlainRowRecord is appendPlainRecord for row records (rowPlan.plainOne: the plain cells' indexes
