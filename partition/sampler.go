@@ -452,10 +452,28 @@ func sortByRow(keys []SampleKey) {
 	var counts [16][256]uint32
 	for i := range keys {
 		p := &pre[i]
-		copy(p[:], keys[i].Row)
-		for d := range p {
-			counts[d][p[d]]++
+		if row := keys[i].Row; len(row) >= 16 {
+			*p = [16]byte(row)
+		} else {
+			copy(p[:], row)
 		}
+		// One line a byte: a loop over the 16 took ~8 instructions a byte, these take two.
+		counts[0][p[0]]++
+		counts[1][p[1]]++
+		counts[2][p[2]]++
+		counts[3][p[3]]++
+		counts[4][p[4]]++
+		counts[5][p[5]]++
+		counts[6][p[6]]++
+		counts[7][p[7]]++
+		counts[8][p[8]]++
+		counts[9][p[9]]++
+		counts[10][p[10]]++
+		counts[11][p[11]]++
+		counts[12][p[12]]++
+		counts[13][p[13]]++
+		counts[14][p[14]]++
+		counts[15][p[15]]++
 	}
 	idx := make([]uint32, 2*n)
 	src, dst := idx[:n], idx[n:]
@@ -597,34 +615,59 @@ func shortestSeparator(lo, hi []byte) []byte {
 }
 
 func (sm *Sampler) priority(row []byte) uint64 {
-	// FNV-1a 64 over the row, then a splitmix64 finalizer with the seed mixed in. Eight bytes a step,
-	// then 4, 2, 1: the same hash, with a loop test per eight bytes instead of one per byte.
+	// FNV-1a 64 over the row, then a splitmix64 finalizer with the seed mixed in. Sixteen bytes a step,
+	// then 8, 4, 2, 1: the same hash, with a loop test per sixteen bytes instead of one per byte.
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
-	for len(row) >= 8 {
-		h = (h ^ uint64(row[0])) * prime
-		h = (h ^ uint64(row[1])) * prime
-		h = (h ^ uint64(row[2])) * prime
-		h = (h ^ uint64(row[3])) * prime
-		h = (h ^ uint64(row[4])) * prime
-		h = (h ^ uint64(row[5])) * prime
-		h = (h ^ uint64(row[6])) * prime
-		h = (h ^ uint64(row[7])) * prime
+	for len(row) >= 16 {
+		r := (*[16]byte)(row)
+		h = (h ^ uint64(r[0])) * prime
+		h = (h ^ uint64(r[1])) * prime
+		h = (h ^ uint64(r[2])) * prime
+		h = (h ^ uint64(r[3])) * prime
+		h = (h ^ uint64(r[4])) * prime
+		h = (h ^ uint64(r[5])) * prime
+		h = (h ^ uint64(r[6])) * prime
+		h = (h ^ uint64(r[7])) * prime
+		h = (h ^ uint64(r[8])) * prime
+		h = (h ^ uint64(r[9])) * prime
+		h = (h ^ uint64(r[10])) * prime
+		h = (h ^ uint64(r[11])) * prime
+		h = (h ^ uint64(r[12])) * prime
+		h = (h ^ uint64(r[13])) * prime
+		h = (h ^ uint64(r[14])) * prime
+		h = (h ^ uint64(r[15])) * prime
+		row = row[16:]
+	}
+	if len(row) >= 8 {
+		r := (*[8]byte)(row)
+		h = (h ^ uint64(r[0])) * prime
+		h = (h ^ uint64(r[1])) * prime
+		h = (h ^ uint64(r[2])) * prime
+		h = (h ^ uint64(r[3])) * prime
+		h = (h ^ uint64(r[4])) * prime
+		h = (h ^ uint64(r[5])) * prime
+		h = (h ^ uint64(r[6])) * prime
+		h = (h ^ uint64(r[7])) * prime
 		row = row[8:]
 	}
 	if len(row) >= 4 {
+		r := (*[4]byte)(row)
+		h = (h ^ uint64(r[0])) * prime
+		h = (h ^ uint64(r[1])) * prime
+		h = (h ^ uint64(r[2])) * prime
+		h = (h ^ uint64(r[3])) * prime
+		row = row[4:]
+	}
+	switch len(row) {
+	case 3:
 		h = (h ^ uint64(row[0])) * prime
 		h = (h ^ uint64(row[1])) * prime
 		h = (h ^ uint64(row[2])) * prime
-		h = (h ^ uint64(row[3])) * prime
-		row = row[4:]
-	}
-	if len(row) >= 2 {
+	case 2:
 		h = (h ^ uint64(row[0])) * prime
 		h = (h ^ uint64(row[1])) * prime
-		row = row[2:]
-	}
-	if len(row) == 1 {
+	case 1:
 		h = (h ^ uint64(row[0])) * prime
 	}
 	h ^= sm.seed * 0x9E3779B97F4A7C15

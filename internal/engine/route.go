@@ -142,31 +142,33 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 }
 
 // offerRows feeds the sampler once per run of records of one row, with the bytes of the KeyValues
-// they stand for.
+// they stand for. The batch's slices are read once (not again after each Offer call), and rows of
+// neighbouring records are compared by their last bytes first: they differ mostly there (distinct keys in
+// input order), which skips most calls to bytes.Equal's loop.
 func (rt *router) offerRows(cb *pipeline.CellBatch) {
-	var sampleRow []byte
-	var sampleBytes, sampleRows, sampleTotal int64
-	buf := cb.Buf
-	for i := range cb.Records {
-		r := &cb.Records[i]
+	recs, buf, sm := cb.Records, cb.Buf, rt.sampler
+	if len(recs) == 0 {
+		return
+	}
+	r := &recs[0]
+	last := cellrec.Row(buf[r.Off : r.Off+r.Len : r.Off+r.Len])
+	lastBytes := int64(r.KVBytes)
+	rows, total := int64(1), lastBytes
+	for i := 1; i < len(recs); i++ {
+		r := &recs[i]
 		row := cellrec.Row(buf[r.Off : r.Off+r.Len : r.Off+r.Len])
-		// Rows of neighbouring records differ mostly in their last byte (distinct keys in input order):
-		// comparing it first skips most calls to bytes.Equal's loop.
-		if sampleRow == nil || len(row) != len(sampleRow) || (len(row) > 0 && row[len(row)-1] != sampleRow[len(row)-1]) ||
-			!bytes.Equal(row, sampleRow) {
-			if sampleRow != nil {
-				rt.sampler.Offer(sampleRow, sampleBytes)
-			}
-			sampleRow, sampleBytes = row, 0
-			sampleRows++
+		kv := int64(r.KVBytes)
+		total += kv
+		if len(row) == len(last) && (len(row) == 0 || row[len(row)-1] == last[len(row)-1]) && bytes.Equal(row, last) {
+			lastBytes += kv
+			continue
 		}
-		sampleBytes += int64(r.KVBytes)
-		sampleTotal += int64(r.KVBytes)
+		sm.Offer(last, lastBytes)
+		last, lastBytes = row, kv
+		rows++
 	}
-	if sampleRow != nil {
-		rt.sampler.Offer(sampleRow, sampleBytes)
-		rt.sampler.Count(sampleRows, sampleTotal)
-	}
+	sm.Offer(last, lastBytes)
+	sm.Count(rows, total)
 }
 
 // singleRecords returns cb's records in batch order as sorter records, in sc's reused slice, and adds
