@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 )
@@ -82,15 +83,6 @@ type sampleEntry struct {
 // row returns e's row bytes (sm.sel held; valid until the next selection).
 func (sm *Sampler) row(e *sampleEntry) []byte {
 	return sm.rows[e.off : e.off+e.n : e.off+e.n]
-}
-
-// less orders candidates by (priority, row): equal rows have equal priorities, so rows are compared
-// only when the priorities tie.
-func (sm *Sampler) less(a, b *sampleEntry) bool {
-	if a.prio != b.prio {
-		return a.prio < b.prio
-	}
-	return bytes.Compare(sm.row(a), sm.row(b)) < 0
 }
 
 // NewSampler returns a sampler keeping at most capacity distinct row keys (at least 1), with
@@ -383,15 +375,19 @@ func (sm *Sampler) sortEntries() {
 	}
 	// Merge from the back: es[k:] is free (its candidates are in out), and the next place written is
 	// always after the next kept key read.
+	// The comparison is by (priority, row), written out: rows only when priorities tie.
 	i, j := k-1, m-1
 	for w := k + m - 1; j >= 0; w-- {
-		if i >= 0 && sm.less(&out[j], &es[i]) {
-			es[w] = es[i]
-			i--
-		} else {
-			es[w] = out[j]
-			j--
+		if i >= 0 {
+			a, b := &out[j], &es[i]
+			if a.prio < b.prio || a.prio == b.prio && bytes.Compare(sm.row(a), sm.row(b)) < 0 {
+				es[w] = *b
+				i--
+				continue
+			}
 		}
+		es[w] = out[j]
+		j--
 	}
 }
 
@@ -549,10 +545,16 @@ func SplitsFromSample(keys []SampleKey, n int) Splits {
 	// --split-sample 10000 makes 9,999 of them).
 	var bounds []int
 	last, x := 0, 0
+	// With many keys a split point (more than 64: --split-sample 8 of 65,536), a binary search over the
+	// boundaries left; with few, a walk.
+	search := len(keys) > 64*n
 	for i := 1; i < n; i++ {
 		t := total * float64(i) / float64(n)
-		// First boundary whose preceding bytes reach t (sort.Search's answer, found by walking on from
-		// the last one: t grows with i and cum with j), then the nearer of it and the one before.
+		// First boundary whose preceding bytes reach t (sort.Search's answer, found from the last one on:
+		// t grows with i and cum with j), then the nearer of it and the one before.
+		if search {
+			x += sort.Search(len(keys)-1-x, func(j int) bool { return cum[x+j+1] >= t })
+		}
 		for x < len(keys)-1 && cum[x+1] < t {
 			x++
 		}
