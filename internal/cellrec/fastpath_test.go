@@ -71,29 +71,42 @@ func TestAppendUntaggedAgreesWithNextTags(t *testing.T) {
 	}
 }
 
+// damagedHeaderRecord makes a record for the header parse tests: a row of 0-3 bytes or around the
+// one-byte length's end (random bytes with randomRow, else zeros), a family of 0-2 or 127-129 bytes,
+// sometimes a cell, sometimes a flipped bit, sometimes cut short.
+func damagedHeaderRecord(r *rand.Rand, d *Dict, randomRow bool) []byte {
+	row := make([]byte, r.IntN(4))
+	if r.IntN(8) == 0 {
+		row = make([]byte, 120+r.IntN(20)) // around the one-byte length's end
+	}
+	if randomRow {
+		for i := range row {
+			row[i] = byte(r.IntN(256))
+		}
+	}
+	fam := make([]byte, r.IntN(3))
+	if r.IntN(8) == 0 {
+		fam = make([]byte, 127+r.IntN(3))
+	}
+	rec := AppendHeader(nil, row, fam, r.Int64(), kv.Type(r.IntN(256)))
+	if r.IntN(2) == 0 {
+		rec = d.AppendCell(rec, 0, []byte("v"))
+	}
+	if r.IntN(3) == 0 {
+		rec[r.IntN(len(rec))] ^= byte(1 << r.IntN(8))
+	}
+	if r.IntN(4) == 0 {
+		rec = rec[:r.IntN(len(rec)+1)]
+	}
+	return rec
+}
+
 // ParseHeader's one-byte path gives what the general parse gives, on records and every damage to them.
 func TestParseHeaderFastPathAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	d := NewDict([][]byte{[]byte("a")})
 	for iter := 0; iter < 20000; iter++ {
-		row := make([]byte, r.IntN(4))
-		if r.IntN(8) == 0 {
-			row = make([]byte, 120+r.IntN(20)) // around the one-byte length's end
-		}
-		fam := make([]byte, r.IntN(3))
-		if r.IntN(8) == 0 {
-			fam = make([]byte, 127+r.IntN(3))
-		}
-		rec := AppendHeader(nil, row, fam, r.Int64(), kv.Type(r.IntN(256)))
-		if r.IntN(2) == 0 {
-			rec = d.AppendCell(rec, 0, []byte("v"))
-		}
-		if r.IntN(3) == 0 {
-			rec[r.IntN(len(rec))] ^= byte(1 << r.IntN(8))
-		}
-		if r.IntN(4) == 0 {
-			rec = rec[:r.IntN(len(rec)+1)]
-		}
+		rec := damagedHeaderRecord(r, d, false)
 		h, cells, err := ParseHeader(rec)
 		wh, wcells, werr := parseHeader(rec)
 		if (err == nil) != (werr == nil) {
@@ -117,27 +130,7 @@ func TestParseHeaderToAgrees(t *testing.T) {
 	d := NewDict([][]byte{[]byte("a")})
 	var into Header
 	for iter := 0; iter < 20000; iter++ {
-		row := make([]byte, r.IntN(4))
-		if r.IntN(8) == 0 {
-			row = make([]byte, 120+r.IntN(20)) // around the one-byte length's end
-		}
-		for i := range row {
-			row[i] = byte(r.IntN(256))
-		}
-		fam := make([]byte, r.IntN(3))
-		if r.IntN(8) == 0 {
-			fam = make([]byte, 127+r.IntN(3))
-		}
-		rec := AppendHeader(nil, row, fam, r.Int64(), kv.Type(r.IntN(256)))
-		if r.IntN(2) == 0 {
-			rec = d.AppendCell(rec, 0, []byte("v"))
-		}
-		if r.IntN(3) == 0 {
-			rec[r.IntN(len(rec))] ^= byte(1 << r.IntN(8))
-		}
-		if r.IntN(4) == 0 {
-			rec = rec[:r.IntN(len(rec)+1)]
-		}
+		rec := damagedHeaderRecord(r, d, true)
 		wh, wcells, werr := ParseHeader(rec)
 		cells, err := ParseHeaderTo(&into, rec)
 		if (err == nil) != (werr == nil) {
