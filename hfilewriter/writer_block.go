@@ -56,6 +56,13 @@ type blockOutput struct {
 	bytesPerSum  int
 	scratch      []byte // compressed block assembly
 	lentBlocks   int    // blocks written from the output's available buffer (no copy)
+
+	// gathering (startGather to flushGather: a Writer's Close) holds back what is written in pend, in
+	// the output's available buffer, to write it in one Write: the blocks of Close (all of a small
+	// file's blocks) are built there one after the other, as they would be with a Write each. offset
+	// counts pend's bytes.
+	gathering bool
+	pend      []byte
 }
 
 // newBlockOutput returns the block output of a new file written to w: prev (the previous file's, done
@@ -100,6 +107,12 @@ type availableBufferer interface {
 // available returns the output's available buffer as an empty slice if it can hold n bytes, else nil.
 // Whatever is appended to it must be written before anything else is.
 func (b *blockOutput) available(n int) []byte {
+	if b.gathering {
+		if cap(b.pend)-len(b.pend) >= n {
+			return b.pend[len(b.pend):]
+		}
+		return nil
+	}
 	if b.ab == nil {
 		return nil
 	}
@@ -109,8 +122,44 @@ func (b *blockOutput) available(n int) []byte {
 	return nil
 }
 
-// writeRaw writes bytes that are not a block (the trailer).
+// startGather starts gathering the writes (see gathering), when the output lends its buffer.
+func (b *blockOutput) startGather() {
+	if b.ab == nil {
+		return
+	}
+	b.gathering, b.pend = true, b.ab.AvailableBuffer()[:0]
+}
+
+// flushGather writes what was gathered and stops gathering.
+func (b *blockOutput) flushGather() error {
+	p := b.pend
+	b.gathering, b.pend = false, nil
+	if len(p) == 0 {
+		return nil
+	}
+	b.offset -= int64(len(p)) // writeRaw counts what is written
+	return b.writeRaw(p)
+}
+
+// writeRaw writes p (a block, or bytes that are not a block: the trailer), or gathers it.
 func (b *blockOutput) writeRaw(p []byte) error {
+	if b.gathering {
+		if n := len(b.pend); len(p) <= cap(b.pend)-n {
+			b.pend = b.pend[:n+len(p)]
+			if len(p) > 0 && &b.pend[n] != &p[0] { // not built in place (available)
+				copy(b.pend[n:], p)
+			}
+			b.offset += int64(len(p))
+			return nil
+		}
+		// No room left: write what was gathered and p, and gather on in the output's next buffer.
+		if err := b.flushGather(); err != nil {
+			return err
+		}
+		err := b.writeRaw(p)
+		b.startGather()
+		return err
+	}
 	n, err := b.w.Write(p)
 	b.offset += int64(n)
 	if err == nil && n != len(p) {
