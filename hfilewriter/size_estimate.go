@@ -59,11 +59,17 @@ func (w *Writer) EstimatedSize() int64 {
 // folded size (until is also below the key count from which currentChunkSize's size may change) and
 // the delete-family bloom's share (no key added). A bloom's total keys grow with its current chunk's
 // key count. until is 0 when the writer was not in that state (or had no estimate yet).
+//
+// With upper, base counts the ROW chunk at its whole size instead of its folded size (foldedSize is at
+// most that) and until is where the chunk fills: base is then a bound from above, valid for many more
+// rows (a small file's chunk folds to a new size each time its keys double, and each such row would
+// take EstimatedSize), that answers only "below"; a row it does not answer takes EstimatedSize.
 type rowEstimate struct {
 	offset int64
 	until  int64 // the ROW bloom's total keys from which its chunk or its folded size may change
 	dfKeys int64 // the delete-family bloom's total keys
 	base   int64
+	upper  bool
 }
 
 // estimateBelow reports whether EstimatedSize() < maxSize, from rowEstimate while it holds (a few
@@ -73,7 +79,12 @@ type rowEstimate struct {
 func (w *Writer) estimateBelow(maxSize int64) bool {
 	q := &w.rowEst
 	if q.until > 0 && q.offset == w.out.offset && w.bloom.totalKeys < q.until && w.dfBloom.totalKeys == q.dfKeys && w.blkOpen {
-		return q.base+int64(len(w.blk))+2*int64(len(w.lastRow)+len(w.lastQual)) < maxSize
+		if q.base+int64(len(w.blk))+2*int64(len(w.lastRow)+len(w.lastQual)) < maxSize {
+			return true
+		}
+		if !q.upper {
+			return false
+		}
 	}
 	return w.estimateBelowSlow(maxSize)
 }
@@ -87,6 +98,13 @@ func (w *Writer) estimateBelowSlow(maxSize int64) bool {
 		c := bw.chunk
 		*q = rowEstimate{offset: w.out.offset, until: bw.totalKeys + int64(min(c.estUntil, c.maxKeys)-c.keyCount),
 			dfKeys: dw.totalKeys, base: e - int64(len(w.blk)) - 2*int64(len(w.lastRow)+len(w.lastQual))}
+		// EstimatedSize brought c.estSize up to date: with the whole chunk instead, is the file below
+		// maxSize? Then keep that bound until the chunk fills.
+		if up := int64(c.size - c.estSize); e+up < maxSize {
+			q.base += up
+			q.until = bw.totalKeys + int64(c.maxKeys-c.keyCount)
+			q.upper = true
+		}
 		// (A full chunk: until is totalKeys, which the fast check refuses: the next key starts another.
 		// blkOpen and entries: EstimatedSize's block and last key parts are in e; with a cell in the
 		// open block they stay while the fast check holds.)

@@ -36,13 +36,9 @@ func TestWriterEstimateBelowMatchesEstimatedSize(t *testing.T) {
 			rows, fast, checks := 6000, 0, 0
 			for r := range rows {
 				est := w.EstimatedSize()
-				// From the estimate kept at the previous row: a base far off changes the answer.
-				q := w.rowEst
-				w.rowEst.base += 1 << 40
-				if !w.estimateBelow(est + 1) {
+				if estimateBelowKept(w, est) {
 					fast++
 				}
-				w.rowEst = q
 				for _, d := range []int64{0, -3, -1, 1, 2, 500} {
 					if got := w.estimateBelow(est + d); got != (d > 0) {
 						t.Fatalf("row %d: estimateBelow(%d) = %v, EstimatedSize %d", r, est+d, got, est)
@@ -88,5 +84,85 @@ func TestWriterEstimateBelowMatchesEstimatedSize(t *testing.T) {
 			}
 			t.Logf("%d checks, %d rows of %d from the kept estimate", checks, fast, rows)
 		})
+	}
+}
+
+// estimateBelowKept reports whether w's estimateBelow answers from the estimate it kept (rowEstimate),
+// not from EstimatedSize (est): with the kept base far below, the kept estimate says "below est",
+// EstimatedSize does not. w's kept estimate is left as it was.
+func estimateBelowKept(w *Writer, est int64) bool {
+	q := w.rowEst
+	w.rowEst.base -= 1 << 40
+	kept := w.estimateBelow(est)
+	w.rowEst = q
+	return kept
+}
+
+// TestWriterEstimateBelowUpperBound: a writer rolling at a size far above its file (the usual case: a
+// region's file of a few rows, default options) answers the roll check of nearly every row from the
+// bound it keeps (rowEstimate.upper), not from EstimatedSize each time the ROW chunk's folded size
+// changes (its keys double); the answers are EstimatedSize's. Rows that write a data block (the
+// offset changes) and the first ones take EstimatedSize.
+func TestWriterEstimateBelowUpperBound(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(*WriterOptions)
+	}{
+		{"defaults", func(*WriterOptions) {}},
+		{"snappy+fast_diff", func(o *WriterOptions) { o.Compression, o.Encoding = CompressionSnappy, EncodingFastDiff }},
+		{"v2+small-bloom", func(o *WriterOptions) { o.FormatVersion, o.BloomBlockSize = 2, 4096 }},
+	} {
+		for _, rows := range []int{20, 300, 5000} {
+			t.Run(fmt.Sprintf("%s/rows%d", tc.name, rows), func(t *testing.T) {
+				o := DefaultWriterOptions()
+				tc.set(&o)
+				w, err := NewWriter(&bytes.Buffer{}, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				const maxSize = 1 << 40
+				fam := []byte("f")
+				quals := [][]byte{[]byte("a"), []byte("bb"), []byte("col-c")}
+				coded := []byte{1, 3, 'x', 'y', 'z', 3, 0, 5, 2, 'v', 'w'}
+				kept, blocks := 0, int64(0)
+				for r := range rows {
+					est := w.EstimatedSize()
+					if r > 0 && estimateBelowKept(w, est) {
+						kept++
+					}
+					if !w.estimateBelow(maxSize) {
+						t.Fatalf("row %d: estimateBelow(%d) false, EstimatedSize %d", r, int64(maxSize), est)
+					}
+					// From the state the roll check left and from the one each of these leaves.
+					q := w.rowEst
+					for _, x := range []int64{est, est + 1, est - 1, est + 2, est} {
+						if got := w.estimateBelow(x); got != (x > est) {
+							t.Fatalf("row %d: estimateBelow(%d) = %v, EstimatedSize %d", r, x, got, est)
+						}
+					}
+					w.rowEst = q
+					before := w.dataBlocks
+					row := fmt.Appendf(nil, "row-%08d", r)
+					n, _ := w.AppendNewRowCoded(row, fam, int64(1000+r), kv.TypePut, quals, coded, maxSize)
+					for i := n; i < len(quals); i++ { // a block's first row's cells
+						c := &Cell{Row: row, Family: fam, Qualifier: quals[i], Timestamp: int64(1000 + r), Type: kv.TypePut, Value: []byte("xyz")}
+						if err := w.Append(c); err != nil {
+							t.Fatal(err)
+						}
+					}
+					blocks += w.dataBlocks - before
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				// The first row has no estimate to keep; the second finds the chunk just started; a
+				// row after a data block was written finds another offset, one after a chunk filled
+				// another chunk (and the row before it finds the chunk full).
+				chunks := w.bloom.numChunks
+				if slow := rows - 1 - kept; int64(slow) > blocks+2*int64(chunks) {
+					t.Fatalf("%d of %d rows took EstimatedSize (%d data blocks written before Close, %d bloom chunks)", slow, rows, blocks, chunks)
+				}
+			})
+		}
 	}
 }
