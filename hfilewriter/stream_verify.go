@@ -106,7 +106,7 @@ func NewStreamVerifierReusing(w io.Writer, opts WriterOptions, prev *StreamVerif
 		s.v = newVerifyState(nil, &s.layout, true)
 		s.v.keep = true
 	}
-	s.v.reset(&s.layout)
+	s.v.opts = &s.layout // a new state, or prev's, which its Finish reset
 	s.v.mvccWidth = s.layout.Mvcc
 	return s, nil
 }

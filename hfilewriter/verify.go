@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"sort"
 	"unsafe"
 
 	"github.com/hfload/hfload/internal/kv"
@@ -31,6 +30,7 @@ type verifyState struct {
 	opts       *decodeCellOptions // the cell layout data blocks are walked with
 	blocks     []verifyBlockRef   // in file order: ascending offsets (blockIndex searches them)
 	dataBlocks []int              // indexes into blocks
+	counts     [countedTypes]int  // the blocks of the types count answers for, by countedType
 	cache      map[int64][]byte   // bloom chunks read for Verify's lookups
 
 	// keep (StreamVerifier) keeps the decompressed payloads of the blocks the later steps read back
@@ -105,15 +105,21 @@ const verifyArenaMax = 4 << 20
 // reset empties v for the next file's scan with opts, keeping its maps, slices and arena (nothing
 // taken from v before stays valid).
 func (v *verifyState) reset(opts *decodeCellOptions) {
-	clear(v.cache)
+	if len(v.cache) > 0 {
+		clear(v.cache)
+	}
 	clear(v.keptBlocks)
 	arena := v.arena[:0]
 	if cap(arena) > verifyArenaMax {
 		arena = nil
 	}
-	*v = verifyState{opts: opts, quick: v.quick, keep: v.keep, mvccWidth: v.mvccWidth,
-		cache: v.cache, keptBlocks: v.keptBlocks[:0],
-		blocks: v.blocks[:0], dataBlocks: v.dataBlocks[:0], arena: arena, streamReader: v.streamReader}
+	// Field by field: streamTrailer, the one large field, is set whole where it is used (readTrailerInto).
+	v.r, v.opts = nil, opts
+	v.blocks, v.dataBlocks, v.counts = v.blocks[:0], v.dataBlocks[:0], [countedTypes]int{}
+	v.keptBlocks, v.arena = v.keptBlocks[:0], arena
+	v.mvccWidthErr = nil
+	v.undecoded, v.cells, v.prevKey = false, 0, nil
+	v.keyLenSum, v.valSum, v.maxSeq, v.maxTags, v.deleteFamilyCells = 0, 0, 0, 0, 0
 }
 
 // keep copies b into the arena.
@@ -169,13 +175,35 @@ func (v *verifyState) addBlock(b *readBlock) error {
 			return fmt.Errorf("data block %d at offset %d%w", n, b.Offset, err)
 		}
 		v.dataBlocks = append(v.dataBlocks, len(v.blocks))
-	} else if v.keep && verifyKeepsPayload(b.Header.Type) {
-		k := *b
-		k.Payload = v.copyBytes(b.Payload)
-		v.keptBlocks = append(v.keptBlocks, k)
+	} else {
+		if v.keep && verifyKeepsPayload(b.Header.Type) {
+			v.keptBlocks = append(v.keptBlocks, readBlock{Offset: b.Offset, Header: b.Header, Payload: v.copyBytes(b.Payload)})
+		}
+		if i := countedType(b.Header.Type); i >= 0 {
+			v.counts[i]++
+		}
 	}
 	v.blocks = append(v.blocks, ref)
 	return nil
+}
+
+// countedTypes is how many block types count answers for (countedType).
+const countedTypes = 4
+
+// countedType is the index in verifyState.counts of the blocks of type t, -1 for a type count does not
+// answer for.
+func countedType(t BlockType) int {
+	switch t {
+	case BlockLeafIndex:
+		return 0
+	case BlockIntermediateIndex:
+		return 1
+	case BlockMeta:
+		return 2
+	case BlockBloomChunk:
+		return 3
+	}
+	return -1
 }
 
 // blockIndex returns the index in v.blocks of the scanned block that starts at off. The blocks are
@@ -183,14 +211,30 @@ func (v *verifyState) addBlock(b *readBlock) error {
 // and a binary search finds it: the files of a load have a few blocks each, and a map per file cost
 // more to fill and clear than the lookups it served.
 func (v *verifyState) blockIndex(off int64) (int, bool) {
-	i := sort.Search(len(v.blocks), func(i int) bool { return v.blocks[i].Offset >= off })
-	return i, i < len(v.blocks) && v.blocks[i].Offset == off
+	b := v.blocks
+	lo, hi := 0, len(b) // sort.Search's loop, without a call per step
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); b[m].Offset < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(b) && b[lo].Offset == off
 }
 
 // keptIndex is blockIndex for v.keptBlocks (in file order too).
 func (v *verifyState) keptIndex(off int64) (int, bool) {
-	i := sort.Search(len(v.keptBlocks), func(i int) bool { return v.keptBlocks[i].Offset >= off })
-	return i, i < len(v.keptBlocks) && v.keptBlocks[i].Offset == off
+	b := v.keptBlocks
+	lo, hi := 0, len(b)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); b[m].Offset < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(b) && b[lo].Offset == off
 }
 
 // checkDataPlacement checks the position of data block n, at off, against the trailer.
@@ -617,14 +661,9 @@ func (v *verifyState) checkDataIndex() error {
 	return nil
 }
 
+// count returns how many of the scanned blocks have type t, one of the types countedType names.
 func (v *verifyState) count(t BlockType) int {
-	n := 0
-	for _, b := range v.blocks {
-		if b.Type == t {
-			n++
-		}
-	}
-	return n
+	return v.counts[countedType(t)]
 }
 
 // checkOtherIndexes checks the meta index and the bloom chunk indexes.

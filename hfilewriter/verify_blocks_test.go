@@ -3,9 +3,13 @@ package hfilewriter
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/hfload/hfload/internal/kv"
@@ -268,5 +272,108 @@ func TestVerifyBlockIndex(t *testing.T) {
 		if j, ok := v.keptIndex(off); ok {
 			t.Fatalf("keptIndex(%d) found kept block %d at offset %d", off, j, v.keptBlocks[j].Offset)
 		}
+	}
+}
+
+// TestVerifyCountsBlockTypes: the scan's count of each block type that count answers for is the
+// number of scanned blocks of that type, in a file with leaf and intermediate index blocks and several
+// bloom chunks of both blooms.
+func TestVerifyCountsBlockTypes(t *testing.T) {
+	o := DefaultWriterOptions()
+	o.BlockSize, o.IndexBlockMaxSize, o.BloomBlockSize = 256, 128, 256
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3000 {
+		typ := kv.TypePut
+		if i%7 == 0 {
+			typ = kv.TypeDeleteFamily
+		}
+		c := &Cell{Row: fmt.Appendf(nil, "row-%06d", i), Family: []byte("f"), Timestamp: 5, Type: typ, Value: []byte("v")}
+		if err := w.Append(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newVerifyState(r, &r.opts, true)
+	if err := v.scanBlocks(); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []BlockType{BlockLeafIndex, BlockIntermediateIndex, BlockMeta, BlockBloomChunk} {
+		n := 0
+		for _, b := range v.blocks {
+			if b.Type == typ {
+				n++
+			}
+		}
+		if got := v.count(typ); got != n {
+			t.Errorf("count(%s) = %d, the scan has %d", typ, got, n)
+		}
+		if n == 0 && typ != BlockMeta {
+			t.Errorf("no %s block: the test needs some", typ)
+		}
+	}
+	if err := r.VerifyBlocks(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVerifyStateResetEmpties: reset leaves a used verify state as a new one but for what it keeps for
+// the next file (its map, arrays and arena emptied, its settings, the stream Reader and Trailer): every
+// other field, including any added later, is zero.
+func TestVerifyStateResetEmpties(t *testing.T) {
+	o := DefaultWriterOptions()
+	o.BlockSize = 256
+	cells := make([]Cell, 0, 400)
+	for i := range 400 {
+		cells = append(cells, Cell{Row: fmt.Appendf(nil, "row-%06d", i), Family: []byte("f"), Timestamp: 5, Type: kv.TypePut, Value: []byte("v")})
+	}
+	data := streamTestWrite(t, o, cells)
+	sv, err := NewStreamVerifier(io.Discard, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sv.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	v := sv.v
+	if err := sv.finish(); err != nil { // Finish would reset v itself
+		t.Fatal(err)
+	}
+	v.mvccWidthErr = errors.New("set")
+	v.undecoded = true
+	cache := v.cache
+	cache[1] = nil
+	if len(v.blocks) == 0 || len(v.keptBlocks) == 0 || len(v.arena) == 0 || v.cells == 0 || v.r == nil {
+		t.Fatal("the verify state was not used")
+	}
+	opts := &decodeCellOptions{Tags: true}
+	v.reset(opts)
+	kept := map[string]bool{"opts": true, "cache": true, "keep": true, "keptBlocks": true, "blocks": true, "dataBlocks": true,
+		"arena": true, "mvccWidth": true, "streamReader": true, "streamTrailer": true, "quick": true}
+	rv := reflect.ValueOf(v).Elem()
+	for i := range rv.NumField() {
+		f := rv.Type().Field(i)
+		if !kept[f.Name] && !rv.Field(i).IsZero() {
+			t.Errorf("reset leaves %s set", f.Name)
+		}
+	}
+	if v.opts != opts || len(v.cache) != 0 || len(v.keptBlocks) != 0 || len(v.blocks) != 0 || len(v.dataBlocks) != 0 || len(v.arena) != 0 {
+		t.Errorf("reset: opts %p (want %p), %d cached, %d kept, %d blocks, %d data blocks, %d arena bytes",
+			v.opts, opts, len(v.cache), len(v.keptBlocks), len(v.blocks), len(v.dataBlocks), len(v.arena))
+	}
+	if !v.keep || !v.quick || v.streamReader == nil {
+		t.Error("reset dropped the state's settings or its stream Reader")
+	}
+	if reflect.ValueOf(v.cache).UnsafePointer() != reflect.ValueOf(cache).UnsafePointer() {
+		t.Error("reset made another map")
 	}
 }
