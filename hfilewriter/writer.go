@@ -160,47 +160,39 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 	} else {
 		blk = make([]byte, BlockHeaderSize, blkCap)
 	}
-	fresh := Writer{
-		opts:         o,
-		out:          out,
-		tags:         o.includesTags(),
-		mvcc:         !o.NoMVCC,
-		dataType:     BlockData,
-		trMin:        math.MaxInt64,
-		trMax:        -1,
-		earliestPut:  kv.LatestTimestamp,
-		firstDataOff: -1,
-		lastDataOff:  -1,
-		blk:          blk,
-		blkOwn:       blk,
-	}
 	var wr *Writer
 	var bloom, dfBloom *writeBloomWriter
 	if prev == nil {
-		fresh.coded = new(codedQuals)
-		wr = new(Writer)
-		*wr = fresh
+		wr = &Writer{coded: new(codedQuals)}
 	} else {
-		fresh.coded = prev.coded
+		// prev itself, cleared field by field where the new file starts from zero, its buffers and
+		// tables kept (a new Writer assigned over it would be zeroed and then copied, ~1.3 KB each).
 		wr = prev
-		fresh.aux, fresh.scratch, fresh.keyBuf = prev.aux[:0], prev.scratch[:0], prev.keyBuf[:0]
-		fresh.fiOrder, fresh.fi = prev.fiOrder, prev.fi
-		fresh.userInfo = prev.userInfo
-		fresh.userInfo.reset()
-		if prev.index != nil {
-			fresh.index = prev.index.reuse(o.IndexBlockMaxSize, o.IndexMinEntries)
+		coded, enc := prev.coded, prev.enc
+		if enc != nil && prev.opts.Encoding != o.Encoding {
+			enc = nil // every data block starts enc anew (writeBlockEncoder.start)
 		}
+		aux, scratch, keyBuf := prev.aux[:0], prev.scratch[:0], prev.keyBuf[:0]
+		index := prev.index
 		// The key buffers: Stats copies what it returns, so nothing outside points into them.
-		fresh.firstKey, fresh.family, fresh.lastRow, fresh.lastQualOwn = prev.firstKey[:0], prev.family[:0], prev.lastRow[:0], prev.lastQualOwn[:0]
-		fresh.blkFirstKey, fresh.keyBiggest, fresh.prevLastKey = prev.blkFirstKey[:0], prev.keyBiggest[:0], prev.prevLastKey[:0]
-		fresh.dfRow = prev.dfRow[:0]
-		fresh.trailer = prev.trailer
+		firstKey, family, lastRow, lastQualOwn := prev.firstKey[:0], prev.family[:0], prev.lastRow[:0], prev.lastQualOwn[:0]
+		blkFirstKey, keyBiggest, prevLastKey, dfRow := prev.blkFirstKey[:0], prev.keyBiggest[:0], prev.prevLastKey[:0], prev.dfRow[:0]
 		bloom, dfBloom = prev.bloom, prev.dfBloom
-		if prev.enc != nil && prev.opts.Encoding == o.Encoding {
-			fresh.enc = prev.enc // every data block starts it anew (writeBlockEncoder.start)
+		wr.clearForReuse()
+		wr.coded, wr.enc = coded, enc
+		wr.aux, wr.scratch, wr.keyBuf = aux, scratch, keyBuf
+		wr.userInfo.reset()
+		if index != nil {
+			wr.index = index.reuse(o.IndexBlockMaxSize, o.IndexMinEntries)
 		}
-		*prev = fresh
+		wr.firstKey, wr.family, wr.lastRow, wr.lastQualOwn = firstKey, family, lastRow, lastQualOwn
+		wr.blkFirstKey, wr.keyBiggest, wr.prevLastKey, wr.dfRow = blkFirstKey, keyBiggest, prevLastKey, dfRow
 	}
+	wr.opts, wr.out = o, out
+	wr.tags, wr.mvcc, wr.dataType = o.includesTags(), !o.NoMVCC, BlockData
+	wr.trMin, wr.trMax, wr.earliestPut = math.MaxInt64, -1, kv.LatestTimestamp
+	wr.firstDataOff, wr.lastDataOff = -1, -1
+	wr.blk, wr.blkOwn = blk, blk
 	if wr.index == nil {
 		wr.index = newWriteIndexWriter(o.IndexBlockMaxSize, o.IndexMinEntries)
 	}
@@ -225,6 +217,15 @@ func NewWriterReusing(w io.Writer, opts WriterOptions, prev *Writer) (*Writer, e
 		wr.dfBloom = reuseWriteBloomWriter(dfBloom, BloomRow, &o)
 	}
 	return wr, nil
+}
+
+// clearForReuse zeroes every field of w but the ones NewWriterReusing keeps whole for the next file:
+// the file info order, map and user entries (fiOrder, fi, userInfo: their storage) and the trailer's
+// buffer. The fields it keeps part of (buffers emptied, tables) it takes before and sets after.
+func (w *Writer) clearForReuse() {
+	fiOrder, fi, userInfo, trailer := w.fiOrder, w.fi, w.userInfo, w.trailer
+	*w = Writer{}
+	w.fiOrder, w.fi, w.userInfo, w.trailer = fiOrder, fi, userInfo, trailer
 }
 
 // Options returns the normalized options the writer uses.
