@@ -27,6 +27,25 @@ func prefaultIndex(idx []entry) {
 	prefault(indexFree(idx))
 }
 
+// prefaultGrown faults in the pages of a freshly made index that growIndex is about to copy the old
+// index into, as well as its unused capacity. The copy runs under the sorter's lock: its own page faults
+// (one per 4 KiB of the old index: perf record of 1M rows, 10,000 regions, ~22 ms for the last growth
+// of ~900k entries) held up the mapping workers waiting for the lock while a processor stood idle. So the
+// second half of the index is populated on another goroutine, on the processor that would wait, and the
+// first half here, with one madvise each instead of a fault per page, before copying. A small old
+// index is left to prefaultIndex.
+func prefaultGrown(idx []entry) {
+	all := indexFree(idx[:0])
+	if len(idx)*int(unsafe.Sizeof(entry{})) < 2*prefaultMin || len(all) == 0 {
+		prefaultIndex(idx)
+		return
+	}
+	page := os.Getpagesize()
+	half := len(all) / 2 / page * page
+	go populate(all[half:])
+	populate(all[:half])
+}
+
 // indexFree is the memory of idx's unused capacity from its first page boundary on. madvise takes only
 // a page-aligned start (EINVAL otherwise, which populate ignores): from the start of the unused
 // capacity itself, an index of 1,000 entries (32 bytes each) had it 3,328 bytes into a page and nothing

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -102,4 +103,48 @@ func TestPrefaultIndex(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPrefaultGrown: a freshly made index that growIndex copies a large old index into has the first
+// half of its pages (which the copy writes first) resident before the copy starts, and every page once
+// the goroutine that populates the rest is done; its bytes stay zero. A small old index gets
+// prefaultIndex's treatment: its used part is left to the copy.
+func TestPrefaultGrown(t *testing.T) {
+	const size = 8 << 20
+	esz := int(unsafe.Sizeof(entry{}))
+	for _, used := range []int{size / esz / 2, size/esz - 1, 3 * prefaultMin / esz, 100} {
+		m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := unsafe.Slice((*entry)(unsafe.Pointer(&m[0])), size/esz)[:used]
+		prefaultGrown(idx)
+		vec := resident(t, m)
+		small := used*esz < 2*prefaultMin
+		for i := 0; i < len(vec)/2; i++ {
+			if r := vec[i] & 1; small != (r == 0) {
+				t.Fatalf("%d entries: page %d of %d resident %v right after prefaultGrown", used, i, len(vec), r == 1)
+			}
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !small && !allResident(resident(t, m)) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d entries: the second half not populated", used)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if !bytes.Equal(m, make([]byte, size)) {
+			t.Fatalf("%d entries: prefaultGrown changed bytes", used)
+		}
+		syscall.Munmap(m)
+	}
+}
+
+func allResident(vec []byte) bool {
+	for _, r := range vec {
+		if r&1 == 0 {
+			return false
+		}
+	}
+	return true
 }

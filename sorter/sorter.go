@@ -285,7 +285,7 @@ func (s *Sorter) growIndex() error {
 		return err
 	}
 	idx := make([]entry, len(s.a.idx), newCap)
-	prefaultIndex(idx)
+	prefaultGrown(idx)
 	copy(idx, s.a.idx)
 	s.a.idx = idx
 	s.setHeld(s.held + need - int64(old)*entrySize)
