@@ -3,7 +3,6 @@ package sorter
 import (
 	"bytes"
 	"encoding/binary"
-	"math/bits"
 	"slices"
 
 	"github.com/hfload/hfload/internal/cellrec"
@@ -159,11 +158,11 @@ const minSegment = 256
 // Otherwise it sorts the index in place: an MSD radix sort (American flag sort) on the 16 cached row
 // bytes, needing no extra memory, with a quicksort for small buckets (sortSmall) and pdqsort on the
 // full comparator for large groups whose cached bytes are all equal.
-func (a *arena) sort() { a.sortWith(1, false) }
+func (a *arena) sort() { a.sortWith(1, false, nil) }
 
-// sortWith is sort on up to workers goroutines (sortParallel); with whole the index ends fully sorted
-// even when it is made of few ascending segments.
-func (a *arena) sortWith(workers int, whole bool) {
+// sortWith is sort on up to workers goroutines (sortParallel, with scratch memory from scratch, which
+// may be nil); with whole the index ends fully sorted even when it is made of few ascending segments.
+func (a *arena) sortWith(workers int, whole bool, scratch scratchFunc) {
 	a.segs, a.lanes = a.segs[:0], nil
 	n := len(a.idx)
 	limit := n/minSegment + 1
@@ -183,7 +182,7 @@ func (a *arena) sortWith(workers int, whole bool) {
 	case !whole && a.findLanes():
 		a.segs = nil
 	default:
-		a.sortParallel(workers)
+		a.sortParallel(workers, scratch)
 	}
 }
 
@@ -279,16 +278,11 @@ func firstDiffByte(v []entry, depth int) int {
 		dn |= v[i].next ^ n0
 	}
 	if depth < 8 {
-		if dp &= ^uint64(0) >> (8 * depth); dp != 0 {
-			return bits.LeadingZeros64(dp) / 8
-		}
+		dp &= ^uint64(0) >> (8 * depth)
 	} else {
-		dn &= ^uint64(0) >> (8 * (depth - 8))
+		dp, dn = 0, dn&(^uint64(0)>>(8*(depth-8)))
 	}
-	if dn != 0 {
-		return 8 + bits.LeadingZeros64(dn)/8
-	}
-	return 8 * keyWords
+	return diffDepth(dp, dn)
 }
 
 // distribute permutes v in place into the buckets of byte depth of the entries' cached row bytes

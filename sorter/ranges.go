@@ -78,7 +78,7 @@ func (s *Sorter) FinishRangesWith(ctx context.Context, opts RangesOptions) (*Ran
 		}
 		// Kept in memory, ranges are found by binary search: sort it all. Nothing else runs now (adding
 		// is over, the ranges not open yet): use every processor the pool may.
-		s.a.sortWith(s.p.par, opts.Opens > 0)
+		s.a.sortWith(s.p.par, opts.Opens > 0, s.p.entryScratch)
 		s.p.releaseSlot(sl)
 		kept, err := r.keep(opts)
 		if err != nil {
