@@ -166,6 +166,7 @@ func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, starte
 		return nil, err
 	}
 	var bytesWritten int64
+	m.Files = make([]OutputFile, 0, len(lr.Files))
 	for _, f := range lr.Files {
 		m.Files = append(m.Files, OutputFile{Family: f.Family, Path: f.Path, Region: f.Region,
 			RegionStart: f.RegionStart, RegionEnd: f.RegionEnd, FirstKey: f.FirstRow, LastKey: f.LastRow,
@@ -263,14 +264,17 @@ func (r *ExecuteResult) Summary() string {
 // rejects file is after the commit.
 func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, finalDir string, res *ExecuteResult,
 	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
-	return loadInto(ctx, job, spec, stg.Dir(), engine.DirSink{Dir: stg.Dir(), Closed: stg.FileWritten}, finalDir, res, load, logf)
+	// Once everything is staged, the commit's writeback and listing start while the manifest is built.
+	return loadInto(ctx, job, spec, stg.Dir(), engine.DirSink{Dir: stg.Dir(), Closed: stg.FileWritten}, finalDir, res, load, logf, stg.settle)
 }
 
 // loadInto runs the engine writing to sink, with the rejects file in the local directory work and the
 // spill files there too, or under job.TmpDir when set; it fills res with what the load reports.
 // load, when not nil, replaces the engine (ExecuteOptions.Load): it writes into the directory work.
+// staged, when not nil, is called once a successful load's output is complete in work: the spill
+// files and an empty rejects file removed.
 func loadInto(ctx context.Context, job *Job, spec *RunSpec, work string, sink engine.Sink, finalDir string, res *ExecuteResult,
-	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
+	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any), staged func()) (*LoadResult, error) {
 	spec.TempDir = filepath.Join(work, ".spill")
 	if job.TmpDir != "" {
 		spec.TempDir = filepath.Join(job.TmpDir, ".hfload-spill-"+filepath.Base(work))
@@ -322,6 +326,12 @@ func loadInto(ctx context.Context, job *Job, spec *RunSpec, work string, sink en
 			}
 		}
 		logf("%s rejected: see %s", Count(lr.Counts.RowsRejected, "row"), res.RejectsFile)
+	}
+	if staged != nil {
+		staged()
+	}
+	if len(lr.Splits) > 0 {
+		res.Splits = make([]string, 0, len(lr.Splits))
 	}
 	for _, s := range lr.Splits {
 		res.Splits = append(res.Splits, kv.ToStringBinary(s))

@@ -71,12 +71,12 @@ func (b *bucketRun) load(ctx context.Context, job *Job, spec *RunSpec, res *Exec
 		load = func(ctx context.Context, spec *RunSpec, work string) (*LoadResult, error) {
 			return b.loadBucket(ctx, spec, b.BucketStaging, work)
 		}
-		return loadInto(ctx, job, spec, b.work, b.Sink(), b.URL(), res, load, logf)
+		return loadInto(ctx, job, spec, b.work, b.Sink(), b.URL(), res, load, logf, nil)
 	}
 	if load != nil {
 		return nil, fmt.Errorf("%w: this driver cannot write into a bucket (%s) yet: write to a local directory", ErrConfig, b.URL())
 	}
-	return loadInto(ctx, job, spec, b.work, b.Sink(), b.URL(), res, nil, logf)
+	return loadInto(ctx, job, spec, b.work, b.Sink(), b.URL(), res, nil, logf, nil)
 }
 
 func (b *bucketRun) commit(ctx context.Context, res *ExecuteResult, m *Manifest) error {

@@ -14,9 +14,16 @@ import (
 //
 // With syncfs, the files are also written back while the run still writes (earlyWriteback): the
 // commit's syncfs then finds only the last few hundred files dirty instead of all of them.
+//
+// The commit starts the sync in the background as soon as the load has written its last file (start),
+// and waits for it (wait) only before it writes the manifest: the wait for the device then overlaps
+// the manifest's building and the check of the staged files.
 type stagingSyncer struct {
 	dir   *os.File        // the staging dir, open since its creation (nil: fsync per file)
 	early *earlyWriteback // nil without syncfs
+
+	done chan struct{} // closed when the sync start began has ended (nil: not started)
+	err  error         // the sync's error, once done is closed
 }
 
 // openStagingSyncer prepares the commit-time sync of dir; call it right after creating dir, before
@@ -34,23 +41,45 @@ func openStagingSyncer(dir string) *stagingSyncer {
 
 // fileWritten tells the syncer that one more file under the staging dir is complete.
 func (s *stagingSyncer) fileWritten() {
-	if s != nil && s.early != nil {
+	if s.early != nil {
 		s.early.fileWritten()
 	}
 }
 
 // sync makes every file and directory under root durable.
 func (s *stagingSyncer) sync(root string) error {
-	if s == nil || s.dir == nil {
+	if s.dir == nil {
 		return syncTree(root)
 	}
 	s.early.stop()
 	return syncFS(s.dir)
 }
 
-// close releases the open directory.
+// start runs sync(root) in the background; nothing may be written under root after it until wait
+// returns. A second start does nothing.
+func (s *stagingSyncer) start(root string) {
+	if s.done != nil {
+		return
+	}
+	s.done = make(chan struct{})
+	go func() {
+		defer close(s.done)
+		s.err = s.sync(root)
+	}()
+}
+
+// wait waits for the sync start began and returns its error.
+func (s *stagingSyncer) wait() error {
+	<-s.done
+	return s.err
+}
+
+// close waits for a sync that was started and releases the open directory.
 func (s *stagingSyncer) close() {
-	if s != nil && s.dir != nil {
+	if s.done != nil {
+		<-s.done
+	}
+	if s.dir != nil {
 		s.early.stop()
 		s.dir.Close()
 		s.dir = nil

@@ -55,6 +55,44 @@ func TestStagingSyncer(t *testing.T) {
 	}
 }
 
+// start runs the sync in the background and wait returns its result: a second start runs nothing, and
+// close waits for a started sync. A sync of a removed dir fails (the fallback's fsync of every file).
+func TestStagingSyncerStart(t *testing.T) {
+	for _, fallback := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "stg")
+		if err := os.MkdirAll(filepath.Join(dir, "f"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		s := openStagingSyncer(dir)
+		if fallback {
+			s.close()
+		}
+		if err := os.WriteFile(filepath.Join(dir, "f", "a"), []byte("cells"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s.start(dir)
+		done := s.done
+		s.start(dir)
+		if s.done != done {
+			t.Fatalf("fallback %v: a second start started another sync", fallback)
+		}
+		if err := s.wait(); err != nil {
+			t.Fatalf("fallback %v: sync: %v", fallback, err)
+		}
+		s.close()
+		if fallback {
+			s = openStagingSyncer(dir)
+			s.close()
+			os.RemoveAll(dir)
+			s.start(dir)
+			s.close()
+			if err := s.wait(); err == nil {
+				t.Fatal("fsync of every file of a removed dir succeeded")
+			}
+		}
+	}
+}
+
 // Every earlyWritebackFiles completed files start a background syncfs on a descriptor other than the
 // commit's (so an error it meets is still reported to the commit); the commit's sync stops it, and
 // files reported after that change nothing.

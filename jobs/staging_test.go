@@ -212,6 +212,65 @@ func TestCommitRefusesMismatchedManifest(t *testing.T) {
 	}
 }
 
+// TestCommitAfterSettle: settle, called when the load has staged everything and before the manifest
+// is built (loadStaged), lists the staged tree and starts its writeback; the commit checks the manifest
+// against that listing (every kind of mismatch still refuses the commit and leaves nothing), a second
+// settle changes nothing, and an Abort after settle waits for the listing and removes everything.
+func TestCommitAfterSettle(t *testing.T) {
+	cases := []func(m *Manifest){
+		func(m *Manifest) {},
+		func(m *Manifest) { m.Files = m.Files[:1] },
+		func(m *Manifest) { m.Files = append(m.Files, OutputFile{Family: "d", Path: "d/ghost", Bytes: 1}) },
+		func(m *Manifest) { m.Files[0].Bytes++ },
+		func(m *Manifest) { m.Files = append(m.Files, m.Files[1]) },
+	}
+	for i, mod := range cases {
+		out := filepath.Join(t.TempDir(), "out")
+		s, err := NewStaging(out, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := stageFiles(t, s, map[string]string{"d/f1": "abc", "d/f2": "de", "e/f3": "f"})
+		s.FileWritten("d", "f1", 3)
+		s.settle()
+		l := s.listing
+		s.settle()
+		if s.listing != l {
+			t.Fatalf("case %d: a second settle listed again", i)
+		}
+		mod(m)
+		err = s.Commit(m)
+		if i == 0 {
+			if err != nil {
+				t.Fatalf("matching manifest: %v", err)
+			}
+			if got, want := visible(t, out), []string{"_manifest.json", "d", "d/f1", "d/f2", "e", "e/f3"}; !slices.Equal(got, want) {
+				t.Fatalf("committed %v, want %v", got, want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "does not match the manifest") {
+			t.Errorf("case %d: %v", i, err)
+		}
+		if got := entries(t, out); len(got) != 0 {
+			t.Errorf("case %d: left %v", i, got)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	s, err := NewStaging(out, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stageFiles(t, s, map[string]string{"d/f1": "abc"})
+	s.settle()
+	if err := s.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if got := entries(t, out); len(got) != 0 {
+		t.Errorf("abort after settle left %v", got)
+	}
+}
+
 // TestCommitChecksSizesAtClose: the commit checks the manifest against the size each file had at its
 // close (FileWritten), where it heard of one.
 func TestCommitChecksSizesAtClose(t *testing.T) {

@@ -333,39 +333,70 @@ func (o *outputWriter) sortFiles() {
 	o.files = sortFileResults(o.files, o.families)
 }
 
-// sortFileResults returns files in region order, then in the order of families, each (region,
-// family) stream's files in the order they have in files (appended in key order): sort.SliceStable's
-// order. It sorts (region, family, position) triples, all distinct, and then moves each file once,
-// instead of a stable sort that swapped whole FileResults by reflection (~2,000 instructions a file at
-// 10,000 files).
+// sortFileResults puts files in region order, then in the order of families, each (region, family)
+// stream's files in the order they have in files (appended in key order): sort.SliceStable's order,
+// with a family not in families taken as the first. It sorts in place and returns files. Each file's
+// place is its key, region × families + family, and the keys of a load are few and dense (one stream per
+// region and family): a counting sort finds every file's place, and the files are then moved there
+// along the permutation's cycles, without a second slice of them (the comparison sort and copy it
+// replaces took ~2 ms of the serial end of a load at 10,000 files, after the last file was written,
+// much of it the page faults of the fresh copy). Keys out of that range (negative, or far more keys
+// than files) are ordered by a comparison sort.
 func sortFileResults(files []FileResult, families []string) []FileResult {
-	famIndex := make(map[string]int, len(families))
-	for i, f := range families {
-		famIndex[f] = i
-	}
-	type at struct{ region, fam, i int }
-	order := make([]at, len(files))
+	nf := max(len(families), 1)
+	place := make([]int, len(files)) // each file's key, then its place
+	sorted, lo, hi := true, 0, 0
 	for i := range files {
-		order[i] = at{files[i].Region, famIndex[files[i].Family], i}
-	}
-	less := func(a, b at) int {
-		if c := cmp.Compare(a.region, b.region); c != 0 {
-			return c
+		k := files[i].Region*nf + familyIndex(families, files[i].Family)
+		place[i] = k
+		if i > 0 && k < place[i-1] {
+			sorted = false
 		}
-		if c := cmp.Compare(a.fam, b.fam); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
+		lo, hi = min(lo, k), max(hi, k)
 	}
-	if slices.IsSortedFunc(order, less) {
+	if sorted {
 		return files
 	}
-	slices.SortFunc(order, less)
-	sorted := make([]FileResult, len(files))
-	for j, a := range order {
-		sorted[j] = files[a.i]
+	if lo < 0 || hi >= 4*len(files)+64 {
+		order := make([]int, len(files))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(place[a], place[b]) })
+		for j, i := range order {
+			place[i] = j
+		}
+	} else {
+		at := make([]int, hi+2) // at[k+1]: how many files have key k; then where key k's files start
+		for _, k := range place {
+			at[k+1]++
+		}
+		for k := 1; k < len(at); k++ {
+			at[k] += at[k-1]
+		}
+		for i, k := range place {
+			place[i] = at[k]
+			at[k]++
+		}
 	}
-	return sorted
+	for i := range files {
+		for j := place[i]; j != i; j = place[i] { // the file at i belongs at j: swap it there
+			files[i], files[j] = files[j], files[i]
+			place[i], place[j] = place[j], j
+		}
+	}
+	return files
+}
+
+// familyIndex is family's place in families, 0 if it is not there. A load has a few families: a
+// scan of them costs less than a map lookup.
+func familyIndex(families []string, family string) int {
+	for i, f := range families {
+		if f == family {
+			return i
+		}
+	}
+	return 0
 }
 
 // mib formats n bytes as MiB for messages.

@@ -35,18 +35,28 @@ func TestOutputBufferSize(t *testing.T) {
 }
 
 // sortFileResults orders files as the stable sort by region, then family order did: random lists
-// (shuffled, sorted already, families outside the list, many files per stream).
+// (shuffled, sorted already, families outside the list, many files per stream), with regions as a
+// load numbers them (the counting sort) and far apart or negative (the comparison sort).
 func TestSortFileResults(t *testing.T) {
 	families := []string{"f2", "a", "m"}
 	rng := rand.New(rand.NewSource(4))
-	for round := 0; round < 300; round++ {
+	for round := 0; round < 400; round++ {
 		var files []FileResult
 		for i, n := 0, rng.Intn(200); i < n; i++ {
 			fam := families[rng.Intn(len(families))]
 			if rng.Intn(20) == 0 {
 				fam = "other"
 			}
-			files = append(files, FileResult{Family: fam, Region: rng.Intn(1 + round%25), Path: fmt.Sprint(i)})
+			region := rng.Intn(1 + round%25)
+			switch {
+			case round >= 300 && round%4 == 0:
+				region = rng.Intn(3) - 1 // keys from -3 to 5
+			case round >= 300 && round%2 == 0:
+				region = rng.Intn(1<<20) - 1<<19
+			case round >= 300:
+				region *= 1 << 16
+			}
+			files = append(files, FileResult{Family: fam, Region: region, Path: fmt.Sprint(i)})
 		}
 		want := slices.Clone(files)
 		famIndex := map[string]int{}
