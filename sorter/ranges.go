@@ -37,6 +37,11 @@ type RangesOptions struct {
 	// Leave is memory the caller will reserve from the budget later, while the Ranges are open (output
 	// buffers, say): it must stay free, since a finished sorter's memory can no longer be spilled.
 	Leave int64
+	// Plan, if set, is called once the in-memory remainder is sorted (the sort is then a whole one, for
+	// Opens > 0) and before it is kept or written as a run, to set Opens and Leave: the caller may
+	// work out what they depend on while the records are sorted. An error from Plan ends the sorter as
+	// Close does and is returned as it is.
+	Plan func(opts *RangesOptions) error
 }
 
 // FinishRanges ends adding like Finish, but instead of one Iterator returns a Ranges: the in-memory
@@ -78,8 +83,16 @@ func (s *Sorter) FinishRangesWith(ctx context.Context, opts RangesOptions) (*Ran
 		}
 		// Kept in memory, ranges are found by binary search: sort it all. Nothing else runs now (adding
 		// is over, the ranges not open yet): use every processor the pool may.
-		s.a.sortWith(s.p.par, opts.Opens > 0, s.p.entryScratch)
+		s.a.sortWith(s.p.par, opts.Opens > 0 || opts.Plan != nil, s.p.entryScratch)
 		s.p.releaseSlot(sl)
+	}
+	if opts.Plan != nil {
+		if err := opts.Plan(&opts); err != nil {
+			s.cleanupLocked()
+			return nil, err
+		}
+	}
+	if len(s.a.idx) > 0 {
 		kept, err := r.keep(opts)
 		if err != nil {
 			return fail(err)

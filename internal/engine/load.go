@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -88,12 +89,17 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 	out.rows = rows
 	splits := spec.Splits
 	if ranged {
+		splitsOf := func() partition.Splits { return spec.Splits }
 		if spec.SplitSample > 0 {
-			splits = rt.sampler.Splits(spec.SplitSample)
+			// The sampler works out the split points while the records are sorted (writeRanges).
+			computed := make(chan partition.Splits, 1)
+			go func() { computed <- rt.sampler.Splits(spec.SplitSample) }()
+			splitsOf = sync.OnceValue(func() partition.Splits { return <-computed })
 		}
 		// Twice as many range merges as workers: a merge waits for its run reads and output writes, and
 		// the read buffers of four merges fit the budget the sorters no longer need for arenas.
-		err = out.writeRanges(ctx, rt.sorters, splits, 2*workers) // as outputLeave plans
+		err = out.writeRanges(ctx, rt.sorters, splitsOf, 2*workers) // as outputLeave plans
+		splits = splitsOf()
 	} else {
 		err = out.writeRegions(ctx, rt.sorters, rt.regions, workers)
 	}

@@ -228,13 +228,28 @@ const rangeGroups = 4
 // (each run from the chunk before the group's first row) and is cut at every region's end
 // (Iterator.Limit), instead of a merge per region re-reading a chunk of every run. A family's sorted
 // in-memory remainder is read in place when the budget holds it beside the output buffers, instead of
-// being written as one more run and read back.
-func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter, splits partition.Splits, workers int) error {
+// being written as one more run and read back. splitsOf returns the split points; with computed ones
+// (the sampler's) it is called while the first family's records are sorted (RangesOptions.Plan), so
+// that working them out overlaps the sort instead of running before it on one processor.
+func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter, splitsOf func() partition.Splits, workers int) error {
 	nf := o.streams()
-	o.setFileBytes(len(splits) + 1)
-	opens, out, err := o.outputMemory(workers)
-	if err != nil {
-		return err
+	var (
+		splits  partition.Splits
+		opens   int
+		out     int64
+		planned bool
+		planErr error
+	)
+	// plan sets the output plan, which depends on the number of regions, once.
+	plan := func(ro *sorter.RangesOptions) error {
+		if !planned {
+			planned = true
+			splits = splitsOf()
+			o.setFileBytes(len(splits) + 1)
+			opens, out, planErr = o.outputMemory(workers)
+		}
+		ro.Opens, ro.Leave = opens, out
+		return planErr
 	}
 	ranges := make([]*sorter.Ranges, nf)
 	defer func() {
@@ -249,11 +264,17 @@ func (o *outputWriter) writeRanges(ctx context.Context, sorters []*sorter.Sorter
 			sorters[f].Close()
 			continue
 		}
-		r, err := sorters[f].FinishRangesWith(ctx, sorter.RangesOptions{Opens: opens, Leave: out})
+		r, err := sorters[f].FinishRangesWith(ctx, sorter.RangesOptions{Plan: plan})
+		if planErr != nil {
+			return planErr
+		}
 		if err != nil {
 			return fmt.Errorf("sorting %s: %w", o.streamName(f), err)
 		}
 		ranges[f] = r
+	}
+	if err := plan(&sorter.RangesOptions{}); err != nil {
+		return err
 	}
 	regions := len(splits) + 1
 	size := max(1, regions/(rangeGroups*workers)) // regions per group

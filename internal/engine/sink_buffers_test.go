@@ -68,10 +68,17 @@ func TestLoadReservesSinkBuffers(t *testing.T) {
 			t.Fatalf("file buffers of %d bytes: accounted peak %d does not include them", c.fileMemory, res.PeakMemory)
 		}
 	}
-	spec := testSpec(t, uniqueCSV(30))
-	_, err := Load(context.Background(), spec, &bufferingSink{fileMemory: 64 << 20})
-	if err == nil || !strings.Contains(err.Error(), "64 MiB of part buffers") || !strings.Contains(err.Error(), "raise --memory") {
-		t.Fatalf("buffers larger than the budget: %v", err)
+	// Given splits, and computed ones (the ranged path plans the output while it sorts): the same message.
+	for _, sampled := range []bool{false, true} {
+		spec := testSpec(t, uniqueCSV(30))
+		if sampled {
+			spec.Splits, spec.SplitSample = nil, 3
+		}
+		_, err := Load(context.Background(), spec, &bufferingSink{fileMemory: 64 << 20})
+		if err == nil || !strings.HasPrefix(err.Error(), "output buffers: one file being uploaded holds 64 MiB of part buffers") ||
+			!strings.Contains(err.Error(), "raise --memory") {
+			t.Fatalf("buffers larger than the budget, sampled %v: %v", sampled, err)
+		}
 	}
 }
 
