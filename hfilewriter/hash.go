@@ -359,23 +359,6 @@ func bloomSetAll(bits []byte, keys []uint64, hashCount int) {
 	}
 }
 
-// bloomSetFolded sets in bits the positions bloomSet would set in a chunk of bitSize bits (a multiple
-// of len(bits)*8), each taken modulo len(bits)*8: the chunk as fold leaves it.
-func bloomSetFolded(bits []byte, h1, h2 int32, hashCount int, bitSize int64) {
-	mask := bloomMask(bitSize)
-	folded := int64(len(bits)) * 8
-	if fmask := bloomMask(folded); mask != 0 && fmask != 0 {
-		// Both sizes powers of two: (|x| & mask) % folded is |x| & fmask (fmask's bits are in mask's),
-		// bloomSet's loop with the folded mask, no division.
-		bloomSetMasked(bits, h1, h2, hashCount, fmask)
-		return
-	}
-	for i := int32(0); i < int32(hashCount); i++ {
-		pos := bloomBitPos(h1, h2, i, bitSize, mask) % folded
-		bits[pos>>3] |= 1 << (pos & 7)
-	}
-}
-
 // bloomSetMasked sets the hashCount bits of h1 + i*h2 for a power-of-two bit count (mask = bits - 1):
 // bloomBitPos's power-of-two path, h1 + i*h2 stepped by adding h2 (the same int32 wrap-around).
 func bloomSetMasked(bits []byte, h1, h2 int32, hashCount int, mask int64) {

@@ -133,31 +133,37 @@ func TestBloomSetMatchesBitPositions(t *testing.T) {
 	}
 }
 
-// bloomSetFolded sets exactly the bits bloomSet sets in the whole chunk, folded (the pieces OR-ed
-// together as writeBloomChunk.fold does), for chunk sizes that are powers of two (the shortcut by
-// mask) and that are not, and every fold depth.
-func TestBloomSetFoldedMatchesFold(t *testing.T) {
+// bloomSetAll on a folded chunk (writeBloomChunk.fold with every key pending) sets exactly the bits
+// bloomSet sets in the whole chunk, folded (the pieces OR-ed together as fold does), for chunk sizes
+// that are powers of two (positions by mask) and that are not (by remainder), every fold depth and
+// hash count.
+func TestBloomSetAllFoldedMatchesFold(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	for _, chunkBytes := range []int{8, 64, 1024, 4096, 96, 1536, 3 << 7} {
+	for _, chunkBytes := range []int{8, 64, 1024, 4096, 96, 1536, 3 << 7, 1000} {
 		for pieces := 1; pieces <= chunkBytes && chunkBytes%pieces == 0; pieces <<= 1 {
-			whole := make([]byte, chunkBytes)
-			folded := make([]byte, chunkBytes/pieces)
-			for k := 0; k < 50; k++ {
-				h1, h2, n := int32(rng.Uint32()), int32(rng.Uint32()), 1+rng.IntN(9)
-				if k == 0 {
-					h1, h2 = math.MinInt32, -1 // |x| of the most negative int32, stepping through it
+			for n := 1; n <= 9; n++ {
+				whole := make([]byte, chunkBytes)
+				folded := make([]byte, chunkBytes/pieces)
+				keys := make([]uint64, 50)
+				for k := range keys {
+					h1, h2 := int32(rng.Uint32()), int32(rng.Uint32())
+					if k == 0 {
+						h1, h2 = math.MinInt32, -1 // |x| of the most negative int32, stepping through it
+					}
+					keys[k] = uint64(uint32(h1))<<32 | uint64(uint32(h2))
+					bloomSet(whole, h1, h2, n)
 				}
-				bloomSet(whole, h1, h2, n)
-				bloomSetFolded(folded, h1, h2, n, int64(chunkBytes)*8)
-			}
-			want := make([]byte, len(folded))
-			for p := 0; p < pieces; p++ {
-				for i := range want {
-					want[i] |= whole[p*len(folded)+i]
+				bloomSetAll(folded, keys, n)
+				want := make([]byte, len(folded))
+				for p := 0; p < pieces; p++ {
+					for i := range want {
+						want[i] |= whole[p*len(folded)+i]
+					}
 				}
-			}
-			if !bytes.Equal(folded, want) {
-				t.Fatalf("chunk of %d bytes folded %d times: bloomSetFolded differs from bloomSet then fold", chunkBytes, pieces)
+				if !bytes.Equal(folded, want) {
+					t.Fatalf("chunk of %d bytes folded %d times, %d hashes: bloomSetAll on the folded chunk differs from bloomSet then fold",
+						chunkBytes, pieces, n)
+				}
 			}
 		}
 	}

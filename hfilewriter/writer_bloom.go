@@ -120,10 +120,10 @@ func (c *writeBloomChunk) fold() {
 		// Every key is pending: OR-ing the pieces maps bit pos of the chunk to bit pos mod the folded
 		// size, so set each key's bits there directly.
 		c.bits = zeroed(c.bits, newSize)
-		bitSize := int64(c.size) * 8
-		for _, hh := range c.pending {
-			bloomSetFolded(c.bits, int32(hh>>32), int32(uint32(hh)), c.hashCount, bitSize)
-		}
+		// The folded size divides the chunk's, so |x| modulo the chunk's bits, modulo the folded bits,
+		// is |x| modulo the folded bits (also as masks for powers of two): bloomSet's positions in an
+		// array of the folded size, every key in one call.
+		bloomSetAll(c.bits, c.pending, c.hashCount)
 		c.pending = c.pending[:0]
 		c.size, c.maxKeys = newSize, newMax
 		return
