@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sync"
 
 	"github.com/hfload/hfload/hfilewriter"
@@ -44,9 +43,10 @@ func (o *outputWriter) newFileWriter(ctx context.Context, region, fam int, start
 	return &fileWriter{ctx: ctx, o: o, region: region, fam: fam, regionStart: start, regionEnd: end}
 }
 
-// fileName is deterministic for an identical run and differs between runs whose seeds differ (names.go).
-func (o *outputWriter) fileName(fam string, region, part int) string {
-	return hfileName(o.nameSeed, o.spec.Table, fam, region, part)
+// filePath returns a file's path under the output directory (family, separator, name) and its name,
+// deterministic for an identical run and differing between runs whose seeds differ (names.go).
+func (o *outputWriter) filePath(fam string, region, part int) (rel, name string) {
+	return hfilePath(o.nameSeed, o.spec.Table, fam, region, part)
 }
 
 func (fw *fileWriter) writerOptions() hfilewriter.WriterOptions {
@@ -81,8 +81,7 @@ func (f *familyWriterOptions) get(o *outputWriter, fam int) hfilewriter.WriterOp
 
 func (fw *fileWriter) open() error {
 	fam := fw.o.families[fw.fam]
-	fw.name = fw.o.fileName(fam, fw.region, fw.part)
-	fw.rel = fam + string(filepath.Separator) + fw.name // filepath.Join's result: both are plain names
+	fw.rel, fw.name = fw.o.filePath(fam, fw.region, fw.part) // filepath.Join's result: both are plain names
 	f, err := fw.o.sink.Create(fw.ctx, fam, fw.name, FileOptions{BufferSize: fw.o.bufSize, Buffers: &fw.o.fileBuffers,
 		SizeHint: fw.o.fileBytes, CreateLock: &fw.o.createLocks[fw.fam], Dir: &fw.o.famDirs[fw.fam]})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 )
@@ -30,6 +31,50 @@ func TestHFileNameStable(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { hfileName([]byte("seed"), "t", "d", 5, 0) }); n > 1 {
 		t.Errorf("%v allocations a name, want 1 (the string)", n)
+	}
+}
+
+// appendHex is hex.AppendEncode of 16 bytes: each byte value in each place, and random sums.
+func TestAppendHex(t *testing.T) {
+	check := func(sum [16]byte) {
+		t.Helper()
+		if got, want := string(appendHex([]byte("x/"), &sum)), "x/"+hex.EncodeToString(sum[:]); got != want {
+			t.Fatalf("appendHex(%x) = %q, want %q", sum, got, want)
+		}
+	}
+	for v := range 256 {
+		for i := range 16 {
+			var sum [16]byte
+			sum[i] = byte(v)
+			sum[(i+7)%16] = byte(255 - v)
+			check(sum)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for range 10000 {
+		var sum [16]byte
+		for i := range sum {
+			sum[i] = byte(rng.Uint32())
+		}
+		check(sum)
+	}
+}
+
+// hfilePath is filepath.Join(family, hfileName(...)) and the name, in one allocation, for short and
+// long families.
+func TestHFilePath(t *testing.T) {
+	for _, fam := range []string{"d", "cf", string(make([]byte, 200))} {
+		for _, region := range []int{0, 7, 10000} {
+			rel, name := hfilePath([]byte("seed"), "t", fam, region, 1)
+			want := hfileName([]byte("seed"), "t", fam, region, 1)
+			if name != want || rel != filepath.Join(fam, want) {
+				t.Errorf("family %q region %d: %q, %q; want %q, %q", fam[:min(len(fam), 4)], region, rel, name,
+					filepath.Join(fam, want), want)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { hfilePath([]byte("seed"), "t", "d", 5, 0) }); n > 1 {
+		t.Errorf("%v allocations a path, want 1 (the string)", n)
 	}
 }
 
