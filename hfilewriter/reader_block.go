@@ -38,8 +38,16 @@ func (b *readBlock) describe() string {
 // readParseBlockHeader decodes and sanity-checks a header.
 func readParseBlockHeader(b []byte) (readBlockHeader, error) {
 	var h readBlockHeader
+	err := readParseBlockHeaderInto(&h, b)
+	return h, err
+}
+
+// readParseBlockHeaderInto is readParseBlockHeader into *h, without a copy of the header on return
+// (the stream verifier parses one for every block). On an error *h holds the fields parsed so far.
+func readParseBlockHeaderInto(h *readBlockHeader, b []byte) error {
+	*h = readBlockHeader{}
 	if len(b) < BlockHeaderSize {
-		return h, errors.New("truncated block header")
+		return errors.New("truncated block header")
 	}
 	var known bool
 	h.Type, known = blockTypeOf(b[:8])
@@ -51,27 +59,27 @@ func readParseBlockHeader(b []byte) (readBlockHeader, error) {
 	h.BytesPerChecksum = int(int32(be.Uint32(b[25:])))
 	h.OnDiskDataSizeWithHeader = int(int32(be.Uint32(b[29:])))
 	if !known {
-		return h, fmt.Errorf("unknown block magic %q", h.Type)
+		return fmt.Errorf("unknown block magic %q", h.Type)
 	}
 	if h.OnDiskSizeWithoutHeader < 0 || h.UncompressedSizeWithoutHeader < 0 {
-		return h, fmt.Errorf("negative block size in header (onDiskSizeWithoutHeader %d, uncompressedSizeWithoutHeader %d)",
+		return fmt.Errorf("negative block size in header (onDiskSizeWithoutHeader %d, uncompressedSizeWithoutHeader %d)",
 			h.OnDiskSizeWithoutHeader, h.UncompressedSizeWithoutHeader)
 	}
 	if h.ChecksumType > ChecksumTypeCRC32C {
-		return h, fmt.Errorf("unknown checksum type %d in block header", h.ChecksumType)
+		return fmt.Errorf("unknown checksum type %d in block header", h.ChecksumType)
 	}
 	if h.BytesPerChecksum < BlockHeaderSize {
-		return h, fmt.Errorf("bytesPerChecksum %d in block header is below the minimum %d", h.BytesPerChecksum, BlockHeaderSize)
+		return fmt.Errorf("bytesPerChecksum %d in block header is below the minimum %d", h.BytesPerChecksum, BlockHeaderSize)
 	}
 	if h.OnDiskDataSizeWithHeader < BlockHeaderSize || h.OnDiskDataSizeWithHeader > BlockHeaderSize+h.OnDiskSizeWithoutHeader {
-		return h, fmt.Errorf("onDiskDataSizeWithHeader %d outside [%d, %d]", h.OnDiskDataSizeWithHeader, BlockHeaderSize, BlockHeaderSize+h.OnDiskSizeWithoutHeader)
+		return fmt.Errorf("onDiskDataSizeWithHeader %d outside [%d, %d]", h.OnDiskDataSizeWithHeader, BlockHeaderSize, BlockHeaderSize+h.OnDiskSizeWithoutHeader)
 	}
 	want := NumChecksumBytes(h.OnDiskDataSizeWithHeader, h.BytesPerChecksum)
 	if got := BlockHeaderSize + h.OnDiskSizeWithoutHeader - h.OnDiskDataSizeWithHeader; got != want {
-		return h, fmt.Errorf("block has %d checksum bytes, want %d for %d data bytes at %d bytes per checksum",
+		return fmt.Errorf("block has %d checksum bytes, want %d for %d data bytes at %d bytes per checksum",
 			got, want, h.OnDiskDataSizeWithHeader, h.BytesPerChecksum)
 	}
-	return h, nil
+	return nil
 }
 
 // readBlockAt reads, checksum-verifies and decompresses the block at off. limit is the end of the region
@@ -135,7 +143,7 @@ func checkBlockExtent(h *readBlockHeader, off, limit int64, wantSize int) error 
 // checksums; h: its parsed header) and decompresses its payload with codec, into *payloadBuf if not
 // nil (see decompressBlockPayloadInto). The payload may alias raw (CompressionNone).
 func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec CompressionCodec, encrypted, skipChecksums bool, payloadBuf *[]byte) (*readBlock, error) {
-	payload, err := decodeRawPayload(raw, off, h, codec, encrypted, skipChecksums, payloadBuf)
+	payload, err := decodeRawPayload(raw, off, &h, codec, encrypted, skipChecksums, payloadBuf)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +151,7 @@ func decodeRawBlock(raw []byte, off int64, h readBlockHeader, codec CompressionC
 }
 
 // decodeRawPayload is decodeRawBlock's checks and decompression: the block's payload.
-func decodeRawPayload(raw []byte, off int64, h readBlockHeader, codec CompressionCodec, encrypted, skipChecksums bool, payloadBuf *[]byte) ([]byte, error) {
+func decodeRawPayload(raw []byte, off int64, h *readBlockHeader, codec CompressionCodec, encrypted, skipChecksums bool, payloadBuf *[]byte) ([]byte, error) {
 	data := raw[:h.OnDiskDataSizeWithHeader]
 	if !skipChecksums {
 		if err := VerifyChecksums(data, raw[h.OnDiskDataSizeWithHeader:], h.ChecksumType, h.BytesPerChecksum); err != nil {

@@ -52,13 +52,14 @@ type StreamVerifier struct {
 	layout decodeCellOptions
 	v      *verifyState
 
-	off       int64           // file offset of the first byte not yet checked (where pend starts)
-	pend      []byte          // bytes of the block (or trailer) that started at off, when it spans Writes
-	pendSize  int             // on-disk size of the pending block once its header is parsed, else 0
-	pendHdr   readBlockHeader // the pending block's header, parsed (when pendSize > 0)
-	inTrailer bool            // the trailer magic was found at off: pend collects the trailer
-	payload   []byte          // decompressed payloads, reused from block to block
-	blk       readBlock
+	off       int64  // file offset of the first byte not yet checked (where pend starts)
+	pend      []byte // bytes of the block (or trailer) that started at off, when it spans Writes
+	pendSize  int    // on-disk size of the pending block once its header is parsed, else 0
+	inTrailer bool   // the trailer magic was found at off: pend collects the trailer
+	payload   []byte // decompressed payloads, reused from block to block
+	// blk is the block being checked, handed to addBlock (which keeps no reference to it); its header
+	// is the pending block's, parsed (when pendSize > 0), or the one unitSize just parsed.
+	blk readBlock
 
 	err  error // sticky
 	done bool
@@ -171,7 +172,7 @@ func (s *StreamVerifier) consume(p []byte) error {
 		}
 		if len(s.pend) == 0 {
 			// Whole blocks straight from p, without copying them.
-			size, trailer, err := s.unitSize(p, &s.pendHdr)
+			size, trailer, err := s.unitSize(p, &s.blk.Header)
 			if err != nil {
 				return err
 			}
@@ -180,7 +181,7 @@ func (s *StreamVerifier) consume(p []byte) error {
 				continue
 			}
 			if size > 0 && size <= len(p) {
-				if err := s.block(p[:size], &s.pendHdr); err != nil {
+				if err := s.block(p[:size]); err != nil {
 					return err
 				}
 				p = p[size:]
@@ -201,7 +202,7 @@ func (s *StreamVerifier) consume(p []byte) error {
 			take := min(want-len(s.pend), len(p))
 			s.pend = append(s.pend, p[:take]...)
 			p = p[take:]
-			size, trailer, err := s.unitSize(s.pend, &s.pendHdr)
+			size, trailer, err := s.unitSize(s.pend, &s.blk.Header)
 			if err != nil {
 				return err
 			}
@@ -212,7 +213,7 @@ func (s *StreamVerifier) consume(p []byte) error {
 		s.pend = append(s.pend, p[:take]...)
 		p = p[take:]
 		if len(s.pend) == s.pendSize {
-			if err := s.block(s.pend, &s.pendHdr); err != nil {
+			if err := s.block(s.pend); err != nil {
 				return err
 			}
 			s.pendSize = 0
@@ -240,21 +241,22 @@ func (s *StreamVerifier) unitSize(b []byte, h *readBlockHeader) (size int, trail
 	if len(b) < BlockHeaderSize {
 		return 0, false, nil
 	}
-	if *h, err = readParseBlockHeader(b); err != nil {
+	if err = readParseBlockHeaderInto(h, b); err != nil {
 		return 0, false, fmt.Errorf("block at offset %d: %w", s.off, err)
 	}
 	return h.OnDiskSize(), false, nil
 }
 
-// block checks the whole block raw found at s.off, whose header unitSize parsed into *h from raw's
-// first bytes, and moves s.off past it.
-func (s *StreamVerifier) block(raw []byte, h *readBlockHeader) error {
-	payload, err := decodeRawPayload(raw, s.off, *h, s.codec, false, false, &s.payload)
+// block checks the whole block raw found at s.off, whose header unitSize parsed into s.blk.Header
+// from raw's first bytes, and moves s.off past it.
+func (s *StreamVerifier) block(raw []byte) error {
+	b := &s.blk
+	payload, err := decodeRawPayload(raw, s.off, &b.Header, s.codec, false, false, &s.payload)
 	if err != nil {
 		return err
 	}
-	s.blk = readBlock{Offset: s.off, Header: *h, Payload: payload} // addBlock keeps no reference to it
-	if err := s.v.addBlock(&s.blk); err != nil {
+	b.Offset, b.Payload = s.off, payload // addBlock keeps no reference to it
+	if err := s.v.addBlock(b); err != nil {
 		return err
 	}
 	if cap(s.payload) > streamMaxPend {
