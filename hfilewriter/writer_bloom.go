@@ -207,10 +207,14 @@ func reuseWriteBloomWriter(prev *writeBloomWriter, typ BloomType, opts *WriterOp
 	if k != prev.paramsOf {
 		params = BloomParams(k.blockSize, k.errorRate, k.maxFold)
 	}
-	index := prev.index
-	index.reset()
-	*prev = writeBloomWriter{typ: typ, params: params, paramsOf: k, comparator: prev.comparator,
-		ready: prev.ready[:0], free: prev.free, index: index}
+	// prev's fields one by one (a new writeBloomWriter assigned over prev would be built and then
+	// copied): as newWriteBloomWriter sets them, but for the chunk index, ready queue and free chunk
+	// kept for their arrays.
+	prev.index.reset()
+	prev.typ, prev.params, prev.paramsOf = typ, params, k
+	prev.chunk, prev.prevParams, prev.hasPrev, prev.ready = nil, BloomChunkParams{}, false, prev.ready[:0]
+	prev.follow, prev.sharedChunks, prev.numChunks = nil, 0, 0
+	prev.totalKeys, prev.totalMax, prev.totalBytes = 0, 0, 0
 	return prev
 }
 

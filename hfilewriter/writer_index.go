@@ -130,15 +130,17 @@ func newWriteIndexWriter(maxChunkSize, minEntries int) *writeIndexWriter {
 }
 
 // reuse empties x, whose file is written, for the next file, keeping its chunks' arrays (NewWriterReusing).
+//
+// It sets x's fields one by one (a new writeIndexWriter assigned over x would be built and then copied):
+// every field not kept is set as newWriteIndexWriter sets it.
 func (x *writeIndexWriter) reuse(maxChunkSize, minEntries int) *writeIndexWriter {
-	cur, root := x.cur, x.root
 	if x.curIsRoot { // a single-level index moved its leaf chunk to the root: the next file's leaf again
-		cur, root = root, cur
+		x.cur, x.root = x.root, x.cur
 	}
-	cur.reset()
-	root.reset()
-	*x = writeIndexWriter{maxChunkSize: maxChunkSize, minEntries: minEntries, levels: 1, cur: cur, root: root,
-		pendingFirstKey: x.pendingFirstKey[:0]}
+	x.cur.reset()
+	x.root.reset()
+	x.maxChunkSize, x.minEntries, x.levels, x.curIsRoot = maxChunkSize, minEntries, 1, false
+	x.totalEntries, x.totalUncompressed, x.pendingFirstKey = 0, 0, x.pendingFirstKey[:0]
 	return x
 }
 
