@@ -60,21 +60,18 @@ type Reader struct {
 // resetForStream empties r for the next file of a stream verifier: every field is set as a new Reader
 // has it but readAt, blocks and walk, and the arrays of the load-on-open section's parsed parts are
 // kept for the next parse (nothing taken from r before stays valid).
+//
+// It sets the fields one by one (a new Reader assigned over r would be built and then copied); the
+// mutex, unlocked between files, stays as it is.
 func (r *Reader) resetForStream(size int64, t *Trailer) {
 	clear(r.loadOnOpen)
-	*r = Reader{
-		readAt:         r.readAt,
-		blocks:         r.blocks,
-		walk:           r.walk,
-		fileInfoLayout: r.fileInfoLayout,
-		size:           size,
-		trailer:        t,
-		fileInfo:       r.fileInfo[:0],
-		rootIndex:      r.rootIndex[:0],
-		metaIndex:      r.metaIndex[:0],
-		loadOnOpen:     r.loadOnOpen[:0],
-		blooms:         [2]readBloom{{Chunks: r.blooms[0].Chunks[:0]}, {Chunks: r.blooms[1].Chunks[:0]}},
-	}
+	r.size, r.trailer = size, t
+	r.fileInfo, r.fileInfoIdx = r.fileInfo[:0], fileInfoIndex{}
+	r.rootIndex, r.midKey, r.metaIndex, r.loadOnOpen = r.rootIndex[:0], nil, r.metaIndex[:0], r.loadOnOpen[:0]
+	r.generalBloom, r.deleteBloom, r.bloomType, r.unknownBloom = nil, nil, BloomType(0), ""
+	r.opts, r.firstKey, r.lastKey, r.skipChecksums, r.bloomCache = decodeCellOptions{}, nil, nil, false, nil
+	r.blooms[0] = readBloom{Chunks: r.blooms[0].Chunks[:0]}
+	r.blooms[1] = readBloom{Chunks: r.blooms[1].Chunks[:0]}
 }
 
 // OpenReader opens the HFile of the given size read through r.

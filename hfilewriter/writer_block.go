@@ -84,18 +84,20 @@ func newBlockOutput(w io.Writer, opts *WriterOptions, prev *blockOutput) (*block
 			return nil, err
 		}
 	}
-	b := prev // the previous file's output, done with: set up anew in place
+	b := prev // the previous file's output, done with: set up anew in place, field by field
 	if b == nil {
 		b = new(blockOutput)
 	}
-	*b = blockOutput{w: w, comp: comp, compression: opts.Compression, compLevel: opts.CompressionLevel,
-		checksumType: opts.Checksum.Type(), bytesPerSum: opts.BytesPerChecksum, scratch: scratch}
+	b.w, b.offset, b.comp, b.compression, b.compLevel = w, 0, comp, opts.Compression, opts.CompressionLevel
+	b.checksumType, b.bytesPerSum, b.scratch, b.lentBlocks = opts.Checksum.Type(), opts.BytesPerChecksum, scratch, 0
+	b.gathering, b.pend = false, nil
 	b.ab, _ = w.(availableBufferer)
-	for i := range b.prevOffset {
-		b.prevOffset[i] = -1
-	}
+	b.prevOffset = noPrevOffsets
 	return b, nil
 }
+
+// noPrevOffsets is a new file's previous block offsets: none of any type.
+var noPrevOffsets = [writeBlockTypeIDs]int64{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 
 // availableBufferer is implemented by writers that lend the rest of their buffer for the next write
 // (bufio.Writer.AvailableBuffer's contract: valid until the next Write). A block built or compressed
@@ -177,7 +179,7 @@ func (b *blockOutput) writeRaw(p []byte) error {
 func (b *blockOutput) writeBlock(t BlockType, buf []byte) ([]byte, writtenBlock, error) {
 	payloadLen := len(buf) - BlockHeaderSize
 	block := buf
-	lent := false // block is in the output's available buffer
+	var lentAt *byte // where the output's available buffer starts, when block was compressed there
 	if b.comp != nil {
 		// Room for a block that grew by a quarter (snappy's worst case is a sixth plus 32 bytes a chunk),
 		// so that a Hadoop-framed codec compresses into it in place (hadoopBlockWriteCompressor).
@@ -188,7 +190,7 @@ func (b *blockOutput) writeBlock(t BlockType, buf []byte) ([]byte, writtenBlock,
 		// Compressed straight into the output's buffer when it has room for a block that did not
 		// shrink (if it grows past that, append moves it and the write copies it as usual).
 		if a := b.available(2*BlockHeaderSize + payloadLen + payloadLen/8 + NumChecksumBytes(2*payloadLen+BlockHeaderSize, b.bytesPerSum)); a != nil {
-			dst, lent = a, true
+			dst, lentAt = a, &a[:1][0]
 		}
 		var err error
 		if block, err = b.comp.appendCompressed(dst[:BlockHeaderSize], buf[BlockHeaderSize:]); err != nil {
@@ -207,13 +209,19 @@ func (b *blockOutput) writeBlock(t BlockType, buf []byte) ([]byte, writtenBlock,
 	binary.BigEndian.PutUint32(h[25:], uint32(b.bytesPerSum))
 	binary.BigEndian.PutUint32(h[29:], uint32(onDiskDataWithHeader))
 	block = AppendChecksums(block, block[:onDiskDataWithHeader], b.checksumType, b.bytesPerSum)
+	// Whether block is in the output's available buffer (a block that grew past the room moved).
+	lent := lentAt != nil && &block[0] == lentAt
+	if b.comp == nil { // an uncompressed data block built there (Writer.newDataBlock)?
+		a := b.available(1)
+		lent = a != nil && &a[:1][0] == &block[0]
+	}
 	switch {
 	case b.comp == nil:
 		buf = block
 	case !lent:
 		b.scratch = block
 	}
-	if a := b.available(1); a != nil && &a[:1][0] == &block[0] {
+	if lent {
 		b.lentBlocks++
 	}
 	wb := writtenBlock{offset: b.offset, onDiskSizeWithHeader: int32(len(block)), uncompressedSizeNoHdr: int32(payloadLen)}

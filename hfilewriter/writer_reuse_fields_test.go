@@ -3,6 +3,7 @@ package hfilewriter
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"reflect"
 	"testing"
 
@@ -116,5 +117,45 @@ func TestWriterReuseSetsFieldsAnew(t *testing.T) {
 				t.Errorf("%s bloom: %d chunks ready after reuse", typ, len(r.ready))
 			}
 		}
+	}
+}
+
+// The Reader a stream verifier reuses for its next file (resetForStream) is, field by field, a new
+// Reader on the next file's trailer but for the arrays it keeps, after a file with both blooms.
+func TestReaderResetForStreamSetsFieldsAnew(t *testing.T) {
+	o := DefaultWriterOptions()
+	o.BlockSize = 256
+	var cells []Cell
+	for i := range 300 {
+		typ := kv.TypePut
+		if i%7 == 0 {
+			typ = kv.TypeDeleteFamily
+		}
+		cells = append(cells, Cell{Row: fmt.Appendf(nil, "row-%06d", i), Family: []byte("f"), Timestamp: 5, Type: typ, Value: []byte("v")})
+	}
+	data := streamTestWrite(t, o, cells)
+	sv, err := NewStreamVerifier(io.Discard, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sv.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := sv.finish(); err != nil {
+		t.Fatal(err)
+	}
+	r := sv.v.streamReader
+	if r.generalBloom == nil || r.deleteBloom == nil || len(r.fileInfo) == 0 || len(r.loadOnOpen) == 0 || r.lastKey == nil {
+		t.Fatal("the Reader was not used")
+	}
+	next := &Trailer{MajorVersion: 3}
+	r.resetForStream(12345, next)
+	fresh := &Reader{readAt: r.readAt, blocks: r.blocks, walk: r.walk, fileInfoLayout: r.fileInfoLayout, size: 12345, trailer: next}
+	skip := map[string]bool{"readAt": true, "blocks": true, "walk": true, "fileInfoLayout": true}
+	if d := reuseTestSame(reflect.ValueOf(r).Elem(), reflect.ValueOf(fresh).Elem(), "reader", skip); d != "" {
+		t.Errorf("reset %s", d)
+	}
+	if r.trailer != next {
+		t.Error("reset kept the last trailer")
 	}
 }
