@@ -164,7 +164,8 @@ func (m *Manifest) Reconcile() error {
 	}
 	var cells, size int64
 	seen := make(map[string]bool, len(m.Files))
-	for i, f := range m.Files {
+	for i := range m.Files {
+		f := &m.Files[i]
 		cells += f.Cells
 		size += f.Bytes
 		if err := ValidFamilyName(f.Family); err != nil {

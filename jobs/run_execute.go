@@ -167,7 +167,8 @@ func buildManifest(job *Job, spec *RunSpec, lr *LoadResult, runID string, starte
 	}
 	var bytesWritten int64
 	m.Files = make([]OutputFile, 0, len(lr.Files))
-	for _, f := range lr.Files {
+	for i := range lr.Files {
+		f := &lr.Files[i]
 		m.Files = append(m.Files, OutputFile{Family: f.Family, Path: f.Path, Region: f.Region,
 			RegionStart: f.RegionStart, RegionEnd: f.RegionEnd, FirstKey: f.FirstRow, LastKey: f.LastRow,
 			Cells: f.Cells, Bytes: f.Bytes})

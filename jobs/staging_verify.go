@@ -26,47 +26,65 @@ func verifyStaged(dir string, m *Manifest, closed closedSizes) error {
 	return t.check(m)
 }
 
-// stagedTree is a staging dir as listStaged found it: its entries, and each family directory's files
-// with their sizes at close.
+// stagedTree is a staging dir as listStaged found it: its entries, and the files of the staging dir
+// and of each family directory with their sizes at close, by name.
 type stagedTree struct {
-	top  []fs.DirEntry  // the staging dir's entries, in name order
-	fams []stagedFamily // one per directory in top, in the same order
+	top   []fs.DirEntry         // the staging dir's entries, in name order
+	files stagedDir             // the staging dir's own files, side files left out
+	fams  map[string]*stagedDir // each directory in top, by name
 }
 
-// stagedFamily is one family directory of a stagedTree.
-type stagedFamily struct {
-	files []fs.DirEntry // in the directory's own order (readDirUnsorted)
-	sizes []int64       // files[i]'s size at its close (closedSizes), -1 where none was reported
+// stagedDir is the files of one directory of a stagedTree.
+type stagedDir struct {
+	entries []fs.DirEntry  // a family's: in the directory's own order (readDirUnsorted)
+	sizes   []int64        // entries[i]'s size at its close (closedSizes), -1 where none was reported
+	at      map[string]int // a file's name → its index in entries (sub-directories left out)
+	listed  []int          // check: the index in m.Files of the file that lists entries[i], -1 if none
 }
 
-// listStaged reads the staging dir and each family dir once, and looks up every file's size at close
-// in closed; the manifest is not needed yet. Staging.settle runs it while the manifest is built, so
-// that the commit is left with the comparison (stagedTree.check).
+// index looks up each entry's size at close in here (nil: none) and indexes the files by name.
+func (d *stagedDir) index(here map[string]int64) {
+	d.sizes = make([]int64, len(d.entries))
+	d.at = make(map[string]int, len(d.entries))
+	for j, e := range d.entries {
+		size, ok := here[e.Name()]
+		if !ok {
+			size = -1
+		}
+		d.sizes[j] = size
+		if !e.IsDir() {
+			d.at[e.Name()] = j
+		}
+	}
+}
+
+// listStaged reads the staging dir and each family dir once, looks up every file's size at close in
+// closed and indexes the files by name; the manifest is not needed yet. Staging.settle runs it while
+// the manifest is built, so that the commit is left with the comparison (stagedTree.check): one lookup
+// of each listed file.
 func listStaged(dir string, closed closedSizes) (*stagedTree, error) {
 	top, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	t := &stagedTree{top: top}
+	t := &stagedTree{top: top, fams: map[string]*stagedDir{}}
 	for _, e := range top {
+		name := e.Name()
 		if !e.IsDir() {
+			if name != ManifestName && !strings.HasPrefix(name, "_") { // side files such as _rejects.jsonl: completebulkload skips files under <out>
+				t.files.entries = append(t.files.entries, e)
+			}
 			continue
 		}
-		files, err := readDirUnsorted(filepath.Join(dir, e.Name()))
+		entries, err := readDirUnsorted(filepath.Join(dir, name))
 		if err != nil {
 			return nil, err
 		}
-		here := closed[e.Name()]
-		sizes := make([]int64, len(files))
-		for i, f := range files {
-			size, ok := here[f.Name()]
-			if !ok {
-				size = -1
-			}
-			sizes[i] = size
-		}
-		t.fams = append(t.fams, stagedFamily{files: files, sizes: sizes})
+		d := &stagedDir{entries: entries}
+		d.index(closed[name])
+		t.fams[name] = d
 	}
+	t.files.index(nil)
 	return t, nil
 }
 
@@ -75,63 +93,92 @@ func listStaged(dir string, closed closedSizes) (*stagedTree, error) {
 // no path listed twice. It reports every problem: a family's in name order, then the missing files.
 // A file without a size at close is stat'ed now.
 func (t *stagedTree) check(m *Manifest) error {
-	// want: each listed path's index in m.Files; seen: found staged. The paths of staged files are
-	// looked up in a buffer (a map lookup of string(bytes) makes no string), not joined.
-	want := make(map[string]int, len(m.Files))
-	for i, f := range m.Files {
-		if _, dup := want[filepath.ToSlash(f.Path)]; dup {
-			return fmt.Errorf("%s listed twice", f.Path)
-		}
-		want[filepath.ToSlash(f.Path)] = i
+	for _, d := range t.fams {
+		d.listed = slices.Repeat([]int{-1}, len(d.entries))
 	}
-	seen := make([]bool, len(m.Files))
+	t.files.listed = slices.Repeat([]int{-1}, len(t.files.entries))
+	var missing []int            // the files of m.Files that are not staged
+	var unstaged map[string]bool // their paths (made when one is missing): a path listed twice
+	var lastDir string
+	var last *stagedDir
+	for i := range m.Files {
+		p := filepath.ToSlash(m.Files[i].Path)
+		d, name := &t.files, p
+		if k := strings.IndexByte(p, '/'); k >= 0 { // a deeper path names no listed file: no file's name holds a '/'
+			if p[:k] != lastDir || last == nil {
+				lastDir, last = p[:k], t.fams[p[:k]]
+			}
+			d, name = last, p[k+1:]
+		}
+		j, ok := -1, false
+		if d != nil {
+			j, ok = d.at[name]
+		}
+		if !ok {
+			if unstaged[p] {
+				return fmt.Errorf("%s listed twice", m.Files[i].Path)
+			}
+			if unstaged == nil {
+				unstaged = map[string]bool{}
+			}
+			unstaged[p] = true
+			missing = append(missing, i)
+			continue
+		}
+		if d.listed[j] >= 0 {
+			return fmt.Errorf("%s listed twice", m.Files[i].Path)
+		}
+		d.listed[j] = i
+	}
 	var problems []string
-	// check checks the staged file rel, whose size at close is size (-1: none).
-	check := func(rel []byte, size int64, d fs.DirEntry) error {
-		i, ok := want[string(rel)]
-		if !ok || seen[i] {
-			problems = append(problems, string(rel)+": staged but not in the manifest")
+	// rel is the path of e in dir (a family, or "": the staging dir) relative to the staging dir.
+	rel := func(dir string, e fs.DirEntry) string {
+		if dir == "" {
+			return e.Name()
+		}
+		return dir + "/" + e.Name()
+	}
+	// checkFile checks the staged file entry j of d, the files of dir.
+	checkFile := func(d *stagedDir, j int, dir string) error {
+		i := d.listed[j]
+		if i < 0 {
+			problems = append(problems, rel(dir, d.entries[j])+": staged but not in the manifest")
 			return nil
 		}
-		seen[i] = true
+		size := d.sizes[j]
 		if size < 0 {
-			fi, err := d.Info()
+			fi, err := d.entries[j].Info()
 			if err != nil {
 				return err
 			}
 			size = fi.Size()
 		}
 		if size != m.Files[i].Bytes {
-			problems = append(problems, fmt.Sprintf("%s: %d bytes, manifest says %d", rel, size, m.Files[i].Bytes))
+			problems = append(problems, fmt.Sprintf("%s: %d bytes, manifest says %d", rel(dir, d.entries[j]), size, m.Files[i].Bytes))
 		}
 		return nil
 	}
-	var rel []byte
-	fams := t.fams
 	for _, e := range t.top {
 		name := e.Name()
 		if !e.IsDir() {
-			if name == ManifestName || strings.HasPrefix(name, "_") {
-				continue // side files such as _rejects.jsonl: completebulkload skips files under <out>
-			}
-			if err := check(append(rel[:0], name...), -1, e); err != nil {
-				return err
+			if j, ok := t.files.at[name]; ok {
+				if err := checkFile(&t.files, j, ""); err != nil {
+					return err
+				}
 			}
 			continue
 		}
-		fam := fams[0]
-		fams = fams[1:]
+		d := t.fams[name]
 		before := len(problems)
 		var names []string // the entry each problem found here is about (one problem at most per entry)
-		for j, f := range fam.files {
-			rel = append(append(append(rel[:0], name...), '/'), f.Name()...)
+		for j, f := range d.entries {
 			if f.IsDir() {
-				problems = append(problems, string(rel)+": unexpected sub-directory")
+				problems = append(problems, rel(name, f)+": unexpected sub-directory")
 				names = append(names, f.Name())
 				continue
 			}
 			n := len(problems)
-			if err := check(rel, fam.sizes[j], f); err != nil {
+			if err := checkFile(d, j, name); err != nil {
 				return err
 			}
 			if len(problems) > n {
@@ -140,14 +187,12 @@ func (t *stagedTree) check(m *Manifest) error {
 		}
 		sortByNames(problems[before:], names)
 	}
-	var missing []string
-	for i, ok := range seen {
-		if !ok {
-			missing = append(missing, filepath.ToSlash(m.Files[i].Path)+": in the manifest but not staged")
-		}
+	texts := make([]string, len(missing))
+	for k, i := range missing {
+		texts[k] = filepath.ToSlash(m.Files[i].Path) + ": in the manifest but not staged"
 	}
-	sort.Strings(missing)
-	problems = append(problems, missing...)
+	sort.Strings(texts)
+	problems = append(problems, texts...)
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
