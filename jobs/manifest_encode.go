@@ -3,8 +3,10 @@ package jobs
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 )
 
 // filesNull is how encoding/json, indenting by two spaces, writes a nil Files: the one place in a
@@ -13,11 +15,25 @@ import (
 const filesNull = "\n  \"files\": null"
 
 // Marshal renders the manifest as indented JSON with a trailing newline: exactly encoding/json's
-// Encoder with SetIndent("", "  ") and SetEscapeHTML(false). The file list, one entry per HFile (10,000
-// for a table of 10,000 regions), is written by appendFiles instead of encoding/json's reflection and
-// re-indenting pass, which cost about 17,000 instructions a file; everything else goes through
-// encoding/json.
+// Encoder with SetIndent("", "  ") and SetEscapeHTML(false). The file list, one entry per HFile
+// (10,000 for a table of 10,000 regions), is written by appendFileEntries instead of encoding/json's
+// reflection and re-indenting pass, which cost about 17,000 instructions a file; everything else goes
+// through encoding/json.
 func (m *Manifest) Marshal() ([]byte, error) {
+	parts, err := m.marshalParts(1)
+	if err != nil {
+		return nil, err
+	}
+	return parts[0], nil
+}
+
+// marshalParts is Marshal's text in at most n parts, in order: the file list is cut into n runs of
+// files, each encoded into a buffer of its own, the runs after the first on goroutines of their own;
+// the first part starts with the text before the list, the last ends with the text after it. The
+// commit encodes a large manifest this way and writes the parts one after the other: at 10,000 files
+// the encoding (~3.5 ms, a good part of it the page faults of a fresh 3 MB buffer) was one core's work
+// at the serial end of the run.
+func (m *Manifest) marshalParts(n int) ([][]byte, error) {
 	head := *m
 	head.Files = nil
 	var buf bytes.Buffer
@@ -27,35 +43,67 @@ func (m *Manifest) Marshal() ([]byte, error) {
 	if err := enc.Encode(&head); err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
-	if m.Files == nil {
-		return buf.Bytes(), nil
-	}
 	text := buf.Bytes()
+	if m.Files == nil {
+		return [][]byte{text}, nil
+	}
 	at := bytes.Index(text, []byte(filesNull))
 	if at < 0 {
 		return nil, fmt.Errorf("encode manifest: no file list in the encoded manifest")
 	}
 	at += len(filesNull) - len("null")
-	out := make([]byte, 0, len(text)+len(m.Files)*320)
-	out = append(out, text[:at]...)
-	out, err := appendFiles(out, m.Files)
-	if err != nil {
+	before, after := text[:at], text[at+len("null"):]
+	files := m.Files
+	if len(files) == 0 {
+		return [][]byte{append(append(append(make([]byte, 0, len(text)), before...), "[]"...), after...)}, nil
+	}
+	n = max(1, min(n, len(files)))
+	parts := make([][]byte, n)
+	errs := make([]error, n)
+	encode := func(k int) {
+		run := files[len(files)*k/n : len(files)*(k+1)/n]
+		size := len(run) * 320
+		if k == 0 {
+			size += len(before) + 1
+		}
+		if k == n-1 {
+			size += len("\n  ]") + len(after)
+		}
+		b := make([]byte, 0, size)
+		if k == 0 {
+			b = append(append(b, before...), '[')
+		}
+		b, errs[k] = appendFileEntries(b, run, k > 0)
+		if k == n-1 && errs[k] == nil {
+			b = append(append(b, "\n  ]"...), after...)
+		}
+		parts[k] = b
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < n; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			encode(k)
+		}()
+	}
+	encode(0)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
-	return append(out, text[at+len("null"):]...), nil
+	return parts, nil
 }
 
-// appendFiles appends files as encoding/json writes a []OutputFile at depth 1 of an object indented by
-// two spaces (fields in OutputFile's order, under their json names).
-func appendFiles(b []byte, files []OutputFile) ([]byte, error) {
-	if len(files) == 0 {
-		return append(b, "[]"...), nil
-	}
-	b = append(b, '[')
+// appendFileEntries appends files' entries as encoding/json writes them in a []OutputFile at depth 1 of
+// an object indented by two spaces (fields in OutputFile's order, under their json names), without the
+// list's brackets: each entry but the first after a comma, and the first too if more is true (the
+// entries of a list's later files).
+func appendFileEntries(b []byte, files []OutputFile, more bool) ([]byte, error) {
 	var err error
 	for i := range files {
 		f := &files[i]
-		if i > 0 {
+		if i > 0 || more {
 			b = append(b, ',')
 		}
 		b = append(b, "\n    {\n      \"family\": "...)
@@ -90,7 +138,7 @@ func appendFiles(b []byte, files []OutputFile) ([]byte, error) {
 		b = strconv.AppendInt(b, f.Bytes, 10)
 		b = append(b, "\n    }"...)
 	}
-	return append(b, "\n  ]"...), nil
+	return b, nil
 }
 
 // appendJSONString appends s as a JSON string the way encoding/json does without HTML escaping.

@@ -65,6 +65,18 @@ func TestManifestMarshalIsEncodingJSON(t *testing.T) {
 		if want := referenceMarshal(t, &m); !bytes.Equal(got, want) {
 			t.Errorf("%s: Marshal differs from encoding/json:\n%s\nwant\n%s", name, got, want)
 		}
+		for n := 1; n <= 9; n++ { // the parts the commit writes: Marshal's text, cut
+			parts, err := m.marshalParts(n)
+			if err != nil {
+				t.Fatalf("%s: %d parts: %v", name, n, err)
+			}
+			if want := min(n, max(len(m.Files), 1)); len(parts) != want {
+				t.Errorf("%s: %d parts asked, %d made, want %d", name, n, len(parts), want)
+			}
+			if joined := bytes.Join(parts, nil); !bytes.Equal(joined, got) {
+				t.Errorf("%s: %d parts joined differ from Marshal:\n%s\nwant\n%s", name, n, joined, got)
+			}
+		}
 		if files != nil && m.Files == nil {
 			t.Fatalf("%s: Marshal changed the manifest", name)
 		}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -311,7 +312,8 @@ func (s *Staging) Commit(m *Manifest) error {
 
 func (s *Staging) commit(m *Manifest) error {
 	s.settle()
-	// The staged files are checked against m while m is encoded: two readers of m.
+	// The staged files are checked against m while m is encoded (a large one in parts, on as many
+	// goroutines: marshalParts): readers of m, all of them.
 	checked := make(chan error, 1)
 	go func() {
 		t, err := s.listing.wait()
@@ -320,7 +322,7 @@ func (s *Staging) commit(m *Manifest) error {
 		}
 		checked <- err
 	}()
-	body, merr := m.Marshal()
+	body, merr := m.marshalParts(min(runtime.GOMAXPROCS(0), 1+len(m.Files)/4096))
 	if err := <-checked; err != nil {
 		return fmt.Errorf("commit: staged output does not match the manifest: %w", err)
 	}
@@ -330,7 +332,7 @@ func (s *Staging) commit(m *Manifest) error {
 	if err := s.syncer.wait(); err != nil {
 		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
-	if err := writeFileSync(filepath.Join(s.dir, ManifestName), body); err != nil {
+	if err := writeFileSync(filepath.Join(s.dir, ManifestName), body...); err != nil {
 		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
 	if err := syncDir(s.dir); err != nil {
@@ -530,15 +532,18 @@ func syncDir(dir string) error {
 	return f.Close()
 }
 
-// writeFileSync writes data to path (created or truncated) and fsyncs it.
-func writeFileSync(path string, data []byte) error {
+// writeFileSync writes the parts of data, one after the other, to path (created or truncated) and
+// fsyncs it.
+func writeFileSync(path string, data ...[]byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	for _, part := range data {
+		if _, err := f.Write(part); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()

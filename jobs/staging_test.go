@@ -271,6 +271,20 @@ func TestCommitAfterSettle(t *testing.T) {
 	}
 }
 
+// writeFileSync writes its parts one after the other, over what the file held.
+func TestWriteFileSyncParts(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("an older and longer content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileSync(p, []byte("ab"), nil, []byte("c"), []byte("def")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(p); err != nil || string(got) != "abcdef" {
+		t.Fatalf("got %q, %v; want abcdef", got, err)
+	}
+}
+
 // TestCommitChecksSizesAtClose: the commit checks the manifest against the size each file had at its
 // close (FileWritten), where it heard of one.
 func TestCommitChecksSizesAtClose(t *testing.T) {
