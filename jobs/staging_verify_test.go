@@ -89,7 +89,7 @@ func TestStagedTreeCheckAgrees(t *testing.T) {
 	}
 }
 
-// verifyStagedReference is the check as it was before the listing was indexed (8d669ee), verbatim but
+// verifyStagedReference is the check as it was before the listing was indexed (a9692df), verbatim but
 // for its name and the listing it reads itself.
 func verifyStagedReference(dir string, m *Manifest, closed closedSizes) error {
 	want := make(map[string]int, len(m.Files))
