@@ -286,19 +286,7 @@ func TestVerifyCountsBlockTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 3000 {
-		typ := kv.TypePut
-		if i%7 == 0 {
-			typ = kv.TypeDeleteFamily
-		}
-		c := &Cell{Row: fmt.Appendf(nil, "row-%06d", i), Family: []byte("f"), Timestamp: 5, Type: typ, Value: []byte("v")}
-		if err := w.Append(c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeMixedTypes(t, w)
 	r, err := OpenReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatal(err)
@@ -375,5 +363,24 @@ func TestVerifyStateResetEmpties(t *testing.T) {
 	}
 	if reflect.ValueOf(v.cache).UnsafePointer() != reflect.ValueOf(cache).UnsafePointer() {
 		t.Error("reset made another map")
+	}
+}
+
+// writeMixedTypes appends 3,000 rows of one cell each to w, every seventh a delete-family marker (so that
+// both blooms get cells), and closes it.
+func writeMixedTypes(t *testing.T, w *Writer) {
+	t.Helper()
+	for i := range 3000 {
+		typ := kv.TypePut
+		if i%7 == 0 {
+			typ = kv.TypeDeleteFamily
+		}
+		c := &Cell{Row: fmt.Appendf(nil, "row-%06d", i), Family: []byte("f"), Timestamp: 5, Type: typ, Value: []byte("v")}
+		if err := w.Append(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

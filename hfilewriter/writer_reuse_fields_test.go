@@ -78,19 +78,7 @@ func TestWriterReuseSetsFieldsAnew(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range 3000 {
-			typ := kv.TypePut
-			if i%7 == 0 {
-				typ = kv.TypeDeleteFamily
-			}
-			c := &Cell{Row: fmt.Appendf(nil, "row-%06d", i), Family: []byte("f"), Timestamp: 5, Type: typ, Value: []byte("v")}
-			if err := w.Append(c); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeMixedTypes(t, w)
 		if w.index.levels < 2 || w.bloom.numChunks < 2 || (bloom == BloomRow && w.dfBloom.numChunks < 2) {
 			t.Fatalf("%s: %d index levels, %d bloom chunks: the test needs more", bloom, w.index.levels, w.bloom.numChunks)
 		}
