@@ -219,92 +219,75 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 	}
 }
 
-// radixStep is one pass of the MSD radix sort, shared by radixSort and split: it distributes v by the
-// first byte from depth on in which the entries' cached row bytes differ (a byte all share is skipped
-// without moving anything) and calls sub for every bucket of more than one entry, in bucket order, with
-// the depth after that byte. It returns false, v unchanged, when the cached bytes from depth on are
-// all equal.
+// radixStep is one pass of the MSD radix sort, shared by radixSort and sortBuckets: it distributes v by
+// the first digit, from byte depth on, in which the entries' cached row bytes differ (bytes all share
+// are skipped without moving anything) and calls sub for every bucket of more than one entry, in bucket
+// order, with the depth after that digit. The digit is that byte, or, when it and the byte after it
+// differ only in their low four bits (decimal digits, as in most keys), the two low halves together
+// (digitAt): one pass then orders two bytes. It returns false, v unchanged, when the cached bytes from
+// depth on are all equal.
 func radixStep(v []entry, depth int, sub func(b []entry, depth int)) bool {
-	for depth < 8*keyWords {
-		var count [256]int
-		sh := uint(56 - 8*(depth&7))
-		if depth < 8 {
-			for i := range v {
-				count[byte(v[i].prefix>>sh)]++
-			}
-		} else {
-			for i := range v {
-				count[byte(v[i].next>>sh)]++
-			}
-		}
-		if count[v[0].digit(depth)] == len(v) {
-			// One bucket: skip every byte all entries share in one pass ([salt][constant][id] keys
-			// share several), instead of counting each of them.
-			depth = firstDiffByte(v, depth+1)
-			continue
-		}
-		// The buckets from the first to the last non-empty one: keys are often digits or letters,
-		// and the passes over the buckets need not visit the other two hundred.
-		lo, hi := 0, 255
-		for count[lo] == 0 {
-			lo++
-		}
-		for count[hi] == 0 {
-			hi--
-		}
-		distribute(v, depth, &count, lo, hi)
-		start := 0
-		for b := lo; b <= hi; b++ {
-			if n := count[b]; n > 1 {
-				sub(v[start:start+n], depth+1)
-			}
-			start += count[b]
-		}
-		return true
+	dp, dn := diffBits(v)
+	if depth = diffDepthFrom(dp, dn, depth); depth == 8*keyWords {
+		return false
 	}
-	return false
+	g := digitAt(dp, dn, depth)
+	var count [256]int
+	if g.next {
+		for i := range v {
+			count[g.of(v[i].next)]++
+		}
+	} else {
+		for i := range v {
+			count[g.of(v[i].prefix)]++
+		}
+	}
+	// The buckets from the first to the last non-empty one: keys are often digits or letters,
+	// and the passes over the buckets need not visit the other two hundred.
+	lo, hi := 0, 255
+	for count[lo] == 0 {
+		lo++
+	}
+	for count[hi] == 0 {
+		hi--
+	}
+	distribute(v, g, &count, lo, hi)
+	start := 0
+	for b := lo; b <= hi; b++ {
+		if n := count[b]; n > 1 {
+			sub(v[start:start+n], depth+g.width())
+		}
+		start += count[b]
+	}
+	return true
 }
 
 // firstDiffByte returns the first byte depth, from depth on, in which the cached row bytes of v's entries
 // differ, or 8*keyWords when they are all equal from depth on.
 func firstDiffByte(v []entry, depth int) int {
-	if depth >= 8*keyWords {
-		return 8 * keyWords
-	}
-	var dp, dn uint64
-	p0, n0 := v[0].prefix, v[0].next
-	for i := range v {
-		dp |= v[i].prefix ^ p0
-		dn |= v[i].next ^ n0
-	}
-	if depth < 8 {
-		dp &= ^uint64(0) >> (8 * depth)
-	} else {
-		dp, dn = 0, dn&(^uint64(0)>>(8*(depth-8)))
-	}
-	return diffDepth(dp, dn)
+	dp, dn := diffBits(v)
+	return diffDepthFrom(dp, dn, depth)
 }
 
-// distribute permutes v in place into the buckets of byte depth of the entries' cached row bytes
-// (count: the size of each bucket; the non-empty ones lie from lo to hi), in bucket order.
-func distribute(v []entry, depth int, count *[256]int, lo, hi int) {
+// distribute permutes v in place into the buckets of digit g of the entries' cached row bytes (count:
+// the size of each bucket; the non-empty ones lie from lo to hi), in bucket order.
+func distribute(v []entry, g digit, count *[256]int, lo, hi int) {
 	var next [256]int
 	sum := 0
 	for b := lo; b <= hi; b++ {
 		next[b] = sum
 		sum += count[b]
 	}
-	// The byte's word and shift are chosen once, not per entry: one loop for each word.
-	sh := uint(56 - 8*(depth&7))
-	if depth >= 8 {
+	// The digit's word and shifts are chosen once, not per entry: one loop for each word.
+	if g.next {
 		for b, end := lo, 0; b <= hi; b++ {
 			for end += count[b]; next[b] < end; {
 				e := v[next[b]]
-				d := int(byte(e.next >> sh))
+				d := int(g.of(e.next))
 				for d != b {
 					e, v[next[d]] = v[next[d]], e
 					next[d]++
-					d = int(byte(e.next >> sh))
+					d = int(g.of(e.next))
 				}
 				v[next[b]] = e
 				next[b]++
@@ -315,11 +298,11 @@ func distribute(v []entry, depth int, count *[256]int, lo, hi int) {
 	for b, end := lo, 0; b <= hi; b++ {
 		for end += count[b]; next[b] < end; {
 			e := v[next[b]]
-			d := int(byte(e.prefix >> sh))
+			d := int(g.of(e.prefix))
 			for d != b {
 				e, v[next[d]] = v[next[d]], e
 				next[d]++
-				d = int(byte(e.prefix >> sh))
+				d = int(g.of(e.prefix))
 			}
 			v[next[b]] = e
 			next[b]++

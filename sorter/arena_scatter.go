@@ -6,14 +6,14 @@ import (
 )
 
 // scatterTop is sortParallel's first distribution pass on workers goroutines, through tmp (scratch of
-// len(a.idx) entries): each goroutine takes an even chunk of the index and finds where its entries'
-// cached row bytes differ from the first entry's (their first differing byte is the pass's digit), then
-// counts its chunk's digits, then copies its entries into tmp, each to its bucket's place after the
-// earlier chunks' entries of that bucket, then copies a chunk of tmp back into the index. It returns
-// the buckets of more than one entry, with the depth after the digit; one bucket of depth 8*keyWords
-// when the cached bytes are all equal. In place, this pass ran on one processor while the other stood
-// idle (perf record of 1M rows, 10,000 regions: ~32 ms, the whole index twice, of the ~38 ms between
-// the end of the input and the parallel sort).
+// len(a.idx) entries): each goroutine takes an even chunk of the index and finds where its entries' cached
+// row bytes differ from the first entry's (the pass's digit is at their first differing byte: digitAt),
+// then counts its chunk's digits, then copies its entries into tmp, each to its bucket's place after the
+// earlier chunks' entries of that bucket, then copies a chunk of tmp back into the index. It returns the
+// buckets of more than one entry, with the depth after the digit; one bucket of depth 8*keyWords when the
+// cached bytes are all equal. In place, this pass ran on one processor while the other stood idle (perf
+// record of 1M rows, 10,000 regions: ~32 ms, the whole index twice, of the ~38 ms between the end of the
+// input and the parallel sort).
 func (a *arena) scatterTop(tmp []entry, workers int) []bucket {
 	v := a.idx
 	n := len(v)
@@ -51,17 +51,17 @@ func (a *arena) scatterTop(tmp []entry, workers int) []bucket {
 		return []bucket{{v, depth}}
 	}
 	counts := make([][256]int, workers)
-	sh := uint(56 - 8*(depth&7))
+	g := digitAt(dp, dn, depth)
 	run(func(w int) {
 		lo, hi := bounds(w)
 		c := &counts[w]
-		if depth < 8 {
+		if g.next {
 			for i := lo; i < hi; i++ {
-				c[byte(v[i].prefix>>sh)]++
+				c[g.of(v[i].next)]++
 			}
 		} else {
 			for i := lo; i < hi; i++ {
-				c[byte(v[i].next>>sh)]++
+				c[g.of(v[i].prefix)]++
 			}
 		}
 	})
@@ -76,21 +76,21 @@ func (a *arena) scatterTop(tmp []entry, workers int) []bucket {
 			sum += counts[w][b]
 		}
 		if sum-start > 1 {
-			parts = append(parts, bucket{v[start:sum], depth + 1})
+			parts = append(parts, bucket{v[start:sum], depth + g.width()})
 		}
 	}
 	run(func(w int) {
 		lo, hi := bounds(w)
 		at := &next[w]
-		if depth < 8 {
+		if g.next {
 			for i := lo; i < hi; i++ {
-				d := byte(v[i].prefix >> sh)
+				d := g.of(v[i].next)
 				tmp[at[d]] = v[i]
 				at[d]++
 			}
 		} else {
 			for i := lo; i < hi; i++ {
-				d := byte(v[i].next >> sh)
+				d := g.of(v[i].prefix)
 				tmp[at[d]] = v[i]
 				at[d]++
 			}
