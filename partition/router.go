@@ -3,6 +3,7 @@ package partition
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // Router routes row keys to regions like Splits.Region, faster: it keeps each split point's first
@@ -26,11 +27,34 @@ func NewRouter(s Splits) *Router {
 // Region returns the region holding row (the number of split points <= row).
 func (r *Router) Region(row []byte) int {
 	if len(row) >= 8 {
-		if lo, ok := searchPrefix(r.prefix, binary.BigEndian.Uint64(row)); ok {
+		p := binary.BigEndian.Uint64(row)
+		if len(r.prefix) <= fewSplits {
+			if lo, ok := countPrefix(r.prefix, p); ok {
+				return lo
+			}
+		} else if lo, ok := searchPrefix(r.prefix, p); ok {
 			return lo
 		}
 	}
 	return r.region(row)
+}
+
+// fewSplits is the number of split points up to which Region counts the prefixes below the row's
+// instead of searching them: a load's given split points are mostly few (the engine routes with a
+// Router below 16 of them), and a binary search's branches go either way at random for each row.
+const fewSplits = 16
+
+// countPrefix is searchPrefix by counting, without a branch per split point: the prefixes below p, from
+// the borrows of subtracting p from each; the prefixes are in order, so one equals p when the first
+// one not below it does.
+func countPrefix(prefix []uint64, p uint64) (int, bool) {
+	var below uint64
+	for _, sp := range prefix {
+		_, b := bits.Sub64(sp, p, 0)
+		below, _ = bits.Add64(below, 0, b)
+	}
+	lo := int(below)
+	return lo, lo == len(prefix) || prefix[lo] != p
 }
 
 // searchPrefix returns the number of prefixes below p, and false when one of them equals p (the
