@@ -42,8 +42,8 @@ type Iterator struct {
 	limit    []byte
 	held     *view // the view Next stopped at because of limit
 	// span: the source is a light resolver over one stretch of a sorted arena ending at spanEnd
-	// (Ranges.Open, in memory, no runs): Limit stops it by index position instead of Next comparing
-	// every view's row with the limit.
+	// (Ranges.Open, in memory, no runs; or Finish's, the whole arena, when it is fully sorted): Limit
+	// stops it by index position instead of Next comparing every view's row with the limit.
 	span    *resolver
 	spanEnd int
 }
@@ -57,7 +57,13 @@ func (s *Sorter) newIterator(ctx context.Context, reserved int64) (*Iterator, er
 	}
 	if len(s.runs) == 0 && mem != nil {
 		it.src = mem
-		mem.(*resolver).light = s.opts.Combine == nil // the Iterator's consumer reads header, cells and seq
+		r := mem.(*resolver)
+		r.light = s.opts.Combine == nil // the Iterator's consumer reads header, cells and seq
+		if r.light && r.sorted {
+			// A fully sorted index, in memory, nothing folded: Next calls the resolver directly, as
+			// for Ranges.Open's stretches (the whole index is one).
+			it.span, it.spanEnd = r, len(s.a.idx)
+		}
 	} else {
 		m, err := newMerger(ctx, s.p.dict, s.runs, mem)
 		if err != nil {

@@ -54,6 +54,21 @@ func newResolverOf(a *arena, ord order) *resolver {
 }
 
 func (r *resolver) fetch() {
+	if r.sorted {
+		// idxOrder's next without the interface call.
+		o := r.ord.(*idxOrder)
+		if o.i >= o.n {
+			r.la = -1
+			return
+		}
+		i := o.i
+		o.i++
+		r.la = i
+		if i&(prefetchAhead-1) == 0 {
+			r.prefetch(i + prefetchAhead)
+		}
+		return
+	}
 	if i, ok := r.ord.next(); ok {
 		r.la = i
 		if r.sorted && i&(prefetchAhead-1) == 0 {
