@@ -32,9 +32,14 @@ func (s *Sorter) placeRun(recs []Record) int {
 		if rl := int(rec[0]); rl < 16 {
 			k0, k1 = padWords(k0, k1, rl)
 		}
+		// The entry's fields stored in place (append built the entry on the stack and copied it), before
+		// the copy's call, which would make them spill around it.
+		j := len(idx)
+		idx = idx[:j+1]
+		e := &idx[j]
+		e.prefix, e.next, e.off, e.slab, e.seq = k0, k1, uint32(used), slabID, recs[k].Seq
 		slab[used] = byte(n)
 		copy(slab[used+1:], rec)
-		idx = append(idx, entry{prefix: k0, next: k1, off: uint32(used), slab: slabID, seq: recs[k].Seq})
 		used += 1 + n
 	}
 	if k > 0 {
