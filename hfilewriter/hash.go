@@ -345,6 +345,10 @@ func bloomSetAll(bits []byte, keys []uint64, hashCount int) {
 		}
 		return
 	}
+	if mask >= 63 && mask < 1<<32 {
+		bloomSetWords(bits, keys, hashCount, uint32(mask))
+		return
+	}
 	m := uint64(mask)
 	b := bits[:m>>3+1]
 	for _, hh := range keys {
@@ -355,6 +359,37 @@ func bloomSetAll(bits []byte, keys []uint64, hashCount int) {
 			pos := uint64(v^s-s) & m
 			b[pos>>3] |= 1 << (pos & 7)
 			x += step
+		}
+	}
+}
+
+// bloomSetWords is bloomSetAll's loop for a power-of-two chunk of at least 8 bytes (mask = its bits - 1,
+// at least 63): bit pos of the chunk, bit pos&7 of byte pos>>3, is bit pos&63 of the little-endian word
+// pos>>6 (every release target is little-endian), set with one instruction (BTS) in a word read and
+// written through a pointer; two bits a step, for fewer loop instructions a bit. |x| of a
+// widened int32 is taken in 32 bits: for math.MinInt32 both give 1<<31, and the mask (below 1<<32: a
+// chunk's bits fit an int32) keeps the same low bits.
+func bloomSetWords(bits []byte, keys []uint64, hashCount int, mask uint32) {
+	if uint64(mask)+1 != uint64(len(bits))*8 || mask < 63 {
+		panic("hfilewriter: bloomSetWords without a power-of-two chunk of whole words")
+	}
+	wp := unsafe.Pointer(unsafe.SliceData(bits)) // word p>>6 is within bits: p <= mask
+	for _, hh := range keys {
+		x, step := uint32(hh>>32), uint32(hh)
+		// Two bits a step, the odd one after.
+		k := hashCount
+		for ; k >= 2; k -= 2 {
+			y := x + step
+			s, t := uint32(int32(x)>>31), uint32(int32(y)>>31)
+			p, q := (x^s-s)&mask, (y^t-t)&mask
+			*(*uint64)(unsafe.Add(wp, uintptr(p>>6)*8)) |= 1 << (p & 63)
+			*(*uint64)(unsafe.Add(wp, uintptr(q>>6)*8)) |= 1 << (q & 63)
+			x = y + step
+		}
+		if k > 0 {
+			s := uint32(int32(x) >> 31)
+			p := (x ^ s - s) & mask
+			*(*uint64)(unsafe.Add(wp, uintptr(p>>6)*8)) |= 1 << (p & 63)
 		}
 	}
 }

@@ -231,8 +231,8 @@ func TestMurmurHashPairMatchesReference(t *testing.T) {
 // and others, with the hashes whose sums wrap or reach math.MinInt32 among the keys.
 func TestBloomSetAllMatchesBloomSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 3))
-	for _, byteSize := range []int{1, 8, 1 << 10, 1 << 17, 1000, 3 << 10} {
-		for _, hashCount := range []int{1, 2, 7, 13} {
+	for _, byteSize := range []int{1, 4, 8, 16, 1 << 10, 1 << 17, 1000, 3 << 10} {
+		for _, hashCount := range []int{1, 2, 3, 7, 13} {
 			keys := []uint64{1 << 63, math.MaxInt32<<32 | 1, math.MaxUint64} // h1 MinInt32; h1 MaxInt32 and h2 1; both -1
 			for range 3000 {
 				keys = append(keys, rng.Uint64())
@@ -244,6 +244,14 @@ func TestBloomSetAllMatchesBloomSet(t *testing.T) {
 			}
 			if !bytes.Equal(got, want) {
 				t.Fatalf("chunk of %d bytes, %d hashes: bloomSetAll's bits differ from bloomSet's", byteSize, hashCount)
+			}
+			if m := bloomMask(int64(byteSize) * 8); m >= 63 {
+				// bloomSetAll's word loop itself, which it takes for these chunks.
+				words := make([]byte, byteSize)
+				bloomSetWords(words, keys, hashCount, uint32(m))
+				if !bytes.Equal(words, want) {
+					t.Fatalf("chunk of %d bytes, %d hashes: bloomSetWords' bits differ from bloomSet's", byteSize, hashCount)
+				}
 			}
 		}
 	}
