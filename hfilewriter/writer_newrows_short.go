@@ -2,6 +2,7 @@ package hfilewriter
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -119,14 +120,24 @@ func (w *Writer) appendNewRowShort(family []byte, d *NewRowData, cells []NewRowC
 // the bytes past them), without a check each. It calls nothing, and it holds little across cells
 // (the run's constants are read from r): so Go keeps its variables in registers.
 func (r *newRun) cells(blk []byte, end int, buf []byte, cells []NewRowCell, prev *[newRunRowWindow]byte) (n, newEnd int) {
+	// The loop reads cells and buf and writes blk through unsafe pointers (with checked slices Go
+	// reloaded the slices' bounds and checked each window, ~20 instructions a cell). Every access is in
+	// bounds: cell n < len(cells); a row's and a value's window only when it lies within buf (checked
+	// per cell); a cell's window at end < r.stop, which is checked here to be at most
+	// len(blk)-newRunRoom+1 (end only grows).
+	if end < 0 || r.stop > len(blk)-newRunRoom+1 {
+		return 0, end
+	}
+	bp, sp := unsafe.Pointer(unsafe.SliceData(blk)), unsafe.Pointer(unsafe.SliceData(buf))
+	cp := unsafe.Pointer(unsafe.SliceData(cells))
+	rowMax, valMax := len(buf)-newRunRowWindow, len(buf)-newRunValueWindow
 	for ; n < len(cells) && end < r.stop; n++ {
-		cl := &cells[n]
+		cl := (*NewRowCell)(unsafe.Add(cp, uintptr(n)*unsafe.Sizeof(NewRowCell{})))
 		qi, ro, vo, vl := int(cl.Qual), int(cl.Row), int(cl.Value), int(cl.ValueLen)
-		if int(cl.RowLen) != r.rowLen || qi >= newRunQuals || r.ql[qi] > 8 || vl > 32 ||
-			ro > len(buf)-newRunRowWindow || vo > len(buf)-newRunValueWindow {
+		if int(cl.RowLen) != r.rowLen || qi >= newRunQuals || r.ql[qi] > 8 || vl > 32 || ro > rowMax || vo > valMax {
 			break
 		}
-		row := (*[newRunRowWindow]byte)(buf[ro : ro+newRunRowWindow])
+		row := (*[newRunRowWindow]byte)(unsafe.Add(sp, ro))
 		// After the previous row: the first of the four words that differs is greater.
 		if a, b := binary.BigEndian.Uint64(row[:]), binary.BigEndian.Uint64(prev[:]); a != b {
 			if a < b {
@@ -145,7 +156,7 @@ func (r *newRun) cells(blk []byte, end int, buf []byte, cells []NewRowCell, prev
 		}
 		prev = row
 		ql := int(r.ql[qi])
-		p := (*[newRunRoom]byte)(blk[end : end+newRunRoom])
+		p := (*[newRunRoom]byte)(unsafe.Add(bp, end))
 		binary.BigEndian.PutUint64(p[:], uint64(r.kbase+ql)<<32|uint64(vl))
 		binary.BigEndian.PutUint16(p[8:], uint16(r.rowLen))
 		// The row's window, its first 32 bytes: the family and qualifier overwrite what is past the row.
@@ -159,8 +170,7 @@ func (r *newRun) cells(blk []byte, end int, buf []byte, cells []NewRowCell, prev
 		binary.BigEndian.PutUint64(t[:], uint64(cl.TS))
 		t[8] = byte(kv.TypePut)
 		// The value's window, whole: the bytes past the value are overwritten by what follows it.
-		v := (*[newRunValueWindow]byte)(buf[vo : vo+newRunValueWindow])
-		vw := *v
+		vw := *(*[newRunValueWindow]byte)(unsafe.Add(sp, vo))
 		*(*[newRunValueWindow]byte)(t[9 : 9+newRunValueWindow]) = vw
 		binary.LittleEndian.PutUint32(t[9+vl:], 0) // tags length and sequence id (extra <= 3 bytes)
 		end += r.fixed + ql + vl

@@ -358,3 +358,33 @@ func TestAppendNewRowShortRowOrder(t *testing.T) {
 		}
 	}
 }
+
+// newRun.cells writes a cell only where its whole window lies within blk: it takes a cell when its
+// stop leaves room for the window at the last start it allows, and none (the run's entry check) when
+// the stop or the start would let a window reach past blk.
+func TestNewRunCellsWindowInBlock(t *testing.T) {
+	buf := make([]byte, 2*newRunRowWindow)
+	copy(buf, "row-0001")
+	cells := []NewRowCell{{TS: 7, Row: 0, RowLen: 8, Value: newRunRowWindow, ValueLen: 3, Qual: 0}}
+	run := func(stop, end int) int {
+		blk := make([]byte, 3*newRunRoom)
+		r := newRun{rowLen: 8, x1: 0, x2: 0, fo: 18, qo: 20, kbase: 20, fixed: 28, stop: stop}
+		for i := range r.ql {
+			r.ql[i] = newRunNoQual
+		}
+		r.ql[0], r.qw[0] = 1, 'q'
+		var prev [newRunRowWindow]byte
+		n, _ := r.cells(blk, end, buf, cells, &prev)
+		return n
+	}
+	room := 3*newRunRoom - newRunRoom + 1 // the last start whose window fits, plus one
+	if n := run(room, room-1); n != 1 {
+		t.Fatalf("a cell whose window ends at the block's end: %d taken, want 1", n)
+	}
+	if n := run(room+1, room-1); n != 0 {
+		t.Fatalf("a stop past the last window that fits: %d taken, want 0", n)
+	}
+	if n := run(room, -1); n != 0 {
+		t.Fatalf("a start before the block: %d taken, want 0", n)
+	}
+}
