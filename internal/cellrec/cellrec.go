@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/hfload/hfload/internal/kv"
 )
@@ -468,22 +469,11 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 	var prevLit []byte
 	var prevCode byte
 	if !tagged {
-		// The usual cells first, in a loop of their own: a dictionary qualifier code and a value length
-		// of one byte each, codes ascending. The general loop below goes on from the first other cell.
-		// The code and the value's length are checked as one little-endian word (x&0x8081 == 1: an odd
-		// code and both below 0x80); prevCode 0 before the first cell (codes are odd) lets that one pass
-		// the order check. Two checks wait for the loop's end: the codes ascend, so the last is the
+		// The usual cells first, in a loop of their own (usualRun). The general loop below goes on from
+		// the first other cell. Two checks wait for the loop's end: the codes ascend, so the last is the
 		// largest and only it is checked against the dictionary; and a value running past the record
 		// leaves p beyond its end, which stops the loop.
-		for p < len(rec)-1 {
-			code, vl := rec[p], rec[p+1]
-			if (code|vl<<1)&0x81 != 1 || code <= prevCode {
-				break
-			}
-			p += 2 + int(vl)
-			prevCode = code
-			n++
-		}
+		p, n, prevCode = usualRun(rec, p)
 		if p > len(rec) || n > 0 && int(prevCode>>1) >= nq {
 			return 0, false
 		}
@@ -549,6 +539,33 @@ func (d *Dict) validShort(rec []byte) (int, bool) {
 		n++
 	}
 	return n, true
+}
+
+// usualRun is validShort's loop over the usual cells of rec from p on: a dictionary qualifier code and a
+// value length of one byte each, codes ascending. It returns where the first other cell starts (past
+// len(rec) when the last value runs past the record), how many it went over and the last one's code
+// (0 for none). The code and the value's length are read and checked as one little-endian 16-bit word
+// (x&0x8081 == 1: an odd code and both below 0x80); the code 0 before the first cell (codes are odd)
+// lets that one pass the order check.
+//
+// The word is read through an unsafe pointer (with checked indexes Go recomputed the bound and checked
+// both bytes in every step): only at p with 0 <= p < len(rec)-1, so both bytes are in rec.
+func usualRun(rec []byte, p int) (int, int, byte) {
+	if p < 0 {
+		return p, 0, 0
+	}
+	rp, last := unsafe.Pointer(unsafe.SliceData(rec)), len(rec)-1
+	n, prev := 0, uint32(0)
+	for p < last {
+		x := uint32(*(*uint16)(unsafe.Add(rp, p)))
+		if x&0x8081 != 1 || x&0xff <= prev {
+			break
+		}
+		p += 2 + int(x>>8)
+		prev = x & 0xff
+		n++
+	}
+	return p, n, byte(prev)
 }
 
 // AppendKeyValuesChecked is Validate and AppendKeyValues in one pass: it appends the KeyValue records of

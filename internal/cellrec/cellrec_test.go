@@ -229,6 +229,27 @@ func TestValidateShortPathAgreesWithCheck(t *testing.T) {
 	}
 }
 
+// A value of 128 to 191 bytes has a two-byte length whose first byte (0x80-0xbf) has bit 6 clear: the
+// fast path must not read it as a one-byte length and the value's last bytes as cells. This record is
+// malformed (a byte after the value is no cell) but reads as two good cells that way.
+func TestValidateShortPathTwoByteLength(t *testing.T) {
+	d := NewDict([][]byte{[]byte("q"), []byte("r")})
+	val := bytes.Repeat([]byte{'a'}, 128)
+	val[127] = 3 // read as the code of qualifier 1, then the trailing 0 as its value's length
+	rec := AppendHeader(nil, []byte("row"), []byte("f"), 1, kv.TypePut)
+	rec = append(d.AppendCell(rec, 0, val), 0)
+	if _, _, err := d.check(nil, rec, false); err == nil {
+		t.Fatal("the full check takes the record")
+	}
+	if n, err := d.Validate(rec); err == nil {
+		t.Fatalf("Validate takes a malformed record as %d cells", n)
+	}
+	good := d.AppendCell(AppendHeader(nil, []byte("row"), []byte("f"), 1, kv.TypePut), 0, val)
+	if n, err := d.Validate(good); err != nil || n != 1 {
+		t.Fatalf("Validate of one cell with a 128-byte value: %d cells, %v", n, err)
+	}
+}
+
 // validateShortAgreesWithCheck is TestValidateShortPathAgreesWithCheck with dictionary d.
 func validateShortAgreesWithCheck(t *testing.T, d *Dict) {
 	r := rand.New(rand.NewPCG(5, 6))
@@ -242,6 +263,12 @@ func validateShortAgreesWithCheck(t *testing.T, d *Dict) {
 			v := make([]byte, r.IntN(3))
 			if r.IntN(10) == 0 {
 				v = make([]byte, 200)
+			} else if r.IntN(10) == 0 {
+				// 128 to 191 bytes: a first length byte 0x80-0xbf, which is not a one-byte length either
+				v = make([]byte, 128+r.IntN(64))
+				for i := range v {
+					v[i] = byte(r.IntN(8)) // small codes and lengths, which a misread would take as cells
+				}
 			}
 			if r.IntN(2) == 0 {
 				rec = d.AppendCell(rec, r.IntN(d.Len()+1), v) // sometimes an index outside the dictionary
