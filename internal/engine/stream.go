@@ -430,7 +430,11 @@ func (s *stream) runRows(fw *familyWriters) error {
 			s.rowNo++
 		}
 		cells := s.it.Cells()
-		q, _, _, rest := s.d.NextTags(cells)
+		// The first cell: the usual one inlined (NextUsual), any other through NextTags.
+		q, _, rest, ok := s.d.NextUsual(cells)
+		if !ok {
+			q, _, _, rest = s.d.NextTags(cells)
+		}
 		w, q := s.rows.rd.Split(q)
 		var flags uint8
 		var rh hfilewriter.RowHash
