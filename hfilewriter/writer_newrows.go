@@ -200,6 +200,22 @@ func (w *Writer) appendNewRowRun(family []byte, d *NewRowData, cells []NewRowCel
 	return w.endNewRowRun(blk, d, cells[:n], family, kbase, extra, lastQ)
 }
 
+// newRowStats returns what endNewRowRun takes from the cells of a run (at least one): the sum of their
+// values' lengths, the longest row and value together, and their least and greatest timestamps. A leaf
+// of its own (not inlined): in endNewRowRun's big frame Go kept the loop's sum and index on the stack.
+//
+//go:noinline
+func newRowStats(cells []NewRowCell) (valueSum, maxRowValue int, tsMin, tsMax int64) {
+	tsMin, tsMax = cells[0].TS, cells[0].TS
+	for i := range cells {
+		cl := &cells[i]
+		valueSum += int(cl.ValueLen)
+		maxRowValue = max(maxRowValue, int(cl.RowLen)+int(cl.ValueLen))
+		tsMin, tsMax = min(tsMin, cl.TS), max(tsMax, cl.TS)
+	}
+	return valueSum, maxRowValue, tsMin, tsMax
+}
+
 // endNewRowRun records the cells of a new-row run (appendNewRowRun's or appendNewRowShort's loop), which
 // the loop stored into blk, the writer's block: the block's lengths, the last key's row, qualifier (at
 // lastQ in blk), timestamp and type, the key and value totals, the entry count, the time range, the
@@ -209,14 +225,7 @@ func (w *Writer) appendNewRowRun(family []byte, d *NewRowData, cells []NewRowCel
 func (w *Writer) endNewRowRun(blk []byte, d *NewRowData, cells []NewRowCell, family []byte, kbase, extra, lastQ int) int {
 	n := len(cells)
 	added := len(blk) - len(w.blk)
-	valueSum, maxRowValue := 0, 0
-	tsMin, tsMax := cells[0].TS, cells[0].TS
-	for i := range cells {
-		cl := &cells[i]
-		valueSum += int(cl.ValueLen)
-		maxRowValue = max(maxRowValue, int(cl.RowLen)+int(cl.ValueLen))
-		tsMin, tsMax = min(tsMin, cl.TS), max(tsMax, cl.TS)
-	}
+	valueSum, maxRowValue, tsMin, tsMax := newRowStats(cells)
 	keySum := added - n*(8+extra) - valueSum // each cell is 8 + key + value + extra bytes
 	// The biggest cell (the first of the largest, beyond the file's biggest so far), as writeCellFast
 	// keeps it: a cell's size there is 12 + klen + value. The run's are looked at one by one only when
