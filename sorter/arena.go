@@ -54,9 +54,12 @@ type arena struct {
 	laneDepth int
 }
 
-// record returns the record of e.
+// record returns the record of e. A record of fewer than 128 bytes (placeRun's) has a one-byte length.
 func (a *arena) record(e *entry) []byte {
 	s := a.slabs[e.slab][e.off:]
+	if n := int(s[0]); n < 0x80 {
+		return s[1 : 1+n : 1+n]
+	}
 	n, k := uvarint(s)
 	return s[k : k+int(n) : k+int(n)]
 }
@@ -213,7 +216,9 @@ func (a *arena) radixSort(v []entry, depth, w int) {
 	case depth == 8*keyWords:
 		a.sortTies(v, w)
 	case len(v) < radixCutoff:
-		a.sortSmall(v)
+		if len(v) < nibbleMin || !a.sortNibble(v, depth, w) {
+			a.sortSmall(v)
+		}
 	case !radixStep(v, depth, func(b []entry, depth int) { a.radixSort(b, depth, w) }):
 		a.sortTies(v, w) // the cached bytes from depth on are all equal
 	}
