@@ -121,19 +121,19 @@ func (r *resolver) less(x, y cursor) bool {
 	return cmpCellsInRow(&hx, qx, vx, ex.seq, &hy, qy, vy, ey.seq) < 0
 }
 
-// alone hands on the record just taken (the heap's only cursor, at its first cell) whole, as next does,
-// when the next record is not of its row (the usual case: no overlap to resolve), and reports whether it
-// did; otherwise next goes on. For a light resolver: the view's header, cells and seq only. The cached
-// row bytes decide when they differ; when they tie (rows with a long common prefix, such as
-// host-event-revts'), the rows in place do, as next would compare them.
-func (r *resolver) alone() bool {
-	e := &r.a.idx[r.heap.s[0].i]
+// alone hands on the record just taken (at index position i, at its first cell, the heap empty) whole, as
+// next does, when the next record is not of its row (the usual case: no overlap to resolve), and reports
+// whether it did; otherwise next pushes it and goes on. A record handed on alone never enters the heap, and
+// leaves emitted 0: the next call has nothing to pop. For a light resolver: the view's header, cells and
+// seq only. The cached row bytes decide when they differ; when they tie (rows with a long common prefix,
+// such as host-event-revts'), the rows in place do, as next would compare them.
+func (r *resolver) alone(i int) bool {
+	e := &r.a.idx[i]
 	if r.la >= 0 && keyEqual(&r.a.idx[r.la], e) {
 		return r.aloneTied(e) // maybe the same row
 	}
 	cells, _ := cellrec.ParseHeaderTo(&r.out.h, r.a.record(e)) // validated when added
 	r.out.cells, r.out.seq, r.out.prefix = cells, e.seq, e.prefix
-	r.done, r.emitted = true, len(cells)
 	return true
 }
 
@@ -145,7 +145,6 @@ func (r *resolver) aloneTied(e *entry) bool {
 		return false
 	}
 	r.out.h, r.out.cells, r.out.seq, r.out.prefix = h, cells, e.seq, e.prefix
-	r.done, r.emitted = true, len(cells)
 	return true
 }
 
@@ -168,11 +167,12 @@ func (r *resolver) next() (bool, error) {
 		if uint(r.la) >= uint(r.stop) { // the end (la -1) or the stop
 			return false, nil
 		}
-		r.heap.s = append(r.heap.s, cursor{i: uint32(r.la)})
+		i := r.la
 		r.fetch()
-		if r.light && r.alone() {
+		if r.light && r.alone(i) {
 			return true, nil
 		}
+		r.heap.s = append(r.heap.s, cursor{i: uint32(i)})
 	} else if int(r.heap.s[0].i) >= r.stop {
 		return false, nil // a stop lowered into the row being merged: its records are all at or after it
 	}
