@@ -168,9 +168,6 @@ func (s *Staging) Dir() string { return s.dir }
 // wait for. Safe for concurrent use.
 func (s *Staging) FileWritten(family, name string, size int64) {
 	s.sizesMu.Lock()
-	if s.sizes == nil {
-		s.sizes = closedSizes{}
-	}
 	s.sizes.put(family, name, size)
 	s.sizesMu.Unlock()
 	s.syncer.fileWritten()

@@ -628,22 +628,22 @@ func TestVerifyStaged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := verifyStaged(dir, m, closedSizes{"a": {"f1": 3}}); err != nil {
+	if err := verifyStaged(dir, m, closedSizes{{"a", "f1", 3}}); err != nil {
 		t.Fatalf("matching tree with a size at close: %v", err)
 	}
-	err = verifyStaged(dir, m, closedSizes{"a": {"f1": 4}, "b": {"x": 1}})
+	err = verifyStaged(dir, m, closedSizes{{"a", "f1", 4}, {"b", "x", 1}})
 	if want := "a/f1: 4 bytes, manifest says 3"; err == nil || err.Error() != want {
 		t.Errorf("size at close differs: got %v, want %s", err, want)
 	}
 	write("b/f2", "dee") // on disk now 3 bytes; no size at close for b/f2: the stat sees it
-	err = verifyStaged(dir, m, closedSizes{"a": {"f1": 3}})
+	err = verifyStaged(dir, m, closedSizes{{"a", "f1", 3}})
 	if want := "b/f2: 3 bytes, manifest says 2"; err == nil || err.Error() != want {
 		t.Errorf("size by stat differs: got %v, want %s", err, want)
 	}
 	if err := os.Remove(filepath.Join(dir, "a", "f1")); err != nil {
 		t.Fatal(err)
 	}
-	err = verifyStaged(dir, m, closedSizes{"a": {"f1": 3}, "b": {"f2": 2}})
+	err = verifyStaged(dir, m, closedSizes{{"a", "f1", 3}, {"b", "f2", 2}})
 	if want := "a/f1: in the manifest but not staged"; err == nil || err.Error() != want {
 		t.Errorf("file gone after its close: got %v, want %s", err, want)
 	}

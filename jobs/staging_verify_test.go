@@ -21,7 +21,8 @@ func TestStagedTreeCheckAgrees(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for round := 0; round < 150; round++ {
 		dir := t.TempDir()
-		closed := closedSizes{}
+		closed := map[string]map[string]int64{} // the reference's: family → name → size at close
+		var list closedSizes                    // verifyStaged's: the same sizes as FileWritten reports them
 		var m Manifest
 		faults := round%3 != 0 // else every file staged as listed, with its size
 		odd := func(n int) bool { return faults && rng.Intn(n) == 0 }
@@ -57,6 +58,12 @@ func TestStagedTreeCheckAgrees(t *testing.T) {
 						if odd(10) {
 							closed[fam][name] += 5 // not the size on disk
 						}
+						if rng.Intn(5) == 0 {
+							list.put(fam, name, int64(size)+3) // reported again below: the later size counts
+						}
+						list.put(fam, name, closed[fam][name])
+					} else if rng.Intn(8) == 0 {
+						list.put("gone", name, 1) // a family not staged: no file takes it
 					}
 				}
 				if !odd(10) { // else: staged, not listed
@@ -82,16 +89,40 @@ func TestStagedTreeCheckAgrees(t *testing.T) {
 			m.Files = append(m.Files, m.Files[rng.Intn(len(m.Files))])
 		}
 		rng.Shuffle(len(m.Files), func(i, j int) { m.Files[i], m.Files[j] = m.Files[j], m.Files[i] })
+		list = interleaveFamilies(rng, list)
 		want := fmt.Sprint(verifyStagedReference(dir, &m, closed))
-		if got := fmt.Sprint(verifyStaged(dir, &m, closed)); got != want {
+		if got := fmt.Sprint(verifyStaged(dir, &m, list)); got != want {
 			t.Fatalf("round %d: got %s\nwant %s", round, got, want)
 		}
 	}
 }
 
+// interleaveFamilies merges the reports of each family in list at random, each family's in their order.
+func interleaveFamilies(rng *rand.Rand, list closedSizes) closedSizes {
+	var fams []closedSizes
+	at := map[string]int{}
+	for _, c := range list {
+		k, ok := at[c.family]
+		if !ok {
+			k = len(fams)
+			at[c.family] = k
+			fams = append(fams, nil)
+		}
+		fams[k] = append(fams[k], c)
+	}
+	var out closedSizes
+	for len(out) < len(list) {
+		if k := rng.Intn(len(fams)); len(fams[k]) > 0 {
+			out, fams[k] = append(out, fams[k][0]), fams[k][1:]
+		}
+	}
+	return out
+}
+
 // verifyStagedReference is the check as it was before the listing was indexed (a9692df), verbatim but
-// for its name and the listing it reads itself.
-func verifyStagedReference(dir string, m *Manifest, closed closedSizes) error {
+// for its name, the listing it reads itself and the sizes at close as the map by family and name they
+// were kept in then.
+func verifyStagedReference(dir string, m *Manifest, closed map[string]map[string]int64) error {
 	want := make(map[string]int, len(m.Files))
 	for i, f := range m.Files {
 		if _, dup := want[filepath.ToSlash(f.Path)]; dup {
