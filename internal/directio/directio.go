@@ -58,6 +58,7 @@ func CreateSmall(path string, perm os.FileMode) (*File, error) {
 // buffer. It is not safe for concurrent use.
 type Writer struct {
 	f       *File
+	own     File   // f, for a Writer made by Dir.CreateSmallIn
 	buf     []byte // the buffer being filled
 	n       int
 	free    chan []byte // buffers to fill
@@ -105,11 +106,40 @@ func NewWriterBuffers(f *File, size int, bufs *Buffers) *Writer {
 // NewWriterFirst is NewWriterBuffers with a first buffer of first bytes (rounded up to Align, at most
 // size) instead of firstBuffer: a file expected to be about that large is then one write at Close.
 func NewWriterFirst(f *File, size, first int, bufs *Buffers) *Writer {
+	w := &Writer{}
+	w.init(f, size, first, bufs)
+	return w
+}
+
+// InitWriterFirst makes *w, a zero Writer, what NewWriterFirst(f, size, first, bufs) returns (first <= 0:
+// NewWriterBuffers's), in place: a caller that holds the Writer in an object of its own (a sink's file)
+// then allocates one object for both.
+func InitWriterFirst(w *Writer, f *File, size, first int, bufs *Buffers) {
+	if first <= 0 {
+		first = firstBuffer
+	}
+	w.init(f, size, first, bufs)
+}
+
+// init makes *w, a zero Writer, NewWriterFirst's Writer.
+func (w *Writer) init(f *File, size, first int, bufs *Buffers) {
 	size = max(Align, (size+Align-1)&^(Align-1))
 	first = max(Align, (first+Align-1)&^(Align-1))
-	w := &Writer{f: f, size: size, made: 1, bufs: bufs}
+	w.f, w.size, w.made, w.bufs = f, size, 1, bufs
 	w.buf = w.alloc(min(size, first))
-	return w
+}
+
+// CreateSmallIn is CreateSmall of the file name in d, with InitWriterFirst(w, f, size, first, bufs) of
+// it: the File is kept in the Writer, so that a small file's Writer and File are one allocation, the
+// caller's. w must be a zero Writer; it is left zero if the create fails.
+func (d *Dir) CreateSmallIn(w *Writer, name string, perm os.FileMode, size, first int, bufs *Buffers) error {
+	f, err := d.createSmall(name, perm)
+	if err != nil {
+		return err
+	}
+	w.own = File{sysFile: f, promote: true}
+	InitWriterFirst(w, &w.own, size, first, bufs)
+	return nil
 }
 
 // alloc returns an aligned buffer of n bytes (n a multiple of Align), from bufs if set.

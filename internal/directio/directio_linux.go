@@ -5,7 +5,9 @@ package directio
 import (
 	"errors"
 	"os"
+	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // atFDCWD is Linux's AT_FDCWD (every architecture): *at system calls resolve a relative name from the
@@ -50,7 +52,7 @@ func open(path string, flag int, perm os.FileMode) (sysFile, error) {
 // file's is dir + "/" + name), or "" with name a path.
 func openAt(dirfd int, dir, name string, flag int, perm os.FileMode) (sysFile, error) {
 	for {
-		fd, err := syscall.Openat(dirfd, name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		fd, err := openatName(dirfd, name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
 		if err == syscall.EINTR {
 			continue
 		}
@@ -61,6 +63,27 @@ func openAt(dirfd int, dir, name string, flag int, perm os.FileMode) (sysFile, e
 		return f, nil
 	}
 }
+
+// openatName is syscall.Openat with a name shorter than nameBuf passed in a buffer on the stack: syscall
+// copies every name to a fresh heap slice (ByteSliceFromString), one allocation for each of thousands
+// of small HFiles. A longer name, or one holding a NUL (EINVAL, as syscall says), goes through syscall.
+func openatName(dirfd int, name string, flag int, perm uint32) (int, error) {
+	var buf [nameBuf]byte
+	if len(name) >= len(buf) || strings.IndexByte(name, 0) >= 0 {
+		return syscall.Openat(dirfd, name, flag, perm)
+	}
+	copy(buf[:], name) // NUL-terminated: buf is zero past the name
+	// The buffer stays put during the call: the system call wrappers are nosplit, and the runtime does
+	// not move a goroutine's stack while it is in a system call (syscall.Fstat's Stat_t works the same).
+	r, _, e := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&buf[0])), uintptr(flag), uintptr(perm), 0, 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), nil
+}
+
+// nameBuf is the size of openatName's stack buffer: an HFile's name and the paths of tests fit.
+const nameBuf = 256
 
 // Dir is an open directory in which files are created by name, relative to its descriptor (openat):
 // the kernel then resolves one name per file instead of the directory's whole path again (about 3 µs
@@ -88,11 +111,16 @@ func (d *Dir) Create(name string, perm os.FileMode) (*File, error) {
 
 // CreateSmall is CreateSmall of the file name in d.
 func (d *Dir) CreateSmall(name string, perm os.FileMode) (*File, error) {
-	f, err := openAt(d.fd, d.path, name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	f, err := d.createSmall(name, perm)
 	if err != nil {
 		return nil, err
 	}
 	return &File{sysFile: f, promote: true}, nil
+}
+
+// createSmall creates the file name in d for CreateSmall.
+func (d *Dir) createSmall(name string, perm os.FileMode) (sysFile, error) {
+	return openAt(d.fd, d.path, name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 }
 
 func isInvalid(err error) bool { return errors.Is(err, syscall.EINVAL) }

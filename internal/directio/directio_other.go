@@ -52,6 +52,11 @@ func (d *Dir) CreateSmall(name string, perm os.FileMode) (*File, error) {
 	return CreateSmall(filepath.Join(d.path, name), perm)
 }
 
+// createSmall creates the file name in d for CreateSmall.
+func (d *Dir) createSmall(name string, perm os.FileMode) (sysFile, error) {
+	return open(filepath.Join(d.path, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+}
+
 // Close closes d.
 func (d *Dir) Close() error { return nil }
 

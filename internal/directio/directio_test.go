@@ -410,3 +410,50 @@ func TestFileSizeAndClose(t *testing.T) {
 		t.Fatalf("Open of a missing file: %v", err)
 	}
 }
+
+// TestDirCreateSmallIn: a Writer made in place by CreateSmallIn holds its File itself and writes the
+// file as CreateSmall and NewWriterFirst do (through the page cache while it fits its first buffer,
+// O_DIRECT on after that where the file system takes it); a failed create leaves the Writer zero.
+func TestDirCreateSmallIn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, dir := range dirs(t) {
+		d, err := OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, size := range []int{0, 100, 12000, 64 << 10, 70 << 10, 1<<20 + 5} {
+			data := make([]byte, size)
+			for k := range data {
+				data[k] = byte(rng.Uint32())
+			}
+			name := fmt.Sprintf("in%d", i)
+			var w Writer
+			if err := d.CreateSmallIn(&w, name, 0o644, 128<<10, 64<<10, nil); err != nil {
+				t.Fatal(err)
+			}
+			if w.f != &w.own || !w.own.promote || w.own.direct || len(w.buf) != 64<<10 {
+				t.Fatalf("%s: Writer not made in place with its own small File and a 64 KiB buffer", name)
+			}
+			if want := filepath.Join(dir, name); w.f.Name() != want {
+				t.Fatalf("Name() = %q, want %q", w.f.Name(), want)
+			}
+			if _, err := w.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := w.CloseSize(); err != nil || got != int64(size) {
+				t.Fatalf("%s: CloseSize = %d, %v, want %d", name, got, err, size)
+			}
+			if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%s %s: file differs (%d bytes read, %v)", dir, name, len(got), err)
+			}
+			var again Writer
+			if err := d.CreateSmallIn(&again, name, 0o644, 128<<10, 64<<10, nil); !errors.Is(err, fs.ErrExist) {
+				t.Fatalf("%s: CreateSmallIn over an existing file: %v, want ErrExist", name, err)
+			}
+			if again.f != nil || again.buf != nil || again.own.name != "" {
+				t.Fatalf("%s: a failed CreateSmallIn changed the Writer", name)
+			}
+		}
+		d.Close()
+	}
+}

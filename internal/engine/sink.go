@@ -146,32 +146,38 @@ func (d DirSink) Create(_ context.Context, family, name string, o FileOptions) (
 	if size <= 0 {
 		size = defaultFileBuffer
 	}
-	if o.SizeHint > 0 && o.SizeHint <= smallFile {
+	// The dirFile holds its Writer, and a small file's Writer its File (directio.Dir.CreateSmallIn):
+	// one allocation for the three, for each of thousands of small files.
+	f := &dirFile{dir: d.Dir, family: family, name: name, closed: d.Closed}
+	small, first := o.SizeHint > 0 && o.SizeHint <= smallFile, 0
+	if small {
 		// One write through the page cache at Close, with no O_DIRECT to switch off for its tail and
 		// no background writer (a file larger than expected goes on with O_DIRECT).
-		f, err := d.create(o, family, name, true)
-		if err != nil {
-			return nil, fmt.Errorf("output: %w", err)
-		}
-		first := 64 << 10
+		first = 64 << 10
 		for int64(first) < o.SizeHint && first < size {
 			first *= 2
 		}
-		return &dirFile{Writer: directio.NewWriterFirst(f, size, first, o.Buffers), dir: d.Dir, family: family, name: name,
-			closed: d.Closed}, nil
 	}
-	f, err := d.create(o, family, name, false)
-	if err != nil {
+	if err := d.create(o, family, name, small, &f.Writer, size, first); err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirFile{Writer: directio.NewWriterBuffers(f, size, o.Buffers), dir: d.Dir, family: family, name: name,
-		closed: d.Closed}, nil
+	return f, nil
 }
 
 // create creates <family>/<name> under d.Dir (small: with directio.CreateSmall), at
 // joinFile(d.Dir, family, name), holding o.CreateLock if set; with o.Dir set too, relative to the
-// family's directory held there.
-func (d DirSink) create(o FileOptions, family, name string, small bool) (*directio.File, error) {
+// family's directory held there. It makes w, a zero Writer, the file's:
+// directio.InitWriterFirst(w, file, size, first, o.Buffers).
+func (d DirSink) create(o FileOptions, family, name string, small bool, w *directio.Writer, size, first int) error {
+	f, err := d.createFile(o, family, name, small, w, size, first)
+	if err == nil && f != nil {
+		directio.InitWriterFirst(w, f, size, first, o.Buffers)
+	}
+	return err
+}
+
+// createFile is create's file, or none when it has made w itself (directio.Dir.CreateSmallIn).
+func (d DirSink) createFile(o FileOptions, family, name string, small bool, w *directio.Writer, size, first int) (*directio.File, error) {
 	how, howIn := directio.Create, (*directio.Dir).Create
 	if small {
 		how, howIn = directio.CreateSmall, (*directio.Dir).CreateSmall
@@ -187,7 +193,13 @@ func (d DirSink) create(o FileOptions, family, name string, small bool) (*direct
 	// plainJoin: the file's path is d.Dir + "/" + family + "/" + name, filepath.Join's result; it is
 	// joined only when no family directory is held (the first file of a family).
 	if dir := o.Dir.dir; dir != nil && isJoin(dir.Path(), d.Dir, family) {
-		f, err := howIn(dir, name, 0o644)
+		var f *directio.File
+		var err error
+		if small {
+			err = dir.CreateSmallIn(w, name, 0o644, size, first, o.Buffers)
+		} else {
+			f, err = howIn(dir, name, 0o644)
+		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return f, err
 		}
@@ -274,7 +286,7 @@ func (d DirSink) Open(family, name string) (ReadFile, error) {
 // dirFile is a DirSink file. It keeps directio.Writer's AvailableBuffer, so that the HFile writer
 // builds blocks in the write buffer.
 type dirFile struct {
-	*directio.Writer
+	directio.Writer
 	dir, family, name string                                // the file is joinFile(dir, family, name)
 	closed            func(family, name string, size int64) // DirSink.Closed
 }

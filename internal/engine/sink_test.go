@@ -319,3 +319,43 @@ func TestIsJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestDirSinkSmallFileOneAllocation: a small file created through a kept family directory, with
+// recycled buffers, costs one allocation from Create to Close: its dirFile, which holds its Writer and
+// the Writer its File (directio.Dir.CreateSmallIn), and a name passed to the kernel from the stack.
+func TestDirSinkSmallFileOneAllocation(t *testing.T) {
+	dir := t.TempDir()
+	sink := DirSink{Dir: dir}
+	var lock sync.Mutex
+	var fd FamilyDir
+	var bufs directio.Buffers
+	names := make([]string, 40)
+	for i := range names {
+		names[i] = fmt.Sprintf("%032x", i)
+	}
+	data := bytes.Repeat([]byte("0123456789"), 300)
+	next := 0
+	create := func() {
+		o := FileOptions{SizeHint: 3000, CreateLock: &lock, Dir: &fd, Buffers: &bufs}
+		f, err := sink.Create(context.Background(), "fam", names[next], o)
+		next++
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create() // makes the family directory and keeps it, and the first buffer
+	if a := testing.AllocsPerRun(20, create); a != 1 {
+		t.Fatalf("%v allocations a small file, want 1", a)
+	}
+	for _, name := range names[:next] {
+		if got, err := os.ReadFile(filepath.Join(dir, "fam", name)); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%s: file differs (%d bytes read, %v)", name, len(got), err)
+		}
+	}
+}
