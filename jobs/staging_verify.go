@@ -36,7 +36,8 @@ type stagedTree struct {
 
 // stagedDir is the files of one directory of a stagedTree.
 type stagedDir struct {
-	entries []fs.DirEntry  // a family's: in the directory's own order (readDirUnsorted)
+	path    string         // the directory's path
+	entries []stagedEntry  // a family's: in the directory's own order (readDirUnsorted)
 	sizes   []int64        // entries[i]'s size at its close (closedSizes), -1 where none was reported
 	at      map[string]int // a file's name → its index in entries (sub-directories left out)
 	listed  []int          // check: the index in m.Files of the file that lists entries[i], -1 if none
@@ -48,10 +49,25 @@ func (d *stagedDir) index() {
 	d.at = make(map[string]int, len(d.entries))
 	for j, e := range d.entries {
 		d.sizes[j] = -1
-		if !e.IsDir() {
-			d.at[e.Name()] = j
+		if !e.dir {
+			d.at[e.name] = j
 		}
 	}
+}
+
+// stagedEntry is a name listed in a directory of a stagedTree and whether it is a directory.
+type stagedEntry struct {
+	name string
+	dir  bool
+	ent  fs.DirEntry // the os's entry, if listed by os.ReadDir (else nil)
+}
+
+// info returns entry j's FileInfo (os.DirEntry.Info's: an lstat of its path).
+func (d *stagedDir) info(j int) (fs.FileInfo, error) {
+	if e := d.entries[j]; e.ent != nil {
+		return e.ent.Info()
+	}
+	return os.Lstat(d.path + "/" + d.entries[j].name)
 }
 
 // setSizes gives each listed file of a family its size at close from closed, the later of two for one
@@ -87,15 +103,16 @@ func listStaged(dir string, closed closedSizes) (*stagedTree, error) {
 		name := e.Name()
 		if !e.IsDir() {
 			if name != ManifestName && !strings.HasPrefix(name, "_") { // side files such as _rejects.jsonl: completebulkload skips files under <out>
-				t.files.entries = append(t.files.entries, e)
+				t.files.entries = append(t.files.entries, stagedEntry{name: name, ent: e})
 			}
 			continue
 		}
-		entries, err := readDirUnsorted(filepath.Join(dir, name))
+		famDir := filepath.Join(dir, name)
+		entries, err := readDirUnsorted(famDir)
 		if err != nil {
 			return nil, err
 		}
-		d := &stagedDir{entries: entries}
+		d := &stagedDir{path: famDir, entries: entries}
 		d.index()
 		t.fams[name] = d
 	}
@@ -147,30 +164,30 @@ func (t *stagedTree) check(m *Manifest) error {
 		d.listed[j] = i
 	}
 	var problems []string
-	// rel is the path of e in dir (a family, or "": the staging dir) relative to the staging dir.
-	rel := func(dir string, e fs.DirEntry) string {
+	// rel is the path of name in dir (a family, or "": the staging dir) relative to the staging dir.
+	rel := func(dir string, name string) string {
 		if dir == "" {
-			return e.Name()
+			return name
 		}
-		return dir + "/" + e.Name()
+		return dir + "/" + name
 	}
 	// checkFile checks the staged file entry j of d, the files of dir.
 	checkFile := func(d *stagedDir, j int, dir string) error {
 		i := d.listed[j]
 		if i < 0 {
-			problems = append(problems, rel(dir, d.entries[j])+": staged but not in the manifest")
+			problems = append(problems, rel(dir, d.entries[j].name)+": staged but not in the manifest")
 			return nil
 		}
 		size := d.sizes[j]
 		if size < 0 {
-			fi, err := d.entries[j].Info()
+			fi, err := d.info(j)
 			if err != nil {
 				return err
 			}
 			size = fi.Size()
 		}
 		if size != m.Files[i].Bytes {
-			problems = append(problems, fmt.Sprintf("%s: %d bytes, manifest says %d", rel(dir, d.entries[j]), size, m.Files[i].Bytes))
+			problems = append(problems, fmt.Sprintf("%s: %d bytes, manifest says %d", rel(dir, d.entries[j].name), size, m.Files[i].Bytes))
 		}
 		return nil
 	}
@@ -188,9 +205,9 @@ func (t *stagedTree) check(m *Manifest) error {
 		before := len(problems)
 		var names []string // the entry each problem found here is about (one problem at most per entry)
 		for j, f := range d.entries {
-			if f.IsDir() {
-				problems = append(problems, rel(name, f)+": unexpected sub-directory")
-				names = append(names, f.Name())
+			if f.dir {
+				problems = append(problems, rel(name, f.name)+": unexpected sub-directory")
+				names = append(names, f.name)
 				continue
 			}
 			n := len(problems)
@@ -198,7 +215,7 @@ func (t *stagedTree) check(m *Manifest) error {
 				return err
 			}
 			if len(problems) > n {
-				names = append(names, f.Name())
+				names = append(names, f.name)
 			}
 		}
 		sortByNames(problems[before:], names)
@@ -230,18 +247,6 @@ type closedFile struct {
 // put records the size of family/name.
 func (c *closedSizes) put(family, name string, size int64) {
 	*c = append(*c, closedFile{family: family, name: name, size: size})
-}
-
-// readDirUnsorted is os.ReadDir in the directory's own order: a family directory holds a file per
-// region (10,000 and more), and sorting their names cost more than listing them. verifyStaged puts the
-// problems it reports in name order itself (sortByNames).
-func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
 }
 
 // sortByNames puts texts in the order of names (texts[i] is about names[i]; the names are distinct).

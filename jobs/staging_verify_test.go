@@ -97,6 +97,16 @@ func TestStagedTreeCheckAgrees(t *testing.T) {
 	}
 }
 
+// osReadDirUnsorted is readDirUnsorted as it was with os.File.ReadDir (a9692df), for the reference.
+func osReadDirUnsorted(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
 // interleaveFamilies merges the reports of each family in list at random, each family's in their order.
 func interleaveFamilies(rng *rand.Rand, list closedSizes) closedSizes {
 	var fams []closedSizes
@@ -120,7 +130,7 @@ func interleaveFamilies(rng *rand.Rand, list closedSizes) closedSizes {
 }
 
 // verifyStagedReference is the check as it was before the listing was indexed (a9692df), verbatim but
-// for its name, the listing it reads itself and the sizes at close as the map by family and name they
+// for its name, the listing it reads itself with os.File.ReadDir (osReadDirUnsorted) and the sizes at close as the map by family and name they
 // were kept in then.
 func verifyStagedReference(dir string, m *Manifest, closed map[string]map[string]int64) error {
 	want := make(map[string]int, len(m.Files))
@@ -170,7 +180,7 @@ func verifyStagedReference(dir string, m *Manifest, closed map[string]map[string
 			continue
 		}
 		here := closed[name]
-		files, err := readDirUnsorted(filepath.Join(dir, name))
+		files, err := osReadDirUnsorted(filepath.Join(dir, name))
 		if err != nil {
 			return err
 		}
