@@ -27,8 +27,12 @@ type fileWriter struct {
 	name    string // the current file's name in its family
 	rel     string // <family>/<name>
 	lastRow []byte
-	rowInW  bool  // the last row is w's (w.LastRow(); appendNewRowCoded), not lastRow
-	rows    int64 // distinct rows in the current file
+	rowInW  bool // the last row is w's (w.LastRow(); appendNewRowCoded), not lastRow
+	// rowBuf is lastRow's first array: a fileWriter is made per region, and most row keys fit it, so
+	// that the first row copied (the region's first file takes at least one through startRow) costs
+	// no allocation of its own.
+	rowBuf [rowBufSize]byte
+	rows   int64 // distinct rows in the current file
 
 	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
 	newRowCells          int64 // cells written by appendNewRowCells (tests)
@@ -40,8 +44,13 @@ type fileWriter struct {
 }
 
 func (o *outputWriter) newFileWriter(ctx context.Context, region, fam int, start, end []byte) *fileWriter {
-	return &fileWriter{ctx: ctx, o: o, region: region, fam: fam, regionStart: start, regionEnd: end}
+	fw := &fileWriter{ctx: ctx, o: o, region: region, fam: fam, regionStart: start, regionEnd: end}
+	fw.lastRow = fw.rowBuf[:0]
+	return fw
 }
+
+// rowBufSize is the size of fileWriter.rowBuf.
+const rowBufSize = 32
 
 // filePath returns a file's path under the output directory (family, separator, name) and its name,
 // deterministic for an identical run and differing between runs whose seeds differ (names.go).

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hfload/hfload/hfilewriter"
@@ -143,5 +144,36 @@ func TestFileWriterAppendRowCoded(t *testing.T) {
 	}
 	if len(o.files) != 1 || o.files[0].Cells != cells || o.files[0].Rows != 400 {
 		t.Fatalf("files %+v, want one of %d cells in 400 rows", o.files, cells)
+	}
+}
+
+// TestFileWriterLastRowInPlace: a new fileWriter keeps the rows startRow copies in its own array while
+// they fit (no allocation of their own); a longer row, and a shorter one after it, are kept as well, and
+// startRow still tells the last row from a new one.
+func TestFileWriterLastRowInPlace(t *testing.T) {
+	_, fw := newCountFileWriter(t, "HBASE_ROW_KEY,f:a")
+	rows := []string{"a-row-0001", "a-row-0002", strings.Repeat("b", rowBufSize), "c" + strings.Repeat("-", 40), "d-short"}
+	for i, row := range rows {
+		h := cellrec.Header{Row: []byte(row), Family: []byte("f"), TS: 1700000000000, Type: kv.TypePut}
+		for again := 0; again < 2; again++ { // the second startRow of a row counts nothing
+			if err := fw.startRow(&h); err != nil {
+				t.Fatal(err)
+			}
+			if fw.rows != int64(i+1) {
+				t.Fatalf("row %d: %d rows counted, want %d", i, fw.rows, i+1)
+			}
+		}
+		if err := fw.appendRow(&h, []hfilewriter.SameRowCell{{Qualifier: []byte("a"), Value: []byte("v")}}); err != nil {
+			t.Fatal(err)
+		}
+		if string(fw.lastRow) != row {
+			t.Fatalf("row %d: lastRow %q", i, fw.lastRow)
+		}
+		if inPlace := &fw.lastRow[:1][0] == &fw.rowBuf[0]; inPlace != (i < 3) {
+			t.Fatalf("row %d of %d bytes: kept in the fileWriter's array %v, want %v", i, len(row), inPlace, i < 3)
+		}
+	}
+	if err := fw.close(); err != nil {
+		t.Fatal(err)
 	}
 }
