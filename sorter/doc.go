@@ -11,8 +11,10 @@
 // entry per record {prefix, next, slab offset, slab id, seq} by the record's first cell, where prefix
 // and next hold the first 16 bytes of the row (two big-endian words, zero padded) so that most
 // comparisons never touch the record, even for keys whose first 8 bytes tie often. The index is sorted
-// in place by an MSD radix sort on those 16 bytes, with a quicksort comparing the cached words (the
-// records only on ties) for small buckets; rows that tie on 16 bytes are radix sorted on their next
+// in place by an MSD radix sort on those 16 bytes: a pass orders one byte, or two when both differ only
+// in their low halves (decimal digits; arena_digit.go), and a small bucket whose first differing byte
+// is a digit gets one pass on its low half (arena_nibble.go); other small buckets a quicksort comparing
+// the cached words (the records only on ties); rows that tie on 16 bytes are radix sorted on their next
 // differing pair of words.
 //
 // # Records, overlaps and views
