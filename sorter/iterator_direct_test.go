@@ -109,17 +109,7 @@ func TestFinishDirectMatchesSource(t *testing.T) {
 	}
 	// Cancelled: stops within 1,024 views with the context's error.
 	ctx, cancel := context.WithCancel(context.Background())
-	it := finish(build(SorterOptions{}, false), ctx)
-	it.Next()
-	cancel()
-	n := 0
-	for it.Next() {
-		n++
-	}
-	if it.Err() != context.Canceled || n > 1024 {
-		t.Fatalf("after cancel: %d more views, Err %v", n, it.Err())
-	}
-	it.Close()
+	checkCancelStops(t, finish(build(SorterOptions{}, false), ctx), cancel)
 	// Ascending input is left as it is (one segment: the index is sorted) and read directly; Combine
 	// folds through the source.
 	if it := finish(build(SorterOptions{}, true), context.Background()); it.span == nil {
@@ -133,4 +123,20 @@ func TestFinishDirectMatchesSource(t *testing.T) {
 	} else {
 		it.Close()
 	}
+}
+
+// checkCancelStops reads one view of it, cancels its context and checks that it stops within 1,024 more
+// views with the context's error; it closes it.
+func checkCancelStops(t *testing.T, it *Iterator, cancel context.CancelFunc) {
+	t.Helper()
+	it.Next()
+	cancel()
+	n := 0
+	for it.Next() {
+		n++
+	}
+	if it.Err() != context.Canceled || n > 1024 {
+		t.Fatalf("after cancel: %d more views, Err %v", n, it.Err())
+	}
+	it.Close()
 }

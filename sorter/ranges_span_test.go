@@ -180,16 +180,7 @@ func TestRangesInMemorySpanMatchesRangeSource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			it.Next()
-			cancel()
-			n := 0
-			for it.Next() {
-				n++
-			}
-			if it.Err() != context.Canceled || n > 1024 {
-				t.Fatalf("after cancel: %d more views, Err %v", n, it.Err())
-			}
-			it.Close()
+			checkCancelStops(t, it, cancel)
 			if it.Next() {
 				t.Fatal("Next after Close")
 			}
