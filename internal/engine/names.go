@@ -7,17 +7,12 @@ import (
 	"strconv"
 )
 
-// hfileName is an HFile's name: 32 hex characters (like HBase's own store file names, which must not
-// contain '-' or '.'), the MD5 of the run's name seed (Spec.NameSeed) and the file's table, family,
-// region and part. Outputs of several runs or workers end up side by side (one bulk-load directory, one
-// bucket prefix): runs whose seeds differ never share a name, and an identical run keeps its names.
-func hfileName(seed []byte, table, fam string, region, part int) string {
-	var name [32]byte
-	return string(appendHFileName(name[:0], seed, table, fam, region, part))
-}
-
-// hfilePath returns an HFile's path under the output directory, family "/" name, and its name
-// (hfileName), a part of it: one string for both.
+// hfilePath returns an HFile's path under the output directory, family "/" name, and its name, a part
+// of it: one string for both. The name is 32 hex characters (like HBase's own store file names, which
+// must not contain '-' or '.'), the MD5 of the run's name seed (Spec.NameSeed) and the file's table,
+// family, region and part. Outputs of several runs or workers end up side by side (one bulk-load
+// directory, one bucket prefix): runs whose seeds differ never share a name, and an identical run keeps
+// its names.
 func hfilePath(seed []byte, table, fam string, region, part int) (rel, name string) {
 	var stack [128]byte
 	b := append(append(stack[:0], fam...), filepath.Separator)
@@ -25,7 +20,7 @@ func hfilePath(seed []byte, table, fam string, region, part int) (rel, name stri
 	return rel, rel[len(fam)+1:]
 }
 
-// appendHFileName appends hfileName(seed, table, fam, region, part) to dst.
+// appendHFileName appends the name of hfilePath(seed, table, fam, region, part) to dst.
 func appendHFileName(dst, seed []byte, table, fam string, region, part int) []byte {
 	// MD5 of seed "\x00" table "\x00" fam "\x00" region "\x00" part (decimal), in one buffer: no fmt,
 	// no hash object per file.

@@ -9,7 +9,15 @@ import (
 	"testing"
 )
 
-// hfileName keeps the names of earlier builds: MD5 of the seed and "\x00table\x00family\x00region\x00part".
+// refName is the name of earlier builds: the hex MD5 of the seed and "\x00table\x00family\x00region\x00part".
+func refName(seed, table, fam string, region, part int) string {
+	h := md5.New()
+	h.Write([]byte(seed))
+	fmt.Fprintf(h, "\x00%s\x00%s\x00%d\x00%d", table, fam, region, part)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// hfilePath keeps the names of earlier builds: MD5 of the seed and "\x00table\x00family\x00region\x00part".
 func TestHFileNameStable(t *testing.T) {
 	for _, c := range []struct {
 		seed         string
@@ -18,19 +26,14 @@ func TestHFileNameStable(t *testing.T) {
 	}{
 		{"", "t", "d", 0, 0}, {"run-1", "ns:table", "cf", 9999, 3}, {string(make([]byte, 300)), "t", "a", 1, 12},
 	} {
-		h := md5.New()
-		h.Write([]byte(c.seed))
-		fmt.Fprintf(h, "\x00%s\x00%s\x00%d\x00%d", c.table, c.fam, c.region, c.part)
-		want := hex.EncodeToString(h.Sum(nil))
-		if got := hfileName([]byte(c.seed), c.table, c.fam, c.region, c.part); got != want {
+		want := refName(c.seed, c.table, c.fam, c.region, c.part)
+		if _, got := hfilePath([]byte(c.seed), c.table, c.fam, c.region, c.part); got != want {
 			t.Errorf("%+v: %s, want %s", c, got, want)
 		}
 	}
-	if hfileName([]byte("s"), "t", "d", 1, 0) == hfileName([]byte("s"), "t", "d", 10, 0) {
+	_, n1 := hfilePath([]byte("s"), "t", "d", 1, 0)
+	if _, n10 := hfilePath([]byte("s"), "t", "d", 10, 0); n1 == n10 {
 		t.Error("regions 1 and 10 share a name")
-	}
-	if n := testing.AllocsPerRun(100, func() { hfileName([]byte("seed"), "t", "d", 5, 0) }); n > 1 {
-		t.Errorf("%v allocations a name, want 1 (the string)", n)
 	}
 }
 
@@ -60,13 +63,13 @@ func TestAppendHex(t *testing.T) {
 	}
 }
 
-// hfilePath is filepath.Join(family, hfileName(...)) and the name, in one allocation, for short and
-// long families.
+// hfilePath is filepath.Join(family, name) and the name (TestHFileNameStable's), in one allocation, for
+// short and long families.
 func TestHFilePath(t *testing.T) {
 	for _, fam := range []string{"d", "cf", string(make([]byte, 200))} {
 		for _, region := range []int{0, 7, 10000} {
 			rel, name := hfilePath([]byte("seed"), "t", fam, region, 1)
-			want := hfileName([]byte("seed"), "t", fam, region, 1)
+			want := refName("seed", "t", fam, region, 1)
 			if name != want || rel != filepath.Join(fam, want) {
 				t.Errorf("family %q region %d: %q, %q; want %q, %q", fam[:min(len(fam), 4)], region, rel, name,
 					filepath.Join(fam, want), want)
