@@ -325,13 +325,7 @@ func TestVerifyStateResetEmpties(t *testing.T) {
 		cells = append(cells, Cell{Row: fmt.Appendf(nil, "row-%06d", i), Family: []byte("f"), Timestamp: 5, Type: kv.TypePut, Value: []byte("v")})
 	}
 	data := streamTestWrite(t, o, cells)
-	sv, err := NewStreamVerifier(io.Discard, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sv.Write(data); err != nil {
-		t.Fatal(err)
-	}
+	sv := fedStreamVerifier(t, o, data)
 	v := sv.v
 	if err := sv.finish(); err != nil { // Finish would reset v itself
 		t.Fatal(err)
@@ -383,4 +377,17 @@ func writeMixedTypes(t *testing.T, w *Writer) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fedStreamVerifier returns a stream verifier for o that has been written data, not yet finished.
+func fedStreamVerifier(t *testing.T, o WriterOptions, data []byte) *StreamVerifier {
+	t.Helper()
+	sv, err := NewStreamVerifier(io.Discard, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sv.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	return sv
 }

@@ -3,7 +3,6 @@ package hfilewriter
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"reflect"
 	"testing"
 
@@ -122,13 +121,7 @@ func TestReaderResetForStreamSetsFieldsAnew(t *testing.T) {
 		cells = append(cells, Cell{Row: fmt.Appendf(nil, "row-%06d", i), Family: []byte("f"), Timestamp: 5, Type: typ, Value: []byte("v")})
 	}
 	data := streamTestWrite(t, o, cells)
-	sv, err := NewStreamVerifier(io.Discard, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sv.Write(data); err != nil {
-		t.Fatal(err)
-	}
+	sv := fedStreamVerifier(t, o, data)
 	if err := sv.finish(); err != nil {
 		t.Fatal(err)
 	}
