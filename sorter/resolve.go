@@ -30,7 +30,7 @@ type resolver struct {
 	done    bool // ... and they were the rest of its record
 	out     view
 	bnd     view
-	touched byte // sum of the bytes prefetch read (kept so that the reads are not optimized away)
+	touched byte // sum of the bytes a plain-load prefetch read (kept so that the reads are not optimized away)
 	sorted  bool // ord walks a fully sorted index: prefetch ahead
 	// light: the consumer reads only the header, cells, seq and row prefix of a view (an Iterator's
 	// direct source, or a run's writer, without Combine): the first cell, which merging and folding
@@ -65,35 +65,26 @@ func (r *resolver) fetch() {
 		o.i++
 		r.la = i
 		if i&(prefetchAhead-1) == 0 {
-			r.prefetch(i + prefetchAhead)
+			r.prefetch(i + prefetchDist)
 		}
 		return
 	}
 	if i, ok := r.ord.next(); ok {
 		r.la = i
 		if r.sorted && i&(prefetchAhead-1) == 0 {
-			r.prefetch(i + prefetchAhead)
+			r.prefetch(i + prefetchDist)
 		}
 	} else {
 		r.la = -1
 	}
 }
 
-// prefetchAhead is how many records of a sorted index prefetch reads ahead, all at once.
-const prefetchAhead = 8
-
-// prefetch reads the first byte of the records at index positions [from, from+prefetchAhead): the
-// records of a sorted arena are read in random memory order, each a cache miss, and misses that are
-// independent of one another overlap where one at a time would each stall the resolver.
-func (r *resolver) prefetch(from int) {
-	idx := r.a.idx
-	end := min(from+prefetchAhead, len(idx))
-	var t byte
-	for k := from; k < end; k++ {
-		t += r.a.slabs[idx[k].slab][idx[k].off]
-	}
-	r.touched += t
-}
+// prefetchAhead is how many records of a sorted index prefetch asks for at once, every prefetchAhead
+// records; prefetchDist how far ahead of the record being taken they start (a multiple of prefetchAhead).
+const (
+	prefetchAhead = 8
+	prefetchDist  = 16
+)
 
 func (r *resolver) cur() *view { return &r.out }
 
