@@ -1,0 +1,64 @@
+package partition
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// grownRows grows a row buffer to what want rows of the average length so far take and an eighth more
+// (once 64 rows say what that length is), never less than twice its capacity, and always with room.
+func TestGrownRows(t *testing.T) {
+	for _, c := range []struct {
+		len, cap, add, have, want int
+		min, max                  int // bounds on the new capacity
+	}{
+		{0, 0, 5, 1, 1000, 5, 64},                         // too few rows to project: room, and doubling
+		{100, 100, 10, 11, 1000, 200, 256},                // doubling
+		{1800, 1800, 18, 101, 1000, 18000 * 9 / 8, 21000}, // 18 bytes a row, projected to 1,000 rows
+		{1800, 4000, 4000, 101, 1000, 5800, 58000*9/8 + 1024},
+		{1800, 1800, 18, 101, 50, 3600, 5120}, // want below have: doubling (in a size class)
+	} {
+		rows := make([]byte, c.len, c.cap)
+		for i := range rows {
+			rows[i] = byte(i)
+		}
+		got := grownRows(rows, c.add, c.have, c.want)
+		kept := true
+		for i := range got {
+			kept = kept && got[i] == byte(i)
+		}
+		if len(got) != c.len || !kept || cap(got) < c.len+c.add || cap(got) < c.min || cap(got) > c.max {
+			t.Errorf("grownRows(len %d cap %d, add %d, have %d, want %d): len %d cap %d, want len %d, cap in [%d, %d]",
+				c.len, c.cap, c.add, c.have, c.want, len(got), cap(got), c.len, c.min, c.max)
+		}
+	}
+}
+
+// Offering keys allocates each buffer of the sampler about once, at the size it ends with: with GOGC off
+// every byte a buffer grew through was fresh memory, faulted in (append's growth by a quarter allocated
+// five times the final row buffers).
+func TestSamplerOfferAllocations(t *testing.T) {
+	const capacity, keys, rowLen = 4096, 100000, 18
+	sm := NewSampler(capacity, 1)
+	rows := make([][]byte, keys)
+	for i := range rows {
+		rows[i] = []byte(fmt.Sprintf("C%06d-%010d", (i*7919)%50000, i))
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, r := range rows {
+		sm.Offer(r, 100)
+	}
+	runtime.ReadMemStats(&after)
+	// What the buffers hold at most: a batch (entries and rows), 2·capacity candidates and their sort's
+	// second buffer and indexes, and the two row buffers of 2·capacity rows.
+	entry := int(unsafeSizeofEntry())
+	least := capacity*(entry+rowLen) + 2*capacity*(2*entry+8) + 2*2*capacity*rowLen
+	if got := int(after.TotalAlloc - before.TotalAlloc); got > least*5/4 {
+		t.Fatalf("offers allocated %d bytes, want at most %d (5/4 of the buffers' %d)", got, least*5/4, least)
+	}
+}
+
+func unsafeSizeofEntry() uintptr { return unsafe.Sizeof(sampleEntry{}) }
