@@ -122,11 +122,7 @@ func (sm *Sampler) Offer(row []byte, bytes int64) {
 	// a kept key's priority), so merging the accepted offers of a key gives its exact bytes.
 	b := sm.pending
 	if b == nil {
-		if n := len(sm.free); n > 0 {
-			b, sm.free = sm.free[n-1], sm.free[:n-1]
-		} else {
-			b = &sampleBatch{entries: make([]sampleEntry, 0, sm.capacity)}
-		}
+		b = sm.newBatchLocked()
 		sm.pending = b
 	}
 	b.entries = append(b.entries, sampleEntry{prio: p, bytes: bytes, off: len(b.rows), n: len(row)})
@@ -140,6 +136,23 @@ func (sm *Sampler) Offer(row []byte, bytes int64) {
 	}
 	sm.pending = nil
 	sm.mu.Unlock()
+	sm.mergeFull(b)
+}
+
+// newBatchLocked returns an empty batch for the pending offers, a merged one if there is one (sm.mu
+// held).
+func (sm *Sampler) newBatchLocked() *sampleBatch {
+	if n := len(sm.free); n > 0 {
+		b := sm.free[n-1]
+		sm.free = sm.free[:n-1]
+		return b
+	}
+	return &sampleBatch{entries: make([]sampleEntry, 0, sm.capacity)}
+}
+
+// mergeFull merges a full batch taken from pending into the selection, selects when there are 2·capacity
+// candidates, and keeps the batch for reuse (neither lock held).
+func (sm *Sampler) mergeFull(b *sampleBatch) {
 	sm.sel.Lock()
 	sm.mergeLocked(b)
 	if len(sm.entries) >= 2*sm.capacity {
@@ -654,11 +667,21 @@ func shortestSeparator(lo, hi []byte) []byte {
 	return slices.Clone(hi[:separatorLen(lo, hi)])
 }
 
+// priority is the seeded hash that orders the keys: FNV-1a 64 over the row (fnvFrom), then a splitmix64
+// finalizer with the seed mixed in (finish).
 func (sm *Sampler) priority(row []byte) uint64 {
-	// FNV-1a 64 over the row, then a splitmix64 finalizer with the seed mixed in. Sixteen bytes a step,
-	// then 8, 4, 2, 1: the same hash, with a loop test per sixteen bytes instead of one per byte.
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
+	return sm.finish(fnvFrom(fnvOffset, row))
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvFrom continues FNV-1a 64 from h over row. Sixteen bytes a step, then 8, 4, 2, 1: the same hash,
+// with a loop test per sixteen bytes instead of one per byte.
+func fnvFrom(h uint64, row []byte) uint64 {
+	const prime = fnvPrime
 	for len(row) >= 16 {
 		r := (*[16]byte)(row)
 		h = (h ^ uint64(r[0])) * prime
@@ -710,6 +733,11 @@ func (sm *Sampler) priority(row []byte) uint64 {
 	case 1:
 		h = (h ^ uint64(row[0])) * prime
 	}
+	return h
+}
+
+// finish is priority's finalizer of an FNV-1a hash h.
+func (sm *Sampler) finish(h uint64) uint64 {
 	h ^= sm.seed * 0x9E3779B97F4A7C15
 	h ^= h >> 30
 	h *= 0xBF58476D1CE4E5B9

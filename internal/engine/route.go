@@ -86,7 +86,7 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 	refs := cb.Records
 	famBytes := resized(sc.famBytes, len(rt.familyBytes))
 	if rt.sampler != nil {
-		rt.offerRows(cb)
+		rt.offerRows(cb, &sc.offers)
 	}
 	if len(sorters) == 1 && !rt.noSingle {
 		// One sorter (one family or row records, one region: the ranged runs' usual case): the records
@@ -142,10 +142,11 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 }
 
 // offerRows feeds the sampler once per run of records of one row, with the bytes of the KeyValues
-// they stand for. The batch's slices are read once (not again after each Offer call), and rows of
-// neighbouring records are compared by their last bytes first: they differ mostly there (distinct keys in
-// input order), which skips most calls to bytes.Equal's loop.
-func (rt *router) offerRows(cb *pipeline.CellBatch) {
+// they stand for: the runs are listed in offers (rows in place in the batch) and offered at once
+// (Sampler.OfferAll: one lock acquisition a batch, priorities hashed four rows at a time). The batch's
+// slices are read once, and rows of neighbouring records are compared by their last bytes first: they
+// differ mostly there (distinct keys in input order), which skips most calls to bytes.Equal's loop.
+func (rt *router) offerRows(cb *pipeline.CellBatch, offers *partition.OfferList) {
 	recs, buf, sm := cb.Records, cb.Buf, rt.sampler
 	if len(recs) == 0 {
 		return
@@ -163,11 +164,12 @@ func (rt *router) offerRows(cb *pipeline.CellBatch) {
 			lastBytes += kv
 			continue
 		}
-		sm.Offer(last, lastBytes)
+		offers.Add(last, lastBytes)
 		last, lastBytes = row, kv
 		rows++
 	}
-	sm.Offer(last, lastBytes)
+	offers.Add(last, lastBytes)
+	sm.OfferAll(offers)
 	sm.Count(rows, total)
 }
 
@@ -193,6 +195,7 @@ type sinkScratch struct {
 	recs     []sorter.Record   // the one sorter's records (singleRecords)
 	per      [][]sorter.Record // each sorter's records
 	famBytes []int64
+	offers   partition.OfferList // the sampler's offers of a batch (offerRows)
 }
 
 // resized returns s with length n, all zero, reusing its array when it is large enough.

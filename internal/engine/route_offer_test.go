@@ -22,6 +22,7 @@ func TestOfferRowsRunsAndBytes(t *testing.T) {
 	rt := &router{sampler: partition.NewSampler(1000, 1)}
 	want := map[string]int64{}
 	var runs, total int64
+	var offers partition.OfferList
 	for b := range 200 {
 		cb := &pipeline.CellBatch{Dict: d}
 		prev := ""
@@ -44,7 +45,7 @@ func TestOfferRowsRunsAndBytes(t *testing.T) {
 			total += kvBytes
 			prev = row
 		}
-		rt.offerRows(cb)
+		rt.offerRows(cb, &offers)
 	}
 	st := rt.sampler.Stats()
 	if st.Adds != runs || st.Bytes != total || !st.Complete || st.Kept != len(want) {
