@@ -67,7 +67,7 @@ func (sm *Sampler) offerAccepted(acc []sampleEntry, rows []byte) {
 			b = sm.newBatchLocked()
 			sm.pending = b
 		}
-		k := min(len(acc), sm.capacity-len(b.entries))
+		k := min(len(acc), sm.batch-len(b.entries))
 		// The rows of acc[:k] are rows[acc[0].off : end], back to back.
 		end := len(rows)
 		if k < len(acc) {
@@ -76,7 +76,7 @@ func (sm *Sampler) offerAccepted(acc []sampleEntry, rows []byte) {
 		start := acc[0].off
 		base := len(b.rows) - start
 		if len(b.rows)+end-start > cap(b.rows) {
-			b.rows = grownRows(b.rows, end-start, len(b.entries)+k, sm.capacity)
+			b.rows = grownRows(b.rows, end-start, len(b.entries)+k, sm.batch)
 		}
 		b.rows = append(b.rows, rows[start:end]...)
 		n := len(b.entries)
@@ -85,7 +85,7 @@ func (sm *Sampler) offerAccepted(acc []sampleEntry, rows []byte) {
 			es[i].off += base
 		}
 		acc = acc[k:]
-		if len(b.entries) < sm.capacity {
+		if len(b.entries) < sm.batch {
 			break
 		}
 		sm.pending = nil
