@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // writeFileInfoMap collects file info entries; they are serialized sorted by key (unsigned bytes),
@@ -79,7 +80,7 @@ func (m *writeFileInfoMap) reset() {
 // resetDirect starts another file's info put straight into c's last message (see direct), when c
 // has one; it reports whether it did.
 func (m *writeFileInfoMap) resetDirect(c *fileInfoOrder) bool {
-	if c.payload == nil || len(c.slots) != len(c.keys) || len(c.keys) == 0 {
+	if c.payload == nil || len(c.slots) != len(c.keys) || len(c.vals) != len(c.keys) || len(c.keys) == 0 {
 		return false
 	}
 	m.direct, m.n, m.miss, m.num = c, 0, false, m.num[:0]
@@ -97,9 +98,12 @@ func (m *writeFileInfoMap) directDone() bool {
 func (m *writeFileInfoMap) slot(key string, n int) []byte {
 	c, i := m.direct, m.n
 	m.n++
-	if i < len(c.slots) && int(c.slots[i][1]) == n && c.keys[i] == key {
-		off := int(c.slots[i][0])
-		return c.payload[off : off+n : off+n]
+	if i < len(c.vals) {
+		// The keys are the constants putFileInfo puts, the same strings as last time: compared by
+		// address first, by bytes only when that differs.
+		if v, k := c.vals[i], c.keys[i]; len(v) == n && len(k) == len(key) && (unsafe.StringData(k) == unsafe.StringData(key) || k == key) {
+			return v
+		}
 	}
 	m.miss = true
 	return nil
@@ -203,6 +207,7 @@ type fileInfoOrder struct {
 	payload []byte     // the last message appendProtoOrder wrote with keys (nil: none)
 	values  [][2]int32 // its values in payload order (order[j]'s): offset in payload and length
 	slots   [][2]int32 // the same in put order (keys[i]'s value is at slots[i])
+	vals    [][]byte   // the values in payload, in put order (slots[i]'s bytes, capacity limited)
 }
 
 // of returns the indexes of keys in sorted order (from the cache when keys are the last ones).
@@ -296,6 +301,11 @@ func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []
 		cache.slots = append(cache.slots[:0], make([][2]int32, len(idx))...)
 		for j, i := range idx {
 			cache.slots[i] = cache.values[j]
+		}
+		cache.vals = cache.vals[:0]
+		for _, sl := range cache.slots {
+			off, n := int(sl[0]), int(sl[1])
+			cache.vals = append(cache.vals, cache.payload[off:off+n:off+n])
 		}
 	}
 	return dst
