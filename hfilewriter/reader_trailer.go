@@ -169,6 +169,9 @@ func (t *Trailer) readProto(b []byte) error {
 	if len(msg) == 0 {
 		return errors.New("empty FileTrailerProto")
 	}
+	if rest, ok := t.readProtoInOrder(msg); ok {
+		msg = rest // fields 1 to 12 as Writer writes them: the walk below takes any that follow
+	}
 	var f protoField
 	for len(msg) > 0 {
 		if c := msg[0]; c < 0x80 && c&7 == 0 && c >= 8 {
@@ -232,6 +235,54 @@ func (t *Trailer) readProto(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// readProtoInOrder parses the start of a FileTrailerProto message when it is what Writer (and HBase)
+// writes: fields 1 to 10 as varints, 11 as bytes and 12 as a varint, in that order, each with a
+// one-byte tag and 11 with a one-byte length. It then sets those fields as readProto's walk of them
+// would and returns the bytes after field 12; otherwise it sets nothing (false), and the walk parses
+// the message from its start. Each field is taken at its expected place, without the walk's tests
+// of its tag and its switch on the field number: every file of a load has one trailer.
+func (t *Trailer) readProtoInOrder(msg []byte) ([]byte, bool) {
+	var v [10]uint64
+	for i := range v {
+		if len(msg) < 2 || msg[0] != byte(i+1)<<3 {
+			return nil, false
+		}
+		switch {
+		case msg[1] < 0x80:
+			v[i], msg = uint64(msg[1]), msg[2:]
+		case len(msg) > 2 && msg[2] < 0x80:
+			v[i], msg = uint64(msg[1]&0x7f)|uint64(msg[2])<<7, msg[3:]
+		default:
+			x, n := binary.Uvarint(msg[1:])
+			if n <= 0 {
+				return nil, false
+			}
+			v[i], msg = x, msg[1+n:]
+		}
+	}
+	if len(msg) < 2 || msg[0] != 11<<3|2 || msg[1] >= 0x80 || int(msg[1]) > len(msg)-2 {
+		return nil, false
+	}
+	cmp := msg[2 : 2+int(msg[1])]
+	msg = msg[2+len(cmp):]
+	if len(msg) < 2 || msg[0] != 12<<3 || msg[1] >= 0x80 {
+		return nil, false
+	}
+	codec := msg[1]
+	t.FileInfoOffset, t.LoadOnOpenOffset = int64(v[0]), int64(v[1])
+	t.UncompressedDataIndexSize, t.TotalUncompressedBytes = v[2], v[3]
+	t.DataIndexCount, t.MetaIndexCount = uint32(v[4]), uint32(v[5])
+	t.EntryCount, t.NumDataIndexLevels = v[6], uint32(v[7])
+	t.FirstDataBlockOffset, t.LastDataBlockOffset = int64(v[8]), int64(v[9])
+	if string(cmp) == ComparatorKV { // what Writer and HBase write: no copy
+		t.ComparatorClassName = ComparatorKV
+	} else {
+		t.ComparatorClassName = string(cmp)
+	}
+	t.Compression = CompressionCodec(codec)
+	return msg[2:], true
 }
 
 // readProtoFields walks a protobuf message, calling fn for every field. Varint fields pass their value

@@ -11,7 +11,9 @@ import (
 // readProto (fields walked by nextProtoField, one-byte tags and varints without the varint loop)
 // parses what the callback walk it replaced parsed, to the same Trailer or the same error: random
 // trailers with every field, multi-byte varints, unknown fields of each wire type, a repeated or
-// missing field, bad wire types, field number 0, and truncated or damaged copies.
+// missing field, bad wire types, field number 0, and truncated or damaged copies; half of them start
+// as Writer writes a trailer (fields 1 to 12 in order: readProtoInOrder), with more fields after now
+// and then.
 func TestTrailerReadProtoMatchesCallbackWalk(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	varint := func(b []byte) []byte {
@@ -43,9 +45,42 @@ func TestTrailerReadProtoMatchesCallbackWalk(t *testing.T) {
 		}
 		return b
 	}
+	inOrder := 0
 	for i := 0; i < 20000; i++ {
 		var msg []byte
-		for num := 1; num <= 13; num++ {
+		if rng.Intn(2) == 0 {
+			// What Writer writes (readProtoInOrder's case), now and then with a longer comparator or
+			// codec value, followed by more fields; damaged below like the others.
+			for num := 1; num <= 10; num++ {
+				msg = field(msg, num, 0)
+			}
+			s := ComparatorKV
+			if rng.Intn(10) == 0 {
+				// Long enough for a two-byte length; field 12's tag and a value byte, at random,
+				// where a one-byte length would end.
+				c := make([]byte, 128+rng.Intn(32))
+				for j := range c {
+					c[j] = "`\x05"[rng.Intn(2)]
+				}
+				s = string(c)
+			}
+			msg = append(binary.AppendUvarint(append(msg, 11<<3|2), uint64(len(s))), s...)
+			if rng.Intn(4) == 0 {
+				msg = field(msg, 12, 0)
+			} else {
+				msg = append(msg, 12<<3, byte(rng.Intn(128)))
+			}
+			if rng.Intn(4) == 0 {
+				msg = field(msg, 13, []int{0, 2}[rng.Intn(2)])
+			}
+			if rng.Intn(10) == 0 {
+				msg = field(msg, 1+rng.Intn(20), []int{0, 1, 2, 5}[rng.Intn(4)])
+			}
+			if _, ok := new(Trailer).readProtoInOrder(msg); ok {
+				inOrder++
+			}
+		}
+		for num := 1; num <= 13 && len(msg) == 0; num++ {
 			if rng.Intn(20) == 0 {
 				continue // missing
 			}
@@ -84,6 +119,9 @@ func TestTrailerReadProtoMatchesCallbackWalk(t *testing.T) {
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) || got != want {
 			t.Fatalf("message %d %x: readProto %+v, %v; callback walk %+v, %v", i, b, got, gerr, want, werr)
 		}
+	}
+	if inOrder < 3000 {
+		t.Fatalf("only %d messages were parsed in order (readProtoInOrder)", inOrder)
 	}
 }
 
