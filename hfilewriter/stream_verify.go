@@ -40,9 +40,9 @@ import (
 // intermediate and root: about one key plus 16 bytes per data block, the trailer's uncompressed
 // data index size), of the file info and of the bloom metadata (one entry per bloom chunk), which
 // Finish reads back. It buffers at most one block, or the trailer, at a time, only while its bytes
-// span several Write calls (a block that arrives whole in one Write is checked in place), and, for a
-// compressed file, decompresses every block into one reused buffer (buffers above 4 MiB, for blocks
-// with huge cells, are dropped after use). Its work per byte is VerifyBlocks' without the reads and
+// span several Write calls (a block, or a v3 trailer, that arrives whole in one Write is checked in
+// place), and, for a compressed file, decompresses every block into one reused buffer (buffers above
+// 4 MiB, for blocks with huge cells, are dropped after use). Its work per byte is VerifyBlocks' without the reads and
 // copies: one checksum pass, the decompression and the walk of the data blocks.
 //
 // A StreamVerifier is not safe for concurrent use.
@@ -56,7 +56,11 @@ type StreamVerifier struct {
 	pend      []byte // bytes of the block (or trailer) that started at off, when it spans Writes
 	pendSize  int    // on-disk size of the pending block once its header is parsed, else 0
 	inTrailer bool   // the trailer magic was found at off: pend collects the trailer
-	payload   []byte // decompressed payloads, reused from block to block
+	// trailerIn is the size of a trailer parsed in place (consume: a v3 trailer's whole 4,096 bytes in
+	// one Write), whose parse's error is trailerErr; 0 while pend collects the trailer.
+	trailerIn  int
+	trailerErr error
+	payload    []byte // decompressed payloads, reused from block to block
 	// blk is the block being checked, handed to addBlock (which keeps no reference to it); its header
 	// is the pending block's, parsed (when pendSize > 0), or the one unitSize just parsed.
 	blk readBlock
@@ -143,7 +147,7 @@ func (s *StreamVerifier) Write(p []byte) (int, error) {
 	}
 	if werr != nil {
 		if s.err == nil {
-			s.err = fmt.Errorf("hfile stream verify: the underlying writer failed at offset %d: %w", s.off+int64(len(s.pend)), werr)
+			s.err = fmt.Errorf("hfile stream verify: the underlying writer failed at offset %d: %w", s.off+int64(len(s.pend)+s.trailerIn), werr)
 		}
 		return n, werr
 	}
@@ -163,7 +167,7 @@ func (s *StreamVerifier) AvailableBuffer() []byte {
 func (s *StreamVerifier) consume(p []byte) error {
 	for len(p) > 0 {
 		if s.inTrailer {
-			if len(s.pend)+len(p) > TrailerSizeV3 {
+			if len(s.pend)+s.trailerIn+len(p) > TrailerSizeV3 {
 				return fmt.Errorf("more than %d bytes follow the trailer magic at offset %d (a trailer has at most %d)",
 					TrailerSizeV3, s.off, TrailerSizeV3)
 			}
@@ -178,6 +182,12 @@ func (s *StreamVerifier) consume(p []byte) error {
 			}
 			if trailer {
 				s.inTrailer = true
+				if len(p) == TrailerSizeV3 {
+					// The largest trailer, whole: no byte may follow it, so it is parsed here, in
+					// place, rather than copied for Finish (which returns the parse's error).
+					s.trailerIn, s.trailerErr = len(p), s.readTrailer(p)
+					return nil
+				}
 				continue
 			}
 			if size > 0 && size <= len(p) {
@@ -304,24 +314,16 @@ func (s *StreamVerifier) finish() error {
 		}
 		return fmt.Errorf("the stream ends at offset %d without a trailer", s.off)
 	}
-	size := s.off + int64(len(s.pend))
-	trailerAt, trailerBytes := s.off, s.pend
-	if cap(s.payload) < TrailerSizeV3 { // read into payload, kept for the next file
-		s.payload = make([]byte, 0, TrailerSizeV3) // the larger trailer (v2: 212 bytes)
+	trailerAt, size := s.off, s.off+int64(len(s.pend)+s.trailerIn)
+	err := s.trailerErr
+	if s.trailerIn == 0 {
+		err = s.readTrailer(s.pend)
 	}
-	v := s.v
-	t := &v.streamTrailer
-	err := readTrailerInto(t, func(p []byte, off int64) error {
-		if off < trailerAt || off+int64(len(p)) > size {
-			return fmt.Errorf("%d bytes at offset %d lie outside the trailer area [%d, %d) that follows the last block",
-				len(p), off, trailerAt, size)
-		}
-		copy(p, trailerBytes[off-trailerAt:])
-		return nil
-	}, size, s.payload[:0], trailerBytes)
 	if err != nil {
 		return err
 	}
+	v := s.v
+	t := &v.streamTrailer
 	if start := size - int64(t.Size); start != trailerAt {
 		return fmt.Errorf("the v%d trailer of %d bytes starts at offset %d, but the blocks end and the trailer magic is at offset %d",
 			t.MajorVersion, t.Size, start, trailerAt)
@@ -362,6 +364,24 @@ func (s *StreamVerifier) finish() error {
 		return err
 	}
 	return v.checkTotals()
+}
+
+// readTrailer parses trailerBytes, the stream's bytes from the trailer magic at s.off to its end, into
+// s.v.streamTrailer.
+func (s *StreamVerifier) readTrailer(trailerBytes []byte) error {
+	trailerAt := s.off
+	size := trailerAt + int64(len(trailerBytes))
+	if cap(s.payload) < TrailerSizeV3 { // read into payload, kept for the next file
+		s.payload = make([]byte, 0, TrailerSizeV3) // the larger trailer (v2: 212 bytes)
+	}
+	return readTrailerInto(&s.v.streamTrailer, func(p []byte, off int64) error {
+		if off < trailerAt || off+int64(len(p)) > size {
+			return fmt.Errorf("%d bytes at offset %d lie outside the trailer area [%d, %d) that follows the last block",
+				len(p), off, trailerAt, size)
+		}
+		copy(p, trailerBytes[off-trailerAt:])
+		return nil
+	}, size, s.payload[:0], trailerBytes)
 }
 
 // streamNoReadAt is the readAt of a stream verifier's Reader, which takes every block from the ones
