@@ -336,8 +336,16 @@ func (f *familyWriters) add(vh *cellrec.Header, cells []byte, ranges []uint32, r
 	if flags&(viewDropFirst|viewDropLast|viewHashed|viewNewRows) == viewHashed && vh.Type == kv.TypePut {
 		flags |= viewNewRows
 	}
-	b.views = append(b.views, rowView{off: uint32(len(b.buf)), cl: uint32(len(cells)), rl: uint16(len(vh.Row)),
-		flags: flags, typ: vh.Type, ts: vh.TS, rh: rh, row: row})
+	// The view's fields stored in place: appending a rowView literal builds it on the stack with narrow
+	// stores and copies it in 16-byte moves, which wait for those stores to be written.
+	n := len(b.views)
+	if n == cap(b.views) {
+		b.views = slices.Grow(b.views, 1)
+	}
+	b.views = b.views[:n+1]
+	v := &b.views[n]
+	v.off, v.cl, v.rl, v.flags, v.typ = uint32(len(b.buf)), uint32(len(cells)), uint16(len(vh.Row)), flags, vh.Type
+	v.ts, v.rh, v.row = vh.TS, rh, row
 	b.ranges = append(b.ranges, ranges...)
 	b.buf = append(append(b.buf, vh.Row...), cells...)
 	return nil
