@@ -119,7 +119,14 @@ func (rt *router) add(cb *pipeline.CellBatch) error {
 			t = int(r.Family)
 		}
 		if regions > 1 {
-			t += route.Region(cellrec.Row(rec)) * nf
+			var row []byte
+			if rec[0] < 0x80 { // recordRow, inline (records are never empty)
+				end := 1 + int(rec[0])
+				row = rec[1:end:end]
+			} else {
+				row = cellrec.Row(rec)
+			}
+			t += route.Region(row) * nf
 		}
 		per[t] = append(per[t], sorter.Record{Rec: rec, Seq: r.Seq})
 	}
@@ -152,12 +159,19 @@ func (rt *router) offerRows(cb *pipeline.CellBatch, offers *partition.OfferList)
 		return
 	}
 	r := &recs[0]
-	last := cellrec.Row(buf[r.Off : r.Off+r.Len : r.Off+r.Len])
+	last := recordRow(buf[r.Off : r.Off+r.Len : r.Off+r.Len])
 	lastBytes := int64(r.KVBytes)
 	rows, total := int64(1), lastBytes
 	for i := 1; i < len(recs); i++ {
 		r := &recs[i]
-		row := cellrec.Row(buf[r.Off : r.Off+r.Len : r.Off+r.Len])
+		rec := buf[r.Off : r.Off+r.Len : r.Off+r.Len]
+		var row []byte
+		if len(rec) > 0 && rec[0] < 0x80 { // recordRow, inline
+			end := 1 + int(rec[0])
+			row = rec[1:end:end]
+		} else {
+			row = cellrec.Row(rec)
+		}
 		kv := int64(r.KVBytes)
 		total += kv
 		if len(row) == len(last) && (len(row) == 0 || row[len(row)-1] == last[len(row)-1]) && bytes.Equal(row, last) {
@@ -171,6 +185,17 @@ func (rt *router) offerRows(cb *pipeline.CellBatch, offers *partition.OfferList)
 	offers.Add(last, lastBytes)
 	sm.OfferAll(offers)
 	sm.Count(rows, total)
+}
+
+// recordRow is cellrec.Row with the usual record's one-byte row length read in place: cellrec.Row's
+// varint decoding is a call, and offerRows' loop (which repeats this inline) kept its values on the
+// stack around it.
+func recordRow(rec []byte) []byte {
+	if len(rec) > 0 && rec[0] < 0x80 {
+		end := 1 + int(rec[0])
+		return rec[1:end:end]
+	}
+	return cellrec.Row(rec)
 }
 
 // singleRecords returns cb's records in batch order as sorter records, in sc's reused slice, and adds

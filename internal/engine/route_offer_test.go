@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/hfload/hfload/internal/cellrec"
@@ -14,10 +15,12 @@ import (
 // offerRows offers each run of a batch's records of one row once, with the run's KeyValue bytes, and
 // counts the runs and all the bytes: the sample (complete here) holds every row with the bytes of all
 // its records, whether its records are neighbours or not, first or last in their batch, and whatever
-// their rows share (the last byte, the length, everything but the length). Empty batches offer nothing.
+// their rows share (the last byte, the length, everything but the length), rows of 128 bytes and more
+// (two bytes of row length) included. Empty batches offer nothing.
 func TestOfferRowsRunsAndBytes(t *testing.T) {
 	d := cellrec.NewDict([][]byte{[]byte("a")})
-	rows := []string{"a", "b", "ab", "bb", "abb", "row01", "row11", "row1", "row10", "row011", "x\x00", "x"}
+	rows := []string{"a", "b", "ab", "bb", "abb", "row01", "row11", "row1", "row10", "row011", "x\x00", "x",
+		strings.Repeat("r", 127), strings.Repeat("r", 128), strings.Repeat("r", 300), strings.Repeat("r", 299) + "s"}
 	rng := rand.New(rand.NewPCG(5, 6))
 	rt := &router{sampler: partition.NewSampler(1000, 1)}
 	want := map[string]int64{}

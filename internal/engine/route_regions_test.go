@@ -17,7 +17,7 @@ import (
 
 // TestRouterSendsEachRecordToItsSorter: with split points known up front (fewer than rangedSplits) and
 // two families, router.add hands every record to the sorter of its region (Splits.Region of its row,
-// rows sharing a split point's first 8 bytes included) and family, each sorter gets exactly the records
+// rows sharing a split point's first 8 bytes and rows of 128 bytes and more included) and family, each sorter gets exactly the records
 // that belong to it with their seqs, and the KeyValue bytes are counted per family. Records of row
 // records (one sorter per region) go by region alone.
 func TestRouterSendsEachRecordToItsSorter(t *testing.T) {
@@ -39,8 +39,11 @@ func TestRouterSendsEachRecordToItsSorter(t *testing.T) {
 		cb := &pipeline.CellBatch{Dict: d}
 		for range 1 + rng.IntN(300) {
 			row := fmt.Appendf(nil, "row%04d", rng.IntN(1200))
-			if rng.IntN(8) == 0 {
+			switch rng.IntN(16) {
+			case 0, 1:
 				row = append([]byte("row0300"), "x\x00y"[:rng.IntN(4)]...) // ties with a split's prefix
+			case 2: // rows of 128 bytes and more: a row length of two varint bytes
+				row = append([]byte("row0"), bytes.Repeat([]byte{"2x"[rng.IntN(2)]}, 124+rng.IntN(100))...)
 			}
 			f := rng.IntN(2)
 			rec := cellrec.AppendHeader(nil, row, []byte(fams[f]), 1, kv.TypePut)
