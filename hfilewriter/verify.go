@@ -270,14 +270,14 @@ func (v *verifyState) checkScanEnd() error {
 // keptBlock serves a StreamVerifier's Reader (Reader.blocks): the scanned block at off with its kept
 // payload, or, for a block whose payload is not kept (data, bloom chunk, meta), its type and size only.
 func (v *verifyState) keptBlock(off, limit int64, wantSize int) (*readBlock, error) {
-	i, ok := v.blockIndex(off)
-	if !ok {
-		return nil, fmt.Errorf("block at offset %d: no block of the file starts there", off)
-	}
 	var b *readBlock
 	if k, ok := v.keptIndex(off); ok {
-		b = &v.keptBlocks[k]
+		b = &v.keptBlocks[k] // a kept block is one of the scanned blocks (addBlock): no need to look there
 	} else {
+		i, ok := v.blockIndex(off)
+		if !ok {
+			return nil, fmt.Errorf("block at offset %d: no block of the file starts there", off)
+		}
 		ref := &v.blocks[i]
 		b = &readBlock{Offset: off, Header: readBlockHeader{Type: ref.Type, OnDiskSizeWithoutHeader: ref.Size - BlockHeaderSize}}
 	}
