@@ -246,6 +246,11 @@ type closedFile struct {
 
 // put records the size of family/name.
 func (c *closedSizes) put(family, name string, size int64) {
+	if n := len(*c); n == cap(*c) {
+		// The list doubles: append grows a long one by a quarter at a time, each time into fresh
+		// memory, page faults and all.
+		*c = slices.Grow(*c, max(n, 64))
+	}
 	*c = append(*c, closedFile{family: family, name: name, size: size})
 }
 

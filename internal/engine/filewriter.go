@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/hfload/hfload/hfilewriter"
@@ -348,9 +349,19 @@ func (fw *fileWriter) finishFile() error {
 	fr.setKeys(fw.regionStart, fw.regionEnd, keys[:firstLen], keys[firstLen:])
 	fw.rows = 0
 	fw.o.mu.Lock()
-	fw.o.files = append(fw.o.files, fr)
+	fw.o.files = appendFileResult(fw.o.files, fr)
 	fw.o.mu.Unlock()
 	return nil
+}
+
+// appendFileResult appends fr to files, doubling the list when it is full: append grows a long list
+// by a quarter at a time, and each step moves it into fresh memory, page faults and all (10,000 files
+// of ~200 bytes: ~2 MB, moved ~20 times).
+func appendFileResult(files []FileResult, fr FileResult) []FileResult {
+	if n := len(files); n == cap(files) {
+		files = slices.Grow(files, max(n, 64))
+	}
+	return append(files, fr)
 }
 
 // close finishes the current file of this stream.
