@@ -30,7 +30,7 @@ type resolver struct {
 	done    bool // ... and they were the rest of its record
 	out     view
 	bnd     view
-	touched byte // sum of the bytes a plain-load prefetch read (kept so that the reads are not optimized away)
+	touched byte // sum of the bytes the plain-load prefetch read (prefetch_other.go; unused on amd64, kept so that those reads are not optimized away)
 	sorted  bool // ord walks a fully sorted index: prefetch ahead
 	// light: the consumer reads only the header, cells, seq and row prefix of a view (an Iterator's
 	// direct source, or a run's writer, without Combine): the first cell, which merging and folding
