@@ -80,7 +80,7 @@ func (m *writeFileInfoMap) reset() {
 // resetDirect starts another file's info put straight into c's last message (see direct), when c
 // has one; it reports whether it did.
 func (m *writeFileInfoMap) resetDirect(c *fileInfoOrder) bool {
-	if c.payload == nil || len(c.slots) != len(c.keys) || len(c.vals) != len(c.keys) || len(c.keys) == 0 {
+	if c.payload == nil || len(c.vals) != len(c.keys) || len(c.keys) == 0 {
 		return false
 	}
 	m.direct, m.n, m.miss, m.num = c, 0, false, m.num[:0]
@@ -90,7 +90,7 @@ func (m *writeFileInfoMap) resetDirect(c *fileInfoOrder) bool {
 // directDone reports whether every put since resetDirect went into its slot, and every slot got one:
 // the template is the message of the file's info.
 func (m *writeFileInfoMap) directDone() bool {
-	return m.direct != nil && !m.miss && m.n == len(m.direct.slots)
+	return m.direct != nil && !m.miss && m.n == len(m.direct.vals)
 }
 
 // slot returns the template's bytes for the value of the next put (direct mode) if key is the one
@@ -206,8 +206,7 @@ type fileInfoOrder struct {
 
 	payload []byte     // the last message appendProtoOrder wrote with keys (nil: none)
 	values  [][2]int32 // its values in payload order (order[j]'s): offset in payload and length
-	slots   [][2]int32 // the same in put order (keys[i]'s value is at slots[i])
-	vals    [][]byte   // the values in payload, in put order (slots[i]'s bytes, capacity limited)
+	vals    [][]byte   // the same values in put order (keys[i]'s), as slices of payload, capacity limited
 }
 
 // of returns the indexes of keys in sorted order (from the cache when keys are the last ones).
@@ -298,14 +297,10 @@ func (m *writeFileInfoMap) appendProtoOrder(dst []byte, cache *fileInfoOrder) []
 	}
 	if remember {
 		cache.payload = append(cache.payload[:0], dst[start:]...)
-		cache.slots = append(cache.slots[:0], make([][2]int32, len(idx))...)
+		cache.vals = append(cache.vals[:0], make([][]byte, len(idx))...)
 		for j, i := range idx {
-			cache.slots[i] = cache.values[j]
-		}
-		cache.vals = cache.vals[:0]
-		for _, sl := range cache.slots {
-			off, n := int(sl[0]), int(sl[1])
-			cache.vals = append(cache.vals, cache.payload[off:off+n:off+n])
+			off, n := int(cache.values[j][0]), int(cache.values[j][1])
+			cache.vals[i] = cache.payload[off : off+n : off+n]
 		}
 	}
 	return dst
