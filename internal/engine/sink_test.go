@@ -189,16 +189,7 @@ func TestDirSinkFamilyDir(t *testing.T) {
 	write := func(name string, hint int64, size int) {
 		t.Helper()
 		data := bytes.Repeat([]byte(name+"|"), size/(len(name)+1)+1)[:size]
-		f, err := sink.Create(context.Background(), "fam", name, FileOptions{SizeHint: hint, CreateLock: &lock, Dir: &fd})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.Write(data); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeSinkFile(t, sink, name, FileOptions{SizeHint: hint, CreateLock: &lock, Dir: &fd}, data)
 		if got, err := os.ReadFile(filepath.Join(famDir, name)); err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("%s: file differs (%d bytes read, %v)", name, len(got), err)
 		}
@@ -336,18 +327,8 @@ func TestDirSinkSmallFileOneAllocation(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789"), 300)
 	next := 0
 	create := func() {
-		o := FileOptions{SizeHint: 3000, CreateLock: &lock, Dir: &fd, Buffers: &bufs}
-		f, err := sink.Create(context.Background(), "fam", names[next], o)
+		writeSinkFile(t, sink, names[next], FileOptions{SizeHint: 3000, CreateLock: &lock, Dir: &fd, Buffers: &bufs}, data)
 		next++
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.Write(data); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
 	}
 	create() // makes the family directory and keeps it, and the first buffer
 	if a := testing.AllocsPerRun(20, create); a != 1 {
@@ -357,5 +338,21 @@ func TestDirSinkSmallFileOneAllocation(t *testing.T) {
 		if got, err := os.ReadFile(filepath.Join(dir, "fam", name)); err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("%s: file differs (%d bytes read, %v)", name, len(got), err)
 		}
+	}
+}
+
+// writeSinkFile creates family "fam"'s file name in sink with o, writes data and closes it, failing t
+// on any error.
+func writeSinkFile(t *testing.T, sink DirSink, name string, o FileOptions, data []byte) {
+	t.Helper()
+	f, err := sink.Create(context.Background(), "fam", name, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
