@@ -471,24 +471,54 @@ func (r *Reader) fill(off int64) error {
 
 // Buffers recycles the aligned buffers of closed Writers (NewWriterBuffers) for the next ones, so
 // that a run writing thousands of small files does not make and zero a buffer for each. It holds what
-// the Writers gave back: no more than they held at once. Safe for concurrent use; the zero value is
-// ready.
+// the Writers gave back: no more than they held at once. A buffer it has none of to give back is cut
+// from a chunk of fresh memory that asks for transparent huge pages (bufChunk): the blocks compressed
+// straight into a buffer (the HFile writer's) then fault its memory in 2 MiB at a time, not a 4 KiB
+// page at a time. Safe for concurrent use; the zero value is ready.
 type Buffers struct {
-	mu   sync.Mutex
-	free map[int][][]byte // by length
+	mu    sync.Mutex
+	free  map[int][][]byte // by length
+	chunk []byte           // the rest of the current chunk, not handed out yet
 }
+
+// bufChunk is the least size of the chunks Buffers cuts new buffers from, a multiple of hugePage. Each
+// first touch of a 4 KiB page of fresh memory is a page fault (on a virtual machine, a trap to the
+// hypervisor too): customer-order at 1M rows wrote 31 MiB of fresh output buffers, 7,900 of the run's
+// 19,500 faults, ~4% of its CPU in the compressor's faults. In huge pages that is 16 faults.
+const bufChunk = 8 << 20
+
+// hugePage is the size of a transparent huge page (x86-64, and arm64 with 4 KiB pages).
+const hugePage = 2 << 20
 
 // get returns an aligned buffer of n bytes (a multiple of Align); its contents are arbitrary.
 func (p *Buffers) get(n int) []byte {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if l := p.free[n]; len(l) > 0 {
 		b := l[len(l)-1]
 		p.free[n] = l[:len(l)-1]
-		p.mu.Unlock()
 		return b
 	}
-	p.mu.Unlock()
-	return alignedBuf(n)
+	if len(p.chunk) < n {
+		// A new chunk; the rest of the last one is left untouched (no memory of its own until written).
+		p.chunk = hugeBuf(max(bufChunk, (n+hugePage-1)&^(hugePage-1)))
+	}
+	b := p.chunk[:n:n]
+	p.chunk = p.chunk[n:]
+	return b
+}
+
+// hugeBuf returns a zeroed buffer of n bytes (a multiple of hugePage), aligned to hugePage, for which
+// transparent huge pages are asked (adviseHuge; where they are refused, it has small pages).
+func hugeBuf(n int) []byte {
+	b := make([]byte, n+hugePage)
+	off := int(uintptr(unsafe.Pointer(&b[0])) & (hugePage - 1))
+	if off != 0 {
+		off = hugePage - off
+	}
+	b = b[off : off+n : off+n]
+	adviseHuge(b)
+	return b
 }
 
 // put keeps b for a later get of its length.

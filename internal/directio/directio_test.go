@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // dirs returns the directories to test in: the test's temp dir and, where it exists, a tmpfs
@@ -455,5 +456,41 @@ func TestDirCreateSmallIn(t *testing.T) {
 			}
 		}
 		d.Close()
+	}
+}
+
+// Buffers cuts the buffers it has none of to give back from chunks: each is aligned, of the length
+// asked, with no capacity past it (an append cannot run into the next one), and no two held at once
+// overlap, whether they share a chunk, a request is larger than a chunk or the chunk's rest is too
+// short; a buffer given back is the next one of its length.
+func TestBuffersChunks(t *testing.T) {
+	var bufs Buffers
+	type span struct{ lo, hi uintptr }
+	var held []span
+	sizes := []int{64 << 10, 128 << 10, 4 << 20, 3 << 20, bufChunk + Align, Align, 1536 << 10, bufChunk, 64 << 10}
+	for _, n := range sizes {
+		b := bufs.get(n)
+		if len(b) != n || cap(b) != n {
+			t.Fatalf("get(%d): len %d cap %d", n, len(b), cap(b))
+		}
+		lo := uintptr(unsafe.Pointer(&b[0]))
+		if lo%Align != 0 {
+			t.Fatalf("get(%d) at %#x: not aligned", n, lo)
+		}
+		s := span{lo, lo + uintptr(n)}
+		for _, h := range held {
+			if s.lo < h.hi && h.lo < s.hi {
+				t.Fatalf("get(%d) at [%#x, %#x) overlaps a held buffer at [%#x, %#x)", n, s.lo, s.hi, h.lo, h.hi)
+			}
+		}
+		held = append(held, s)
+		for i := range b { // every byte writable
+			b[i] = byte(i)
+		}
+	}
+	b := bufs.get(1536 << 10)
+	bufs.put(b)
+	if c := bufs.get(1536 << 10); &c[0] != &b[0] {
+		t.Error("a buffer given back was not the next one of its length")
 	}
 }

@@ -4,11 +4,13 @@ package directio
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // TestOpenatName: openatName creates and opens what syscall.Openat does, and fails as it does, for
@@ -65,4 +67,34 @@ func TestOpenatName(t *testing.T) {
 	}); a != 0 {
 		t.Fatalf("openatName allocates %v objects, want none", a)
 	}
+}
+
+// TestBuffersHugePages: the chunks Buffers cuts buffers from are aligned to hugePage and ask for
+// transparent huge pages: smaps shows the mapping that holds a buffer with the hg flag (MADV_HUGEPAGE).
+func TestBuffersHugePages(t *testing.T) {
+	var bufs Buffers
+	b := bufs.get(64 << 10)
+	addr := uintptr(unsafe.Pointer(&b[0]))
+	if addr%hugePage != 0 {
+		t.Fatalf("a new chunk's first buffer at %#x: not aligned to %d", addr, hugePage)
+	}
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	in := false
+	for _, line := range strings.Split(string(smaps), "\n") {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 { // a mapping's first line
+			in = lo <= addr && addr < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			if !strings.Contains(line, " hg") {
+				t.Errorf("the buffer's mapping does not ask for huge pages: %s", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no mapping in smaps holds %#x", addr)
 }
