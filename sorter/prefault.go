@@ -55,11 +55,16 @@ func indexFree(idx []entry) []byte {
 	if cap(free) == 0 {
 		return nil
 	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(free))), uintptr(cap(free))*unsafe.Sizeof(entry{}))
+	b := entryBytes(free[:cap(free)])
 	page := uintptr(os.Getpagesize())
 	skip := (page - uintptr(unsafe.Pointer(unsafe.SliceData(b)))%page) % page
 	if skip >= uintptr(len(b)) {
 		return nil
 	}
 	return b[skip:]
+}
+
+// entryBytes is the memory of the entries idx (len(idx) of them) as bytes.
+func entryBytes(idx []entry) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(idx))), uintptr(len(idx))*unsafe.Sizeof(entry{}))
 }
