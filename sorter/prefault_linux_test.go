@@ -232,9 +232,17 @@ func TestHugePages(t *testing.T) {
 	if slab[0] != 7 || !bytes.Equal(slab[1:], make([]byte, len(slab)-1)) {
 		t.Fatal("hugePages or populate changed the slab's bytes")
 	}
-	// Small memory is left alone.
-	hugePages(m[first : first+hugeSize/4])
+	// Memory below hugeMin is left alone; from hugeMin on, the huge page around it is advised.
+	hugePages(m[first : first+hugeMin-1])
 	if hugeRanges.Load() != before+1 {
-		t.Fatal("hugePages advised a quarter of a huge page")
+		t.Fatalf("hugePages advised %d bytes, less than hugeMin", hugeMin-1)
+	}
+	hugePages(m[first+9*hugeSize/2 : first+9*hugeSize/2+hugeMin])
+	if hugeRanges.Load() != before+2 {
+		t.Fatalf("hugePages left %d bytes (hugeMin) alone", hugeMin)
+	}
+	m[first+4*hugeSize] = 1 // the start of the huge page around the small range
+	if got := anonHuge(t, lo+4*hugeSize, lo+5*hugeSize); got < hugeSize>>10 {
+		t.Fatalf("%d KiB of huge pages around a range of hugeMin bytes, want %d", got, hugeSize>>10)
 	}
 }
