@@ -757,15 +757,15 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 		b.Ends, b.Nulls, b.Lines, b.RawEnds = old.Ends[:0], old.Nulls[:0], old.Lines[:0], old.RawEnds[:0]
 	}
 	if s.hintData > 0 && cap(b.Data) < s.hintData {
-		b.Data = make([]byte, 0, s.hintData+s.hintData/8)
-		b.RawData = make([]byte, 0, s.hintRaw+s.hintRaw/8)
+		b.Data = hugeMake[byte](s.hintData + s.hintData/8)
+		b.RawData = hugeMake[byte](s.hintRaw + s.hintRaw/8)
 	}
 	if s.expected > 0 && cap(b.Ends) == 0 {
 		rows := min(rowsWant, 1<<16) // BatchRows may be huge; the byte cap ends a batch anyway
-		b.Ends = make([]int32, 0, rows*s.expected)
-		b.Nulls = make([]bool, 0, rows*s.expected)
-		b.Lines = make([]int64, 0, rows)
-		b.RawEnds = make([]int32, 0, rows)
+		b.Ends = hugeMake[int32](rows * s.expected)
+		b.Nulls = hugeMake[bool](rows * s.expected)
+		b.Lines = hugeMake[int64](rows)
+		b.RawEnds = hugeMake[int32](rows)
 	}
 	s.badBytes = 0
 	plain := !s.opts.TrimSpace && s.null == "" && s.expected > 0 && !s.noPlainLines // plainLines' records can be in the input

@@ -114,6 +114,7 @@ func Run(ctx context.Context, inputs []Input, m *Mapping, opts RunOptions, sink 
 					continue
 				}
 				cb.Reset()
+				cb.reserve(j.b)
 				err := mp.mapBatch(j.b, j.header, &cb)
 				if err == nil {
 					err = rej.commit(j.order, &mp.rejects)

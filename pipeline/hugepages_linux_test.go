@@ -1,0 +1,18 @@
+//go:build linux
+
+package pipeline
+
+import "testing"
+
+// TestHugePagesAdvises: hugePages advises memory from hugeMin bytes on (one range each), not smaller.
+func TestHugePagesAdvises(t *testing.T) {
+	before := hugeRanges.Load()
+	hugePages(make([]byte, hugeMin-1))
+	if hugeRanges.Load() != before {
+		t.Fatalf("advised %d bytes, below hugeMin", hugeMin-1)
+	}
+	b := hugeMake[byte](hugeMin)
+	if hugeRanges.Load() != before+1 || cap(b) != hugeMin {
+		t.Fatalf("hugeMake(%d): %d ranges advised, want 1 (cap %d)", hugeMin, hugeRanges.Load()-before, cap(b))
+	}
+}
