@@ -182,7 +182,7 @@ func (sm *Sampler) mergeLocked(b *sampleBatch) {
 		if len(b.entries) >= sm.batch {
 			size = max(size, 2*sm.capacity)
 		}
-		sm.entries = slices.Grow(sm.entries, size-n)
+		sm.entries = grown(sm.entries, size)
 	}
 	sm.entries = append(sm.entries, b.entries...)
 	for es, i := sm.entries[n:], 0; i < len(es); i++ {
@@ -202,7 +202,18 @@ func grownRows(rows []byte, add, have, want int) []byte {
 	if have >= 64 && want > have {
 		size = max(size, need/have*want+need/have*want/8)
 	}
-	return slices.Grow(rows, size-len(rows))
+	return grown(rows, size)
+}
+
+// grown returns s with capacity size (at least len(s)), its elements copied into new memory that is not
+// cleared beyond them. slices.Grow (append's growslice) clears the whole new capacity: with GOGC off
+// (cmd/hfload) that is fresh memory, so it faulted in every page of a buffer (and wrote it) before any
+// was used, the sampler's projected slack included; a large make takes pages the heap got zeroed from
+// the system, touched only as they are written.
+func grown[T any](s []T, size int) []T {
+	g := make([]T, len(s), max(size, len(s)))
+	copy(g, s)
+	return g
 }
 
 // settleLocked merges the pending batch and selects (sm.sel held): the sample of every offer that has
@@ -424,7 +435,11 @@ func (sm *Sampler) sortEntries() {
 		i = j
 	}
 	if k == 0 {
-		sm.entries, sm.scratch = out, es[:0]
+		// Copied back rather than swapped with the second buffer: swapped, the candidates went on in the
+		// second buffer, which a selection only writes up to the candidates it sorts (a little over
+		// capacity with the cutoff), and the next merges faulted in the rest of it as well, 2 MB at
+		// 65,536 keys, while the first buffer's were already in.
+		copy(es, out)
 		return
 	}
 	// Merge from the back: es[k:] is free (its candidates are in out), and the next place written is

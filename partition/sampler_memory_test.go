@@ -64,3 +64,40 @@ func TestSamplerOfferAllocations(t *testing.T) {
 }
 
 func unsafeSizeofEntry() uintptr { return unsafe.Sizeof(sampleEntry{}) }
+
+// The candidates stay in their buffer through the selections (the first one, which has no kept keys to
+// merge with, copies its sorted candidates back instead of swapping buffers), and the sort's second
+// buffer is written only up to the candidates it sorts: swapped, the next merges went on into the
+// second buffer's unwritten part, fresh memory with GOGC off. Grown buffers keep their contents.
+func TestSamplerSelectionKeepsBuffers(t *testing.T) {
+	const capacity = 1024
+	sm := NewSampler(capacity, 3)
+	key := func(i int) []byte { return []byte(fmt.Sprintf("C%06d-%010d", (i*7919)%50000, i)) }
+	i := 0
+	for ; sm.entries == nil; i++ {
+		sm.Offer(key(i), 10)
+	}
+	first := unsafe.SliceData(sm.entries)
+	selections := 0
+	for ; selections < 3 && i < 1000000; i++ {
+		th := sm.threshold.Load()
+		sm.Offer(key(i), 10)
+		if sm.threshold.Load() != th { // a selection evicted keys
+			selections++
+			if got := unsafe.SliceData(sm.entries); got != first {
+				t.Fatalf("selection %d moved the candidates to another buffer", selections)
+			}
+			if unsafe.SliceData(sm.scratch) == first {
+				t.Fatalf("selection %d: the second buffer is the candidates'", selections)
+			}
+		}
+	}
+	if selections < 3 {
+		t.Fatalf("%d selections over %d offers, want 3", selections, i)
+	}
+	s := []int{1, 2, 3}
+	g := grown(s, 10)
+	if len(g) != 3 || cap(g) != 10 || g[0] != 1 || g[2] != 3 || unsafe.SliceData(g) == unsafe.SliceData(s) {
+		t.Fatalf("grown(%v, 10) = %v (cap %d)", s, g, cap(g))
+	}
+}
