@@ -68,7 +68,9 @@ func unsafeSizeofEntry() uintptr { return unsafe.Sizeof(sampleEntry{}) }
 // The candidates stay in their buffer through the selections (the first one, which has no kept keys to
 // merge with, copies its sorted candidates back instead of swapping buffers), and the sort's second
 // buffer is written only up to the candidates it sorts: swapped, the next merges went on into the
-// second buffer's unwritten part, fresh memory with GOGC off. Grown buffers keep their contents.
+// second buffer's unwritten part, fresh memory with GOGC off. The rows stay in theirs too (the kept ones
+// copied back to its front), the second row buffer sized for the kept rows only. Grown buffers keep
+// their contents.
 func TestSamplerSelectionKeepsBuffers(t *testing.T) {
 	const capacity = 1024
 	sm := NewSampler(capacity, 3)
@@ -77,7 +79,7 @@ func TestSamplerSelectionKeepsBuffers(t *testing.T) {
 	for ; sm.entries == nil; i++ {
 		sm.Offer(key(i), 10)
 	}
-	first := unsafe.SliceData(sm.entries)
+	first, firstRows := unsafe.SliceData(sm.entries), unsafe.SliceData(sm.rows)
 	selections := 0
 	for ; selections < 3 && i < 1000000; i++ {
 		th := sm.threshold.Load()
@@ -89,6 +91,19 @@ func TestSamplerSelectionKeepsBuffers(t *testing.T) {
 			}
 			if unsafe.SliceData(sm.scratch) == first {
 				t.Fatalf("selection %d: the second buffer is the candidates'", selections)
+			}
+			// The kept rows are back at the front of the candidates' row buffer; the second row buffer
+			// holds about capacity rows (18 bytes each here), not 2·capacity.
+			if unsafe.SliceData(sm.rows) != firstRows {
+				t.Fatalf("selection %d moved the rows to another buffer", selections)
+			}
+			if max := capacity * 18 * 5 / 4; cap(sm.spare) > max {
+				t.Fatalf("selection %d: second row buffer of %d bytes, want at most %d", selections, cap(sm.spare), max)
+			}
+			for k := range sm.entries {
+				if e := &sm.entries[k]; sm.priority(sm.row(e)) != e.prio {
+					t.Fatalf("selection %d: candidate %d's row %q does not have its priority", selections, k, sm.row(e))
+				}
 			}
 		}
 	}

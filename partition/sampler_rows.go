@@ -185,13 +185,20 @@ func (sm *Sampler) rowOrder() []uint32 {
 	if n < 2 {
 		return src
 	}
-	pre := make([][16]byte, n)
+	// The 16 bytes of each key go into the second row buffer (selectLocked's, free between selections:
+	// it holds the kept rows, so it has room for them when the rows average 16 bytes or more), not into
+	// fresh memory (1 MB at 65,536 keys).
+	if cap(sm.spare) < 16*n {
+		sm.spare = make([]byte, 0, 16*n)
+	}
+	pre := sm.spare[:16*n]
 	var counts [16][256]uint32
 	for i := range es {
-		p := &pre[i]
+		p := (*[16]byte)(pre[16*i : 16*i+16])
 		if row := sm.row(&es[i]); len(row) >= 16 {
 			*p = [16]byte(row)
 		} else {
+			*p = [16]byte{}
 			copy(p[:], row)
 		}
 		// One line a byte: a loop over the 16 took ~8 instructions a byte, these take two.
@@ -214,7 +221,7 @@ func (sm *Sampler) rowOrder() []uint32 {
 	}
 	for d := 15; d >= 0; d-- {
 		c := &counts[d]
-		if c[pre[0][d]] == uint32(n) {
+		if c[pre[d]] == uint32(n) {
 			continue // every key has this byte
 		}
 		var pos uint32
@@ -223,7 +230,7 @@ func (sm *Sampler) rowOrder() []uint32 {
 			pos += k
 		}
 		for _, i := range src {
-			b := pre[i][d]
+			b := pre[16*int(i)+d]
 			dst[c[b]] = i
 			c[b]++
 		}
@@ -231,7 +238,7 @@ func (sm *Sampler) rowOrder() []uint32 {
 	}
 	for i := 0; i < n; {
 		j := i + 1
-		for j < n && pre[src[j]] == pre[src[i]] {
+		for j < n && [16]byte(pre[16*int(src[j]):]) == [16]byte(pre[16*int(src[i]):]) {
 			j++
 		}
 		if j-i > 1 {
