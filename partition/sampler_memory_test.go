@@ -116,3 +116,31 @@ func TestSamplerSelectionKeepsBuffers(t *testing.T) {
 		t.Fatalf("grown(%v, 10) = %v (cap %d)", s, g, cap(g))
 	}
 }
+
+// A candidate is 24 bytes, its row's offset and length packed into one word: offsets move by adding a
+// (possibly negative) base to the word, lengths up to maxSampledRow, longer rows panic.
+func TestEntryPos(t *testing.T) {
+	if s := unsafe.Sizeof(sampleEntry{}); s != 24 {
+		t.Fatalf("sampleEntry is %d bytes, want 24", s)
+	}
+	for _, c := range []struct{ off, n, base int }{{0, 0, 0}, {5, 18, 100}, {1 << 30, maxSampledRow, -(1 << 29)}, {maxRowBuffer - 1, 1, 0}, {700, 3, -700}} {
+		e := sampleEntry{pos: entryPos(c.off, c.n)}
+		if e.off() != c.off || e.n() != c.n {
+			t.Fatalf("entryPos(%d, %d): off %d n %d", c.off, c.n, e.off(), e.n())
+		}
+		e.pos += uint64(c.base) << rowLenBits
+		if e.off() != c.off+c.base || e.n() != c.n {
+			t.Fatalf("entryPos(%d, %d) moved by %d: off %d n %d", c.off, c.n, c.base, e.off(), e.n())
+		}
+	}
+	for _, c := range []struct{ off, n int }{{0, maxSampledRow + 1}, {maxRowBuffer, 1}, {0, -1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("entryPos(%d, %d) did not panic", c.off, c.n)
+				}
+			}()
+			entryPos(c.off, c.n)
+		}()
+	}
+}

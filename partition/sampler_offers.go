@@ -46,7 +46,7 @@ func (sm *Sampler) OfferAll(l *OfferList) {
 			continue
 		}
 		o := &offers[i]
-		acc = append(acc, sampleEntry{prio: p, bytes: o.bytes, off: len(accRows), n: len(o.row)})
+		acc = append(acc, sampleEntry{prio: p, bytes: o.bytes, pos: entryPos(len(accRows), len(o.row))})
 		accRows = append(accRows, o.row...)
 	}
 	clear(offers) // drop the references to the caller's rows
@@ -71,9 +71,9 @@ func (sm *Sampler) offerAccepted(acc []sampleEntry, rows []byte) {
 		// The rows of acc[:k] are rows[acc[0].off : end], back to back.
 		end := len(rows)
 		if k < len(acc) {
-			end = acc[k].off
+			end = acc[k].off()
 		}
-		start := acc[0].off
+		start := acc[0].off()
 		base := len(b.rows) - start
 		if len(b.rows)+end-start > cap(b.rows) {
 			b.rows = grownRows(b.rows, end-start, len(b.entries)+k, sm.batch)
@@ -81,8 +81,8 @@ func (sm *Sampler) offerAccepted(acc []sampleEntry, rows []byte) {
 		b.rows = append(b.rows, rows[start:end]...)
 		n := len(b.entries)
 		b.entries = append(b.entries, acc[:k]...)
-		for es, i := b.entries[n:], 0; i < len(es); i++ {
-			es[i].off += base
+		for es, d := b.entries[n:], uint64(base)<<rowLenBits; len(es) > 0; es = es[1:] {
+			es[0].pos += d // base is negative when acc[0] is not the list's first: wraps to the sum
 		}
 		acc = acc[k:]
 		if len(b.entries) < sm.batch {

@@ -17,7 +17,7 @@ func (sm *Sampler) Sample() []SampleKey {
 	order := sm.rowOrder()
 	size := 0
 	for i := range es {
-		size += es[i].n
+		size += es[i].n()
 	}
 	// One copy of the kept rows, in row order, cut into the keys.
 	rows := make([]byte, 0, size)

@@ -316,7 +316,7 @@ func TestSortEntriesAsComparisonSort(t *testing.T) {
 			slices.SortFunc(cands[:sm.sorted], byPrioRow)
 		}
 		for _, c := range cands {
-			sm.entries = append(sm.entries, sampleEntry{prio: c.prio, bytes: int64(rng.Intn(100)), off: len(sm.rows), n: len(c.row)})
+			sm.entries = append(sm.entries, sampleEntry{prio: c.prio, bytes: int64(rng.Intn(100)), pos: entryPos(len(sm.rows), len(c.row))})
 			sm.rows = append(sm.rows, c.row...)
 		}
 		want := slices.Clone(cands)
@@ -520,7 +520,7 @@ func TestSelectDropsAsideEvicts(t *testing.T) {
 	const capacity = 10
 	sm := NewSampler(capacity, 1)
 	add := func(prio uint64, row string) {
-		sm.entries = append(sm.entries, sampleEntry{prio: prio, bytes: 1, off: len(sm.rows), n: len(row)})
+		sm.entries = append(sm.entries, sampleEntry{prio: prio, bytes: 1, pos: entryPos(len(sm.rows), len(row))})
 		sm.rows = append(sm.rows, row...)
 	}
 	// Ten keys in the first range of priorities, each offered twice (20 candidates: capacity and a margin
