@@ -2,7 +2,9 @@ package partition
 
 import (
 	"fmt"
+	"math/rand"
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -66,9 +68,9 @@ func TestSamplerOfferAllocations(t *testing.T) {
 func unsafeSizeofEntry() uintptr { return unsafe.Sizeof(sampleEntry{}) }
 
 // The candidates stay in their buffer through the selections (the first one, which has no kept keys to
-// merge with, copies its sorted candidates back instead of swapping buffers), and the sort's second
-// buffer is written only up to the candidates it sorts: swapped, the next merges went on into the
-// second buffer's unwritten part, fresh memory with GOGC off. The rows stay in theirs too (the kept ones
+// merge with, sorts them in place instead of through the second buffer and swapping buffers), and the
+// sort's second buffer is written only up to the candidates a later selection sorts: swapped, the next
+// merges went on into the second buffer's unwritten part, fresh memory with GOGC off. The rows stay in theirs too (the kept ones
 // copied back to its front), the second row buffer sized for the kept rows only. Grown buffers keep
 // their contents.
 func TestSamplerSelectionKeepsBuffers(t *testing.T) {
@@ -142,5 +144,44 @@ func TestEntryPos(t *testing.T) {
 			}()
 			entryPos(c.off, c.n)
 		}()
+	}
+}
+
+// permute puts entries in the order a gather through the indexes gives, for every permutation shape
+// (fixed points, one long cycle, many short ones), and leaves the indexes the identity.
+func TestPermuteAsGather(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for round := 0; round < 200; round++ {
+		n := rng.Intn(300)
+		es := make([]sampleEntry, n)
+		for i := range es {
+			es[i] = sampleEntry{prio: rng.Uint64(), bytes: int64(i), pos: entryPos(i, i%7)}
+		}
+		order := make([]uint32, n)
+		for i, p := range rng.Perm(n) {
+			order[i] = uint32(p)
+		}
+		if round%3 == 0 { // mostly fixed points
+			for i := range order {
+				order[i] = uint32(i)
+			}
+			for s := 0; s < n/10; s++ {
+				a, b := rng.Intn(n), rng.Intn(n)
+				order[a], order[b] = order[b], order[a]
+			}
+		}
+		want := make([]sampleEntry, n)
+		for i, j := range order {
+			want[i] = es[j]
+		}
+		permute(es, order)
+		if !slices.Equal(es, want) {
+			t.Fatalf("round %d (%d entries): permuted entries differ from the gather", round, n)
+		}
+		for i, j := range order {
+			if int(j) != i {
+				t.Fatalf("round %d: order[%d] = %d after permute, want the identity", round, i, j)
+			}
+		}
 	}
 }
