@@ -331,7 +331,7 @@ func (sm *Sampler) selectLocked() {
 		e := &es[i]
 		off := len(rows)
 		rows = append(rows, sm.row(e)...)
-		e.pos = entryPos(off, e.n())
+		e.pos = uint64(off)<<rowLenBits | e.pos&maxSampledRow // the length entryPos checked, a smaller offset
 	}
 	sm.entries, sm.sorted = es, n
 	sm.rows, sm.spare = append(sm.rows[:0], rows...), rows[:0]
@@ -372,13 +372,15 @@ func (sm *Sampler) mergeKeys() int {
 	es := sm.entries
 	// Up to the first pair of one key's offers, every candidate stays where it is; from there on they
 	// move down over the merged ones.
+	// Priorities are compared here first: they differ for all but a few neighbours, and sameKey is a
+	// call (its bytes.Equal keeps it from inlining).
 	n := 1
-	for n < len(es) && !sm.sameKey(&es[n], &es[n-1]) {
+	for n < len(es) && (es[n].prio != es[n-1].prio || !sm.sameKey(&es[n], &es[n-1])) {
 		n++
 	}
 	for i := n; i < len(es); i++ {
 		e, last := &es[i], &es[n-1]
-		if sm.sameKey(e, last) {
+		if e.prio == last.prio && sm.sameKey(e, last) {
 			last.bytes += e.bytes
 			continue
 		}
