@@ -29,12 +29,12 @@ import (
 // of bookkeeping each (a candidate, its place in sortEntries' second buffer and two indexes), and the
 // bytes of capacity keys (the buffer a selection compacts the kept rows into). Candidates hold no
 // pointers: their rows are offsets into the row buffer, so an accepted offer allocates nothing once the
-// buffers have grown. The pending batches of offers hold a quarter of capacity each (usually two of
+// buffers have grown. The pending batches of offers hold a sixteenth of capacity each (usually two of
 // them: one filling, one merging). Rows are at most 16 MiB (maxSampledRow). A Sampler is safe for
 // concurrent use.
 type Sampler struct {
 	capacity int
-	batch    int // offers a pending batch takes: capacity/4 (at least 1)
+	batch    int // offers a pending batch takes: capacity/16 (at least 1)
 	seed     uint64
 
 	// threshold is the priority of the worst kept key after the last selection (MaxUint64 before the
@@ -124,10 +124,11 @@ func NewSampler(capacity int, seed int64) *Sampler {
 	if capacity < 1 {
 		capacity = 1
 	}
-	// Batches of a quarter of capacity: the candidates still reach 2·capacity between selections (four
-	// batches), and the two batches alive take half the memory of one of capacity (two of them were ~6.6
-	// MB of fresh memory at 65,536 keys, each page a fault with the collector off).
-	sm := &Sampler{capacity: capacity, batch: max(1, capacity/4), seed: uint64(seed)}
+	// Batches of a sixteenth of capacity: the candidates still reach 2·capacity between selections, and
+	// the two batches alive are 0.4 MB at 65,536 keys, where two of capacity were ~6.6 MB of fresh memory
+	// and two of a quarter 1.4 MB (each page a fault with the collector off). Merging a batch is a copy
+	// under the selection's lock: smaller ones cost as many instructions an offer.
+	sm := &Sampler{capacity: capacity, batch: max(1, capacity/16), seed: uint64(seed)}
 	sm.threshold.Store(^uint64(0))
 	return sm
 }

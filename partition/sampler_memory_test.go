@@ -38,9 +38,10 @@ func TestGrownRows(t *testing.T) {
 	}
 }
 
-// Offering keys allocates each buffer of the sampler about once, at the size it ends with, and batches of
-// a quarter of capacity: with GOGC off every byte a buffer grew through was fresh memory, faulted in
-// (append's growth by a quarter allocated five times the final row buffers).
+// Offering keys allocates each buffer of the sampler about once, at the size it ends with, batches of a
+// sixteenth of capacity and a second row buffer of capacity rows: with GOGC off every byte a buffer grew
+// through was fresh memory, faulted in (append's growth by a quarter allocated five times the final row
+// buffers).
 func TestSamplerOfferAllocations(t *testing.T) {
 	const capacity, keys, rowLen = 4096, 100000, 18
 	sm := NewSampler(capacity, 1)
@@ -54,14 +55,20 @@ func TestSamplerOfferAllocations(t *testing.T) {
 		sm.Offer(r, 100)
 	}
 	runtime.ReadMemStats(&after)
-	// What the buffers hold at most: a batch of capacity/4 (entries and rows), 2·capacity candidates and
-	// their sort's second buffer and indexes, and the two row buffers of 2·capacity rows. Batches of
-	// capacity allocated 1,157,024 bytes here, against 990,368.
+	// What the buffers hold at most: a batch of capacity/16 (entries and rows), 2·capacity candidates and
+	// their sort's second buffer and indexes, the candidates' row buffer of 2·capacity rows and the
+	// second one of capacity. Batches of capacity allocated 1,157,024 bytes here (32-byte entries),
+	// against 990,368; now 740,360.
 	entry := int(unsafeSizeofEntry())
-	least := capacity/4*(entry+rowLen) + 2*capacity*(2*entry+8) + 2*2*capacity*rowLen
+	least := capacity/16*(entry+rowLen) + 2*capacity*(2*entry+8) + 3*capacity*rowLen
 	got := int(after.TotalAlloc - before.TotalAlloc)
 	if got > least*9/8 {
 		t.Fatalf("offers allocated %d bytes, want at most %d (9/8 of the buffers' %d)", got, least*9/8, least)
+	}
+	for _, b := range append(sm.free, sm.pending) {
+		if b != nil && (cap(b.entries) > capacity/16 || cap(b.rows) > capacity/16*rowLen*2) {
+			t.Fatalf("a batch holds %d offers and %d row bytes, want at most %d offers", cap(b.entries), cap(b.rows), capacity/16)
+		}
 	}
 }
 
