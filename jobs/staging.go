@@ -161,8 +161,8 @@ func checkEmptyOutput(dir string) error {
 // Dir is the staging directory.
 func (s *Staging) Dir() string { return s.dir }
 
-// FileWritten tells the staging that the file Dir/<family>/<name> is complete, holding size bytes as
-// the file system reported them at its close (an engine.DirSink's Closed): the commit checks the
+// FileWritten tells the staging that the file Dir/<family>/<name> is complete, holding size bytes,
+// the bytes the file system accepted for it (an engine.DirSink's Closed): the commit checks the
 // manifest against that size instead of a stat of the file's path (verifyStaged). Every few hundred
 // files it starts writing them back to the device in the background, which leaves the commit less to
 // wait for. Safe for concurrent use.

@@ -13,11 +13,12 @@ import (
 
 // verifyStaged checks that the files under the staging dir are exactly m.Files (relative paths
 // <family>/<file>) with matching sizes: listStaged, then stagedTree.check. A file's size is the one in
-// closed (FileWritten's; may be nil) if it is there: the file system's own figure, taken by fstat of
-// the file's descriptor right before hfload closed it, after which nothing of the run writes it (the
-// staging dir is the run's, under the output lock). Otherwise it is taken by a stat of the file. The
-// stat of every path was most of the commit's CPU at 10,000 files (~6–15 µs a file, serial, after the
-// writing has ended; perf record); fstat at close costs ~1 µs, in the write workers.
+// closed (FileWritten's; may be nil) if it is there: the bytes the file system accepted for the file
+// (the results of the write system calls, counted by internal/directio's Writer; the file was created
+// empty, O_EXCL, and that Writer alone wrote it), after which nothing of the run writes it (the staging
+// dir is the run's, under the output lock). Otherwise it is taken by a stat of the file. The stat of
+// every path was most of the commit's CPU at 10,000 files (~6–15 µs a file, serial, after the writing
+// has ended; perf record); an fstat at close cost ~1 µs a file in the write workers, the count nothing.
 func verifyStaged(dir string, m *Manifest, closed closedSizes) error {
 	t, err := listStaged(dir, closed)
 	if err != nil {

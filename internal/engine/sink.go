@@ -131,9 +131,10 @@ type ReadFile interface {
 type DirSink struct {
 	Dir string
 	// Closed, if set, is called after each file is closed complete (from the goroutine that wrote it;
-	// several at once) with its family, name and size as the file system reported it just before the
-	// close (fstat): e.g. to start writing files back in batches before a commit syncs them, and to check
-	// the commit's manifest against the sizes without a stat of every path.
+	// several at once) with its family, name and size: the bytes the file system accepted for it (the
+	// results of its writes; the file was created empty and only this file's writer wrote it), which is
+	// what a stat of its path says: e.g. to start writing files back in batches before a commit syncs
+	// them, and to check the commit's manifest against the sizes without a stat of every path.
 	Closed func(family, name string, size int64)
 }
 
