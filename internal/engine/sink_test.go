@@ -29,7 +29,8 @@ func TestDirSinkSizes(t *testing.T) {
 	for i, tc := range []struct {
 		hint int64
 		size int
-	}{{0, 5 << 20}, {1000, 100}, {1000, 300 << 10}, {200 << 10, 150 << 10}, {smallFile + 1, 70 << 10}} {
+	}{{0, 5 << 20}, {1000, 100}, {1000, 300 << 10}, {200 << 10, 150 << 10}, {smallFile + 1, 70 << 10},
+		{16 << 20, 5 << 20}, {16 << 20, 100}, {16 << 20, 0}} {
 		data := bytes.Repeat([]byte(fmt.Sprintf("%07d|", i)), tc.size/8+1)[:tc.size]
 		name := fmt.Sprintf("f%d", i)
 		f, err := sink.Create(context.Background(), "fam", name, FileOptions{BufferSize: 128 << 10, Buffers: &bufs, SizeHint: tc.hint})
@@ -65,8 +66,8 @@ func TestDirSinkSizes(t *testing.T) {
 	}
 	f.Write([]byte("partial"))
 	f.Abort()
-	if closed != 5 {
-		t.Fatalf("Closed called %d times for 5 files closed and one aborted", closed)
+	if closed != 8 {
+		t.Fatalf("Closed called %d times for 8 files closed and one aborted", closed)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "other", "gone")); !os.IsNotExist(err) {
 		t.Fatalf("aborted file: %v", err)
@@ -354,5 +355,29 @@ func writeSinkFile(t *testing.T, sink DirSink, name string, o FileOptions, data 
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDirSinkFirstBuffer: a file's first write buffer is 64 KiB without a size hint and for a file
+// hinted at less than WriterBuffers buffers of the full size (it grows from there), fits a small file's
+// hint, and is of the full size for a file hinted to fill all its buffers.
+func TestDirSinkFirstBuffer(t *testing.T) {
+	sink := DirSink{Dir: t.TempDir()}
+	const size = 1 << 20
+	for i, c := range []struct {
+		hint  int64
+		first int
+	}{{0, 64 << 10}, {100, 64 << 10}, {300 << 10, 512 << 10}, {2 << 20, 64 << 10}, {3<<20 - 1, 64 << 10}, {3 << 20, size}, {1 << 30, size}} {
+		var bufs directio.Buffers
+		f, err := sink.Create(context.Background(), "fam", fmt.Sprint("b", i), FileOptions{BufferSize: size, Buffers: &bufs, SizeHint: c.hint})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cap(f.(*dirFile).AvailableBuffer()); got != c.first {
+			t.Errorf("hint %d: first buffer %d bytes, want %d", c.hint, got, c.first)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
