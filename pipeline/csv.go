@@ -103,7 +103,7 @@ func newCSVSource(r io.Reader, name string, fileIndex int, opts SourceOptions, r
 	s := &CSVSource{
 		name: name, fileIndex: fileIndex, r: r, opts: opts,
 		sep: opts.Separator, quote: opts.Quote, esc: opts.Escape, null: opts.Null, quoting: opts.Quote != 0,
-		buf: make([]byte, csvChunk), line: 1, expected: opts.ExpectedFields, cleanWindow: cleanWindow,
+		buf: hugeMake[byte](csvChunk)[:csvChunk], line: 1, expected: opts.ExpectedFields, cleanWindow: cleanWindow,
 	}
 	s.escRules, s.crlf = csvRules(opts)
 	if s.escRules != escQuoted {
@@ -199,7 +199,7 @@ func (s *CSVSource) fill() error {
 		s.pos, s.end = 0, n
 	}
 	if s.end == len(s.buf) {
-		nb := make([]byte, 2*len(s.buf))
+		nb := hugeMake[byte](2 * len(s.buf))[:2*len(s.buf)]
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
 	}
@@ -759,6 +759,11 @@ func (s *CSVSource) Next(ctx context.Context) (*Batch, error) {
 	if s.hintData > 0 && cap(b.Data) < s.hintData {
 		b.Data = hugeMake[byte](s.hintData + s.hintData/8)
 		b.RawData = hugeMake[byte](s.hintRaw + s.hintRaw/8)
+	} else if cap(b.Data) == 0 {
+		// The first batch: room for rows of 64 bytes (appending grows it for longer ones), instead of
+		// growing from nothing, each doubling fresh memory.
+		n := min(rowsWant, 1<<16) * 64
+		b.Data, b.RawData = hugeMake[byte](n), hugeMake[byte](n)
 	}
 	if s.expected > 0 && cap(b.Ends) == 0 {
 		rows := min(rowsWant, 1<<16) // BatchRows may be huge; the byte cap ends a batch anyway

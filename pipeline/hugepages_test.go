@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -53,5 +55,25 @@ func TestHugeMake(t *testing.T) {
 				t.Fatalf("hugeMake(%d)[%d] = %d", n, i, v)
 			}
 		}
+	}
+}
+
+// TestCSVFirstBatchRoom: a CSV source's first batch starts with room for BatchRows rows of 64 bytes
+// (its text and raw text), made at once instead of grown from nothing, and the batch holds the rows.
+func TestCSVFirstBatchRoom(t *testing.T) {
+	src, err := NewCSVSource(strings.NewReader("a,1\nb,2\nc,3\n"), "t.csv", 0, SourceOptions{BatchRows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	b, err := src.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.NumRows != 3 || string(b.Data) != "a1b2c3" {
+		t.Fatalf("batch of %d rows, data %q", b.NumRows, b.Data)
+	}
+	if cap(b.Data) < 100*64 || cap(b.RawData) < 100*64 {
+		t.Fatalf("first batch's room: %d bytes of text, %d raw, want at least %d", cap(b.Data), cap(b.RawData), 100*64)
 	}
 }
