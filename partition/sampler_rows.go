@@ -230,7 +230,7 @@ func (sm *Sampler) rowOrder() []uint32 {
 	es := sm.entries
 	n := len(es)
 	if cap(sm.order) < 2*n {
-		sm.order = make([]uint32, 2*n)
+		sm.order = fresh[uint32](2*n, 2*n)
 	}
 	src, dst := sm.order[:n], sm.order[n:2*n]
 	for i := range src {
@@ -243,7 +243,7 @@ func (sm *Sampler) rowOrder() []uint32 {
 	// it holds the kept rows, so it has room for them when the rows average 16 bytes or more), not into
 	// fresh memory (1 MB at 65,536 keys).
 	if cap(sm.spare) < 16*n {
-		sm.spare = make([]byte, 0, 16*n)
+		sm.spare = fresh[byte](0, 16*n)
 	}
 	pre := sm.spare[:16*n]
 	var counts [16][256]uint32
