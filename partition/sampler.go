@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hfload/hfload/internal/hugepage"
 )
 
 // Sampler keeps a bounded, deterministic sample of the row keys of a data set with the bytes each key
@@ -250,14 +252,14 @@ func grown[T any](s []T, size int) []T {
 	return g
 }
 
-// fresh is make([]T, n, c) in huge pages where the system gives them (hugePages): the sampler's buffers
+// fresh is make([]T, n, c) in huge pages where the system gives them (hugeRanges): the sampler's buffers
 // are made about once each and written from the start, each 4 KiB page's first write a fault (and a
 // trap to the hypervisor on this project's VM) with GOGC off, as cmd/hfload runs. A huge page is
 // backed whole: slack a buffer never writes (grownRows' eighth, the second buffer's unsorted half) is
 // then resident too (~3.4 MB at 65,536 keys, for ~1,700 faults fewer).
 func fresh[T any](n, c int) []T {
 	s := make([]T, n, c)
-	hugePages(s)
+	hugepage.AdviseCap(&hugeRanges, s)
 	return s
 }
 

@@ -2,27 +2,30 @@
 
 package pipeline
 
-import "testing"
+import (
+	"testing"
 
-// TestHugePagesAdvises: hugePages advises memory from hugeMin bytes on (one range each), not smaller,
-// and no more than maxHugeRanges ranges.
-func TestHugePagesAdvises(t *testing.T) {
-	// The package's other tests (sources and batches by the hundred) may have used up maxHugeRanges.
-	saved := hugeRanges.Load()
-	hugeRanges.Store(0)
-	defer hugeRanges.Store(saved)
-	before := hugeRanges.Load()
-	hugePages(make([]byte, hugeMin-1))
-	if hugeRanges.Load() != before {
-		t.Fatalf("advised %d bytes, below hugeMin", hugeMin-1)
+	"github.com/hfload/hfload/internal/hugepage"
+)
+
+// TestHugeMakeAdvises: hugeMake advises memory from hugepage.Min bytes on (one range each of
+// hugeRanges), not smaller, and no more than hugeRanges.Max ranges.
+func TestHugeMakeAdvises(t *testing.T) {
+	// The package's other tests (sources and batches by the hundred) may have used up hugeRanges.Max.
+	saved := hugeRanges.Count()
+	hugeRanges.SetCount(0)
+	defer hugeRanges.SetCount(saved)
+	hugeMake[byte](hugepage.Min - 1)
+	if hugeRanges.Count() != 0 {
+		t.Fatalf("advised %d bytes, below hugepage.Min", hugepage.Min-1)
 	}
-	b := hugeMake[byte](hugeMin)
-	if hugeRanges.Load() != before+1 || cap(b) != hugeMin {
-		t.Fatalf("hugeMake(%d): %d ranges advised, want 1 (cap %d)", hugeMin, hugeRanges.Load()-before, cap(b))
+	b := hugeMake[byte](hugepage.Min)
+	if hugeRanges.Count() != 1 || cap(b) != hugepage.Min {
+		t.Fatalf("hugeMake(%d): %d ranges advised, want 1 (cap %d)", hugepage.Min, hugeRanges.Count(), cap(b))
 	}
-	hugeRanges.Store(maxHugeRanges)
-	hugeMake[byte](hugeMin)
-	if hugeRanges.Load() != maxHugeRanges {
-		t.Fatalf("advised a range beyond maxHugeRanges (%d)", maxHugeRanges)
+	hugeRanges.SetCount(hugeRanges.Max)
+	hugeMake[byte](hugepage.Min)
+	if hugeRanges.Count() != hugeRanges.Max {
+		t.Fatalf("advised a range beyond hugeRanges.Max (%d)", hugeRanges.Max)
 	}
 }

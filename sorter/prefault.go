@@ -3,7 +3,13 @@ package sorter
 import (
 	"os"
 	"unsafe"
+
+	"github.com/hfload/hfload/internal/hugepage"
 )
+
+// hugeRanges advises the fresh slabs and grown indexes of every sorter of the process, before they are
+// first written (internal/hugepage): at most 4,096 ranges, 8 GiB of slabs at least.
+var hugeRanges = hugepage.Ranges{Max: 4096}
 
 // prefaultMin is the smallest fresh slab or index that prefault hands to a goroutine of its own.
 const prefaultMin = 256 << 10

@@ -4,13 +4,13 @@ package sorter
 
 import (
 	"bytes"
-	"os"
-	"strconv"
-	"strings"
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/hfload/hfload/internal/kv"
 )
 
 // resident reports which pages of b are in memory (mincore).
@@ -168,85 +168,26 @@ func allResident(vec []byte) bool {
 	return true
 }
 
-// anonHuge sums the AnonHugePages of the mappings of /proc/self/smaps that overlap [lo, hi), in KiB.
-func anonHuge(t *testing.T, lo, hi uintptr) int {
-	t.Helper()
-	data, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Skipf("smaps: %v", err)
-	}
-	in, sum := false, 0
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if a, b, ok := strings.Cut(f[0], "-"); ok && len(f) >= 5 {
-			start, err1 := strconv.ParseUint(a, 16, 64)
-			end, err2 := strconv.ParseUint(b, 16, 64)
-			if err1 == nil && err2 == nil {
-				in = uintptr(start) < hi && uintptr(end) > lo
-				continue
-			}
-		}
-		if in && f[0] == "AnonHugePages:" && len(f) >= 2 {
-			n, _ := strconv.Atoi(f[1])
-			sum += n
+// TestSorterAdvisesHugePages: a sorter asks for huge pages (hugeRanges) for the fresh slabs and the grown
+// indexes its records go into, and its records come out as they went in.
+func TestSorterAdvisesHugePages(t *testing.T) {
+	saved := hugeRanges.Count() // the package's other tests may have used up hugeRanges.Max
+	hugeRanges.SetCount(0)
+	defer hugeRanges.SetCount(saved)
+	p := newTestPool(t, 64<<20, 2)
+	s := p.NewSorter("one", SorterOptions{})
+	defer s.Close()
+	const records = 100_000
+	for i := 0; i < records; i++ {
+		row := fmt.Appendf(nil, "r%07d", (i*7919)%records)
+		if err := s.Add(rc(kv.AppendKeyValue(nil, row, []byte("f"), []byte("q"), 1, kv.TypePut, []byte("v"))), uint64(i)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	return sum
-}
-
-// TestHugePages: memory given to hugePages (a slab that starts and ends inside 2 MiB pages, as Go's heap
-// places them) is backed by huge pages once populated, including the huge pages its ends overlap,
-// and its bytes stay as they were. The test skips where the kernel gives no transparent huge pages.
-func TestHugePages(t *testing.T) {
-	if mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || bytes.Contains(mode, []byte("[never]")) {
-		t.Skipf("no transparent huge pages (%q, %v)", mode, err)
+	if n := hugeRanges.Count(); n < 2 { // at least a slab and a grown index
+		t.Fatalf("%d ranges advised for %d records, want at least 2", n, records)
 	}
-	const size = 12 << 20
-	m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(m)
-	base := uintptr(unsafe.Pointer(&m[0]))
-	first := int((hugeSize - base%hugeSize) % hugeSize) // m's first 2 MiB boundary
-	// A 4 MiB slab from 8 KiB past a boundary: it overlaps three huge pages, wholly covers one.
-	slab := m[first+8<<10 : first+8<<10+4<<20]
-	slab[0] = 7
-	// The package's other tests may have used up maxHugeRanges.
-	saved := hugeRanges.Load()
-	hugeRanges.Store(0)
-	defer hugeRanges.Store(saved)
-	before := hugeRanges.Load()
-	hugePages(slab)
-	if hugeRanges.Load() != before+1 {
-		t.Fatalf("hugeRanges %d after one range, want %d", hugeRanges.Load(), before+1)
-	}
-	// The first page was written before the advice: its huge page keeps small pages. The other two
-	// are faulted in by populate as huge pages.
-	if err := populateErr(slab); err != nil {
-		t.Skipf("populate: %v", err)
-	}
-	lo := base + uintptr(first)
-	if got := anonHuge(t, lo, lo+3*hugeSize); got < 2*hugeSize>>10 {
-		t.Fatalf("%d KiB of huge pages over the slab, want at least %d", got, 2*hugeSize>>10)
-	}
-	if slab[0] != 7 || !bytes.Equal(slab[1:], make([]byte, len(slab)-1)) {
-		t.Fatal("hugePages or populate changed the slab's bytes")
-	}
-	// Memory below hugeMin is left alone; from hugeMin on, the huge page around it is advised.
-	hugePages(m[first : first+hugeMin-1])
-	if hugeRanges.Load() != before+1 {
-		t.Fatalf("hugePages advised %d bytes, less than hugeMin", hugeMin-1)
-	}
-	hugePages(m[first+9*hugeSize/2 : first+9*hugeSize/2+hugeMin])
-	if hugeRanges.Load() != before+2 {
-		t.Fatalf("hugePages left %d bytes (hugeMin) alone", hugeMin)
-	}
-	m[first+4*hugeSize] = 1 // the start of the huge page around the small range
-	if got := anonHuge(t, lo+4*hugeSize, lo+5*hugeSize); got < hugeSize>>10 {
-		t.Fatalf("%d KiB of huge pages around a range of hugeMin bytes, want %d", got, hugeSize>>10)
+	if got := len(drain(t, s)); got != records {
+		t.Fatalf("%d records out, want %d", got, records)
 	}
 }

@@ -4,6 +4,3 @@ package sorter
 
 // populate does nothing here: pages are faulted in as they are first written.
 func populate([]byte) {}
-
-// hugePages does nothing here: transparent huge pages are asked for on Linux only.
-func hugePages([]byte) {}

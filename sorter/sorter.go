@@ -285,7 +285,7 @@ func (s *Sorter) growIndex() error {
 		return err
 	}
 	idx := make([]entry, len(s.a.idx), newCap)
-	hugePages(entryBytes(idx[:newCap]))
+	hugeRanges.Advise(entryBytes(idx[:newCap]))
 	prefaultGrown(idx)
 	copy(idx, s.a.idx)
 	s.a.idx = idx
@@ -306,7 +306,7 @@ func (s *Sorter) newSlab(n int) error {
 			return err
 		}
 		slab = make([]byte, size)
-		hugePages(slab)
+		hugeRanges.Advise(slab)
 		prefault(slab)
 	}
 	s.a.slabs = append(s.a.slabs, slab)

@@ -32,6 +32,7 @@ var layers = map[string]int{
 	"internal/directio":           1,
 	"internal/storage/servertest": 1, // test servers on loopback, for s3test and cloudtest (standard library only)
 	"internal/kv":                 0,
+	"internal/hugepage":           0, // transparent huge pages for fresh buffers (standard library only)
 	"internal/suggest":            0, // did-you-mean for names (standard library only)
 }
 
@@ -39,6 +40,7 @@ var layers = map[string]int{
 var thirdParty = map[string][]string{
 	"internal/kv":       {},
 	"internal/suggest":  {},
+	"internal/hugepage": {},
 	"hfilewriter":       {"github.com/golang/snappy", "github.com/klauspost/compress", "github.com/pierrec/lz4"},
 	"internal/cellrec":  {},
 	"internal/directio": {},

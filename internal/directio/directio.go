@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"unsafe"
+
+	"github.com/hfload/hfload/internal/hugepage"
 )
 
 // Align is the alignment of O_DIRECT buffers, lengths and file offsets (the page size, which covers
@@ -485,14 +487,11 @@ type Buffers struct {
 	chunk []byte           // the rest of the current chunk, not handed out yet
 }
 
-// bufChunk is the least size of the chunks Buffers cuts new buffers from, a multiple of hugePage. Each
-// first touch of a 4 KiB page of fresh memory is a page fault (on a virtual machine, a trap to the
+// bufChunk is the least size of the chunks Buffers cuts new buffers from, a multiple of hugepage.Size.
+// Each first touch of a 4 KiB page of fresh memory is a page fault (on a virtual machine, a trap to the
 // hypervisor too): customer-order at 1M rows wrote 31 MiB of fresh output buffers, 7,900 of the run's
 // 19,500 faults, ~4% of its CPU in the compressor's faults. In huge pages that is 16 faults.
 const bufChunk = 8 << 20
-
-// hugePage is the size of a transparent huge page (x86-64, and arm64 with 4 KiB pages).
-const hugePage = 2 << 20
 
 // get returns an aligned buffer of n bytes (a multiple of Align); its contents are arbitrary.
 func (p *Buffers) get(n int) []byte {
@@ -505,23 +504,24 @@ func (p *Buffers) get(n int) []byte {
 	}
 	if len(p.chunk) < n {
 		// A new chunk; the rest of the last one is left untouched (no memory of its own until written).
-		p.chunk = hugeBuf(max(bufChunk, (n+hugePage-1)&^(hugePage-1)))
+		p.chunk = hugeBuf(max(bufChunk, (n+hugepage.Size-1)&^(hugepage.Size-1)))
 	}
 	b := p.chunk[:n:n]
 	p.chunk = p.chunk[n:]
 	return b
 }
 
-// hugeBuf returns a zeroed buffer of n bytes (a multiple of hugePage), aligned to hugePage, for which
-// transparent huge pages are asked (adviseHuge; where they are refused, it has small pages).
+// hugeBuf returns a zeroed buffer of n bytes (a multiple of hugepage.Size), aligned to hugepage.Size,
+// for which transparent huge pages are asked (hugepage.AdviseAligned; where they are refused, it has
+// small pages).
 func hugeBuf(n int) []byte {
-	b := make([]byte, n+hugePage)
-	off := int(uintptr(unsafe.Pointer(&b[0])) & (hugePage - 1))
+	b := make([]byte, n+hugepage.Size)
+	off := int(uintptr(unsafe.Pointer(&b[0])) & (hugepage.Size - 1))
 	if off != 0 {
-		off = hugePage - off
+		off = hugepage.Size - off
 	}
 	b = b[off : off+n : off+n]
-	adviseHuge(b)
+	hugepage.AdviseAligned(b)
 	return b
 }
 

@@ -152,12 +152,3 @@ func (d *Dir) Close() error { return d.f.Close() }
 
 // Path returns the directory's path, as given to OpenDir.
 func (d *Dir) Path() string { return d.path }
-
-// madvHugePage is Linux's MADV_HUGEPAGE.
-const madvHugePage = 14
-
-// adviseHuge asks for transparent huge pages for b (aligned to hugePage), which has not been written
-// yet. A kernel without them refuses (EINVAL) or ignores it: b then has small pages.
-func adviseHuge(b []byte) {
-	_ = syscall.Madvise(b, madvHugePage)
-}

@@ -62,6 +62,3 @@ func (d *Dir) Close() error { return nil }
 
 // Path returns the directory's path, as given to OpenDir.
 func (d *Dir) Path() string { return d.path }
-
-// adviseHuge asks for nothing: huge pages are asked for on Linux only.
-func adviseHuge([]byte) {}

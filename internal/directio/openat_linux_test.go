@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/hfload/hfload/internal/hugepage"
 )
 
 // TestOpenatName: openatName creates and opens what syscall.Openat does, and fails as it does, for
@@ -69,14 +71,14 @@ func TestOpenatName(t *testing.T) {
 	}
 }
 
-// TestBuffersHugePages: the chunks Buffers cuts buffers from are aligned to hugePage and ask for
+// TestBuffersHugePages: the chunks Buffers cuts buffers from are aligned to hugepage.Size and ask for
 // transparent huge pages: smaps shows the mapping that holds a buffer with the hg flag (MADV_HUGEPAGE).
 func TestBuffersHugePages(t *testing.T) {
 	var bufs Buffers
 	b := bufs.get(64 << 10)
 	addr := uintptr(unsafe.Pointer(&b[0]))
-	if addr%hugePage != 0 {
-		t.Fatalf("a new chunk's first buffer at %#x: not aligned to %d", addr, hugePage)
+	if addr%hugepage.Size != 0 {
+		t.Fatalf("a new chunk's first buffer at %#x: not aligned to %d", addr, hugepage.Size)
 	}
 	smaps, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
