@@ -97,13 +97,7 @@ func (sm *Sampler) walkBounds(order []uint32, n int) []int {
 				hi += weight(x)
 			}
 		}
-		j := x + 1
-		if j > 1 && t-lo < hi-t {
-			j--
-		}
-		if j >= keys {
-			j = keys - 1
-		}
+		j := nearerBound(x, keys, t, lo, hi)
 		if j <= last {
 			continue
 		}
@@ -155,13 +149,7 @@ func splitBounds(cum []float64, n int) []int {
 		for x < keys-1 && cum[x+1] < t {
 			x++
 		}
-		j := x + 1
-		if j > 1 && t-cum[j-1] < cum[j]-t {
-			j--
-		}
-		if j >= keys {
-			j = keys - 1
-		}
+		j := nearerBound(x, keys, t, cum[x], cum[x+1])
 		if j <= last {
 			continue
 		}
@@ -169,6 +157,17 @@ func splitBounds(cum []float64, n int) []int {
 		bounds = append(bounds, j)
 	}
 	return bounds
+}
+
+// nearerBound returns the boundary of keys keys nearer the quantile t of boundaries x (lo bytes before
+// it) and x+1 (hi bytes before it, hi >= t), never the first (0) nor past the last (keys-1): the step
+// splitBounds and walkBounds share.
+func nearerBound(x, keys int, t, lo, hi float64) int {
+	j := x + 1
+	if j > 1 && t-lo < hi-t {
+		j--
+	}
+	return min(j, keys-1)
 }
 
 // cutSplits returns the split points of the boundaries bounds between the keys whose rows row returns:
