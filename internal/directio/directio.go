@@ -16,11 +16,14 @@ import (
 const Align = 4096
 
 // alignedBuf returns a zeroed buffer of n bytes (n a multiple of Align) whose first byte is aligned.
-func alignedBuf(n int) []byte {
-	b := make([]byte, n+Align)
-	off := int(uintptr(unsafe.Pointer(&b[0])) & (Align - 1))
+func alignedBuf(n int) []byte { return alignedTo(n, Align) }
+
+// alignedTo returns a zeroed buffer of n bytes whose first byte is aligned to align (a power of two).
+func alignedTo(n, align int) []byte {
+	b := make([]byte, n+align)
+	off := int(uintptr(unsafe.Pointer(&b[0])) & uintptr(align-1))
 	if off != 0 {
-		off = Align - off
+		off = align - off
 	}
 	return b[off : off+n : off+n]
 }
@@ -515,12 +518,7 @@ func (p *Buffers) get(n int) []byte {
 // for which transparent huge pages are asked (hugepage.AdviseAligned; where they are refused, it has
 // small pages).
 func hugeBuf(n int) []byte {
-	b := make([]byte, n+hugepage.Size)
-	off := int(uintptr(unsafe.Pointer(&b[0])) & (hugepage.Size - 1))
-	if off != 0 {
-		off = hugepage.Size - off
-	}
-	b = b[off : off+n : off+n]
+	b := alignedTo(n, hugepage.Size)
 	hugepage.AdviseAligned(b)
 	return b
 }
