@@ -163,7 +163,7 @@ type KVRef struct {
 func (cb *CellBatch) Reset() { cb.Buf, cb.Records = cb.Buf[:0], cb.Records[:0] }
 
 // reserve makes room in the (empty) batch for the records of mapping b, a text batch, when it has
-// less, in memory with huge pages asked for (hugePages): a worker's batch grew by appending, and each
+// less, in memory with huge pages asked for (hugeMake): a worker's batch grew by appending, and each
 // doubling was fresh memory faulted in 4 KiB at a time (customer-order, 1M rows: ~900 page faults
 // in mapPlainRows). Records take about the row's text plus its key again and a header: twice the
 // text and 64 KiB are room for most; a batch that needs more grows as before.
