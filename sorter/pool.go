@@ -195,6 +195,12 @@ func (p *Pool) projectIndex(n int64) int64 {
 	return int64(float64(n) * sc * 1.125)
 }
 
+// earlyInput reports whether less than a quarter of the input has been read (InputScale above 4): a
+// projection from the records so far is then too uncertain to size an index by.
+func (p *Pool) earlyInput() bool {
+	return p.scale != nil && p.scale() > 4
+}
+
 // slabLimit caps slab growth at Memory/16 (at most 4 MiB) and at a fair share of the arena memory among
 // the live sorters, so that hundreds of sorters do not each hold a large, mostly empty slab.
 func (p *Pool) slabLimit() int {
