@@ -3,10 +3,9 @@ package jobs
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"strconv"
-	"sync"
 )
 
 // filesNull is how encoding/json, indenting by two spaces, writes a nil Files: the one place in a
@@ -20,20 +19,25 @@ const filesNull = "\n  \"files\": null"
 // reflection and re-indenting pass, which cost about 17,000 instructions a file; everything else goes
 // through encoding/json.
 func (m *Manifest) Marshal() ([]byte, error) {
-	parts, err := m.marshalParts(1)
+	before, after, err := m.textAround()
 	if err != nil {
 		return nil, err
 	}
-	return parts[0], nil
+	if m.Files == nil {
+		return before, nil
+	}
+	b := make([]byte, 0, len(before)+len(m.Files)*320+len("[\n  ]")+len(after))
+	b = append(append(b, before...), '[')
+	if b, err = appendFileEntries(b, m.Files, false); err != nil {
+		return nil, fmt.Errorf("encode manifest: %w", err)
+	}
+	return append(appendListEnd(b, len(m.Files)), after...), nil
 }
 
-// marshalParts is Marshal's text in at most n parts, in order: the file list is cut into n runs of
-// files, each encoded into a buffer of its own, the runs after the first on goroutines of their own;
-// the first part starts with the text before the list, the last ends with the text after it. The
-// commit encodes a large manifest this way and writes the parts one after the other: at 10,000 files
-// the encoding (~3.5 ms, a good part of it the page faults of a fresh 3 MB buffer) was one core's work
-// at the serial end of the run.
-func (m *Manifest) marshalParts(n int) ([][]byte, error) {
+// textAround encodes the manifest without its file list: the text before the list and the text after
+// it (Marshal's is before, the list, after). Without a list (Files nil) before is the whole text and
+// after is nil.
+func (m *Manifest) textAround() (before, after []byte, err error) {
 	head := *m
 	head.Files = nil
 	var buf bytes.Buffer
@@ -41,58 +45,62 @@ func (m *Manifest) marshalParts(n int) ([][]byte, error) {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(&head); err != nil {
-		return nil, fmt.Errorf("encode manifest: %w", err)
+		return nil, nil, fmt.Errorf("encode manifest: %w", err)
 	}
 	text := buf.Bytes()
 	if m.Files == nil {
-		return [][]byte{text}, nil
+		return text, nil, nil
 	}
 	at := bytes.Index(text, []byte(filesNull))
 	if at < 0 {
-		return nil, fmt.Errorf("encode manifest: no file list in the encoded manifest")
+		return nil, nil, fmt.Errorf("encode manifest: no file list in the encoded manifest")
 	}
 	at += len(filesNull) - len("null")
-	before, after := text[:at], text[at+len("null"):]
-	files := m.Files
-	if len(files) == 0 {
-		return [][]byte{append(append(append(make([]byte, 0, len(text)), before...), "[]"...), after...)}, nil
+	return text[:at], text[at+len("null"):], nil
+}
+
+// appendListEnd closes a file list of n entries opened with '[' (encoding/json's "[]" when empty).
+func appendListEnd(b []byte, n int) []byte {
+	if n == 0 {
+		return append(b, ']')
 	}
-	n = max(1, min(n, len(files)))
-	parts := make([][]byte, n)
-	errs := make([]error, n)
-	encode := func(k int) {
-		run := files[len(files)*k/n : len(files)*(k+1)/n]
-		size := len(run) * 320
-		if k == 0 {
-			size += len(before) + 1
-		}
-		if k == n-1 {
-			size += len("\n  ]") + len(after)
-		}
-		b := make([]byte, 0, size)
-		if k == 0 {
-			b = append(append(b, before...), '[')
-		}
-		b, errs[k] = appendFileEntries(b, run, k > 0)
-		if k == n-1 && errs[k] == nil {
-			b = append(append(b, "\n  ]"...), after...)
-		}
-		parts[k] = b
+	return append(b, "\n  ]"...)
+}
+
+// manifestPiece is about how many bytes of a manifest's text writeText encodes before it writes them.
+const manifestPiece = 64 << 10
+
+// manifestBatch is how many files' entries writeText encodes between checks of its buffer's length.
+const manifestBatch = 64
+
+// writeText writes Marshal's text to w in pieces of about piece bytes, each encoded into the same
+// buffer: the commit writes a manifest of 10,000 files (~3 MB) without holding its text, whose fresh
+// pages (~800, a hypervisor trap each on this kind of machine) cost more than the encoding.
+func (m *Manifest) writeText(w io.Writer, piece int) error {
+	before, after, err := m.textAround()
+	if err != nil {
+		return err
 	}
-	var wg sync.WaitGroup
-	for k := 1; k < n; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			encode(k)
-		}()
+	if m.Files == nil {
+		_, err := w.Write(before)
+		return err
 	}
-	encode(0)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("encode manifest: %w", err)
+	b := make([]byte, 0, piece+manifestBatch*320)
+	b = append(append(b, before...), '[')
+	for i := 0; i < len(m.Files); i += manifestBatch {
+		if b, err = appendFileEntries(b, m.Files[i:min(i+manifestBatch, len(m.Files))], i > 0); err != nil {
+			return fmt.Errorf("encode manifest: %w", err)
+		}
+		if len(b) >= piece {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
 	}
-	return parts, nil
+	b = append(appendListEnd(b, len(m.Files)), after...)
+	_, err = w.Write(b)
+	return err
 }
 
 // appendFileEntries appends files' entries as encoding/json writes them in a []OutputFile at depth 1 of

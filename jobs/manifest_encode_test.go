@@ -52,6 +52,12 @@ func TestManifestMarshalIsEncodingJSON(t *testing.T) {
 		}
 		cases[fmt.Sprint("random-", n)] = files
 	}
+	many := make([]OutputFile, 1000) // pieces of many batches
+	for i := range many {
+		many[i] = OutputFile{Family: "d", Path: fmt.Sprintf("d/%032x", i), Region: i, RegionStart: pick(), RegionEnd: pick(),
+			FirstKey: pick(), LastKey: pick(), Cells: int64(i), Bytes: int64(3 * i)}
+	}
+	cases["many"] = many
 	for name, files := range cases {
 		m := base
 		m.Files = files
@@ -65,22 +71,52 @@ func TestManifestMarshalIsEncodingJSON(t *testing.T) {
 		if want := referenceMarshal(t, &m); !bytes.Equal(got, want) {
 			t.Errorf("%s: Marshal differs from encoding/json:\n%s\nwant\n%s", name, got, want)
 		}
-		for n := 1; n <= 9; n++ { // the parts the commit writes: Marshal's text, cut
-			parts, err := m.marshalParts(n)
+		for _, piece := range []int{1, 100, 4096, manifestPiece} { // the commit's pieces: Marshal's text, cut
+			var w piecesWriter
+			if err := m.writeText(&w, piece); err != nil {
+				t.Fatalf("%s: pieces of %d: %v", name, piece, err)
+			}
+			if joined := bytes.Join(w.pieces, nil); !bytes.Equal(joined, got) {
+				t.Errorf("%s: pieces of %d joined differ from Marshal:\n%s\nwant\n%s", name, piece, joined, got)
+			}
+			// Every piece but the last holds at least piece bytes, and less than what one batch of files
+			// adds past that (and the text around the list).
+			before, after, err := m.textAround()
 			if err != nil {
-				t.Fatalf("%s: %d parts: %v", name, n, err)
+				t.Fatal(err)
 			}
-			if want := min(n, max(len(m.Files), 1)); len(parts) != want {
-				t.Errorf("%s: %d parts asked, %d made, want %d", name, n, len(parts), want)
+			limit := piece + manifestBatch*maxEntry(m.Files) + len(before) + len(after) + len("[\n  ]")
+			for k, p := range w.pieces {
+				if k < len(w.pieces)-1 && len(p) < piece || len(p) > limit {
+					t.Errorf("%s: pieces of %d: piece %d of %d has %d bytes", name, piece, k, len(w.pieces), len(p))
+				}
 			}
-			if joined := bytes.Join(parts, nil); !bytes.Equal(joined, got) {
-				t.Errorf("%s: %d parts joined differ from Marshal:\n%s\nwant\n%s", name, n, joined, got)
+			if n := len(m.Files); piece == 1 && n > 0 && len(w.pieces) != 1+(n+manifestBatch-1)/manifestBatch {
+				t.Errorf("%s: pieces of 1 byte: %d written for %d files", name, len(w.pieces), n)
 			}
 		}
 		if files != nil && m.Files == nil {
 			t.Fatalf("%s: Marshal changed the manifest", name)
 		}
 	}
+}
+
+// piecesWriter keeps a copy of each Write's bytes.
+type piecesWriter struct{ pieces [][]byte }
+
+func (w *piecesWriter) Write(p []byte) (int, error) {
+	w.pieces = append(w.pieces, bytes.Clone(p))
+	return len(p), nil
+}
+
+// maxEntry is the longest Marshal entry of one of files.
+func maxEntry(files []OutputFile) int {
+	n := 0
+	for i := range files {
+		b, _ := appendFileEntries(nil, files[i:i+1], true)
+		n = max(n, len(b))
+	}
+	return n
 }
 
 // BenchmarkManifestMarshal: a manifest of 10,000 files (a table of 10,000 regions).

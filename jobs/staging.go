@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -309,8 +308,7 @@ func (s *Staging) Commit(m *Manifest) error {
 
 func (s *Staging) commit(m *Manifest) error {
 	s.settle()
-	// The staged files are checked against m while m is encoded (a large one in parts, on as many
-	// goroutines: marshalParts): readers of m, all of them.
+	// The staged files are checked against m while m is written (writeManifest): readers of m, both.
 	checked := make(chan error, 1)
 	go func() {
 		t, err := s.listing.wait()
@@ -319,17 +317,26 @@ func (s *Staging) commit(m *Manifest) error {
 		}
 		checked <- err
 	}()
-	body, merr := m.marshalParts(min(runtime.GOMAXPROCS(0), 1+len(m.Files)/4096))
+	f, werr := s.writeManifest(m)
 	if err := <-checked; err != nil {
+		if f != nil {
+			f.Close()
+		}
 		return fmt.Errorf("commit: staged output does not match the manifest: %w", err)
 	}
-	if merr != nil {
-		return merr
+	if werr != nil {
+		return werr
 	}
 	if err := s.syncer.wait(); err != nil {
+		f.Close()
 		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
-	if err := writeFileSync(filepath.Join(s.dir, ManifestName), body...); err != nil {
+	// The manifest takes its name only now, durable, after the staged files: a staging dir with one is
+	// a commit that recovery completes (recoverLocked).
+	if err := syncClose(f); err != nil {
+		return classify(ErrIO, fmt.Errorf("commit: %w", err))
+	}
+	if err := os.Rename(filepath.Join(s.dir, manifestPartial), filepath.Join(s.dir, ManifestName)); err != nil {
 		return classify(ErrIO, fmt.Errorf("commit: %w", err))
 	}
 	if err := syncDir(s.dir); err != nil {
@@ -531,6 +538,36 @@ func syncDir(dir string) error {
 
 // writeFileSync writes the parts of data, one after the other, to path (created or truncated) and
 // fsyncs it.
+// manifestPartial is the name the manifest is written under in the staging dir until the commit has
+// checked the staged files and waited for them to be durable (commit). Like every top-level name
+// starting with "_" it is a side file to the listing (listStaged), and a staging dir holding it but
+// no ManifestName is a crashed run's, which recovery removes.
+const manifestPartial = "_manifest.json.partial"
+
+// writeManifest writes m's text to manifestPartial in the staging dir, in pieces (Manifest.writeText),
+// and returns the file, open: commit syncs it, closes it and gives it its name once the staged files
+// are checked and durable. On error the file is closed (the staging dir goes with the run).
+func (s *Staging) writeManifest(m *Manifest) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(s.dir, manifestPartial), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, classify(ErrIO, fmt.Errorf("commit: %w", err))
+	}
+	if err := m.writeText(f, manifestPiece); err != nil {
+		f.Close()
+		return nil, classify(ErrIO, fmt.Errorf("commit: manifest: %w", err))
+	}
+	return f, nil
+}
+
+// syncClose syncs f to the device and closes it.
+func syncClose(f *os.File) error {
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 func writeFileSync(path string, data ...[]byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
