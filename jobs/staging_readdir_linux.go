@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"os"
 	"syscall"
+	"unsafe"
 )
 
 // readDirUnsorted lists dir in the directory's own order: a family directory holds a file per region
@@ -15,7 +16,9 @@ import (
 // one buffer and makes one string of all the names, which the entries share: os.File.ReadDir made a
 // DirEntry and a name string for each file (two allocations, ~800 instructions a file with its byte
 // by byte name scan). An entry whose type the file system does not report is lstat'ed, as os does.
-func readDirUnsorted(dir string) ([]stagedEntry, error) {
+// hint, the files the directory is expected to hold, sizes the lists: grown by append from nothing
+// they were moved ~14 times each on the way to 10,000 names, into fresh memory every time.
+func readDirUnsorted(dir string, hint dirHint) ([]stagedEntry, error) {
 	fd, err := openDirFD(dir)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
@@ -25,8 +28,8 @@ func readDirUnsorted(dir string) ([]stagedEntry, error) {
 		at, n int
 		typ   byte
 	}
-	var names []byte
-	var spans []span
+	names := make([]byte, 0, hint.nameBytes+256)
+	spans := make([]span, 0, hint.files+4)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := getdents(fd, buf)
@@ -58,7 +61,9 @@ func readDirUnsorted(dir string) ([]stagedEntry, error) {
 			names = append(names, name...)
 		}
 	}
-	all := string(names)
+	// The names' one string is their buffer itself, which nothing writes after this: a copy was as
+	// much fresh memory again (~330 KB at 10,000 files).
+	all := unsafe.String(unsafe.SliceData(names), len(names))
 	out := make([]stagedEntry, len(spans))
 	for i, sp := range spans {
 		e := stagedEntry{name: all[sp.at : sp.at+sp.n]}

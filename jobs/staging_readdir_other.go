@@ -7,7 +7,8 @@ import "os"
 // readDirUnsorted lists dir in the directory's own order: a family directory holds a file per region
 // (10,000 and more), and sorting their names cost more than listing them. verifyStaged puts the
 // problems it reports in name order itself (sortByNames).
-func readDirUnsorted(dir string) ([]stagedEntry, error) {
+// hint is not used here.
+func readDirUnsorted(dir string, hint dirHint) ([]stagedEntry, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err

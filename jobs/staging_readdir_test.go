@@ -10,8 +10,8 @@ import (
 
 // TestReadDirUnsortedMatchesOS: readDirUnsorted lists what os.File.ReadDir lists, in the same order,
 // with the same directory flags, for a directory larger than one read of entries (2,000 files with
-// names of 1 to 200 bytes, sub-directories, a symlink to a directory, which is not one), and an empty
-// one; a missing directory fails with its path.
+// names of 1 to 200 bytes, sub-directories, a symlink to a directory, which is not one), whatever the
+// hint (none, about right, far too small), and an empty one; a missing directory fails with its path.
 func TestReadDirUnsortedMatchesOS(t *testing.T) {
 	dir := t.TempDir()
 	for i := 0; i < 2000; i++ {
@@ -32,8 +32,9 @@ func TestReadDirUnsortedMatchesOS(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty := filepath.Join(dir, "sub")
-	for _, d := range []string{dir, empty} {
-		got, err := readDirUnsorted(d)
+	for k, d := range []string{dir, empty, dir, dir} {
+		hint := []dirHint{{}, {}, {files: 2003, nameBytes: 2003 * 32}, {files: 10, nameBytes: 100}}[k] // none, exact, short
+		got, err := readDirUnsorted(d, hint)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +52,32 @@ func TestReadDirUnsortedMatchesOS(t *testing.T) {
 		}
 	}
 	missing := filepath.Join(dir, "missing")
-	if _, err := readDirUnsorted(missing); !os.IsNotExist(err) || !strings.Contains(err.Error(), missing) {
+	if _, err := readDirUnsorted(missing, dirHint{}); !os.IsNotExist(err) || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("a missing directory: %v", err)
+	}
+}
+
+// TestClosedSizesHints: hints counts each family's closed files and their names' bytes, the families'
+// files interleaved as the writers close them.
+func TestClosedSizesHints(t *testing.T) {
+	var c closedSizes
+	c.put("a", "x1", 1)
+	c.put("a", "yy22", 2)
+	c.put("b", "z", 3)
+	c.put("a", "w", 4)
+	c.put("c", "0123", 5)
+	c.put("c", "45", 6)
+	got := c.hints()
+	want := map[string]dirHint{"a": {3, 7}, "b": {1, 1}, "c": {2, 6}}
+	if len(got) != len(want) {
+		t.Fatalf("hints %v, want %v", got, want)
+	}
+	for fam, h := range want {
+		if got[fam] != h {
+			t.Fatalf("hints %v, want %v", got, want)
+		}
+	}
+	if h := (closedSizes{}).hints(); len(h) != 0 {
+		t.Fatalf("hints of nothing: %v", h)
 	}
 }

@@ -100,6 +100,7 @@ func listStaged(dir string, closed closedSizes) (*stagedTree, error) {
 		return nil, err
 	}
 	t := &stagedTree{top: top, fams: map[string]*stagedDir{}}
+	hints := closed.hints()
 	for _, e := range top {
 		name := e.Name()
 		if !e.IsDir() {
@@ -109,7 +110,7 @@ func listStaged(dir string, closed closedSizes) (*stagedTree, error) {
 			continue
 		}
 		famDir := filepath.Join(dir, name)
-		entries, err := readDirUnsorted(famDir)
+		entries, err := readDirUnsorted(famDir, hints[name])
 		if err != nil {
 			return nil, err
 		}
@@ -253,6 +254,30 @@ func (c *closedSizes) put(family, name string, size int64) {
 		*c = slices.Grow(*c, max(n, 64))
 	}
 	*c = append(*c, closedFile{family: family, name: name, size: size})
+}
+
+// dirHint is what a directory is expected to hold: files, and their names' bytes in all.
+type dirHint struct{ files, nameBytes int }
+
+// hints returns what each family directory holds of the closed files (a family's dirHint, by name).
+func (c closedSizes) hints() map[string]dirHint {
+	hints := map[string]dirHint{}
+	var fam string
+	var h dirHint
+	for i := range c {
+		if f := &c[i]; f.family != fam {
+			if i > 0 {
+				hints[fam] = h
+			}
+			fam, h = f.family, hints[f.family]
+		}
+		h.files++
+		h.nameBytes += len(c[i].name)
+	}
+	if len(c) > 0 {
+		hints[fam] = h
+	}
+	return hints
 }
 
 // sortByNames puts texts in the order of names (texts[i] is about names[i]; the names are distinct).
