@@ -33,7 +33,8 @@ type fileWriter struct {
 	// that the first row copied (the region's first file takes at least one through startRow) costs
 	// no allocation of its own.
 	rowBuf [rowBufSize]byte
-	rows   int64 // distinct rows in the current file
+	rows   int64  // distinct rows in the current file
+	ts     tsText // the timestamp text of the last file's keys (FileResult.setKeys), kept when reused
 
 	pendCells, pendBytes int64 // written but not yet added to o.cells and o.bytesDone
 	newRowCells          int64 // cells written by appendNewRowCells (tests)
@@ -51,8 +52,8 @@ func (o *outputWriter) newFileWriter(ctx context.Context, region, fam int, start
 	if fw == nil {
 		fw = new(fileWriter)
 	}
-	row := fw.lastRow[:0]
-	*fw = fileWriter{ctx: ctx, o: o, region: region, fam: fam, regionStart: start, regionEnd: end}
+	row, ts := fw.lastRow[:0], fw.ts
+	*fw = fileWriter{ctx: ctx, o: o, region: region, fam: fam, regionStart: start, regionEnd: end, ts: ts}
 	if cap(row) > rowBufSize {
 		fw.lastRow = row
 	} else {
@@ -357,7 +358,7 @@ func (fw *fileWriter) finishFile() error {
 		Cells:  st.Entries,
 		Bytes:  st.BytesWritten,
 	}
-	fr.setKeys(fw.regionStart, fw.regionEnd, keys[:firstLen], keys[firstLen:])
+	fr.setKeys(fw.regionStart, fw.regionEnd, keys[:firstLen], keys[firstLen:], &fw.ts)
 	fw.rows = 0
 	fw.o.mu.Lock()
 	if fw.o.files == nil {

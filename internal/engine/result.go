@@ -60,7 +60,11 @@ type FileResult struct {
 // setKeys sets the region bounds and the file's first and last keys and rows (flat keys), formatted as ToStringBinary and Key.String do, in one string allocation
 // (every file of a load has these six strings; with thousands of regions they were a good part of its
 // garbage). A valid key's formatted text starts with its row's: FirstRow and LastRow are taken from it.
-func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte) {
+// ts keeps the text of the last timestamp formatted (nil: none kept).
+func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte, ts *tsText) {
+	if ts == nil {
+		ts = new(tsText)
+	}
 	var arr [512]byte // the formatted strings: on the stack unless they are long
 	b := kv.AppendStringBinary(arr[:0], regionStart)
 	var ends [4]int
@@ -69,12 +73,12 @@ func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte) 
 	ends[1] = len(b)
 	var rows [2][2]int // where FirstRow and LastRow lie in b
 	keyStart := len(b)
-	b, rowLen, ok := appendKeyString(b, firstKey)
+	b, rowLen, ok := appendKeyString(b, firstKey, ts)
 	rows[0] = [2]int{keyStart, keyStart + rowLen}
 	ends[2] = len(b)
 	firstOK := ok
 	keyStart = len(b)
-	b, rowLen, ok = appendKeyString(b, lastKey)
+	b, rowLen, ok = appendKeyString(b, lastKey, ts)
 	rows[1] = [2]int{keyStart, keyStart + rowLen}
 	ends[3] = len(b)
 	// The row of a key that is not valid is formatted on its own, after the keys (nil: "").
@@ -93,9 +97,9 @@ func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte) 
 	fr.FirstRow, fr.LastRow = all[rows[0][0]:rows[0][1]], all[rows[1][0]:rows[1][1]]
 }
 
-// appendKeyString appends kv.Key(k).String() to dst. For a valid key it reports ok and how long its
-// row's ToStringBinary is, which the appended text starts with.
-func appendKeyString(dst, k []byte) (out []byte, rowLen int, ok bool) {
+// appendKeyString appends kv.Key(k).String() to dst, the timestamp's text from ts. For a valid key it
+// reports ok and how long its row's ToStringBinary is, which the appended text starts with.
+func appendKeyString(dst, k []byte, ts *tsText) (out []byte, rowLen int, ok bool) {
 	if !kv.Key(k).Valid() {
 		return append(dst, kv.Key(k).String()...), 0, false
 	}
@@ -103,5 +107,22 @@ func appendKeyString(dst, k []byte) (out []byte, rowLen int, ok bool) {
 	start := len(dst)
 	dst = kv.AppendStringBinary(dst, key.Row())
 	rowLen = len(dst) - start
-	return kv.AppendFormatKeyAfterRow(dst, key.Family(), key.Qualifier(), key.Timestamp(), key.Type()), rowLen, true
+	return kv.AppendFormatKeyAfterRowText(dst, key.Family(), key.Qualifier(), ts.text(key.Timestamp()), key.Type()), rowLen, true
+}
+
+// tsText is the text of the last timestamp formatted (kv.AppendTimestamp's): the cells of a load
+// mostly share one timestamp, and formatting it (13 digits) was ~250 instructions of each file's first
+// and last key.
+type tsText struct {
+	ts  int64
+	n   int // 0: none yet
+	buf [24]byte
+}
+
+// text returns ts's text, formatted unless it is the last one's.
+func (c *tsText) text(ts int64) []byte {
+	if c.n == 0 || c.ts != ts {
+		c.ts, c.n = ts, len(kv.AppendTimestamp(c.buf[:0], ts))
+	}
+	return c.buf[:c.n]
 }

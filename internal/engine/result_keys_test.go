@@ -12,6 +12,7 @@ import (
 // buffer's 512 bytes).
 func TestFileResultSetKeys(t *testing.T) {
 	long := bytes.Repeat([]byte("r\\\x00\xff"), 200)
+	var ts tsText
 	for _, c := range []struct {
 		start, end  []byte
 		first, last []byte
@@ -27,8 +28,9 @@ func TestFileResultSetKeys(t *testing.T) {
 		{nil, []byte("b"), []byte{0, 2, 'r', '\\', 0}, kv.AppendKey(nil, []byte("row"), []byte("f"), nil, 1, kv.TypePut)},
 		{nil, nil, kv.AppendKey(nil, []byte("r\xff"), []byte("f"), nil, 1, kv.TypePut), []byte{0, 1, 'z'}},
 	} {
-		var fr FileResult
-		fr.setKeys(c.start, c.end, c.first, c.last)
+		var fr, again FileResult
+		fr.setKeys(c.start, c.end, c.first, c.last, nil)
+		again.setKeys(c.start, c.end, c.first, c.last, &ts) // the timestamp text of the case before kept
 		want := FileResult{
 			RegionStart: kv.ToStringBinary(c.start),
 			RegionEnd:   kv.ToStringBinary(c.end),
@@ -43,6 +45,9 @@ func TestFileResultSetKeys(t *testing.T) {
 		}
 		if fr != want {
 			t.Errorf("setKeys gave %+v, want %+v", fr, want)
+		}
+		if again != want {
+			t.Errorf("setKeys after other keys gave %+v, want %+v", again, want)
 		}
 	}
 }

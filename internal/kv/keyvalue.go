@@ -251,6 +251,27 @@ func AppendFormatKey(dst, row, family, qualifier []byte, ts int64, typ Type) []b
 	return AppendFormatKeyAfterRow(appendStringBinary(dst, row), family, qualifier, ts, typ)
 }
 
+// AppendTimestamp appends ts as AppendFormatKey writes it: LATEST_TIMESTAMP, or its decimal digits.
+func AppendTimestamp(dst []byte, ts int64) []byte {
+	if ts == LatestTimestamp {
+		return append(dst, "LATEST_TIMESTAMP"...)
+	}
+	return strconv.AppendInt(dst, ts, 10)
+}
+
+// AppendFormatKeyAfterRowText is AppendFormatKeyAfterRow with the timestamp as its text (AppendTimestamp's):
+// a caller that formats many keys of one timestamp (every file's first and last key) formats it once.
+func AppendFormatKeyAfterRowText(dst, family, qualifier, tsText []byte, typ Type) []byte {
+	b := append(dst, '/')
+	b = appendStringBinary(b, family)
+	b = append(b, ':')
+	b = appendStringBinary(b, qualifier)
+	b = append(b, '/')
+	b = append(b, tsText...)
+	b = append(b, '/')
+	return append(b, typ.String()...)
+}
+
 // AppendFormatKeyAfterRow appends what AppendFormatKey appends after the row's ToStringBinary.
 func AppendFormatKeyAfterRow(dst, family, qualifier []byte, ts int64, typ Type) []byte {
 	b := append(dst, '/')
