@@ -163,23 +163,28 @@ func (m *Manifest) Reconcile() error {
 		errs = append(errs, err)
 	}
 	var cells, size int64
-	seen := make(map[string]bool, len(m.Files))
+	// One map operation a file: a path put twice leaves the map's size as it was. The family's name
+	// is checked where it changes (a load's files come by region, the families in turn).
+	seen := make(map[string]struct{}, len(m.Files))
+	famChecked, famErr := "", error(nil)
 	for i := range m.Files {
 		f := &m.Files[i]
 		cells += f.Cells
 		size += f.Bytes
-		if err := ValidFamilyName(f.Family); err != nil {
-			errs = append(errs, fmt.Errorf("files[%d]: %w", i, err))
+		if i == 0 || f.Family != famChecked {
+			famChecked, famErr = f.Family, ValidFamilyName(f.Family)
 		}
-		// dir (which ends in "/" unless empty) must be f.Family + "/": compared without making that
-		// string for every file.
-		if dir, _ := filepath.Split(filepath.ToSlash(f.Path)); len(dir) != len(f.Family)+1 || dir[:len(f.Family)] != f.Family {
+		if famErr != nil {
+			errs = append(errs, fmt.Errorf("files[%d]: %w", i, famErr))
+		}
+		if !underFamily(f.Path, f.Family) {
 			errs = append(errs, fmt.Errorf("files[%d]: path %q is not directly under family %q", i, f.Path, f.Family))
 		}
-		if seen[f.Path] {
+		n := len(seen)
+		seen[f.Path] = struct{}{}
+		if len(seen) == n {
 			errs = append(errs, fmt.Errorf("files[%d]: path %q listed twice", i, f.Path))
 		}
-		seen[f.Path] = true
 	}
 	if int64(len(m.Files)) != m.Counts.FilesWritten {
 		errs = append(errs, fmt.Errorf("files_written %d but %d files listed", m.Counts.FilesWritten, len(m.Files)))
@@ -191,6 +196,22 @@ func (m *Manifest) Reconcile() error {
 		errs = append(errs, fmt.Errorf("bytes_written %d but files hold %d bytes", m.Counts.BytesWritten, size))
 	}
 	return errors.Join(errs...)
+}
+
+// underFamily reports whether path (slash or OS separated) is a name directly under directory family:
+// filepath.Split's directory of it is family + "/". The name is found with one IndexByte instead of
+// Split's byte by byte scan back from the end (10,000 paths a commit at 10,000 regions).
+func underFamily(path, family string) bool {
+	p := filepath.ToSlash(path)
+	if len(p) <= len(family) || p[len(family)] != '/' || p[:len(family)] != family {
+		return false
+	}
+	name := p[len(family)+1:]
+	if filepath.Separator == '/' {
+		return strings.IndexByte(name, '/') < 0
+	}
+	dir, _ := filepath.Split(p) // another OS: its own separators and volume names
+	return len(dir) == len(family)+1 && dir[:len(family)] == family
 }
 
 // BulkLoadCommands returns the commands that load dir into table: the

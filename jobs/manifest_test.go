@@ -253,3 +253,27 @@ func TestManifestReconcilePathUnderFamily(t *testing.T) {
 		}
 	}
 }
+
+// Reconcile reports each path listed again (at the later index, however far apart) and each file of a
+// family whose name is not valid (checked once per run of files of that family: every file of the run
+// is reported), the good families between them not.
+func TestManifestReconcileTwiceAndFamilies(t *testing.T) {
+	m := &Manifest{Counts: Counts{FilesWritten: 6}, Files: []OutputFile{
+		{Family: "d", Path: "d/a"}, {Family: ".x", Path: ".x/b"}, {Family: ".x", Path: ".x/c"},
+		{Family: "d", Path: "d/e"}, {Family: "d", Path: "d/a"}, {Family: "d", Path: "d/e"}}}
+	err := m.Reconcile()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{`files[4]: path "d/a" listed twice`, `files[5]: path "d/e" listed twice`,
+		`files[1]: family ".x" starts with '.'`, `files[2]: family ".x" starts with '.'`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: no %q", err, want)
+		}
+	}
+	for _, not := range []string{"files[0]", "files[3]", `files[1]: path`, `files[2]: path`} {
+		if strings.Contains(err.Error(), not) {
+			t.Errorf("%v: %q", err, not)
+		}
+	}
+}
