@@ -78,9 +78,15 @@ func (o *outputWriter) newStream(it *sorter.Iterator, fws []*fileWriter) *stream
 	if s == nil {
 		s = &stream{}
 	}
-	*s = stream{o: o, it: it, d: o.dict, pol: pol, fws: fws, rows: o.rows,
-		prevQ: s.prevQ[:0], prevRow: s.prevRow[:0], prevFam: s.prevFam[:0], heldQ: s.heldQ[:0], heldV: s.heldV[:0],
-		heldT: s.heldT[:0], heldRow: s.heldRow[:0], heldFam: s.heldFam[:0], keyBuf: s.keyBuf[:0], same: s.same[:0]}
+	// s cleared, its buffers kept: the buffers taken out, the struct zeroed in place and the fields
+	// set one by one (a composite literal assigned over it was built on the stack and copied in, ~260
+	// instructions a region).
+	prevQ, prevRow, prevFam, heldQ, heldV := s.prevQ[:0], s.prevRow[:0], s.prevFam[:0], s.heldQ[:0], s.heldV[:0]
+	heldT, heldRow, heldFam, keyBuf, same := s.heldT[:0], s.heldRow[:0], s.heldFam[:0], s.keyBuf[:0], s.same[:0]
+	*s = stream{}
+	s.o, s.it, s.d, s.pol, s.fws, s.rows = o, it, o.dict, pol, fws, o.rows
+	s.prevQ, s.prevRow, s.prevFam, s.heldQ, s.heldV = prevQ, prevRow, prevFam, heldQ, heldV
+	s.heldT, s.heldRow, s.heldFam, s.keyBuf, s.same = heldT, heldRow, heldFam, keyBuf, same
 	if s.rows != nil {
 		s.hdrs = make([]cellrec.Header, len(fws))
 		for rank := range s.hdrs {
