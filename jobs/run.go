@@ -78,7 +78,14 @@ func Load(ctx context.Context, spec *RunSpec, dir string) (*LoadResult, error) {
 
 // LoadTo is Load writing the HFiles to sink (e.g. a BucketStaging's uploads).
 func LoadTo(ctx context.Context, spec *RunSpec, sink engine.Sink) (*LoadResult, error) {
+	return loadTo(ctx, spec, sink, false)
+}
+
+// loadTo is LoadTo; with rowsOnly the files' results have no FirstKey and LastKey, only their rows
+// (engine.Spec.RowBoundsOnly): what a run that builds a manifest of them needs (buildManifest).
+func loadTo(ctx context.Context, spec *RunSpec, sink engine.Sink, rowsOnly bool) (*LoadResult, error) {
 	es := spec.Spec
+	es.RowBoundsOnly = es.RowBoundsOnly || rowsOnly
 	if es.NameSeed == nil {
 		seed := spec.SettingsSeed
 		es.NameSeed = func() ([]byte, error) { return seed, nil }

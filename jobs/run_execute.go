@@ -297,7 +297,7 @@ func loadInto(ctx context.Context, job *Job, spec *RunSpec, work string, sink en
 	if load != nil {
 		lr, err = load(ctx, spec, work)
 	} else {
-		lr, err = LoadTo(ctx, spec, sink)
+		lr, err = loadTo(ctx, spec, sink, true) // buildManifest takes the rows of the files' keys
 	}
 	if cerr := rej.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("%w: rejects file: %w", ErrIO, cerr)

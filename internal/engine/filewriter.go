@@ -358,7 +358,7 @@ func (fw *fileWriter) finishFile() error {
 		Cells:  st.Entries,
 		Bytes:  st.BytesWritten,
 	}
-	fr.setKeys(fw.regionStart, fw.regionEnd, keys[:firstLen], keys[firstLen:], &fw.ts)
+	fr.setKeys(fw.regionStart, fw.regionEnd, keys[:firstLen], keys[firstLen:], &fw.ts, fw.o.spec.RowBoundsOnly)
 	fw.rows = 0
 	fw.o.mu.Lock()
 	if fw.o.files == nil {

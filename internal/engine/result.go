@@ -60,8 +60,9 @@ type FileResult struct {
 // setKeys sets the region bounds and the file's first and last keys and rows (flat keys), formatted as ToStringBinary and Key.String do, in one string allocation
 // (every file of a load has these six strings; with thousands of regions they were a good part of its
 // garbage). A valid key's formatted text starts with its row's: FirstRow and LastRow are taken from it.
-// ts keeps the text of the last timestamp formatted (nil: none kept).
-func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte, ts *tsText) {
+// ts keeps the text of the last timestamp formatted (nil: none kept). With rowsOnly, FirstKey and
+// LastKey are left empty (Spec.RowBoundsOnly) and only the keys' rows are formatted.
+func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte, ts *tsText, rowsOnly bool) {
 	if ts == nil {
 		ts = new(tsText)
 	}
@@ -73,12 +74,18 @@ func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte, 
 	ends[1] = len(b)
 	var rows [2][2]int // where FirstRow and LastRow lie in b
 	keyStart := len(b)
-	b, rowLen, ok := appendKeyString(b, firstKey, ts)
+	appendKey := func(b, k []byte) ([]byte, int, bool) { // called directly: b stays on the stack
+		if rowsOnly {
+			return appendKeyRow(b, k)
+		}
+		return appendKeyString(b, k, ts)
+	}
+	b, rowLen, ok := appendKey(b, firstKey)
 	rows[0] = [2]int{keyStart, keyStart + rowLen}
 	ends[2] = len(b)
 	firstOK := ok
 	keyStart = len(b)
-	b, rowLen, ok = appendKeyString(b, lastKey, ts)
+	b, rowLen, ok = appendKey(b, lastKey)
 	rows[1] = [2]int{keyStart, keyStart + rowLen}
 	ends[3] = len(b)
 	// The row of a key that is not valid is formatted on its own, after the keys (nil: "").
@@ -93,7 +100,9 @@ func (fr *FileResult) setKeys(regionStart, regionEnd, firstKey, lastKey []byte, 
 	}
 	all := string(b)
 	fr.RegionStart, fr.RegionEnd = all[:ends[0]], all[ends[0]:ends[1]]
-	fr.FirstKey, fr.LastKey = all[ends[1]:ends[2]], all[ends[2]:ends[3]]
+	if !rowsOnly {
+		fr.FirstKey, fr.LastKey = all[ends[1]:ends[2]], all[ends[2]:ends[3]]
+	}
 	fr.FirstRow, fr.LastRow = all[rows[0][0]:rows[0][1]], all[rows[1][0]:rows[1][1]]
 }
 
@@ -108,6 +117,17 @@ func appendKeyString(dst, k []byte, ts *tsText) (out []byte, rowLen int, ok bool
 	dst = kv.AppendStringBinary(dst, key.Row())
 	rowLen = len(dst) - start
 	return kv.AppendFormatKeyAfterRowText(dst, key.Family(), key.Qualifier(), ts.text(key.Timestamp()), key.Type()), rowLen, true
+}
+
+// appendKeyRow is appendKeyString for Spec.RowBoundsOnly: it appends only a valid key's row, whose
+// length it reports, and nothing for one that is not valid (its row is formatted on its own).
+func appendKeyRow(dst, k []byte) (out []byte, rowLen int, ok bool) {
+	if !kv.Key(k).Valid() {
+		return dst, 0, false
+	}
+	start := len(dst)
+	dst = kv.AppendStringBinary(dst, kv.Key(k).Row())
+	return dst, len(dst) - start, true
 }
 
 // tsText is the text of the last timestamp formatted (kv.AppendTimestamp's): the cells of a load

@@ -28,9 +28,10 @@ func TestFileResultSetKeys(t *testing.T) {
 		{nil, []byte("b"), []byte{0, 2, 'r', '\\', 0}, kv.AppendKey(nil, []byte("row"), []byte("f"), nil, 1, kv.TypePut)},
 		{nil, nil, kv.AppendKey(nil, []byte("r\xff"), []byte("f"), nil, 1, kv.TypePut), []byte{0, 1, 'z'}},
 	} {
-		var fr, again FileResult
-		fr.setKeys(c.start, c.end, c.first, c.last, nil)
-		again.setKeys(c.start, c.end, c.first, c.last, &ts) // the timestamp text of the case before kept
+		var fr, again, rows FileResult
+		fr.setKeys(c.start, c.end, c.first, c.last, nil, false)
+		again.setKeys(c.start, c.end, c.first, c.last, &ts, false) // the timestamp text of the case before kept
+		rows.setKeys(c.start, c.end, c.first, c.last, &ts, true)
 		want := FileResult{
 			RegionStart: kv.ToStringBinary(c.start),
 			RegionEnd:   kv.ToStringBinary(c.end),
@@ -48,6 +49,10 @@ func TestFileResultSetKeys(t *testing.T) {
 		}
 		if again != want {
 			t.Errorf("setKeys after other keys gave %+v, want %+v", again, want)
+		}
+		want.FirstKey, want.LastKey = "", "" // the rows only (Spec.RowBoundsOnly)
+		if rows != want {
+			t.Errorf("setKeys of the rows only gave %+v, want %+v", rows, want)
 		}
 	}
 }
