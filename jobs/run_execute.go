@@ -265,6 +265,9 @@ func (r *ExecuteResult) Summary() string {
 // rejects file is after the commit.
 func loadStaged(ctx context.Context, job *Job, spec *RunSpec, stg *Staging, finalDir string, res *ExecuteResult,
 	load func(context.Context, *RunSpec, string) (*LoadResult, error), logf func(string, ...any)) (*LoadResult, error) {
+	if spec.SplitSample == 0 { // the regions are known: a file per region and family at least
+		stg.expectFiles((len(spec.Splits) + 1) * len(spec.Mapping.Families()))
+	}
 	// Once everything is staged, the commit's writeback and listing start while the manifest is built.
 	return loadInto(ctx, job, spec, stg.Dir(), engine.DirSink{Dir: stg.Dir(), Closed: stg.FileWritten}, finalDir, res, load, logf, stg.settle)
 }

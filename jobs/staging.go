@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -171,6 +172,20 @@ func (s *Staging) FileWritten(family, name string, size int64) {
 	s.sizesMu.Unlock()
 	s.syncer.fileWritten()
 }
+
+// expectFiles makes room in the list of closed files for n files (at most maxExpectedFiles): a load
+// that knows its regions says how many files it writes at least, instead of the list doubling its
+// way there (~0.8 MB of fresh arrays for a 0.4 MB list at 10,000 files).
+func (s *Staging) expectFiles(n int) {
+	s.sizesMu.Lock()
+	defer s.sizesMu.Unlock()
+	if n = min(n, maxExpectedFiles); cap(s.sizes)-len(s.sizes) < n {
+		s.sizes = slices.Grow(s.sizes, n)
+	}
+}
+
+// maxExpectedFiles bounds the room expectFiles makes (~2.6 MB of the list's entries).
+const maxExpectedFiles = 1 << 16
 
 // settle starts, in the background, the part of the commit that needs no manifest: the staged files'
 // writeback (stagingSyncer.start) and the listing of the staging dir with each file's size at close

@@ -711,3 +711,37 @@ func TestVerifyStagedProblemOrder(t *testing.T) {
 		t.Fatalf("got %v\nwant %s", err, strings.Join(want, "; "))
 	}
 }
+
+// expectFiles makes room for the files a load expects: the closed files' list takes them in place,
+// in order, a later expectFiles keeping what it holds; more files than expected still go in.
+func TestStagingExpectFiles(t *testing.T) {
+	s, err := NewStaging(filepath.Join(t.TempDir(), "out"), "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Abort()
+	s.expectFiles(100)
+	if cap(s.sizes) < 100 {
+		t.Fatalf("room for %d files", cap(s.sizes))
+	}
+	s.FileWritten("d", "f0", 0)
+	first := &s.sizes[0]
+	for i := 1; i < 100; i++ {
+		s.FileWritten("d", fmt.Sprint("f", i), int64(i))
+	}
+	if &s.sizes[0] != first {
+		t.Fatal("the list moved before the expected files were in")
+	}
+	s.expectFiles(10)
+	for i := 100; i < 130; i++ {
+		s.FileWritten("e", fmt.Sprint("f", i), int64(i))
+	}
+	if len(s.sizes) != 130 {
+		t.Fatalf("%d files", len(s.sizes))
+	}
+	for i, c := range s.sizes {
+		if c.name != fmt.Sprint("f", i) || c.size != int64(i) {
+			t.Fatalf("file %d: %+v", i, c)
+		}
+	}
+}
