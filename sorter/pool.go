@@ -175,30 +175,14 @@ func (p *Pool) spillEarly() bool {
 // fitIndex is the index capacity for n records of a sorter when the whole input is projected to fit in
 // memory (InputScale and WillFit): n scaled to the whole input, plus an eighth; 0 otherwise.
 func (p *Pool) fitIndex(n int64) int64 {
-	if p.willFit == nil || p.spillEarly() {
-		return 0
-	}
-	return p.projectIndex(n)
-}
-
-// projectIndex is n records of a sorter scaled to the whole input (InputScale), plus an eighth: the
-// index capacity the sorter will fill if its records keep coming at the rate they came so far and it
-// does not spill; 0 when InputScale cannot project.
-func (p *Pool) projectIndex(n int64) int64 {
-	if p.scale == nil {
+	if p.scale == nil || p.willFit == nil {
 		return 0
 	}
 	sc := p.scale()
-	if sc < 1 {
+	if sc < 1 || p.spillEarly() {
 		return 0
 	}
 	return int64(float64(n) * sc * 1.125)
-}
-
-// earlyInput reports whether less than a quarter of the input has been read (InputScale above 4): a
-// projection from the records so far is then too uncertain to size an index by.
-func (p *Pool) earlyInput() bool {
-	return p.scale != nil && p.scale() > 4
 }
 
 // slabLimit caps slab growth at Memory/16 (at most 4 MiB) and at a fair share of the arena memory among
@@ -218,48 +202,24 @@ func slabClass(size int) int {
 	return bits.Len(uint(size/minSlab)) - 1
 }
 
-// takeFree returns the largest pooled slab of at most size bytes and at least n, or nil. Its bytes stay
-// accounted and pass to the caller. A smaller slab than asked for (a recycled index's: recycleIndex)
-// is memory already faulted in, where a new slab would be fresh memory the kernel must zero.
-func (p *Pool) takeFree(size, n int) []byte {
-	if size < minSlab {
+// takeFree returns a pooled slab of exactly size bytes, or nil. Its bytes stay accounted and pass to
+// the caller.
+func (p *Pool) takeFree(size int) []byte {
+	c := slabClass(size)
+	if c < 0 {
 		return nil
-	}
-	c := min(slabClass(floorPow2(size)), slabClasses-1)
-	if size > maxSlab {
-		c = slabClasses - 1
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for ; c >= 0 && minSlab<<c >= n; c-- {
-		l := p.free[c]
-		if len(l) == 0 {
-			continue
-		}
-		b := l[len(l)-1]
-		l[len(l)-1] = nil
-		p.free[c] = l[:len(l)-1]
-		p.freeBytes -= int64(len(b))
-		return b
+	l := p.free[c]
+	if len(l) == 0 {
+		return nil
 	}
-	return nil
-}
-
-// recycleIndex pools the memory of an index that was replaced (idx, accounted at cap(idx)×entrySize)
-// as slabs: pieces of slab sizes, largest first, the rest released. Its pages were written, so the
-// slabs they become cost no page faults (every fresh page is zeroed by the kernel, at ~1 GB/s on a
-// paravirtualized guest); growing an index by doubling otherwise leaves as much dropped memory as the
-// final index. The caller must hold no other reference to idx.
-func (p *Pool) recycleIndex(idx []entry) {
-	acct := int64(cap(idx)) * entrySize
-	b := entryBytes(idx[:cap(idx)])
-	for len(b) >= minSlab {
-		size := min(floorPow2(len(b)), maxSlab)
-		p.putFree(b[:size:size])
-		acct -= int64(size)
-		b = b[size:]
-	}
-	p.release(acct)
+	b := l[len(l)-1]
+	l[len(l)-1] = nil
+	p.free[c] = l[:len(l)-1]
+	p.freeBytes -= int64(size)
+	return b
 }
 
 // putFree keeps a slab no longer used for reuse; it stays accounted until reserve needs the room.

@@ -40,14 +40,7 @@ func prefaultIndex(idx []entry) {
 // second half of the index is populated on another goroutine, on the processor that would wait, and the
 // first half here, with one madvise each instead of a fault per page, before copying. A small old
 // index is left to prefaultIndex.
-//
-// Only the first fill entries of the capacity are populated (growIndex's projection of what the index
-// will hold): the kernel zeroes every page it faults in, at ~1 GB/s on this paravirtualized guest, and
-// an index sized for the sorter's share of the budget (customer-order at 1M rows: 292k entries per
-// region where 200k came) left a third of its pages populated and never written. Pages past fill
-// are faulted in if and when entries are written there.
-func prefaultGrown(idx []entry, fill int) {
-	idx = idx[:len(idx):max(len(idx), min(fill, cap(idx)))]
+func prefaultGrown(idx []entry) {
 	all := indexFree(idx[:0])
 	if len(idx)*int(unsafe.Sizeof(entry{})) < 2*prefaultMin || len(all) == 0 {
 		prefaultIndex(idx)

@@ -122,7 +122,7 @@ func TestPrefaultGrown(t *testing.T) {
 			t.Fatal(err)
 		}
 		idx := unsafe.Slice((*entry)(unsafe.Pointer(&m[0])), size/esz)[:used]
-		prefaultGrown(idx, cap(idx))
+		prefaultGrown(idx)
 		vec := resident(t, m)
 		small := used*esz < 2*prefaultMin
 		// A small index's used pages are left to the copy; its unused capacity is populated by

@@ -239,7 +239,6 @@ func (s *Sorter) setHeld(h int64) {
 func (s *Sorter) growIndex() error {
 	old := cap(s.a.idx)
 	newCap := 128
-	project := int64(0) // the projected capacity the index will fill (projectIndex), 0 unknown
 	switch {
 	case old < s.idxHint:
 		// The arena will likely fill as the last one did: one allocation instead of many copies.
@@ -251,7 +250,6 @@ func (s *Sorter) growIndex() error {
 		// or when it holds its fair share of the arena memory: with many sorters (one per region) none
 		// reaches the spill size, and indexes reserved for it took the budget and spilled the others.
 		if n := int64(len(s.a.idx)); n > 0 {
-			project = s.p.projectIndex(n)
 			slabBytes := s.held - int64(old+cap(s.spare))*entrySize
 			fair := (s.p.budget - s.p.reserveIO) / max(1, s.p.nSorters.Load())
 			perRecord := slabBytes/n + entrySize
@@ -260,23 +258,8 @@ func (s *Sorter) growIndex() error {
 			}
 			// When the whole input fits (it will not spill at spillAt), grow straight to what the whole
 			// input will need, up to the sorter's fair share: a sorter whose records came early (an input
-			// in key order fills one region after another) does not take the others' share. The capacity
-			// is an eighth more than the projection, whose pages alone are faulted in ahead (prefaultGrown):
-			// the projection falls short by the records read but not yet added, and an index that fills
-			// before the end is copied whole into a fresh one (one sorter of 1M records: 32 MB copied,
-			// 36 MB more faulted in), where capacity never written costs only its share of the budget.
-			// Before a quarter of the input is read the index doubles instead (the index it leaves becomes
-			// slabs: recycleIndex): the records not yet added are then too large a share of those added
-			// (one sorter at 1M rows, 10,000 regions, on a loaded machine: 762k projected at 64Ki records,
-			// grown to 964k, then copied at 964k records into 1.26M).
-			fit := s.p.fitIndex(n)
-			want := min(fit+fit/8, fair/perRecord)
-			switch {
-			case want <= int64(newCap) || s.held+want*entrySize > s.p.budget-s.p.reserveIO:
-			case s.p.earlyInput():
-				newCap = int(min(want, 2*int64(old)))
-				project = 0 // it will fill
-			default:
+			// in key order fills one region after another) does not take the others' share.
+			if want := min(s.p.fitIndex(n), fair/perRecord); want > int64(newCap) && s.held+want*entrySize <= s.p.budget-s.p.reserveIO {
 				newCap = int(want)
 			}
 		}
@@ -284,11 +267,10 @@ func (s *Sorter) growIndex() error {
 		newCap = 2 * old
 	}
 	if cap(s.spare) >= newCap && cap(s.spare) > old {
-		prev := s.a.idx
 		s.a.idx = append(s.spare[:0], s.a.idx...) // the spare's memory is already in s.held
 		s.spare = nil
 		s.setHeld(s.held - int64(old)*entrySize)
-		s.p.recycleIndex(prev)
+		s.p.release(int64(old) * entrySize)
 		return nil
 	}
 	need := int64(newCap) * entrySize
@@ -304,26 +286,19 @@ func (s *Sorter) growIndex() error {
 	}
 	idx := make([]entry, len(s.a.idx), newCap)
 	hugeRanges.Advise(entryBytes(idx[:newCap]))
-	fill := newCap
-	if project > 0 {
-		fill = int(min(project, int64(newCap)))
-	}
-	prefaultGrown(idx, fill)
+	prefaultGrown(idx)
 	copy(idx, s.a.idx)
-	prev := s.a.idx
 	s.a.idx = idx
 	s.setHeld(s.held + need - int64(old)*entrySize)
-	s.p.recycleIndex(prev)
+	s.p.release(int64(old) * entrySize)
 	return nil
 }
 
 // newSlab adds a slab with room for at least n bytes (s.mu held).
 func (s *Sorter) newSlab(n int) error {
 	size := max(s.nextSlab, n)
-	slab := s.p.takeFree(size, n)
-	if slab != nil {
-		size = len(slab)
-	} else {
+	slab := s.p.takeFree(size)
+	if slab == nil {
 		if err := s.p.reserve(nil, int64(size), s, true); err != nil {
 			if err == errRetry { // s gave its empty memory back: start again
 				return nil
@@ -422,11 +397,10 @@ func (s *Sorter) runSpill(job *spillJob) error {
 	switch {
 	case !locked || err != nil || s.state != stateAdding || s.err != nil:
 	case cap(job.a.idx) > cap(s.a.idx):
-		prev := s.a.idx
+		old := int64(cap(s.a.idx)) * entrySize
 		s.a.idx = append(job.a.idx[:0], s.a.idx...)
-		s.setHeld(s.held + h - int64(cap(prev))*entrySize)
-		h = 0
-		s.p.recycleIndex(prev)
+		s.setHeld(s.held + h - old)
+		h = old
 	case s.spare == nil:
 		s.spare = job.a.idx[:0]
 		s.setHeld(s.held + h)
