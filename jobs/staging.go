@@ -551,8 +551,6 @@ func syncDir(dir string) error {
 	return f.Close()
 }
 
-// writeFileSync writes the parts of data, one after the other, to path (created or truncated) and
-// fsyncs it.
 // manifestPartial is the name the manifest is written under in the staging dir until the commit has
 // checked the staged files and waited for them to be durable (commit). Like every top-level name
 // starting with "_" it is a side file to the listing (listStaged), and a staging dir holding it but
@@ -583,6 +581,8 @@ func syncClose(f *os.File) error {
 	return f.Close()
 }
 
+// writeFileSync writes the parts of data, one after the other, to path (created or truncated) and
+// fsyncs it.
 func writeFileSync(path string, data ...[]byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
