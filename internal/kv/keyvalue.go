@@ -262,30 +262,26 @@ func AppendTimestamp(dst []byte, ts int64) []byte {
 // AppendFormatKeyAfterRowText is AppendFormatKeyAfterRow with the timestamp as its text (AppendTimestamp's):
 // a caller that formats many keys of one timestamp (every file's first and last key) formats it once.
 func AppendFormatKeyAfterRowText(dst, family, qualifier, tsText []byte, typ Type) []byte {
-	b := append(dst, '/')
-	b = appendStringBinary(b, family)
-	b = append(b, ':')
-	b = appendStringBinary(b, qualifier)
-	b = append(b, '/')
-	b = append(b, tsText...)
-	b = append(b, '/')
-	return append(b, typ.String()...)
+	return appendKeyType(append(appendKeyColumn(dst, family, qualifier), tsText...), typ)
 }
 
 // AppendFormatKeyAfterRow appends what AppendFormatKey appends after the row's ToStringBinary.
 func AppendFormatKeyAfterRow(dst, family, qualifier []byte, ts int64, typ Type) []byte {
+	return appendKeyType(AppendTimestamp(appendKeyColumn(dst, family, qualifier), ts), typ)
+}
+
+// appendKeyColumn appends the part of a formatted key between its row and its timestamp: "/family:qualifier/".
+func appendKeyColumn(dst, family, qualifier []byte) []byte {
 	b := append(dst, '/')
 	b = appendStringBinary(b, family)
 	b = append(b, ':')
 	b = appendStringBinary(b, qualifier)
-	b = append(b, '/')
-	if ts == LatestTimestamp {
-		b = append(b, "LATEST_TIMESTAMP"...)
-	} else {
-		b = strconv.AppendInt(b, ts, 10)
-	}
-	b = append(b, '/')
-	return append(b, typ.String()...)
+	return append(b, '/')
+}
+
+// appendKeyType appends the part of a formatted key after its timestamp: "/" and the type's name.
+func appendKeyType(dst []byte, typ Type) []byte {
+	return append(append(dst, '/'), typ.String()...)
 }
 
 // CellFromKey fills a Cell from a flat key and a value (sharing their bytes).
