@@ -121,14 +121,7 @@ type streamSpares struct {
 func (p *streamSpares) get() *stream {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := len(p.free)
-	if n == 0 {
-		return nil
-	}
-	s := p.free[n-1]
-	p.free[n-1] = nil
-	p.free = p.free[:n-1]
-	return s
+	return popLast(&p.free)
 }
 
 // put keeps s and fws, file writers that are closed (no file, no writer) and referenced by nothing else.
@@ -147,14 +140,20 @@ func (p *streamSpares) put(s *stream, fws []*fileWriter) {
 func (p *streamSpares) fileWriter() *fileWriter {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := len(p.fws)
+	return popLast(&p.fws)
+}
+
+// popLast removes the last of *l and returns it (nil when *l is empty), clearing its slot so that the
+// list keeps no reference to it.
+func popLast[T any](l *[]*T) *T {
+	n := len(*l)
 	if n == 0 {
 		return nil
 	}
-	fw := p.fws[n-1]
-	p.fws[n-1] = nil
-	p.fws = p.fws[:n-1]
-	return fw
+	v := (*l)[n-1]
+	(*l)[n-1] = nil
+	*l = (*l)[:n-1]
+	return v
 }
 
 // rowHeader takes the header of the current view (h) of row records to family rank: the header of the
