@@ -40,10 +40,39 @@ func TestFileBufferSize(t *testing.T) {
 		}
 	}
 	// 1,000 regions of ~250 KB on the 256 MiB benchmark budget, 4 range merges at once: 6 MiB of
-	// buffers reserved instead of 48 MiB.
+	// buffers reserved instead of 48 MiB, written in buffers of 256 KiB (fileWriteSize).
 	p := planOutput(208<<20, DirSink{}, 1, 4, 250_000)
-	if p.bufSize != 512<<10 || p.memory(1) != 4*directio.WriterMemory(512<<10) {
+	if p.planSize != 512<<10 || p.bufSize != 256<<10 || p.memory(1) != 4*directio.WriterMemory(512<<10) {
 		t.Fatalf("plan %+v, memory %d", p, p.memory(1))
+	}
+}
+
+// A file is written in buffers of a power of two of at most a 64th of its planned bytes, from 256 KiB,
+// never more than the plan's size; unknown sizes take the plan's.
+func TestFileWriteSize(t *testing.T) {
+	for _, tc := range []struct {
+		size      int
+		fileBytes int64
+		want      int
+	}{
+		{4 << 20, 0, 4 << 20},            // unknown
+		{4 << 20, 10 << 10, 256 << 10},   // small files: 256 KiB
+		{1638400, 47_612_734, 512 << 10}, // customer-order at 1M rows, 5 regions
+		{655360, 9_522_546, 256 << 10},   // families-5 at 1M rows
+		{4 << 20, 581_950_307, 4 << 20},  // a 1 GB load, 8 regions: the plan's size
+		{4 << 20, 128 << 20, 2 << 20},    // 128 MiB files: 2 MiB
+		{64 << 10, 10 << 10, 64 << 10},   // never more than the plan's
+		{1638400, 1 << 30, 1638400},      // nor rounded past it
+	} {
+		if got := fileWriteSize(tc.size, tc.fileBytes); got != tc.want {
+			t.Errorf("fileWriteSize(%d, %d) = %d, want %d", tc.size, tc.fileBytes, got, tc.want)
+		}
+	}
+	// customer-order at 1M rows: 5 regions on 2 workers, 5 tasks at once; the memory reserved is the
+	// plan's (the buffers' share of the budget), the files are written in 512 KiB buffers.
+	p := planOutput(208<<20, DirSink{}, 1, 2, 47_612_734).spread(208<<20, DirSink{}, 1, 5)
+	if p.bufSize != 512<<10 || p.planSize != 1638400 || p.perFile != directio.WriterMemory(1638400) {
+		t.Fatalf("customer-order plan %+v", p)
 	}
 }
 

@@ -11,6 +11,9 @@ const (
 	// smallFileBuffer is the least buffer size planOutput caps small files' buffers at: a file much
 	// larger than expected (a region holding most of the data) is still written in writes this large.
 	smallFileBuffer = 256 << 10
+	// fileWrites is the least number of writes a file of the planned KeyValue bytes is written in
+	// (fileWriteSize): its compressed HFile takes fewer, a larger region more.
+	fileWrites = 64
 )
 
 // outputBufferSize is the directio buffer size of each of files HFiles written at once from a budget.
@@ -35,11 +38,36 @@ func fileBufferSize(size int, fileBytes int64) int {
 	return min(size, want)
 }
 
+// fileWriteSize is the buffer size a file of about fileBytes KeyValue bytes is written with, for a
+// plan of buffers of size bytes: a power of two of at most a fileWrites'th of the file (at least
+// smallFileBuffer), at most size. The plan reserves buffers of size (the budget's share, capped by
+// fileBufferSize) for every file; filled, they are fresh memory the files do not need: a region of a
+// few MiB of HFile written through WriterBuffers buffers of the share holds about its whole size in
+// buffers (families-5 at 1M rows: 25 files of 2.8 MiB, 47 MiB of 640 KiB buffers; customer-order 5
+// files of 13 MiB, 23 MiB of 1.6 MiB buffers), and each MiB of it costs ~5 ms of page faults on the
+// benchmark VM. Writes of a few hundred KiB keep the disk busy enough for files this small, which are
+// a small part of a run's time; files of hundreds of MiB (a 1 GB load) keep the share's size.
+// fileBytes 0: unknown, size.
+func fileWriteSize(size int, fileBytes int64) int {
+	if fileBytes <= 0 {
+		return size
+	}
+	want := smallFileBuffer
+	for want < size && int64(2*want) <= fileBytes/fileWrites {
+		want *= 2
+	}
+	return min(size, want)
+}
+
 // outputPlan is how the write phase buffers its files.
 type outputPlan struct {
 	workers int   // write tasks at once
-	bufSize int   // each file's directio buffer size
-	perFile int64 // memory one open file holds at most
+	bufSize int   // each file's directio buffer size (fileWriteSize of planSize)
+	perFile int64 // memory one open file holds at most (reserved: WriterMemory of planSize)
+	// planSize is the buffer size the memory is planned for (outputBufferSize, capped by
+	// fileBufferSize, shared by spread); fileBytes is planOutput's.
+	planSize  int
+	fileBytes int64
 }
 
 // memory is what the files of the tasks written at once hold (files per task).
@@ -52,9 +80,8 @@ func (p outputPlan) memory(files int) int64 {
 // (upload parts) holds FileMemory per file; they fit in a quarter of the budget, as the write buffers
 // do, with fewer tasks at once if need be.
 func planOutput(budget int64, sink Sink, files, workers int, fileBytes int64) outputPlan {
-	p := outputPlan{workers: workers}
-	p.bufSize = fileBufferSize(outputBufferSize(budget, workers*files), fileBytes)
-	p.perFile = directio.WriterMemory(p.bufSize)
+	p := outputPlan{workers: workers, fileBytes: fileBytes}
+	p.setSize(fileBufferSize(outputBufferSize(budget, workers*files), fileBytes))
 	if bs, ok := sink.(BufferingSink); ok {
 		p.perFile = bs.FileMemory()
 		if fit := budget / 4 / max(p.perFile*int64(files), 1); int64(workers) > fit {
@@ -76,9 +103,16 @@ func (p outputPlan) spread(budget int64, sink Sink, files, at int) outputPlan {
 		p.workers = max(p.workers, int(min(int64(at), fit)))
 		return p
 	}
-	size := p.bufSize * p.workers / at
-	p.bufSize = max(minOutputBuffer, size&^(minOutputBuffer-1))
-	p.perFile = directio.WriterMemory(p.bufSize)
+	size := p.planSize * p.workers / at
+	p.setSize(max(minOutputBuffer, size&^(minOutputBuffer-1)))
 	p.workers = at
 	return p
+}
+
+// setSize plans buffers of size bytes: the memory reserved for them, and the size files are written
+// with (fileWriteSize).
+func (p *outputPlan) setSize(size int) {
+	p.planSize = size
+	p.bufSize = fileWriteSize(size, p.fileBytes)
+	p.perFile = directio.WriterMemory(size)
 }
