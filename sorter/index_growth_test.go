@@ -41,15 +41,16 @@ func TestSortersSharingTheBudgetDoNotSpill(t *testing.T) {
 }
 
 // TestIndexGrowsToTheProjectedInput: when WillFit says the whole input fits and InputScale says a quarter
-// of it has been read, an index growing past 64Ki entries grows straight to its records scaled to the
-// whole input (plus an eighth), not by a quarter; without the projection, or when the input does not
-// fit, it grows as before.
+// of it has been read, an index of Go's heap (no mapping to grow in place: noIndexMap) growing past
+// 64Ki entries grows straight to its records scaled to the whole input (plus an eighth), not by a
+// quarter; without the projection, or when the input does not fit, it grows as before.
 func TestIndexGrowsToTheProjectedInput(t *testing.T) {
 	const records = 1<<16 + 10
 	const memory = 24 << 20 // the spill size's projection is below four times the records at the first growth
 	grown := func(opts PoolOptions) int {
 		opts.Memory, opts.Parallelism = memory, 2
 		p := newTestPoolOpts(t, opts)
+		p.noIndexMap = true
 		s := p.NewSorter("one", SorterOptions{})
 		defer s.Close()
 		for i := 0; i < records; i++ {
@@ -86,11 +87,19 @@ func TestIndexGrowsToTheProjectedInput(t *testing.T) {
 
 // TestProjectedIndexKeepsToItsShare: a sorter whose records come first (an input in key order fills one
 // region after another) projects the whole input onto itself; its index still grows to no more than its
-// fair share of the arena memory among the pool's sorters (or the usual step of a quarter).
+// fair share of the arena memory among the pool's sorters (or the usual step of a quarter), in Go's heap
+// and in a mapping.
 func TestProjectedIndexKeepsToItsShare(t *testing.T) {
+	for _, heap := range []bool{true, false} {
+		t.Run(fmt.Sprintf("heap=%v", heap), func(t *testing.T) { testProjectedIndexKeepsToItsShare(t, heap) })
+	}
+}
+
+func testProjectedIndexKeepsToItsShare(t *testing.T, heap bool) {
 	const records, sorters = 1<<16 + 10, 8
 	p := newTestPoolOpts(t, PoolOptions{Memory: 24 << 20, Parallelism: 2,
 		WillFit: func(int64) bool { return true }, InputScale: func() float64 { return 4 }})
+	p.noIndexMap = heap
 	ss := make([]*Sorter, sorters)
 	for i := range ss {
 		ss[i] = p.NewSorter(fmt.Sprintf("region%d", i), SorterOptions{})

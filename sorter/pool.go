@@ -92,6 +92,9 @@ type Pool struct {
 	// free holds unused slabs by size class (minSlab << class); freeBytes of them count in used.
 	free      [slabClasses][][]byte
 	freeBytes int64
+	idxMaps   indexMaps // the sorters' index mappings (index_map.go)
+	// noIndexMap (tests) keeps every index in Go's heap, growing by copying.
+	noIndexMap bool
 
 	fileSeq  atomic.Uint64
 	nSorters atomic.Int64

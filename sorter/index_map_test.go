@@ -1,0 +1,127 @@
+package sorter
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/hfload/hfload/internal/kv"
+)
+
+// mappedIndexes is how many index mappings p holds.
+func mappedIndexes(p *Pool) int {
+	p.idxMaps.mu.Lock()
+	defer p.idxMaps.mu.Unlock()
+	return len(p.idxMaps.m)
+}
+
+// TestIndexGrowsInPlace: an index past indexMapMin entries lives in a mapping and grows in place (its
+// first entry stays where it was: nothing is copied), by steps of an eighth, so its capacity stays
+// within an eighth of its records; the Go runtime's memory limit is lowered by the mapping's capacity
+// (rounded up to a huge page); the records come out sorted, and the mapping is unmapped (the limit
+// restored) when the sorter is done.
+func TestIndexGrowsInPlace(t *testing.T) {
+	if v, unmap := reserveEntries(1); v == nil {
+		t.Skip("no index mappings on this platform")
+	} else {
+		unmap()
+	}
+	const limit = 1 << 40
+	prev := debug.SetMemoryLimit(limit)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	const records = 200_000
+	p := newTestPool(t, 64<<20, 2)
+	s := p.NewSorter("one", SorterOptions{})
+	var base *entry
+	var moved int
+	recs := make([]rec, 0, records)
+	for i := 0; i < records; i++ {
+		row := fmt.Appendf(nil, "r%07d", (i*7919)%records)
+		r := rec{kv: kv.AppendKeyValue(nil, row, []byte("f"), []byte("q"), 1, kv.TypePut, []byte("v")), seq: uint64(i)}
+		recs = append(recs, r)
+		if err := s.Add(rc(r.kv), r.seq); err != nil {
+			t.Fatal(err)
+		}
+		s.mu.Lock()
+		if c := cap(s.a.idx); c >= indexMapMin {
+			if b := unsafe.SliceData(s.a.idx); b != base {
+				base = b
+				moved++
+			}
+		}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	n, c := len(s.a.idx), cap(s.a.idx)
+	s.mu.Unlock()
+	if moved != 1 {
+		t.Errorf("the index moved %d times past %d entries, want once (into its mapping)", moved, indexMapMin)
+	}
+	if c < n || c > n+n/8 {
+		t.Errorf("index capacity %d for %d records, want at most an eighth more", c, n)
+	}
+	if m := mappedIndexes(p); m != 1 {
+		t.Errorf("%d index mappings while adding, want 1", m)
+	}
+	if got, want := debug.SetMemoryLimit(-1), int64(limit)-mappedBytes(c); got != want || mappedBytes(c) < int64(c)*32 {
+		t.Errorf("memory limit %d with an index of %d entries mapped, want %d", got, c, want)
+	}
+	sameRecords(t, drain(t, s), reference(recs))
+	if m := mappedIndexes(p); m != 0 {
+		t.Errorf("%d index mappings left after the sorter is done, want 0", m)
+	}
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Errorf("memory limit %d after the index is unmapped, want %d again", got, int64(limit))
+	}
+}
+
+// TestIndexMappingsReleasedAcrossSpills: sorters that spill many times (their own spills, spare indexes
+// handed between arenas, victims spilled for each other) while adding concurrently still give every
+// result right, account nothing afterwards, and leave no index mapped.
+func TestIndexMappingsReleasedAcrossSpills(t *testing.T) {
+	const sorters, per, limit = 2, 120_000, 1 << 40
+	prev := debug.SetMemoryLimit(limit)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	p := newTestPool(t, 6<<20, 2)
+	ss := make([]*Sorter, sorters)
+	want := make([][]rec, sorters)
+	var wg sync.WaitGroup
+	errs := make([]error, sorters)
+	for i := range ss {
+		ss[i] = p.NewSorter(fmt.Sprintf("s%d", i), SorterOptions{})
+		rng := rand.New(rand.NewPCG(uint64(i), 7))
+		want[i] = randRecords(rng, per)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, r := range want[i] {
+				if err := ss[i].Add(rc(r.kv), r.seq); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, s := range ss {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		sameRecords(t, drain(t, s), reference(want[i]))
+	}
+	if p.Spills() < 4 {
+		t.Errorf("%d spills, want several", p.Spills())
+	}
+	if m := mappedIndexes(p); m != 0 {
+		t.Errorf("%d index mappings left after the sorters are done, want 0", m)
+	}
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Errorf("memory limit %d after every index is unmapped, want %d again", got, int64(limit))
+	}
+	if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
+		t.Errorf("%d bytes still accounted, want the I/O reserve %d", u, p.reserveIO)
+	}
+}
