@@ -7,6 +7,9 @@ import (
 	"unsafe"
 )
 
+// hugePage is the size of a transparent huge page (amd64, arm64 with 4 KiB pages).
+const hugePage = 2 << 20
+
 // indexMapMin is the capacity (entries) from which an index lives in a mapping of its own (newIndex)
 // and grows in place instead of being copied into a larger array: 16Ki entries, 512 KiB.
 const indexMapMin = 1 << 14
@@ -105,9 +108,24 @@ func (p *Pool) dropIndex(idx []entry) {
 // huge page (the page its last entry is in is faulted in whole). Counting capacities alone left
 // families-5 at 2M rows (25 indexes) up to 25 MB over the start build's peak RSS.
 func mappedBytes(c int) int64 {
-	const huge = 2 << 20
 	b := int64(c) * int64(unsafe.Sizeof(entry{}))
-	return (b + huge - 1) / huge * huge
+	return (b + hugePage - 1) / hugePage * hugePage
+}
+
+// prefaultMapped faults in the capacity an index just grew in place by, from a goroutine of its own,
+// from the first huge page boundary past its records on: the huge page the next records go to is left
+// to them. Populating from the records on, the goroutine and the records being added faulted the same
+// huge page at once, and one of the two zeroed a huge page in vain.
+func prefaultMapped(idx []entry) {
+	free := indexFree(idx)
+	if len(free) == 0 {
+		return
+	}
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(free)))
+	skip := int((hugePage - at%hugePage) % hugePage)
+	if skip < len(free) {
+		prefault(free[skip:])
+	}
 }
 
 // offHeap lowers the Go runtime's memory limit by n bytes of mapped index (raises it for n < 0),

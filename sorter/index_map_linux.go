@@ -8,10 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hugePageSize is the size of a transparent huge page on amd64 and arm64 (4 KiB base pages).
-const hugePageSize = 2 << 20
-
-// reserveEntries maps n entries of address space (MAP_NORESERVE: nothing is committed until written),
+// reserveEntries maps at least n entries of address space (MAP_NORESERVE: nothing is committed until written),
 // starting on a huge page boundary with transparent huge pages asked for, and returns them with the
 // function that unmaps them; nil when the mapping fails. Only whole, aligned 2 MiB ranges of a mapping
 // get huge pages: mapped where mmap placed it, the first up to 2 MiB of each index faulted in 4 KiB
@@ -22,20 +19,20 @@ func reserveEntries(n int) ([]entry, func()) {
 	if n == 0 {
 		return nil, nil
 	}
-	size := uintptr(n) * unsafe.Sizeof(entry{})
-	p, err := unix.MmapPtr(-1, 0, nil, size+hugePageSize, unix.PROT_READ|unix.PROT_WRITE,
+	// Whole huge pages: the tail cut off below must start on a page boundary (munmap fails otherwise,
+	// leaving it mapped).
+	size := (uintptr(n)*unsafe.Sizeof(entry{}) + hugePage - 1) / hugePage * hugePage
+	p, err := unix.MmapPtr(-1, 0, nil, size+hugePage, unix.PROT_READ|unix.PROT_WRITE,
 		unix.MAP_ANON|unix.MAP_PRIVATE|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, nil
 	}
 	// Unmap the head before the first boundary and the tail after size bytes from it.
-	head := (hugePageSize - uintptr(p)%hugePageSize) % hugePageSize
-	if head > 0 {
-		_ = unix.MunmapPtr(p, head)
-	}
+	head := (hugePage - uintptr(p)%hugePage) % hugePage
 	start := unsafe.Add(p, head)
-	if tail := hugePageSize - head; tail > 0 {
-		_ = unix.MunmapPtr(unsafe.Add(start, size), tail)
+	if head > 0 && unix.MunmapPtr(p, head) != nil || unix.MunmapPtr(unsafe.Add(start, size), hugePage-head) != nil {
+		_ = unix.MunmapPtr(start, size)
+		return nil, nil
 	}
 	_ = unix.Madvise(unsafe.Slice((*byte)(start), size), unix.MADV_HUGEPAGE)
 	return unsafe.Slice((*entry)(start), n), func() { _ = unix.MunmapPtr(start, size) }

@@ -3,6 +3,7 @@ package sorter
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"testing"
@@ -24,10 +25,8 @@ func mappedIndexes(p *Pool) int {
 // (rounded up to a huge page); the records come out sorted, and the mapping is unmapped (the limit
 // restored) when the sorter is done.
 func TestIndexGrowsInPlace(t *testing.T) {
-	if v, unmap := reserveEntries(1); v == nil {
+	if runtime.GOOS != "linux" {
 		t.Skip("no index mappings on this platform")
-	} else {
-		unmap()
 	}
 	const limit = 1 << 40
 	prev := debug.SetMemoryLimit(limit)
@@ -123,5 +122,28 @@ func TestIndexMappingsReleasedAcrossSpills(t *testing.T) {
 	}
 	if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
 		t.Errorf("%d bytes still accounted, want the I/O reserve %d", u, p.reserveIO)
+	}
+}
+
+// TestReserveEntriesAligned: a mapping starts on a huge page boundary (only whole, aligned 2 MiB
+// ranges get huge pages) and is made, its head and tail cut off, for sizes that are not whole pages
+// (cutting a tail that does not start on a page boundary fails, and reserveEntries then gives none).
+func TestReserveEntriesAligned(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("no index mappings on this platform")
+	}
+	for _, n := range []int{1, 1000, 6_841_343, 1 << 20} {
+		v, unmap := reserveEntries(n)
+		if v == nil {
+			t.Fatalf("no mapping of %d entries", n)
+		}
+		if len(v) != n {
+			t.Errorf("mapping of %d entries has %d", n, len(v))
+		}
+		if at := uintptr(unsafe.Pointer(unsafe.SliceData(v))); at%hugePage != 0 {
+			t.Errorf("mapping of %d entries at %#x, not on a huge page boundary", n, at)
+		}
+		v[0].seq, v[n-1].seq = 1, 2 // writable at both ends
+		unmap()
 	}
 }

@@ -296,7 +296,7 @@ func (s *Sorter) growIndex() error {
 	}
 	if idx, ok := s.p.growInPlace(s.a.idx, newCap); ok {
 		s.a.idx = idx
-		prefaultIndex(idx)
+		prefaultMapped(idx)
 	} else {
 		var idx []entry
 		if newCap >= indexMapMin && !s.p.noIndexMap {
