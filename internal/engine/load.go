@@ -83,11 +83,7 @@ func Load(ctx context.Context, spec *Spec, sink Sink) (*Result, error) {
 		}
 	}
 
-	// Phase 2: merge each stream and write HFiles. The read phase's garbage (the sorters' outgrown
-	// index arrays, ~34 MB at 1M rows) is collected first, so that the write phase's buffers reuse it:
-	// with the collector off under the budget (cmd/hfload), they were fresh memory, which costs ~5 ms of
-	// page faults a MiB on the benchmark VM (see collectReadGarbage).
-	collectReadGarbage()
+	// Phase 2: merge each stream and write HFiles.
 	out := newOutputWriter(spec, sink, families, rt.totalBytes(), pool)
 	out.nameSeed = seed
 	out.rows = rows
@@ -189,10 +185,3 @@ func (spec *Spec) workers() int {
 	}
 	return runtime.GOMAXPROCS(0)
 }
-
-// collectReadGarbage runs the collector between the read and write phases. hfload runs with the
-// collector off under its memory budget, so without it the write phase's allocations (blocks, blooms,
-// output buffers) are fresh memory until the heap reaches the limit: at 1M rows a collection here
-// (~15 ms of CPU, live heap mostly pointer-free slabs) frees ~34 MB, and the peak RSS after it is 16
-// MB lower for customer-order, 25 MB for families-5, 23 MB for regions-10000.
-func collectReadGarbage() { runtime.GC() }
