@@ -25,7 +25,7 @@ const indexMapMax = 16 << 30
 // budget, with the proportional collector off) does not see them: with the indexes moved out, the heap
 // could fill with that much more garbage before a collection (families-5 at 2M rows, spilling: peak
 // RSS 384 MB against 291 MB). So the limit, where one is set, is lowered by the capacity the mappings
-// hold (offHeap), and raised again as they are unmapped.
+// hold (offHeap: every pool of the process together), and raised again as they are unmapped.
 type indexMaps struct {
 	mu sync.Mutex
 	m  map[*entry]indexMap
@@ -128,17 +128,37 @@ func prefaultMapped(idx []entry) {
 	}
 }
 
-// offHeap lowers the Go runtime's memory limit by n bytes of mapped index (raises it for n < 0),
-// unless no limit is set (idxMaps.mu held: the pool's changes do not race with each other).
+// offHeap records n more bytes of index mapped outside Go's heap (fewer for n < 0) and lowers the Go
+// runtime's memory limit by all that the process has mapped, unless no limit is set.
+//
+// The limit is the process's, and so is this record of what lowered it (memoryLimit): each Pool has its
+// own lock, and two pools reading and setting the limit at once would lose one's change. The limit is
+// never lowered below half of what it would be without the mappings (a budget of a few MiB holds
+// indexes of whole huge pages): the record keeps what was taken off, so that unmapping gives back
+// exactly that.
 func offHeap(n int64) {
 	if n == 0 {
 		return
 	}
+	memoryLimit.mu.Lock()
+	defer memoryLimit.mu.Unlock()
+	memoryLimit.mapped += n
 	lim := debug.SetMemoryLimit(-1)
 	if lim == math.MaxInt64 {
 		return
 	}
-	debug.SetMemoryLimit(lim - n)
+	base := lim + memoryLimit.lowered
+	lower := min(max(memoryLimit.mapped, 0), base/2)
+	debug.SetMemoryLimit(base - lower)
+	memoryLimit.lowered = lower
+}
+
+// memoryLimit is what the process's index mappings took off the Go runtime's memory limit (offHeap):
+// process-wide state, as the limit it lowers is.
+var memoryLimit struct {
+	mu      sync.Mutex
+	mapped  int64 // bytes of index mapped by every Pool of the process
+	lowered int64 // how much the limit is lowered by now: mapped, or less where that would halve it
 }
 
 // indexMapSize is the size (entries) of the mapping made for an index of capacity c: room for the

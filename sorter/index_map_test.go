@@ -147,3 +147,44 @@ func TestReserveEntriesAligned(t *testing.T) {
 		unmap()
 	}
 }
+
+// TestOffHeapLimit: the memory limit is lowered by what every pool has mapped, never below half of what
+// it would be without them, and unmapping gives back exactly what was taken off (lowering by more than
+// the limit itself was refused by the runtime, and the later raise lifted the limit above where it was).
+// Concurrent changes (two pools) lose none.
+func TestOffHeapLimit(t *testing.T) {
+	const limit = 4 << 20
+	prev := debug.SetMemoryLimit(limit)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	offHeap(1 << 20)
+	if got := debug.SetMemoryLimit(-1); got != limit-1<<20 {
+		t.Errorf("limit %d with 1 MiB mapped, want %d", got, limit-1<<20)
+	}
+	offHeap(8 << 20)
+	if got := debug.SetMemoryLimit(-1); got != limit/2 {
+		t.Errorf("limit %d with 9 MiB mapped, want it held at half, %d", got, limit/2)
+	}
+	offHeap(-8 << 20)
+	if got := debug.SetMemoryLimit(-1); got != limit-1<<20 {
+		t.Errorf("limit %d with 1 MiB mapped again, want %d", got, limit-1<<20)
+	}
+	offHeap(-1 << 20)
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Errorf("limit %d with nothing mapped, want %d", got, limit)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1000; i++ {
+				offHeap(4096)
+				offHeap(-4096)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Errorf("limit %d after concurrent changes that cancel out, want %d", got, limit)
+	}
+}
