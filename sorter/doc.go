@@ -49,7 +49,10 @@
 //     from 4 KiB up to min(4 MiB, Memory/16, a fair share (Memory - reserve) / (4 × live sorters)); a
 //     record larger than that gets a slab of its own size.
 //   - The index, by capacity (40 bytes per entry: the entry and a resolver cursor), at the moment it
-//     grows; the old and the new backing array are both accounted during the copy.
+//     grows; the old and the new backing array are both accounted during the copy. From 16Ki entries on
+//     (Linux) an index lives in a mapping of its own that reserves address space for the largest index
+//     the budget allows, and grows in place by an eighth at a time, nothing copied (index_map.go); while
+//     such mappings live, the Go runtime's memory limit, where one is set, is lowered by what they hold.
 //   - Slabs given back by a spilled victim stay accounted in a free list of the pool (PooledBytes) and are
 //     reused by the next sorter asking for that size; a reservation that needs the room drops them first.
 //   - Merge read buffers: per run, its largest chunk as stored plus, when it has compressed chunks, its
