@@ -134,8 +134,9 @@ func prefaultMapped(idx []entry) {
 // The limit is the process's, and so is this record of what lowered it (memoryLimit): each Pool has its
 // own lock, and two pools reading and setting the limit at once would lose one's change. The limit is
 // never lowered below half of what it would be without the mappings (a budget of a few MiB holds
-// indexes of whole huge pages): the record keeps what was taken off, so that unmapping gives back
-// exactly that.
+// indexes of whole huge pages), and the record keeps what was taken off, so that unmapping gives back
+// exactly that. A limit someone else has set since (it is not the one offHeap set last) is taken as the
+// limit without the mappings.
 func offHeap(n int64) {
 	if n == 0 {
 		return
@@ -147,19 +148,25 @@ func offHeap(n int64) {
 	if lim == math.MaxInt64 {
 		return
 	}
-	base := lim + memoryLimit.lowered
+	base := lim
+	if lim == memoryLimit.set {
+		base += memoryLimit.lowered
+	}
 	lower := min(max(memoryLimit.mapped, 0), base/2)
-	debug.SetMemoryLimit(base - lower)
-	memoryLimit.lowered = lower
+	memoryLimit.set, memoryLimit.lowered = base-lower, lower
+	debug.SetMemoryLimit(memoryLimit.set)
 }
 
 // memoryLimit is what the process's index mappings took off the Go runtime's memory limit (offHeap):
 // process-wide state, as the limit it lowers is.
-var memoryLimit struct {
+type memoryLimitState struct {
 	mu      sync.Mutex
 	mapped  int64 // bytes of index mapped by every Pool of the process
-	lowered int64 // how much the limit is lowered by now: mapped, or less where that would halve it
+	lowered int64 // how much the limit was lowered by: mapped, or less where that would halve it
+	set     int64 // the limit offHeap set last
 }
+
+var memoryLimit memoryLimitState
 
 // indexMapSize is the size (entries) of the mapping made for an index of capacity c: room for the
 // largest index the budget accounts (at entrySize an entry), at most indexMapMax bytes, at least c.

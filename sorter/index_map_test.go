@@ -12,6 +12,14 @@ import (
 	"github.com/hfload/hfload/internal/kv"
 )
 
+// mappedElsewhere is how many bytes of index the process has mapped now (tests before this one may
+// leave sorters that were never finished): the memory limit is lowered by those too.
+func mappedElsewhere() int64 {
+	memoryLimit.mu.Lock()
+	defer memoryLimit.mu.Unlock()
+	return memoryLimit.mapped
+}
+
 // mappedIndexes is how many index mappings p holds.
 func mappedIndexes(p *Pool) int {
 	p.idxMaps.mu.Lock()
@@ -31,6 +39,7 @@ func TestIndexGrowsInPlace(t *testing.T) {
 	const limit = 1 << 40
 	prev := debug.SetMemoryLimit(limit)
 	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	m0 := mappedElsewhere()
 	const records = 200_000
 	p := newTestPool(t, 64<<20, 2)
 	s := p.NewSorter("one", SorterOptions{})
@@ -65,15 +74,15 @@ func TestIndexGrowsInPlace(t *testing.T) {
 	if m := mappedIndexes(p); m != 1 {
 		t.Errorf("%d index mappings while adding, want 1", m)
 	}
-	if got, want := debug.SetMemoryLimit(-1), int64(limit)-mappedBytes(c); got != want || mappedBytes(c) < int64(c)*32 {
+	if got, want := debug.SetMemoryLimit(-1), int64(limit)-m0-mappedBytes(c); got != want || mappedBytes(c) < int64(c)*32 {
 		t.Errorf("memory limit %d with an index of %d entries mapped, want %d", got, c, want)
 	}
 	sameRecords(t, drain(t, s), reference(recs))
 	if m := mappedIndexes(p); m != 0 {
 		t.Errorf("%d index mappings left after the sorter is done, want 0", m)
 	}
-	if got := debug.SetMemoryLimit(-1); got != limit {
-		t.Errorf("memory limit %d after the index is unmapped, want %d again", got, int64(limit))
+	if got := debug.SetMemoryLimit(-1); got != limit-m0 {
+		t.Errorf("memory limit %d after the index is unmapped, want %d again", got, int64(limit)-m0)
 	}
 }
 
@@ -84,6 +93,7 @@ func TestIndexMappingsReleasedAcrossSpills(t *testing.T) {
 	const sorters, per, limit = 2, 120_000, 1 << 40
 	prev := debug.SetMemoryLimit(limit)
 	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	m0 := mappedElsewhere()
 	p := newTestPool(t, 6<<20, 2)
 	ss := make([]*Sorter, sorters)
 	want := make([][]rec, sorters)
@@ -117,8 +127,8 @@ func TestIndexMappingsReleasedAcrossSpills(t *testing.T) {
 	if m := mappedIndexes(p); m != 0 {
 		t.Errorf("%d index mappings left after the sorters are done, want 0", m)
 	}
-	if got := debug.SetMemoryLimit(-1); got != limit {
-		t.Errorf("memory limit %d after every index is unmapped, want %d again", got, int64(limit))
+	if got := debug.SetMemoryLimit(-1); got != limit-m0 {
+		t.Errorf("memory limit %d after every index is unmapped, want %d again", got, int64(limit)-m0)
 	}
 	if u := p.UsedBytes() - p.PooledBytes(); u != p.reserveIO {
 		t.Errorf("%d bytes still accounted, want the I/O reserve %d", u, p.reserveIO)
@@ -153,25 +163,24 @@ func TestReserveEntriesAligned(t *testing.T) {
 // the limit itself was refused by the runtime, and the later raise lifted the limit above where it was).
 // Concurrent changes (two pools) lose none.
 func TestOffHeapLimit(t *testing.T) {
-	const limit = 4 << 20
+	const limit = 1 << 40
 	prev := debug.SetMemoryLimit(limit)
 	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	m0 := mappedElsewhere()
+	check := func(what string, want int64) {
+		t.Helper()
+		if got := debug.SetMemoryLimit(-1); got != want {
+			t.Errorf("limit %d %s, want %d", got, what, want)
+		}
+	}
 	offHeap(1 << 20)
-	if got := debug.SetMemoryLimit(-1); got != limit-1<<20 {
-		t.Errorf("limit %d with 1 MiB mapped, want %d", got, limit-1<<20)
-	}
-	offHeap(8 << 20)
-	if got := debug.SetMemoryLimit(-1); got != limit/2 {
-		t.Errorf("limit %d with 9 MiB mapped, want it held at half, %d", got, limit/2)
-	}
-	offHeap(-8 << 20)
-	if got := debug.SetMemoryLimit(-1); got != limit-1<<20 {
-		t.Errorf("limit %d with 1 MiB mapped again, want %d", got, limit-1<<20)
-	}
+	check("with 1 MiB mapped", limit-m0-1<<20)
+	offHeap(limit)
+	check("with more than the limit mapped", limit/2)
+	offHeap(-limit)
+	check("with 1 MiB mapped again", limit-m0-1<<20)
 	offHeap(-1 << 20)
-	if got := debug.SetMemoryLimit(-1); got != limit {
-		t.Errorf("limit %d with nothing mapped, want %d", got, limit)
-	}
+	check("with nothing mapped", limit-m0)
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
 		wg.Add(1)
@@ -184,7 +193,9 @@ func TestOffHeapLimit(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if got := debug.SetMemoryLimit(-1); got != limit {
-		t.Errorf("limit %d after concurrent changes that cancel out, want %d", got, limit)
-	}
+	check("after concurrent changes that cancel out", limit-m0)
+	debug.SetMemoryLimit(8 << 20) // set by someone else: the limit without the mappings
+	offHeap(1 << 20)
+	check("after another limit was set, with 1 MiB more mapped", 8<<20-min(m0+1<<20, 4<<20))
+	offHeap(-1 << 20)
 }
