@@ -5,10 +5,9 @@ import (
 	"runtime/debug"
 	"sync"
 	"unsafe"
-)
 
-// hugePage is the size of a transparent huge page (amd64, arm64 with 4 KiB pages).
-const hugePage = 2 << 20
+	"github.com/hfload/hfload/internal/hugepage"
+)
 
 // indexMapMin is the capacity (entries) from which an index lives in a mapping of its own (newIndex)
 // and grows in place instead of being copied into a larger array: 16Ki entries, 512 KiB.
@@ -109,7 +108,7 @@ func (p *Pool) dropIndex(idx []entry) {
 // families-5 at 2M rows (25 indexes) up to 25 MB over the start build's peak RSS.
 func mappedBytes(c int) int64 {
 	b := int64(c) * int64(unsafe.Sizeof(entry{}))
-	return (b + hugePage - 1) / hugePage * hugePage
+	return (b + hugepage.Size - 1) / hugepage.Size * hugepage.Size
 }
 
 // prefaultMapped faults in the capacity an index just grew in place by, from a goroutine of its own,
@@ -122,7 +121,7 @@ func prefaultMapped(idx []entry) {
 		return
 	}
 	at := uintptr(unsafe.Pointer(unsafe.SliceData(free)))
-	skip := int((hugePage - at%hugePage) % hugePage)
+	skip := int((hugepage.Size - at%hugepage.Size) % hugepage.Size)
 	if skip < len(free) {
 		prefault(free[skip:])
 	}

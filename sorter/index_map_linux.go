@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hfload/hfload/internal/hugepage"
 )
 
 // reserveEntries maps at least n entries of address space (MAP_NORESERVE: nothing is committed until written),
@@ -21,16 +23,16 @@ func reserveEntries(n int) ([]entry, func()) {
 	}
 	// Whole huge pages: the tail cut off below must start on a page boundary (munmap fails otherwise,
 	// leaving it mapped).
-	size := (uintptr(n)*unsafe.Sizeof(entry{}) + hugePage - 1) / hugePage * hugePage
-	p, err := unix.MmapPtr(-1, 0, nil, size+hugePage, unix.PROT_READ|unix.PROT_WRITE,
+	size := (uintptr(n)*unsafe.Sizeof(entry{}) + hugepage.Size - 1) / hugepage.Size * hugepage.Size
+	p, err := unix.MmapPtr(-1, 0, nil, size+hugepage.Size, unix.PROT_READ|unix.PROT_WRITE,
 		unix.MAP_ANON|unix.MAP_PRIVATE|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, nil
 	}
 	// Unmap the head before the first boundary and the tail after size bytes from it.
-	head := (hugePage - uintptr(p)%hugePage) % hugePage
+	head := (hugepage.Size - uintptr(p)%hugepage.Size) % hugepage.Size
 	start := unsafe.Add(p, head)
-	if head > 0 && unix.MunmapPtr(p, head) != nil || unix.MunmapPtr(unsafe.Add(start, size), hugePage-head) != nil {
+	if head > 0 && unix.MunmapPtr(p, head) != nil || unix.MunmapPtr(unsafe.Add(start, size), hugepage.Size-head) != nil {
 		_ = unix.MunmapPtr(start, size)
 		return nil, nil
 	}

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/hfload/hfload/internal/kv"
+
+	"github.com/hfload/hfload/internal/hugepage"
 )
 
 // mappedElsewhere is how many bytes of index the process has mapped now (tests before this one may
@@ -150,7 +152,7 @@ func TestReserveEntriesAligned(t *testing.T) {
 		if len(v) != n {
 			t.Errorf("mapping of %d entries has %d", n, len(v))
 		}
-		if at := uintptr(unsafe.Pointer(unsafe.SliceData(v))); at%hugePage != 0 {
+		if at := uintptr(unsafe.Pointer(unsafe.SliceData(v))); at%hugepage.Size != 0 {
 			t.Errorf("mapping of %d entries at %#x, not on a huge page boundary", n, at)
 		}
 		v[0].seq, v[n-1].seq = 1, 2 // writable at both ends
